@@ -1,0 +1,1 @@
+# installed package config: see issue 3

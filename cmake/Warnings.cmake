@@ -1,0 +1,9 @@
+# Warning flags for project targets; BI_WERROR turns them into errors (CI does).
+add_library(bi_warnings INTERFACE)
+target_compile_options(bi_warnings INTERFACE
+  $<$<COMPILE_LANG_AND_ID:CXX,GNU,Clang>:-Wall -Wextra -Wpedantic -Wshadow -Wnon-virtual-dtor
+                                          -Wold-style-cast -Wcast-align -Woverloaded-virtual
+                                          -Wimplicit-fallthrough>
+  $<$<COMPILE_LANG_AND_ID:C,GNU,Clang>:-Wall -Wextra -Wpedantic -Wshadow>
+  $<$<BOOL:${BI_WERROR}>:-Werror>)
+add_library(bi::warnings ALIAS bi_warnings)

@@ -1,0 +1,59 @@
+// Pairwise comparison of two arms (AC, AB, BC, AA'): what diverged, where, and how.
+#pragma once
+
+#include <cstddef>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "json.hpp"
+#include "trial.hpp"
+
+namespace bi::core {
+
+// One invariant field that differs for one id.
+struct FieldMismatch {
+    std::string test_id;
+    std::string field;
+    Json left;
+    Json right;
+    std::string left_sha;
+    std::string right_sha;
+    bool token_identical = false;  // the generated text/tokens were identical anyway
+};
+
+struct GroupCount {
+    std::size_t n_compared = 0;
+    std::size_t n_divergent = 0;
+};
+
+struct PairReport {
+    std::string left_arm;
+    std::string right_arm;
+    std::size_t n_compared = 0;            // ids present in both arms
+    std::size_t n_scored_both = 0;         // of those, failure_mode "ok" on both sides
+    std::vector<std::string> divergent_ids;  // invariant mismatch, or present on one side only
+    std::vector<std::string> only_left;
+    std::vector<std::string> only_right;
+    std::vector<FieldMismatch> rows;
+    std::vector<std::string> token_only_ids;     // invariants equal, content or token ids differ
+    std::vector<std::string> logprob_drift_ids;  // invariants equal, chosen-token logprobs differ
+    double max_logprob_delta = 0.0;            // over ids whose token ids agree
+    std::map<std::string, std::size_t> first_divergent_token;  // ids whose token ids differ
+    std::map<std::string, GroupCount> by_family;
+    std::map<std::string, GroupCount> by_fill;
+
+    bool clean() const { return divergent_ids.empty(); }
+};
+
+// Compares every id of both arms field by field; ids are reported in sorted order.
+PairReport compare_arms(const ArmResults& left, const ArmResults& right, std::string left_arm,
+                        std::string right_arm);
+
+// Index of the first position where two token sequences differ (a strict prefix differs at the
+// shorter length); nullopt when they are identical.
+std::optional<std::size_t> first_token_difference(const std::vector<std::int64_t>& a,
+                                                  const std::vector<std::int64_t>& b);
+
+}  // namespace bi::core

@@ -1,0 +1,81 @@
+#include "coverage.hpp"
+
+#include <algorithm>
+#include <utility>
+
+namespace bi::core {
+
+std::size_t max_overlap_depth(std::vector<Interval> intervals) {
+    std::vector<std::pair<std::int64_t, int>> events;
+    events.reserve(intervals.size() * 2);
+    for (const auto& interval : intervals) {
+        if (interval.end_ns <= interval.start_ns) continue;
+        events.emplace_back(interval.start_ns, +1);
+        events.emplace_back(interval.end_ns, -1);
+    }
+    // At equal times the -1 (end) sorts before the +1 (start): touching is not overlapping.
+    std::sort(events.begin(), events.end());
+    std::size_t depth = 0, peak = 0;
+    for (const auto& [time, delta] : events) {
+        depth = delta > 0 ? depth + 1 : depth - 1;
+        peak = std::max(peak, depth);
+    }
+    return peak;
+}
+
+PassCoverage pass_coverage(const ArmResults& pass, int pass_index) {
+    PassCoverage coverage;
+    coverage.pass = pass_index;
+    coverage.n_ids = pass.size();
+    coverage.required = std::max<std::size_t>(2, (coverage.n_ids * 4 + 4) / 5);
+
+    struct Timed {
+        const std::string* id;
+        Interval interval;
+    };
+    std::vector<Timed> timed;
+    for (const auto& [id, record] : pass) {
+        if (record.has_interval())
+            timed.push_back({&id, {*record.dispatch_ns, *record.complete_ns}});
+        else
+            coverage.missing_interval_ids.push_back(id);
+    }
+    coverage.attribution_certain = coverage.n_ids > 0 && coverage.missing_interval_ids.empty();
+
+    std::sort(timed.begin(), timed.end(), [](const Timed& a, const Timed& b) {
+        return a.interval.start_ns < b.interval.start_ns;
+    });
+    // Sorted by start: an earlier interval overlaps i iff its end is past i's start; a later one
+    // iff the next start is before i's end.
+    std::int64_t max_end_before = INT64_MIN;
+    for (std::size_t i = 0; i < timed.size(); ++i) {
+        const Interval& current = timed[i].interval;
+        const bool earlier = max_end_before > current.start_ns;
+        const bool later = i + 1 < timed.size() && timed[i + 1].interval.start_ns < current.end_ns;
+        if (earlier || later)
+            ++coverage.n_cobatched;
+        else
+            coverage.not_cobatched_ids.push_back(*timed[i].id);
+        max_end_before = std::max(max_end_before, current.end_ns);
+    }
+    std::sort(coverage.not_cobatched_ids.begin(), coverage.not_cobatched_ids.end());
+
+    std::vector<Interval> intervals;
+    for (const auto& t : timed) intervals.push_back(t.interval);
+    coverage.client_depth = max_overlap_depth(std::move(intervals));
+    coverage.ok = coverage.attribution_certain && coverage.n_cobatched >= coverage.required;
+    return coverage;
+}
+
+CompletionCensus completion_census(const ArmResults& results, std::string arm) {
+    CompletionCensus census;
+    census.arm = std::move(arm);
+    for (const auto& [id, record] : results) {
+        ++census.n;
+        if (record.ok()) ++census.n_ok;
+        ++census.by_mode[record.failure_mode.empty() ? "unknown" : record.failure_mode];
+    }
+    return census;
+}
+
+}  // namespace bi::core

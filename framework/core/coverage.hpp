@@ -1,0 +1,60 @@
+// Evidence that the concurrent passes really co-batched: client interval overlap, per-pass
+// co-batch coverage, server-side busy-slot evidence, and the completion census.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "trial.hpp"
+
+namespace bi::core {
+
+struct Interval {
+    std::int64_t start_ns = 0;
+    std::int64_t end_ns = 0;
+};
+
+// Largest number of intervals open at one instant (sweep line). Touching intervals, where one
+// ends exactly when the next starts, do not overlap.
+std::size_t max_overlap_depth(std::vector<Interval> intervals);
+
+// Per pass, from that pass's own intervals only.
+struct PassCoverage {
+    int pass = 0;
+    std::size_t n_ids = 0;
+    std::size_t n_cobatched = 0;  // ids whose interval overlaps another id's interval
+    std::size_t required = 0;     // max(2, ceil(0.8 * n_ids))
+    std::size_t client_depth = 0;
+    bool attribution_certain = false;  // every id has a valid interval
+    std::vector<std::string> missing_interval_ids;
+    std::vector<std::string> not_cobatched_ids;
+    bool ok = false;
+};
+
+PassCoverage pass_coverage(const ArmResults& pass, int pass_index);
+
+// What the server said while an arm ran, from the /slots and /metrics poller.
+struct ServerOverlapEvidence {
+    std::int64_t peak_busy_slots = 0;           // /slots entries with is_processing == true
+    std::int64_t peak_requests_processing = 0;  // /metrics llamacpp:requests_processing
+    std::optional<double> mean_busy_slots_per_decode;
+    std::size_t n_samples = 0;
+
+    bool shows_overlap() const { return peak_busy_slots >= 2 || peak_requests_processing >= 2; }
+};
+
+struct CompletionCensus {
+    std::string arm;
+    std::size_t n = 0;
+    std::size_t n_ok = 0;
+    std::map<std::string, std::size_t> by_mode;
+    double ratio() const { return n == 0 ? 0.0 : static_cast<double>(n_ok) / static_cast<double>(n); }
+    bool meets(double floor) const { return n > 0 && ratio() >= floor; }
+};
+
+CompletionCensus completion_census(const ArmResults& results, std::string arm);
+
+}  // namespace bi::core

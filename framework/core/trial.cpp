@@ -1,0 +1,31 @@
+#include "trial.hpp"
+
+#include <cstdio>
+
+namespace bi::core {
+
+namespace {
+template <typename T>
+Json optional_json(const std::optional<T>& value) {
+    return value ? Json(*value) : Json();
+}
+}  // namespace
+
+std::vector<std::pair<std::string_view, Json>> invariant_values(const TrialRecord& record) {
+    return {
+        {"score", optional_json(record.score)},
+        {"passed", optional_json(record.passed)},
+        {"extracted_answer", record.extracted_answer},
+        {"expected_answer", record.expected_answer},
+        {"prompt_tokens_measured", optional_json(record.prompt_tokens_measured)},
+        {"failure_mode", record.failure_mode.empty() ? Json() : Json(record.failure_mode)},
+    };
+}
+
+std::string format_fill(double fill) {
+    char buffer[32];
+    std::snprintf(buffer, sizeof buffer, "%.2f", fill);
+    return buffer;
+}
+
+}  // namespace bi::core

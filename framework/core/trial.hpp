@@ -1,0 +1,80 @@
+// One trial: the scored result of one request for one item in one arm/pass (DESIGN.md §4).
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "json.hpp"
+
+namespace bi::core {
+
+namespace failure_mode {
+inline constexpr std::string_view kOk = "ok";
+inline constexpr std::string_view kEmpty = "empty";
+inline constexpr std::string_view kPrematureEos = "premature_eos";
+inline constexpr std::string_view kHttpTimeout = "http_timeout";
+inline constexpr std::string_view kHttpError = "http_error";
+inline constexpr std::string_view kServerDied = "server_died";
+inline constexpr std::string_view kOom = "oom";
+inline constexpr std::string_view kBadResponse = "bad_response";
+inline constexpr std::string_view kScorerError = "scorer_error";
+}  // namespace failure_mode
+
+struct TrialRecord {
+    std::string test_id;
+    std::string family;
+    double fill = 0.0;
+    std::string arm;  // "A", "A'", "B" or "C"
+    int pass = 0;     // 1-based pass index for arm C, 0 elsewhere
+
+    // Invariant: compared exactly; any difference is a divergence.
+    std::optional<double> score;
+    std::optional<bool> passed;
+    Json extracted_answer;
+    Json expected_answer;
+    std::optional<std::int64_t> prompt_tokens_measured;
+    std::string failure_mode;
+
+    // Diagnostic: differences raise AMBER, never RED.
+    std::string content;
+    std::string content_sha;
+    std::optional<std::vector<std::int64_t>> token_ids;
+    std::optional<std::vector<double>> token_logprobs;  // chosen-token logprob per position
+
+    // Attribution: steady-clock nanoseconds since the run started.
+    std::optional<std::int64_t> dispatch_ns;
+    std::optional<std::int64_t> complete_ns;
+    std::optional<std::int64_t> id_slot;
+
+    // Volatile: never compared.
+    double wall_ms = 0.0;
+    double tokens_per_second = 0.0;
+    int retries = 0;
+    std::string error;
+
+    bool ok() const { return failure_mode == failure_mode::kOk; }
+    bool has_interval() const {
+        return dispatch_ns && complete_ns && *complete_ns > *dispatch_ns;
+    }
+};
+
+inline constexpr std::array<std::string_view, 6> kInvariantFields = {
+    "score", "passed", "extracted_answer", "expected_answer", "prompt_tokens_measured",
+    "failure_mode"};
+
+// The invariant fields as canonical JSON values, in kInvariantFields order.
+std::vector<std::pair<std::string_view, Json>> invariant_values(const TrialRecord& record);
+
+// Results of one arm or one pass, keyed by test_id.
+using ArmResults = std::map<std::string, TrialRecord, std::less<>>;
+
+// "0.35" for a fill ratio; the by_fill grouping key and the test_id suffix use it.
+std::string format_fill(double fill);
+
+}  // namespace bi::core

@@ -1,0 +1,103 @@
+#include "json_text.hpp"
+
+#include <rapidjson/document.h>
+#include <rapidjson/error/en.h>
+#include <rapidjson/prettywriter.h>
+#include <rapidjson/stringbuffer.h>
+#include <rapidjson/writer.h>
+
+#include <cmath>
+
+#include "core/error.hpp"
+
+namespace bi::io {
+
+namespace {
+
+core::Json from_rapidjson(const rapidjson::Value& v) {
+    switch (v.GetType()) {
+        case rapidjson::kNullType: return {};
+        case rapidjson::kFalseType: return false;
+        case rapidjson::kTrueType: return true;
+        case rapidjson::kStringType: return std::string(v.GetString(), v.GetStringLength());
+        case rapidjson::kNumberType:
+            if (v.IsInt64()) return v.GetInt64();
+            return v.GetDouble();  // doubles, and integers beyond int64
+        case rapidjson::kArrayType: {
+            core::Json::Array array;
+            array.reserve(v.Size());
+            for (const auto& item : v.GetArray()) array.push_back(from_rapidjson(item));
+            return array;
+        }
+        case rapidjson::kObjectType: {
+            core::Json::Object object;
+            for (const auto& member : v.GetObject())
+                object.insert_or_assign(
+                    std::string(member.name.GetString(), member.name.GetStringLength()),
+                    from_rapidjson(member.value));
+            return object;
+        }
+    }
+    return {};
+}
+
+template <typename Writer>
+void emit(Writer& w, const core::Json& value) {
+    using T = core::Json::Type;
+    switch (value.type()) {
+        case T::Null: w.Null(); break;
+        case T::Bool: w.Bool(value.as_bool()); break;
+        case T::Int: w.Int64(value.as_int()); break;
+        case T::Double:
+            if (!std::isfinite(value.as_double()))
+                throw Error(ErrorCategory::Json, "cannot write a non-finite number as JSON");
+            w.Double(value.as_double());
+            break;
+        case T::String: {
+            const auto& s = value.as_string();
+            w.String(s.data(), static_cast<rapidjson::SizeType>(s.size()));
+            break;
+        }
+        case T::Array:
+            w.StartArray();
+            for (const auto& item : value.as_array()) emit(w, item);
+            w.EndArray();
+            break;
+        case T::Object:
+            w.StartObject();
+            for (const auto& [key, item] : value.as_object()) {
+                w.Key(key.data(), static_cast<rapidjson::SizeType>(key.size()));
+                emit(w, item);
+            }
+            w.EndObject();
+            break;
+    }
+}
+
+}  // namespace
+
+core::Json parse_json(std::string_view text, std::string_view what) {
+    rapidjson::Document doc;
+    doc.Parse<rapidjson::kParseFullPrecisionFlag>(text.data(), text.size());
+    if (doc.HasParseError())
+        throw Error(ErrorCategory::Json,
+                    std::string(what) + ": invalid JSON at offset " +
+                        std::to_string(doc.GetErrorOffset()) + ": " +
+                        rapidjson::GetParseError_En(doc.GetParseError()));
+    return from_rapidjson(doc);
+}
+
+std::string to_json_text(const core::Json& value, bool pretty) {
+    rapidjson::StringBuffer buffer;
+    if (pretty) {
+        rapidjson::PrettyWriter<rapidjson::StringBuffer> writer(buffer);
+        writer.SetIndent(' ', 2);
+        emit(writer, value);
+    } else {
+        rapidjson::Writer<rapidjson::StringBuffer> writer(buffer);
+        emit(writer, value);
+    }
+    return std::string(buffer.GetString(), buffer.GetSize());
+}
+
+}  // namespace bi::io

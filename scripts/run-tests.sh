@@ -1,0 +1,10 @@
+#!/usr/bin/env bash
+# Installs and builds what is missing, then runs the whole test suite under CTest.
+# Live tests run only when BI_LLAMA_SERVER names a llama-server binary; otherwise they skip.
+set -euo pipefail
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+"$root/scripts/bootstrap.sh"
+build_dir="${BI_BUILD_DIR:-$root/build}"
+jobs="$(nproc 2>/dev/null || echo 2)"
+cd "$build_dir"
+exec ctest --output-on-failure --parallel "$jobs" --timeout 300 "$@"

@@ -1,0 +1,72 @@
+#include <catch2/catch.hpp>
+
+#include "core/error.hpp"
+#include "core/json.hpp"
+#include "io/json_text.hpp"
+
+using bi::core::canonical_equal;
+using bi::core::Json;
+
+TEST_CASE("canonical equality is type-strict", "[json]") {
+    CHECK_FALSE(canonical_equal(Json(1), Json(true)));
+    CHECK_FALSE(canonical_equal(Json(0), Json(false)));
+    CHECK_FALSE(canonical_equal(Json("1"), Json(1)));
+    CHECK_FALSE(canonical_equal(Json(), Json(0)));
+    CHECK_FALSE(canonical_equal(Json(), Json("")));
+    CHECK_FALSE(canonical_equal(Json::array(), Json::object()));
+}
+
+TEST_CASE("integers and doubles compare by value", "[json]") {
+    CHECK(canonical_equal(Json(1), Json(1.0)));
+    CHECK(canonical_equal(Json(1.0), Json(1)));
+    CHECK_FALSE(canonical_equal(Json(1), Json(1.0000001)));
+    CHECK(canonical_equal(Json(0.1), Json(0.1)));
+    CHECK_FALSE(canonical_equal(Json(0.1), Json(0.1 + 1e-17 * 10)));
+    CHECK_FALSE(canonical_equal(Json(9007199254740993LL), Json(9007199254740992.0)));
+}
+
+TEST_CASE("a missing object member equals a null one", "[json]") {
+    Json a = Json::Object{{"x", 1}, {"y", nullptr}};
+    Json b = Json::Object{{"x", 1}};
+    CHECK(canonical_equal(a, b));
+    CHECK(canonical_equal(b, a));
+    b.set("z", 0);
+    CHECK_FALSE(canonical_equal(a, b));
+}
+
+TEST_CASE("arrays compare element-wise and in order", "[json]") {
+    CHECK(canonical_equal(Json::Array{1, "a", true}, Json::Array{1.0, "a", true}));
+    CHECK_FALSE(canonical_equal(Json::Array{1, 2}, Json::Array{2, 1}));
+    CHECK_FALSE(canonical_equal(Json::Array{1}, Json::Array{1, 1}));
+}
+
+TEST_CASE("accessors refuse the wrong type", "[json]") {
+    CHECK_THROWS_AS(Json("x").as_int(), bi::Error);
+    CHECK_THROWS_AS(Json(1.5).as_int(), bi::Error);
+    CHECK(Json(3).as_double() == 3.0);
+    CHECK(Json().find("k") == nullptr);
+}
+
+TEST_CASE("text round-trip keeps types, precision and sorts keys", "[json][io]") {
+    const std::string text = R"({"b":[1,2.5,"s",null,true],"a":{"z":0.1,"y":-3},"c":1e300})";
+    Json value = bi::io::parse_json(text, "test");
+    CHECK(value.find("a")->find("y")->is_int());
+    CHECK(value.find("a")->find("z")->as_double() == 0.1);
+    const std::string out = bi::io::to_json_text(value);
+    CHECK(out == R"({"a":{"y":-3,"z":0.1},"b":[1,2.5,"s",null,true],"c":1e300})");
+    CHECK(bi::io::parse_json(out, "again") == value);
+    CHECK(bi::io::to_json_text(Json(1.0)) == "1.0");
+}
+
+TEST_CASE("parse errors name the source and the offset", "[json][io]") {
+    try {
+        bi::io::parse_json("{\"a\": 1,}", "ws.json");
+        FAIL("expected a parse error");
+    } catch (const bi::Error& e) {
+        CHECK(std::string(e.what()).rfind("ws.json: invalid JSON at offset 8", 0) == 0);
+    }
+}
+
+TEST_CASE("non-finite numbers are refused on output", "[json][io]") {
+    CHECK_THROWS_AS(bi::io::to_json_text(Json(1.0 / 0.0)), bi::Error);
+}

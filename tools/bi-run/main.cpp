@@ -1,0 +1,74 @@
+// bi-run: the command-line front end. Parses, calls the framework, prints; nothing more.
+#include <cxxopts.hpp>
+
+#include <cstring>
+#include <iostream>
+#include <string_view>
+
+#include "bi/version.hpp"
+#include "commands.hpp"
+#include "core/error.hpp"
+#include "exit_codes.hpp"
+
+namespace {
+
+struct Command {
+    const char* name;
+    const char* summary;
+    int (*main)(int, char**);
+};
+
+const Command kCommands[] = {
+    {"verify-cert", "re-check cert files and explain why any is not promotable",
+     bi::cli::verify_cert_main},
+};
+
+void print_usage(std::ostream& out) {
+    out << "bi-run " << BI_VERSION_STRING
+        << " - does batching change your LLM server's answers? One cert per (model, ctx, N).\n\n"
+           "usage: bi-run COMMAND [options]   (bi-run COMMAND --help for its options)\n\n"
+           "commands:\n";
+    for (const auto& command : kCommands)
+        out << "  " << command.name << std::string(14 - std::strlen(command.name), ' ')
+            << command.summary << "\n";
+    out << "\nexit status: 0 promotable GREEN, 3 a verdict that is not promotable, 2 usage error "
+           "or refused launch,\n1 error before a verdict, 130/143 interrupted.\n";
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    if (argc < 2) {
+        print_usage(std::cerr);
+        return bi::cli::kExitUsage;
+    }
+    const std::string_view first = argv[1];
+    if (first == "-h" || first == "--help" || first == "help") {
+        print_usage(std::cout);
+        return bi::cli::kExitPromotable;
+    }
+    if (first == "--version" || first == "-V") {
+        std::cout << "bi-run " << BI_VERSION_STRING << "\n";
+        return bi::cli::kExitPromotable;
+    }
+    for (const auto& command : kCommands) {
+        if (first != command.name) continue;
+        try {
+            return command.main(argc - 1, argv + 1);
+        } catch (const cxxopts::exceptions::exception& e) {
+            std::cerr << "bi-run " << command.name << ": " << e.what() << "\n";
+            return bi::cli::kExitUsage;
+        } catch (const bi::Error& e) {
+            std::cerr << "bi-run " << command.name << ": " << e.what() << "\n";
+            return e.category() == bi::ErrorCategory::Usage ||
+                           e.category() == bi::ErrorCategory::Guard
+                       ? bi::cli::kExitUsage
+                       : bi::cli::kExitError;
+        } catch (const std::exception& e) {
+            std::cerr << "bi-run " << command.name << ": internal error: " << e.what() << "\n";
+            return bi::cli::kExitError;
+        }
+    }
+    std::cerr << "bi-run: unknown command '" << first << "' (see bi-run --help)\n";
+    return bi::cli::kExitUsage;
+}

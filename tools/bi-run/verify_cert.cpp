@@ -1,0 +1,81 @@
+// bi-run verify-cert: re-checks certs on disk and explains every reason one is not promotable.
+#include <cxxopts.hpp>
+
+#include <iostream>
+
+#include "commands.hpp"
+#include "core/cert.hpp"
+#include "core/error.hpp"
+#include "exit_codes.hpp"
+#include "io/cert_io.hpp"
+
+namespace bi::cli {
+
+namespace {
+
+// Returns the exit code for one file: 0 promotable, 3 not promotable, 1 unusable.
+int verify_one(const std::string& path) {
+    io::LoadedCert loaded;
+    try {
+        loaded = io::read_cert(path);
+    } catch (const Error& e) {
+        std::cout << path << ": INVALID\n";
+        std::cerr << "bi-run: " << e.what() << "\n";
+        return kExitError;
+    }
+    if (!loaded.shape_problem.empty()) {
+        std::cout << path << ": INVALID\n";
+        std::cerr << "bi-run: " << path << ": not a cert: " << loaded.shape_problem << "\n";
+        return kExitError;
+    }
+    const core::Json& cert = loaded.cert;
+    const auto promotion = core::check_promotable(cert, loaded.digest_intact);
+    const auto* coverage = cert.find("cobatch_coverage");
+    std::cout << path << ": " << cert.string_or("status", "?")
+              << (promotion.promotable ? " (promotable)" : " (not promotable)") << "\n"
+              << "  model " << cert.string_or("model", "?") << ", ctx " << cert.int_or("ctx", 0)
+              << ", N " << cert.int_or("dispatch_n", 0) << ", source "
+              << cert.string_or("source", "?") << ", gate " << cert.string_or("gate", "?")
+              << "\n"
+              << "  overlap " << (cert.bool_or("overlap_ok", false) ? "ok" : "NOT ok")
+              << ", completion floor "
+              << (cert.find("completion_floor")->bool_or("ok", false) ? "ok" : "NOT ok")
+              << ", co-batch coverage " << (coverage->bool_or("ok", false) ? "ok" : "NOT ok")
+              << ", digest " << (loaded.digest_intact ? "intact" : "MISMATCH") << "\n";
+    for (const auto& reason : promotion.reasons) std::cout << "  - " << reason << "\n";
+    if (!loaded.digest_intact) {
+        std::cerr << "bi-run: " << path << ": digest mismatch: the cert was edited or corrupted\n";
+        return kExitError;
+    }
+    return promotion.promotable ? kExitPromotable : kExitNotPromotable;
+}
+
+}  // namespace
+
+int verify_cert_main(int argc, char** argv) {
+    cxxopts::Options options("bi-run verify-cert",
+                             "Re-check certs: prints each verdict, its source and gates, and every "
+                             "reason a cert is not promotable.\n\nExit status: 0 when every cert is "
+                             "promotable, 3 when any is not, 1 when any file is missing, unreadable, "
+                             "not JSON, not a cert, or fails its digest check.");
+    options.positional_help("CERT.json...");
+    options.add_options()("h,help", "Show this help")(
+        "certs", "Cert files", cxxopts::value<std::vector<std::string>>());
+    options.parse_positional({"certs"});
+    const auto args = options.parse(argc, argv);
+    if (args.count("help")) {
+        std::cout << options.help() << "\n";
+        return kExitPromotable;
+    }
+    if (!args.count("certs")) throw Error(ErrorCategory::Usage, "verify-cert: name at least one cert file");
+
+    int worst = kExitPromotable;
+    for (const auto& path : args["certs"].as<std::vector<std::string>>()) {
+        const int code = verify_one(path);
+        if (code == kExitError || (code == kExitNotPromotable && worst == kExitPromotable))
+            worst = code;
+    }
+    return worst;
+}
+
+}  // namespace bi::cli

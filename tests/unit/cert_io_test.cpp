@@ -1,0 +1,140 @@
+#include <catch2/catch.hpp>
+
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cstdlib>
+#include <filesystem>
+#include <thread>
+
+#include "core/cert.hpp"
+#include "core/error.hpp"
+#include "io/cert_io.hpp"
+#include "io/files.hpp"
+#include "io/json_text.hpp"
+#include "trial_builders.hpp"
+
+using namespace bi;
+namespace fs = std::filesystem;
+
+namespace {
+
+struct TempDir {
+    fs::path path;
+    TempDir() {
+        std::string pattern = (fs::temp_directory_path() / "bi-cert-XXXXXX").string();
+        path = ::mkdtemp(pattern.data());
+    }
+    ~TempDir() { fs::remove_all(path); }
+};
+
+core::Json sample_cert(bool red = false) {
+    auto e = testing::clean_cell(6, 2);
+    if (red) e.arm_c[0]["id1"].extracted_answer = "moved";
+    core::CertContext c;
+    c.cell = {"tiny/rand-256", 512, 4, "f16", 1};
+    c.source = "live";
+    c.ts_utc = "2026-01-01T00:00:00Z";
+    c.extras.set("run", core::Json::Object{{"seed", 42}, {"n_predict", 16}});
+    return core::build_cert(c, core::decide_verdict(e));
+}
+
+}  // namespace
+
+TEST_CASE("the cert file matches the approved golden file", "[cert_io][golden]") {
+    const std::string approved =
+        io::read_file(std::string(BI_TEST_DATA_DIR) + "/clean_cell.approved.json");
+    const std::string rendered = io::render_cert(sample_cert());
+    if (rendered != approved) {
+        // Leave the received file in the build tree for review (and approval by copying).
+        io::write_file_atomically(std::string(BI_TEST_OUTPUT_DIR) + "/clean_cell.received.json",
+                                  rendered);
+    }
+    CHECK(rendered == approved);
+}
+
+TEST_CASE("render: sorted keys, 2-space indent, trailing newline, digest", "[cert_io]") {
+    const std::string text = io::render_cert(sample_cert());
+    CHECK(text.back() == '\n');
+    CHECK(text.rfind("{\n  \"anomaly\": null,\n  \"arm_b\": {\n    \"ab_passed\": true", 0) == 0);
+    auto parsed = io::parse_json(text, "cert");
+    CHECK(parsed.find("digest")->as_string() == io::cert_digest(parsed));
+    CHECK(parsed.find("digest")->as_string().size() == 64);
+}
+
+TEST_CASE("write -> read gives the identical value", "[cert_io]") {
+    TempDir dir;
+    const auto path = (dir.path / "c.json").string();
+    const auto cert = sample_cert(true);
+    io::write_cert(path, cert);
+    auto loaded = io::read_cert(path);
+    CHECK(loaded.digest_intact);
+    CHECK(loaded.shape_problem.empty());
+    auto without_digest = loaded.cert;
+    without_digest.erase("digest");
+    CHECK(without_digest == cert);
+    struct stat st {};
+    REQUIRE(::stat(path.c_str(), &st) == 0);
+    CHECK((st.st_mode & 0777) == 0644);
+}
+
+TEST_CASE("editing any byte of content breaks the digest", "[cert_io]") {
+    TempDir dir;
+    const auto path = (dir.path / "c.json").string();
+    io::write_cert(path, sample_cert(true));
+    std::string text = io::read_file(path);
+    const auto at = text.find("\"failed\"");
+    REQUIRE(at != std::string::npos);
+    text.replace(at, 8, "\"green\" ");
+    io::write_file_atomically(path, text);
+    auto loaded = io::read_cert(path);
+    CHECK_FALSE(loaded.digest_intact);
+    CHECK_FALSE(core::check_promotable(loaded.cert, loaded.digest_intact).promotable);
+}
+
+TEST_CASE("reading reports missing files and non-JSON", "[cert_io]") {
+    TempDir dir;
+    CHECK_THROWS_WITH(io::read_cert((dir.path / "nope.json").string()),
+                      Catch::Contains("cannot read") && Catch::Contains("nope.json"));
+    const auto path = (dir.path / "junk.json").string();
+    io::write_file_atomically(path, "not json");
+    CHECK_THROWS_WITH(io::read_cert(path), Catch::Contains("invalid JSON at offset 1"));
+}
+
+TEST_CASE("a concurrent reader never sees a partial cert", "[cert_io]") {
+    TempDir dir;
+    const auto path = (dir.path / "c.json").string();
+    const std::string green = io::render_cert(sample_cert(false));
+    const std::string red = io::render_cert(sample_cert(true));
+    io::write_file_atomically(path, green);
+
+    std::atomic<bool> done{false};
+    std::thread writer([&] {
+        for (int i = 0; i < 300; ++i) io::write_file_atomically(path, i % 2 ? green : red);
+        done = true;
+    });
+    int reads = 0, torn = 0;
+    while (!done || reads < 50) {
+        const std::string seen = io::read_file(path);
+        if (seen != green && seen != red) ++torn;
+        ++reads;
+    }
+    writer.join();
+    CHECK(torn == 0);
+    CHECK(reads >= 50);
+    // No temp files are left behind.
+    CHECK(std::distance(fs::directory_iterator(dir.path), fs::directory_iterator()) == 1);
+}
+
+TEST_CASE("a failed write leaves the existing file untouched", "[cert_io]") {
+    TempDir dir;
+    const auto path = (dir.path / "c.json").string();
+    io::write_file_atomically(path, "original");
+    core::Json bad = sample_cert();
+    bad.set("nan", std::nan(""));
+    CHECK_THROWS_AS(io::write_cert(path, bad), Error);
+    CHECK(io::read_file(path) == "original");
+    CHECK_THROWS_AS(io::write_file_atomically((dir.path / "no/such/dir.json").string(), "x"),
+                    Error);
+}

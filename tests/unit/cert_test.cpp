@@ -1,0 +1,164 @@
+#include <catch2/catch.hpp>
+
+#include "core/cert.hpp"
+#include "trial_builders.hpp"
+
+using namespace bi;
+
+namespace {
+
+core::CertContext context(const std::string& source = "live") {
+    core::CertContext c;
+    c.cell = {"tiny/rand-256", 4096, 4, "f16", 1};
+    c.source = source;
+    c.ts_utc = "2026-01-01T00:00:00Z";
+    return c;
+}
+
+core::Json green_cert(const std::string& source = "live") {
+    core::Json cert = core::build_cert(context(source), core::decide_verdict(testing::clean_cell()));
+    cert.set("digest", "0000");  // validate_cert_shape needs it; promotion takes digest_intact
+    return cert;
+}
+
+bool has_reason(const core::Promotion& p, const std::string& text) {
+    for (const auto& r : p.reasons)
+        if (r.find(text) != std::string::npos) return true;
+    return false;
+}
+
+}  // namespace
+
+TEST_CASE("cert carries the upstream field names", "[cert]") {
+    auto cert = green_cert();
+    for (const char* key :
+         {"model", "ctx", "dispatch_n", "status", "source", "gate", "overlap_ok", "overlap",
+          "completion_floor", "cobatch_coverage", "arm_b", "divergence_class", "anomaly",
+          "token_divergence_ids", "mismatch", "n_passes", "reps", "kv_label", "invariant_fields",
+          "per_pass_ac_divergent", "per_pass_ac_token_only", "sensitivity", "promotion_scope",
+          "divergence_report", "decision_reasons", "ts_utc", "schema", "serial_self_check"})
+        CHECK(cert.find(key) != nullptr);
+    CHECK(cert.find("gate")->as_string() == "abc_union");
+    CHECK(cert.find("schema")->as_string() == "bi-cert/1");
+    CHECK(cert.find("arm_b")->find("ab_passed")->as_bool());
+    CHECK(cert.find("divergence_report")->find("AC")->find("per_pass")->size() == 3);
+    CHECK(cert.find("promotion_scope")->find("generalizes")->as_bool() == false);
+    CHECK(cert.find("divergence_class")->is_null());
+    CHECK(core::validate_cert_shape(cert).empty());
+}
+
+TEST_CASE("a live green with an intact digest is promotable", "[cert][promotion]") {
+    auto cert = green_cert("live");
+    CHECK(core::cert_is_green(cert, "live"));
+    auto p = core::check_promotable(cert, true);
+    CHECK(p.promotable);
+    CHECK(p.reasons.empty());
+}
+
+TEST_CASE("a mock green is never promotable", "[cert][promotion]") {
+    auto cert = green_cert("mock");
+    CHECK_FALSE(core::cert_is_green(cert, "live"));
+    CHECK(core::cert_is_green(cert, "mock"));
+    auto p = core::check_promotable(cert, true);
+    CHECK_FALSE(p.promotable);
+    CHECK(has_reason(p, "only a live run"));
+}
+
+TEST_CASE("every non-green status is not promotable", "[cert][promotion]") {
+    for (const char* st : {"failed", "green_with_caveat", "green_unverified", "GREEN", "green "}) {
+        auto cert = green_cert();
+        cert.set("status", st);
+        CHECK_FALSE(core::cert_is_green(cert, "live"));
+        CHECK_FALSE(core::check_promotable(cert, true).promotable);
+    }
+}
+
+TEST_CASE("each broken gate blocks promotion with its own reason", "[cert][promotion]") {
+    SECTION("missing overlap") {
+        auto cert = green_cert();
+        cert.set("overlap_ok", false);
+        CHECK(has_reason(core::check_promotable(cert, true), "overlap"));
+        cert.erase("overlap_ok");
+        CHECK_FALSE(core::check_promotable(cert, true).promotable);
+    }
+    SECTION("wrong gate") {
+        auto cert = green_cert();
+        cert.set("gate", "ac_only");
+        CHECK(has_reason(core::check_promotable(cert, true), "gate is 'ac_only'"));
+    }
+    SECTION("failed floor") {
+        auto cert = green_cert();
+        cert["completion_floor"].set("ok", false);
+        CHECK(has_reason(core::check_promotable(cert, true), "completion floor"));
+    }
+    SECTION("failed coverage") {
+        auto cert = green_cert();
+        cert["cobatch_coverage"].set("ok", false);
+        CHECK(has_reason(core::check_promotable(cert, true), "co-batch coverage"));
+    }
+    SECTION("unknown schema") {
+        auto cert = green_cert();
+        cert.set("schema", "bi-cert/2");
+        CHECK(has_reason(core::check_promotable(cert, true), "unknown schema"));
+    }
+    SECTION("bad digest") {
+        CHECK(has_reason(core::check_promotable(green_cert(), false), "digest"));
+    }
+    SECTION("the status must be the literal string, not a bool") {
+        auto cert = green_cert();
+        cert.set("status", true);
+        CHECK_FALSE(core::check_promotable(cert, true).promotable);
+    }
+}
+
+TEST_CASE("all reasons are reported together", "[cert][promotion]") {
+    auto cert = green_cert("mock");
+    cert.set("overlap_ok", false);
+    cert.set("status", "green_unverified");
+    CHECK(core::check_promotable(cert, false).reasons.size() == 4);
+}
+
+TEST_CASE("cert file names follow the contract", "[cert]") {
+    CHECK(core::cert_file_name("org/model-7b", 8192, 4) == "org_model-7b__ctx8192__N4.json");
+    CHECK(core::cert_file_name("tiny", 512, 2) == "tiny__ctx512__N2.json");
+}
+
+TEST_CASE("MoE names get a hint, dense names do not", "[cert]") {
+    CHECK_FALSE(core::moe_hint("Mixtral-8x7B-Instruct").empty());
+    CHECK_FALSE(core::moe_hint("qwen3-30b-a3b-q4").empty());
+    CHECK_FALSE(core::moe_hint("some-moe-model").empty());
+    CHECK(core::moe_hint("llama-3.1-8b-instruct").empty());
+    CHECK(core::moe_hint("tiny/rand-256").empty());
+}
+
+TEST_CASE("shape validation names the first problem by JSON path", "[cert]") {
+    auto cert = green_cert();
+    cert.set("ctx", "4096");
+    CHECK(core::validate_cert_shape(cert) == "$.ctx: expected integer, got string");
+    cert = green_cert();
+    cert["completion_floor"].erase("ok");
+    CHECK(core::validate_cert_shape(cert) == "$.completion_floor.ok: missing");
+    cert = green_cert();
+    cert.set("status", "blue");
+    CHECK(core::validate_cert_shape(cert) == "$.status: unknown status 'blue'");
+    cert = green_cert();
+    cert["decision_reasons"].push_back(3);
+    CHECK(core::validate_cert_shape(cert).rfind("$.decision_reasons[", 0) == 0);
+    CHECK(core::validate_cert_shape(core::Json::array()) == "$: expected object, got array");
+}
+
+TEST_CASE("the cert records RED evidence", "[cert]") {
+    auto e = testing::clean_cell();
+    e.arm_c[1]["id2"].score = 0.0;
+    e.arm_c[1]["id2"].token_ids = std::vector<std::int64_t>{1, 2, 7, 7};
+    auto cert = core::build_cert(context(), core::decide_verdict(e));
+    CHECK(cert.find("status")->as_string() == "failed");
+    CHECK(cert.find("divergence_class")->as_string() == "co_batching");
+    CHECK(cert.find("mismatch")->as_array() == core::Json::Array{"id2"});
+    CHECK(cert.find("per_pass_ac_divergent")->as_array() == core::Json::Array{0, 1, 0});
+    CHECK(cert.find("first_divergent_token")->find("id2")->as_int() == 2);
+    const auto& rows = cert.find("divergence_report")->find("AC")->find("per_pass")->as_array()[1]
+                           .find("rows")->as_array();
+    REQUIRE(rows.size() == 1);
+    CHECK(rows[0].find("field")->as_string() == "score");
+}

@@ -1,0 +1,108 @@
+#include <catch2/catch.hpp>
+
+#include "core/compare.hpp"
+#include "trial_builders.hpp"
+
+using namespace bi;
+using bi::testing::arm;
+
+TEST_CASE("identical arms compare clean", "[compare]") {
+    auto a = arm(5);
+    auto report = core::compare_arms(a, a, "A", "C1");
+    CHECK(report.clean());
+    CHECK(report.n_compared == 5);
+    CHECK(report.n_scored_both == 5);
+    CHECK(report.rows.empty());
+    CHECK(report.token_only_ids.empty());
+    CHECK(report.by_family.at("A2").n_compared == 5);
+}
+
+TEST_CASE("a score flip is an invariant divergence with a row", "[compare]") {
+    auto a = arm(3);
+    auto c = a;
+    c["id1"].score = 0.0;
+    c["id1"].passed = false;
+    auto report = core::compare_arms(a, c, "A", "C1");
+    REQUIRE(report.divergent_ids == std::vector<std::string>{"id1"});
+    REQUIRE(report.rows.size() == 2);
+    CHECK(report.rows[0].field == "score");
+    CHECK(report.rows[0].left == core::Json(1.0));
+    CHECK(report.rows[0].right == core::Json(0.0));
+    CHECK(report.rows[0].token_identical);  // the text did not change, only the score
+    CHECK(report.rows[1].field == "passed");
+    CHECK(report.by_family.at("A2").n_divergent == 1);
+    CHECK(report.by_fill.at("0.35").n_divergent == 1);
+}
+
+TEST_CASE("a failure_mode flip (a timeout in one arm) diverges", "[compare]") {
+    auto a = arm(2);
+    auto c = a;
+    c["id0"].failure_mode = "http_timeout";
+    c["id0"].score.reset();
+    auto report = core::compare_arms(a, c, "A", "C1");
+    CHECK(report.divergent_ids == std::vector<std::string>{"id0"});
+    CHECK(report.n_scored_both == 1);
+}
+
+TEST_CASE("type-strict fields: 1 and true differ, 1 and 1.0 do not", "[compare]") {
+    auto a = arm(1);
+    auto c = a;
+    c["id0"].extracted_answer = 1;
+    a["id0"].extracted_answer = true;
+    CHECK_FALSE(core::compare_arms(a, c, "A", "C").clean());
+    a["id0"].extracted_answer = 1.0;
+    CHECK(core::compare_arms(a, c, "A", "C").clean());
+}
+
+TEST_CASE("missing equals null for optional invariant fields", "[compare]") {
+    auto a = arm(1);
+    auto c = a;
+    a["id0"].prompt_tokens_measured.reset();
+    c["id0"].prompt_tokens_measured.reset();
+    CHECK(core::compare_arms(a, c, "A", "C").clean());
+    c["id0"].prompt_tokens_measured = 0;
+    CHECK_FALSE(core::compare_arms(a, c, "A", "C").clean());
+}
+
+TEST_CASE("ids present on one side only are divergent", "[compare]") {
+    auto a = arm(3);
+    auto c = a;
+    c.erase("id2");
+    auto extra = bi::testing::scored("zz");
+    c.emplace("zz", extra);
+    auto report = core::compare_arms(a, c, "A", "C1");
+    CHECK(report.only_left == std::vector<std::string>{"id2"});
+    CHECK(report.only_right == std::vector<std::string>{"zz"});
+    CHECK(report.divergent_ids == std::vector<std::string>{"id2", "zz"});
+    CHECK(report.n_compared == 2);
+}
+
+TEST_CASE("changed text with equal invariants is token-only", "[compare]") {
+    auto a = arm(2);
+    auto c = a;
+    c["id0"].content += " ";
+    c["id0"].token_ids = std::vector<std::int64_t>{1, 2, 9, 4};
+    auto report = core::compare_arms(a, c, "A", "C1");
+    CHECK(report.clean());
+    CHECK(report.token_only_ids == std::vector<std::string>{"id0"});
+    CHECK(report.first_divergent_token.at("id0") == 2);
+}
+
+TEST_CASE("logprob-only drift is reported with its size", "[compare]") {
+    auto a = arm(2);
+    auto c = a;
+    (*c["id1"].token_logprobs)[3] = -2.5;
+    auto report = core::compare_arms(a, c, "A", "C1");
+    CHECK(report.clean());
+    CHECK(report.token_only_ids.empty());
+    CHECK(report.logprob_drift_ids == std::vector<std::string>{"id1"});
+    CHECK(report.max_logprob_delta == Approx(0.5));
+}
+
+TEST_CASE("first token difference handles prefixes", "[compare]") {
+    using V = std::vector<std::int64_t>;
+    CHECK_FALSE(core::first_token_difference(V{1, 2}, V{1, 2}).has_value());
+    CHECK(core::first_token_difference(V{1, 2}, V{1, 3}) == 1u);
+    CHECK(core::first_token_difference(V{1, 2}, V{1, 2, 3}) == 2u);
+    CHECK(core::first_token_difference(V{}, V{5}) == 0u);
+}

@@ -1,0 +1,100 @@
+#include <catch2/catch.hpp>
+
+#include "core/coverage.hpp"
+#include "trial_builders.hpp"
+
+using namespace bi;
+using core::Interval;
+
+TEST_CASE("overlap depth by sweep line; touching intervals do not overlap", "[coverage]") {
+    CHECK(core::max_overlap_depth({}) == 0);
+    CHECK(core::max_overlap_depth({{0, 10}, {10, 20}, {20, 30}}) == 1);
+    CHECK(core::max_overlap_depth({{0, 10}, {9, 20}}) == 2);
+    CHECK(core::max_overlap_depth({{0, 100}, {10, 20}, {15, 30}, {25, 40}}) == 3);
+    CHECK(core::max_overlap_depth({{5, 5}, {5, 5}}) == 0);  // empty intervals never count
+}
+
+TEST_CASE("a fully concurrent pass is covered", "[coverage]") {
+    auto pass = bi::testing::concurrent(bi::testing::arm(10));
+    auto c = core::pass_coverage(pass, 1);
+    CHECK(c.ok);
+    CHECK(c.n_cobatched == 10);
+    CHECK(c.required == 8);
+    CHECK(c.client_depth == 10);
+    CHECK(c.attribution_certain);
+}
+
+TEST_CASE("a serial pass has no co-batched ids", "[coverage]") {
+    auto c = core::pass_coverage(bi::testing::serial(bi::testing::arm(6)), 2);
+    CHECK_FALSE(c.ok);
+    CHECK(c.n_cobatched == 0);
+    CHECK(c.not_cobatched_ids.size() == 6);
+    CHECK(c.client_depth == 1);
+}
+
+TEST_CASE("required co-batched ids is max(2, ceil(0.8 n))", "[coverage]") {
+    CHECK(core::pass_coverage(bi::testing::concurrent(bi::testing::arm(1)), 1).required == 2);
+    CHECK(core::pass_coverage(bi::testing::concurrent(bi::testing::arm(5)), 1).required == 4);
+    CHECK(core::pass_coverage(bi::testing::concurrent(bi::testing::arm(11)), 1).required == 9);
+    // One id alone can never be co-batched: a single-item pass fails closed.
+    CHECK_FALSE(core::pass_coverage(bi::testing::concurrent(bi::testing::arm(1)), 1).ok);
+}
+
+TEST_CASE("just under the coverage threshold fails", "[coverage]") {
+    auto pass = bi::testing::concurrent(bi::testing::arm(10));
+    // Three ids run alone, after everyone else: 7 of 10 co-batched, 8 required.
+    std::int64_t t = 5000;
+    for (const char* id : {"id7", "id8", "id9"}) {
+        pass[id].dispatch_ns = t;
+        pass[id].complete_ns = t + 100;
+        t += 100;
+    }
+    auto c = core::pass_coverage(pass, 1);
+    CHECK(c.n_cobatched == 7);
+    CHECK_FALSE(c.ok);
+    CHECK(c.not_cobatched_ids == std::vector<std::string>{"id7", "id8", "id9"});
+}
+
+TEST_CASE("a missing interval makes attribution uncertain and fails closed", "[coverage]") {
+    auto pass = bi::testing::concurrent(bi::testing::arm(10));
+    pass["id4"].complete_ns.reset();
+    auto c = core::pass_coverage(pass, 1);
+    CHECK_FALSE(c.attribution_certain);
+    CHECK_FALSE(c.ok);
+    CHECK(c.missing_interval_ids == std::vector<std::string>{"id4"});
+    CHECK(c.n_cobatched == 9);  // enough by count, still refused
+}
+
+TEST_CASE("co-batching is detected against later and earlier neighbours", "[coverage]") {
+    core::ArmResults pass = bi::testing::arm(3);
+    pass["id0"].dispatch_ns = 0;   pass["id0"].complete_ns = 100;
+    pass["id1"].dispatch_ns = 50;  pass["id1"].complete_ns = 60;   // inside id0
+    pass["id2"].dispatch_ns = 100; pass["id2"].complete_ns = 200;  // touches id0 only
+    auto c = core::pass_coverage(pass, 1);
+    CHECK(c.n_cobatched == 2);
+    CHECK(c.not_cobatched_ids == std::vector<std::string>{"id2"});
+}
+
+TEST_CASE("completion census counts modes", "[coverage]") {
+    auto a = bi::testing::arm(5);
+    a["id0"].failure_mode = "empty";
+    a["id1"].failure_mode = "http_timeout";
+    auto census = core::completion_census(a, "A");
+    CHECK(census.n == 5);
+    CHECK(census.n_ok == 3);
+    CHECK(census.by_mode.at("empty") == 1);
+    CHECK_FALSE(census.meets(0.8));
+    a["id1"].failure_mode = "ok";
+    CHECK(core::completion_census(a, "A").meets(0.8));
+    CHECK_FALSE(core::completion_census({}, "A").meets(0.8));
+}
+
+TEST_CASE("server evidence needs two busy slots or two processing requests", "[coverage]") {
+    core::ServerOverlapEvidence s;
+    CHECK_FALSE(s.shows_overlap());
+    s.peak_busy_slots = 1;
+    s.peak_requests_processing = 1;
+    CHECK_FALSE(s.shows_overlap());
+    s.peak_requests_processing = 2;
+    CHECK(s.shows_overlap());
+}

@@ -1,0 +1,226 @@
+#include <catch2/catch.hpp>
+
+#include <cmath>
+
+#include "core/verdict.hpp"
+#include "trial_builders.hpp"
+
+using namespace bi;
+using bi::testing::clean_cell;
+
+namespace {
+bool mentions(const core::Verdict& v, const std::string& text) {
+    for (const auto& line : v.decision_reasons)
+        if (line.find(text) != std::string::npos) return true;
+    return false;
+}
+}  // namespace
+
+// Rows in precedence order, RED first.
+
+TEST_CASE("row 1: A differs from A' -> failed, serial_nondeterminism", "[verdict]") {
+    auto e = clean_cell();
+    (*e.arm_a_prime)["id3"].extracted_answer = "other";
+    e.arm_c[0]["id3"].extracted_answer = "other";  // C diverges too: row 1 still wins
+    auto v = core::decide_verdict(e);
+    CHECK(v.status == "failed");
+    CHECK(v.divergence_class == "serial_nondeterminism");
+    CHECK(mentions(v, "serial self-check failed"));
+}
+
+TEST_CASE("row 2: a score flip under co-batching -> failed, co_batching", "[verdict]") {
+    auto e = clean_cell();
+    e.arm_c[2]["id5"].score = 0.0;
+    auto v = core::decide_verdict(e);
+    CHECK(v.status == "failed");
+    CHECK(v.divergence_class == "co_batching");
+    CHECK(v.ac.divergent_ids == std::vector<std::string>{"id5"});
+    CHECK(v.ac.per_pass_divergent == std::vector<std::size_t>{0, 0, 1});
+}
+
+TEST_CASE("row 2: a timeout in one pass is a divergence, not a skip", "[verdict]") {
+    auto e = clean_cell();
+    e.arm_c[0]["id0"].failure_mode = "http_timeout";
+    auto v = core::decide_verdict(e);
+    CHECK(v.status == "failed");
+}
+
+TEST_CASE("row 2: an id missing from one pass -> failed", "[verdict]") {
+    auto e = clean_cell();
+    e.arm_c[1].erase("id9");
+    auto v = core::decide_verdict(e);
+    CHECK(v.status == "failed");
+    CHECK(v.ac.divergent_ids == std::vector<std::string>{"id9"});
+}
+
+TEST_CASE("row 2: divergence on only one of several passes -> failed", "[verdict]") {
+    auto e = clean_cell(10, 5);
+    e.arm_c[3]["id1"].extracted_answer = "changed";
+    CHECK(core::decide_verdict(e).status == "failed");
+}
+
+TEST_CASE("row 2: dirty B -> slot_allocation class", "[verdict]") {
+    auto e = clean_cell();
+    (*e.arm_b)["id2"].score = 0.0;
+    for (auto& pass : e.arm_c) pass["id2"].score = 0.0;  // C agrees with B; both differ from A
+    auto v = core::decide_verdict(e);
+    CHECK(v.status == "failed");
+    CHECK(v.divergence_class == "slot_allocation");
+    e.arm_c[1]["id7"].score = 0.5;  // and C also moves away from B elsewhere
+    CHECK(core::decide_verdict(e).divergence_class == "slot_allocation+co_batching");
+}
+
+TEST_CASE("RED wins over missing overlap evidence", "[verdict]") {
+    auto e = clean_cell();
+    e.server_c = {};
+    e.arm_c[0]["id0"].score = 0.0;
+    CHECK(core::decide_verdict(e).status == "failed");
+}
+
+TEST_CASE("row 3: no client overlap -> green_unverified", "[verdict]") {
+    auto e = clean_cell();
+    for (auto& pass : e.arm_c) pass = bi::testing::serial(pass);
+    auto v = core::decide_verdict(e);
+    CHECK(v.status == "green_unverified");
+    CHECK_FALSE(v.overlap_ok);
+    CHECK(v.client_depth == 1);
+    CHECK(mentions(v, "no real overlap"));
+}
+
+TEST_CASE("row 3: no server overlap -> green_unverified", "[verdict]") {
+    auto e = clean_cell();
+    e.server_c.peak_busy_slots = 1;
+    e.server_c.peak_requests_processing = 1;
+    auto v = core::decide_verdict(e);
+    CHECK(v.status == "green_unverified");
+    CHECK(v.client_depth >= 2);
+}
+
+TEST_CASE("row 3: stale slot info is not evidence", "[verdict]") {
+    // A poller that saw only stale id_task entries reports zero busy slots.
+    auto e = clean_cell();
+    e.server_c = {};
+    e.server_c.n_samples = 40;
+    CHECK(core::decide_verdict(e).status == "green_unverified");
+}
+
+TEST_CASE("row 4: all-failure arms -> green_unverified (completion floor)", "[verdict]") {
+    auto e = clean_cell();
+    for (auto* results : {&e.arm_a, &*e.arm_a_prime, &*e.arm_b})
+        for (auto& [id, r] : *results) r.failure_mode = "empty";
+    for (auto& pass : e.arm_c)
+        for (auto& [id, r] : pass) r.failure_mode = "empty";
+    auto v = core::decide_verdict(e);
+    CHECK(v.status == "green_unverified");
+    CHECK_FALSE(v.completion_floor_ok);
+    CHECK(mentions(v, "completion floor missed in A"));
+    CHECK(v.sensitivity.n_hot_trials == 0);
+    CHECK_FALSE(v.sensitivity.rule_of_three_upper.has_value());
+}
+
+TEST_CASE("row 4: floor is exactly 80 percent", "[verdict]") {
+    auto e = clean_cell(10, 1);
+    auto fail = [&](int k) {
+        for (int i = 0; i < k; ++i) {
+            const std::string id = "id" + std::to_string(i);
+            for (auto* results : {&e.arm_a, &*e.arm_a_prime, &*e.arm_b, &e.arm_c[0]})
+                (*results)[id].failure_mode = "premature_eos";
+        }
+    };
+    fail(2);
+    CHECK(core::decide_verdict(e).completion_floor_ok);
+    fail(3);
+    CHECK_FALSE(core::decide_verdict(e).completion_floor_ok);
+}
+
+TEST_CASE("row 5: a missing interval -> coverage fails closed", "[verdict]") {
+    auto e = clean_cell();
+    e.arm_c[1]["id6"].dispatch_ns.reset();
+    auto v = core::decide_verdict(e);
+    CHECK(v.status == "green_unverified");
+    CHECK_FALSE(v.cobatch_coverage_ok);
+    CHECK(mentions(v, "attribution uncertain"));
+}
+
+TEST_CASE("row 5: coverage is judged per pass, never mixing passes", "[verdict]") {
+    auto e = clean_cell(10, 2);
+    // Pass 2 runs its ids one after another but at the same wall times as pass 1's batch:
+    // mixing the passes' intervals would wrongly call them co-batched.
+    std::int64_t t = 1000;
+    for (auto& [id, r] : e.arm_c[1]) {
+        r.dispatch_ns = t;
+        r.complete_ns = t + 100;
+        t += 100;
+    }
+    auto v = core::decide_verdict(e);
+    CHECK(v.status == "green_unverified");
+    CHECK(v.coverage[0].ok);
+    CHECK_FALSE(v.coverage[1].ok);
+}
+
+TEST_CASE("row 6: A and C agree but B differs -> AMBER AC_agree_B_disagrees", "[verdict]") {
+    auto e = clean_cell();
+    (*e.arm_b)["id4"].extracted_answer = "b moved";
+    auto v = core::decide_verdict(e);
+    CHECK(v.status == "green_with_caveat");
+    CHECK(v.anomaly == "AC_agree_B_disagrees");
+    CHECK(v.divergence_class.empty());
+}
+
+TEST_CASE("row 7: token-only drift -> AMBER token_only", "[verdict]") {
+    auto e = clean_cell();
+    e.arm_c[0]["id1"].content = "text-id1 ";
+    auto v = core::decide_verdict(e);
+    CHECK(v.status == "green_with_caveat");
+    CHECK(v.anomaly == "token_only");
+    CHECK(v.ac.token_only_ids == std::vector<std::string>{"id1"});
+}
+
+TEST_CASE("row 7: logprob-only drift -> AMBER logit_drift", "[verdict]") {
+    auto e = clean_cell();
+    (*e.arm_c[2]["id8"].token_logprobs)[0] = -0.5000001;
+    auto v = core::decide_verdict(e);
+    CHECK(v.status == "green_with_caveat");
+    CHECK(v.anomaly == "logit_drift");
+}
+
+TEST_CASE("row 7: tokens and logprobs both drift -> token_and_logit_drift", "[verdict]") {
+    auto e = clean_cell();
+    e.arm_c[0]["id1"].token_ids = std::vector<std::int64_t>{1, 2, 3, 5};
+    (*e.arm_c[1]["id2"].token_logprobs)[1] = -0.3;
+    CHECK(core::decide_verdict(e).anomaly == "token_and_logit_drift");
+}
+
+TEST_CASE("row 8: a clean cell -> green with bounds", "[verdict]") {
+    auto e = clean_cell(10, 3);
+    auto v = core::decide_verdict(e);
+    CHECK(v.status == "green");
+    CHECK(v.overlap_ok);
+    CHECK(v.completion_floor_ok);
+    CHECK(v.cobatch_coverage_ok);
+    CHECK(v.sensitivity.n_hot_trials == 30);
+    CHECK(*v.sensitivity.rule_of_three_upper == Approx(0.1));
+    CHECK(*v.sensitivity.clopper_pearson_upper_95 == Approx(1.0 - std::pow(0.05, 1.0 / 30)));
+    CHECK(v.decision_reasons.back().find("verdict green") == 0);
+}
+
+TEST_CASE("no concurrent pass can never be green", "[verdict]") {
+    auto e = clean_cell();
+    e.arm_c.clear();
+    CHECK(core::decide_verdict(e).status == "green_unverified");
+}
+
+TEST_CASE("a busy arm B is flagged but does not change a green", "[verdict]") {
+    auto e = clean_cell();
+    e.server_b->peak_busy_slots = 3;
+    auto v = core::decide_verdict(e);
+    CHECK_FALSE(v.arm_b_serial);
+    CHECK(mentions(v, "meant to be serial"));
+}
+
+TEST_CASE("Clopper-Pearson bound is absent once a divergence was seen", "[verdict]") {
+    auto s = core::sensitivity_bounds(100, 1);
+    CHECK(*s.rule_of_three_upper == Approx(0.03));
+    CHECK_FALSE(s.clopper_pearson_upper_95.has_value());
+    CHECK(*core::sensitivity_bounds(1, 0).clopper_pearson_upper_95 == Approx(0.95));
+}

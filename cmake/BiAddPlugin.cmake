@@ -1,7 +1,8 @@
-# bi_add_plugin(<name> SOURCES ...): a MODULE library exporting only bi_plugin_entry.
-# The same function serves the bundled plugins and third parties (installed with the SDK).
+# bi_add_plugin(<name> [BUNDLED] SOURCES ...): a MODULE library lib<name>.so exporting only
+# bi_plugin_entry. The same function serves the bundled plugins and third parties (installed
+# with the SDK); BUNDLED also installs it where bi-run looks for its own plugins.
 function(bi_add_plugin name)
-  cmake_parse_arguments(ARG "" "" "SOURCES" ${ARGN})
+  cmake_parse_arguments(ARG "BUNDLED" "" "SOURCES" ${ARGN})
   add_library(${name} MODULE ${ARG_SOURCES})
   target_link_libraries(${name} PRIVATE bi::sdk)
   set_target_properties(${name} PROPERTIES
@@ -11,5 +12,17 @@ function(bi_add_plugin name)
     VISIBILITY_INLINES_HIDDEN ON)
   if(CMAKE_SYSTEM_NAME STREQUAL "Linux")
     target_link_options(${name} PRIVATE "LINKER:--no-undefined")
+    # Hidden visibility still lets template instantiations from the standard library through;
+    # the version script leaves exactly one exported symbol.
+    set(exports "${CMAKE_BINARY_DIR}/bi_plugin_exports.map")
+    file(CONFIGURE OUTPUT "${exports}" CONTENT "{\n  global: bi_plugin_entry;\n  local: *;\n};\n")
+    target_link_options(${name} PRIVATE "LINKER:--version-script=${exports}")
+    set_property(TARGET ${name} APPEND PROPERTY LINK_DEPENDS "${exports}")
+  endif()
+  if(ARG_BUNDLED)
+    if(NOT DEFINED CMAKE_INSTALL_LIBDIR)
+      include(GNUInstallDirs)
+    endif()
+    install(TARGETS ${name} LIBRARY DESTINATION "${CMAKE_INSTALL_LIBDIR}/batch-invariance")
   endif()
 endfunction()

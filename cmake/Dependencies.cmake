@@ -3,6 +3,7 @@ find_package(Poco 1.11 REQUIRED COMPONENTS Foundation Net Util)
 find_package(RapidJSON REQUIRED)
 find_package(cxxopts 3 REQUIRED)
 find_package(Threads REQUIRED)
+find_package(tomlplusplus 3 REQUIRED)  # models.toml profiles
 
 if(NOT TARGET RapidJSON::RapidJSON)
   add_library(bi_rapidjson INTERFACE)

@@ -53,6 +53,8 @@ struct TrialRecord {
     std::optional<std::int64_t> id_slot;
 
     // Volatile: never compared.
+    std::string finish_reason;  // "length"/"stop" (chat) or "limit"/"eos"/"word" (/completion)
+    std::int64_t completion_tokens = 0;
     double wall_ms = 0.0;
     double tokens_per_second = 0.0;
     int retries = 0;

@@ -8,6 +8,7 @@
 #include <cstring>
 #include <fstream>
 #include <sstream>
+#include <utility>
 #include <vector>
 
 #include "core/error.hpp"
@@ -27,38 +28,6 @@ std::string parent_directory(const std::string& path) {
     return path.substr(0, slash);
 }
 
-// Closes the descriptor and removes the temp file unless released: no debris on failure.
-class TempFile {
-public:
-    explicit TempFile(const std::string& target) : path_(target + ".tmp.XXXXXX") {
-        std::vector<char> name(path_.begin(), path_.end());
-        name.push_back('\0');
-        fd_ = ::mkstemp(name.data());
-        if (fd_ < 0) io_error("cannot create a temp file for", target, errno);
-        path_.assign(name.data());
-    }
-    ~TempFile() {
-        if (fd_ >= 0) ::close(fd_);
-        if (!committed_) ::unlink(path_.c_str());
-    }
-    TempFile(const TempFile&) = delete;
-    TempFile& operator=(const TempFile&) = delete;
-
-    int fd() const { return fd_; }
-    const std::string& path() const { return path_; }
-    void close_checked() {
-        const int fd = fd_;
-        fd_ = -1;
-        if (::close(fd) != 0) io_error("cannot close", path_, errno);
-    }
-    void commit() { committed_ = true; }
-
-private:
-    std::string path_;
-    int fd_ = -1;
-    bool committed_ = false;
-};
-
 }  // namespace
 
 std::string read_file(const std::string& path) {
@@ -71,22 +40,48 @@ std::string read_file(const std::string& path) {
 }
 
 void write_file_atomically(const std::string& path, std::string_view content) {
-    TempFile temp(path);
-    const char* data = content.data();
-    std::size_t left = content.size();
-    while (left > 0) {
-        const ssize_t n = ::write(temp.fd(), data, left);
+    AtomicFileWriter file(path);
+    file.write(content);
+    file.commit();
+}
+
+AtomicFileWriter::AtomicFileWriter(std::string path)
+    : target_(std::move(path)), temp_path_(target_ + ".tmp.XXXXXX") {
+    std::vector<char> name(temp_path_.begin(), temp_path_.end());
+    name.push_back('\0');
+    fd_ = ::mkstemp(name.data());
+    if (fd_ < 0) io_error("cannot create a temp file for", target_, errno);
+    temp_path_.assign(name.data());
+}
+
+AtomicFileWriter::~AtomicFileWriter() {
+    if (fd_ >= 0) ::close(fd_);
+    if (!committed_) ::unlink(temp_path_.c_str());
+}
+
+void AtomicFileWriter::write(const void* data, std::size_t size) {
+    if (fd_ < 0) throw Error(ErrorCategory::Internal, "write after commit to " + target_);
+    const char* next = static_cast<const char*>(data);
+    while (size > 0) {
+        const ssize_t n = ::write(fd_, next, size);
         if (n < 0 && errno == EINTR) continue;
-        if (n < 0) io_error("cannot write", temp.path(), errno);
-        data += n;
-        left -= static_cast<std::size_t>(n);
+        if (n < 0) io_error("cannot write", temp_path_, errno);
+        next += n;
+        size -= static_cast<std::size_t>(n);
     }
-    if (::fchmod(temp.fd(), 0644) != 0) io_error("cannot chmod", temp.path(), errno);
-    if (::fsync(temp.fd()) != 0) io_error("cannot fsync", temp.path(), errno);
-    temp.close_checked();
-    if (::rename(temp.path().c_str(), path.c_str()) != 0) io_error("cannot rename onto", path, errno);
-    temp.commit();
-    const std::string dir = parent_directory(path);
+}
+
+void AtomicFileWriter::commit() {
+    if (fd_ < 0) throw Error(ErrorCategory::Internal, "second commit of " + target_);
+    if (::fchmod(fd_, 0644) != 0) io_error("cannot chmod", temp_path_, errno);
+    if (::fsync(fd_) != 0) io_error("cannot fsync", temp_path_, errno);
+    const int fd = fd_;
+    fd_ = -1;
+    if (::close(fd) != 0) io_error("cannot close", temp_path_, errno);
+    if (::rename(temp_path_.c_str(), target_.c_str()) != 0)
+        io_error("cannot rename onto", target_, errno);
+    committed_ = true;
+    const std::string dir = parent_directory(target_);
     const int dir_fd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY);
     if (dir_fd >= 0) {
         ::fsync(dir_fd);

@@ -1,6 +1,7 @@
 // bi-run: the command-line front end. Parses, calls the framework, prints; nothing more.
 #include <cxxopts.hpp>
 
+#include <csignal>
 #include <cstring>
 #include <iostream>
 #include <string_view>
@@ -8,6 +9,7 @@
 #include "bi/version.hpp"
 #include "commands.hpp"
 #include "core/error.hpp"
+#include "driver/interrupt.hpp"
 #include "exit_codes.hpp"
 
 namespace {
@@ -19,9 +21,27 @@ struct Command {
 };
 
 const Command kCommands[] = {
+    {"run-live", "verify one cell (model, ctx, N) against your own llama-server",
+     bi::cli::run_live_main},
+    {"sweep", "run-live over several ctx and N values, one cert per cell", bi::cli::sweep_main},
+    {"run-mock", "verify one cell against the built-in continuous-batching mock server",
+     bi::cli::run_mock_main},
+    {"plan-n", "print the projected server footprint for N = 1..max", bi::cli::plan_n_main},
     {"verify-cert", "re-check cert files and explain why any is not promotable",
      bi::cli::verify_cert_main},
+    {"plugins", "list the loaded plugins, their versions, scorers and generators",
+     bi::cli::plugins_main},
+    {"workset", "write a generator plugin's work-set to a JSON file", bi::cli::workset_main},
+    {"synth-model", "write a random-weight llama GGUF model for testing a server",
+     bi::cli::synth_model_main},
 };
+
+// Bad flags, files or plugins the user named: exit 2. Everything else before a verdict: exit 1.
+bool is_bad_input(bi::ErrorCategory category) {
+    using C = bi::ErrorCategory;
+    return category == C::Usage || category == C::Guard || category == C::Input ||
+           category == C::Plugin || category == C::Json;
+}
 
 void print_usage(std::ostream& out) {
     out << "bi-run " << BI_VERSION_STRING
@@ -58,12 +78,12 @@ int main(int argc, char** argv) {
         } catch (const cxxopts::exceptions::exception& e) {
             std::cerr << "bi-run " << command.name << ": " << e.what() << "\n";
             return bi::cli::kExitUsage;
+        } catch (const bi::driver::Interrupted& e) {
+            std::cerr << "bi-run " << command.name << ": " << e.what() << "\n";
+            return e.signal_number() == SIGTERM ? bi::cli::kExitSigterm : bi::cli::kExitSigint;
         } catch (const bi::Error& e) {
             std::cerr << "bi-run " << command.name << ": " << e.what() << "\n";
-            return e.category() == bi::ErrorCategory::Usage ||
-                           e.category() == bi::ErrorCategory::Guard
-                       ? bi::cli::kExitUsage
-                       : bi::cli::kExitError;
+            return is_bad_input(e.category()) ? bi::cli::kExitUsage : bi::cli::kExitError;
         } catch (const std::exception& e) {
             std::cerr << "bi-run " << command.name << ": internal error: " << e.what() << "\n";
             return bi::cli::kExitError;

@@ -1,0 +1,61 @@
+// Work-set expansion: rows x reps -> items with test_ids and seeds that never depend on the
+// machine, the locale or the run.
+#include "work_item.hpp"
+
+#include <charconv>
+#include <system_error>
+
+#include "error.hpp"
+#include "sha256.hpp"
+
+namespace bi::core {
+
+namespace {
+
+// Fixed-point text through to_chars: unlike printf, it ignores the C locale's decimal point.
+std::string fixed(double value, int digits) {
+    char buffer[64];
+    const auto result =
+        std::to_chars(buffer, buffer + sizeof buffer, value, std::chars_format::fixed, digits);
+    if (result.ec != std::errc()) throw Error(ErrorCategory::Internal, "cannot format a number");
+    return std::string(buffer, result.ptr);
+}
+
+// The first 8 bytes of sha256(test_id), big-endian: stable across platforms and runs.
+std::uint64_t seed_of(const std::string& test_id) {
+    const auto digest = Sha256().update(test_id).digest();
+    std::uint64_t seed = 0;
+    for (int i = 0; i < 8; ++i) seed = (seed << 8) | digest[static_cast<std::size_t>(i)];
+    return seed;
+}
+
+}  // namespace
+
+std::vector<WorkItem> expand_work_rows(const std::vector<WorkRow>& rows, const std::string& model,
+                                       std::int64_t ctx, int reps) {
+    if (reps < 1)
+        throw Error(ErrorCategory::Usage, "reps must be at least 1, got " + std::to_string(reps));
+    std::vector<WorkItem> items;
+    items.reserve(rows.size() * static_cast<std::size_t>(reps));
+    const double slots = static_cast<double>(rows.size() + 1);
+    for (int rep = 0; rep < reps; ++rep) {
+        for (std::size_t i = 0; i < rows.size(); ++i) {
+            const WorkRow& row = rows[i];
+            WorkItem item;
+            item.test_id = model + "|" + std::to_string(ctx) + "|" + row.family + "|" +
+                           fixed(static_cast<double>(i + 1) / slots, 6) + "|" +
+                           std::to_string(rep) + "|fill" + fixed(row.fill, 2);
+            item.prompt = row.prompt;
+            item.system = row.system;
+            item.family = row.family;
+            item.fill = row.fill;
+            item.expected_answer = row.expected_answer;
+            item.seed = seed_of(item.test_id);
+            item.rep = rep;
+            items.push_back(std::move(item));
+        }
+    }
+    return items;
+}
+
+}  // namespace bi::core

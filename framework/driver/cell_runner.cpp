@@ -1,0 +1,296 @@
+#include "cell_runner.hpp"
+
+#include <numeric>
+
+#include "core/cert.hpp"
+#include "core/error.hpp"
+#include "core/permutation.hpp"
+#include "core/union.hpp"
+#include "dispatcher.hpp"
+#include "host_info.hpp"
+#include "http/completion_client.hpp"
+#include "http/server_poller.hpp"
+#include "interrupt.hpp"
+#include "io/cert_io.hpp"
+#include "io/json_text.hpp"
+#include "scoring.hpp"
+
+namespace bi::driver {
+
+namespace {
+
+using clock = std::chrono::steady_clock;
+
+double seconds_since(clock::time_point start) {
+    return std::chrono::duration<double>(clock::now() - start).count();
+}
+
+std::vector<std::size_t> identity_order(std::size_t n) {
+    std::vector<std::size_t> order(n);
+    std::iota(order.begin(), order.end(), std::size_t{0});
+    return order;
+}
+
+http::Endpoint endpoint_of(const ServerHandle& server) {
+    const auto address = server.address();
+    return {address.host, address.port};
+}
+
+// The /props fields worth keeping in a cert; the rest is generation defaults.
+core::Json trim_props(const core::Json& props) {
+    core::Json kept = core::Json::object();
+    for (const char* key : {"build_info", "total_slots", "model_path", "model_alias", "bi_mock",
+                            "model_ftype", "chat_template"})
+        if (const core::Json* v = props.find(key)) kept.set(key, *v);
+    if (const core::Json* settings = props.find("default_generation_settings"))
+        if (const core::Json* n_ctx = settings->find("n_ctx")) kept.set("n_ctx", *n_ctx);
+    return kept;
+}
+
+core::Json fetch_props(const ServerHandle& server) {
+    http::HttpSession session(endpoint_of(server), std::chrono::seconds(10));
+    const auto outcome = session.get("/props");
+    if (!outcome.ok()) return core::Json::object();
+    try {
+        return io::parse_json(outcome.response.body, "/props");
+    } catch (const Error&) {
+        return core::Json::object();
+    }
+}
+
+std::string count_modes(const core::ArmResults& arm) {
+    std::size_t ok = 0;
+    for (const auto& [id, r] : arm) ok += r.ok() ? 1 : 0;
+    return std::to_string(ok) + "/" + std::to_string(arm.size()) + " scored ok";
+}
+
+}  // namespace
+
+std::string verdict_summary(const core::Verdict& v) {
+    if (!v.divergence_class.empty()) return v.status + " (" + v.divergence_class + ")";
+    if (!v.anomaly.empty()) return v.status + " (" + v.anomaly + ")";
+    return v.status;
+}
+
+CellRunner::CellRunner(ServerLauncher& launcher, plugin_host::ScorerInstance& scorer,
+                       RunOptions options, Progress& progress)
+    : launcher_(launcher),
+      scorer_(scorer),
+      options_(std::move(options)),
+      progress_(progress),
+      origin_(clock::now()) {
+    if (options_.passes < 1) throw Error(ErrorCategory::Usage, "--passes must be at least 1");
+    if (options_.reps < 1) throw Error(ErrorCategory::Usage, "--reps must be at least 1");
+    if (options_.model_alias.empty())
+        throw Error(ErrorCategory::Usage, "the cell has no model name (--model-alias)");
+}
+
+CellRunner::ArmRun CellRunner::run_arm(ServerHandle& server,
+                                       const std::vector<core::WorkItem>& items,
+                                       const std::string& arm, int pass,
+                                       std::vector<std::size_t> order, int concurrency,
+                                       const std::string& label) {
+    throw_if_interrupted();
+    ArmRequest request;
+    request.arm = arm;
+    request.pass = pass;
+    request.items = &items;
+    request.order = std::move(order);
+    request.concurrency = concurrency;
+    request.stagger = concurrency > 1 ? options_.stagger : std::chrono::milliseconds(0);
+    request.request = options_.request;
+    request.origin = origin_;
+    if (options_.arm_deadline) request.deadline = clock::now() + *options_.arm_deadline;
+    request.cancel = &interrupt_flag();
+    request.progress = [this](std::size_t done, std::size_t total) {
+        progress_.arm_advanced(done, total);
+    };
+    request.server_alive = [&server] { return server.alive(); };
+
+    progress_.arm_started(label, request.order.size());
+    const auto start = clock::now();
+    http::ServerPoller poller(endpoint_of(server));
+    poller.start();
+    ArmRun run;
+    run.records = driver::run_arm(endpoint_of(server), request);
+    run.server = poller.stop();
+    run.seconds = seconds_since(start);
+
+    throw_if_interrupted();
+    if (!server.alive())
+        throw Error(ErrorCategory::Server,
+                    "the server died during " + label + ": " + server.death_report());
+    return run;
+}
+
+core::ArmResults CellRunner::score(std::vector<core::TrialRecord> records,
+                                   const std::vector<core::WorkItem>& items) {
+    return score_arm(std::move(records), items, scorer_);
+}
+
+Baseline CellRunner::run_baseline(std::int64_t ctx, const WorkRowSource& rows) {
+    Baseline baseline;
+    baseline.ctx = ctx;
+    progress_.note("launching the 1-slot server (ctx " + std::to_string(ctx) + ")");
+    auto start = clock::now();
+    auto server = launcher_.launch(1, ctx);
+    baseline.timings.set("launch_A_s", seconds_since(start));
+    baseline.server = server->describe();
+    const core::Json props = fetch_props(*server);
+    baseline.props = trim_props(props);
+    baseline.reports_mock = props.bool_or("bi_mock", false);
+
+    http::HttpSession tokenizer(endpoint_of(*server), std::chrono::seconds(30));
+    plugin_host::TokenCounter count_tokens =
+        [&tokenizer](std::string_view text) -> std::optional<std::int64_t> {
+        const auto outcome = http::tokenize(tokenizer, text);
+        if (!outcome.ok()) return std::nullopt;
+        return outcome.count;
+    };
+    start = clock::now();
+    const auto work_rows = rows(count_tokens, options_.model_alias, ctx);
+    if (work_rows.empty()) throw Error(ErrorCategory::Input, "the work-set has no rows");
+    baseline.items = core::expand_work_rows(work_rows, options_.model_alias, ctx, options_.reps);
+    baseline.timings.set("workset_s", seconds_since(start));
+
+    const auto order = identity_order(baseline.items.size());
+    auto a = run_arm(*server, baseline.items, "A", 0, order, 1, "arm A (serial, 1 slot)");
+    baseline.arm_a = score(std::move(a.records), baseline.items);
+    baseline.server_a = a.server;
+    baseline.timings.set("arm_A_s", a.seconds);
+    progress_.arm_finished(count_modes(baseline.arm_a));
+
+    auto a2 = run_arm(*server, baseline.items, "A'", 0, order, 1, "arm A' (serial repeat)");
+    baseline.arm_a_prime = score(std::move(a2.records), baseline.items);
+    baseline.timings.set("arm_A_prime_s", a2.seconds);
+    const auto self_check = core::compare_arms(baseline.arm_a, baseline.arm_a_prime, "A", "A'");
+    progress_.arm_finished(
+        self_check.clean() ? "reproduces A exactly"
+                           : std::to_string(self_check.divergent_ids.size()) +
+                                 " id(s) differ from A: the server is not serially reproducible");
+
+    start = clock::now();
+    server->shutdown();
+    baseline.timings.set("teardown_A_s", seconds_since(start));
+    return baseline;
+}
+
+CellOutcome CellRunner::run_cell(const Baseline& baseline, int parallel) {
+    if (parallel < 1) throw Error(ErrorCategory::Usage, "--parallel must be at least 1");
+    const auto& items = baseline.items;
+    core::Json timings = baseline.timings;
+    core::CellEvidence evidence;
+    evidence.arm_a = baseline.arm_a;
+    evidence.arm_a_prime = baseline.arm_a_prime;
+
+    progress_.note("launching the " + std::to_string(parallel) + "-slot server (ctx " +
+                   std::to_string(baseline.ctx) + " per slot)");
+    auto start = clock::now();
+    auto server = launcher_.launch(parallel, baseline.ctx * parallel);
+    timings.set("launch_N_s", seconds_since(start));
+    const core::Json server_n = server->describe();
+    const core::Json props_n = fetch_props(*server);
+    const bool reports_mock = baseline.reports_mock || props_n.bool_or("bi_mock", false);
+
+    auto b = run_arm(*server, items, "B", 0, identity_order(items.size()), 1,
+                     "arm B (serial, " + std::to_string(parallel) + " slots)");
+    evidence.arm_b = score(std::move(b.records), items);
+    evidence.server_b = b.server;
+    timings.set("arm_B_s", b.seconds);
+    const auto ab = core::compare_arms(evidence.arm_a, *evidence.arm_b, "A", "B");
+    progress_.arm_finished(ab.clean()
+                               ? "matches A"
+                               : std::to_string(ab.divergent_ids.size()) + " id(s) differ from A");
+
+    const auto orders = core::pass_orders(items.size(), options_.seed, options_.passes);
+    core::Json pass_seconds = core::Json::array();
+    std::vector<double> busy_per_decode;
+    bool stopped_early = false;
+    for (int t = 0; t < options_.passes; ++t) {
+        const std::string label = "arm C pass " + std::to_string(t + 1) + "/" +
+                                  std::to_string(options_.passes) + " (" +
+                                  std::to_string(parallel) + " at once)";
+        auto c = run_arm(*server, items, "C", t + 1, orders[static_cast<std::size_t>(t)], parallel,
+                         label);
+        evidence.arm_c.push_back(score(std::move(c.records), items));
+        pass_seconds.push_back(c.seconds);
+        auto& s = evidence.server_c;
+        s.peak_busy_slots = std::max(s.peak_busy_slots, c.server.peak_busy_slots);
+        s.peak_requests_processing =
+            std::max(s.peak_requests_processing, c.server.peak_requests_processing);
+        s.n_samples += c.server.n_samples;
+        if (c.server.mean_busy_slots_per_decode)
+            busy_per_decode.push_back(*c.server.mean_busy_slots_per_decode);
+        const auto this_pass = core::compare_arms(evidence.arm_a, evidence.arm_c.back(), "A", "C");
+        progress_.arm_finished(
+            this_pass.clean()
+                ? "matches A (peak " + std::to_string(c.server.peak_busy_slots) + " busy slots)"
+                : std::to_string(this_pass.divergent_ids.size()) + " id(s) diverge from A");
+        if (options_.stop_on_red && !this_pass.clean() && t + 1 < options_.passes) {
+            stopped_early = true;
+            progress_.note("--stop-on-red: stopping after pass " + std::to_string(t + 1) +
+                           "; the verdict cannot change");
+            break;
+        }
+    }
+    if (!busy_per_decode.empty())
+        evidence.server_c.mean_busy_slots_per_decode =
+            std::accumulate(busy_per_decode.begin(), busy_per_decode.end(), 0.0) /
+            static_cast<double>(busy_per_decode.size());
+    timings.set("arm_C_s", pass_seconds);
+    start = clock::now();
+    server->shutdown();
+    timings.set("teardown_N_s", seconds_since(start));
+
+    CellOutcome outcome;
+    outcome.verdict = core::decide_verdict(evidence);
+
+    core::CertContext context;
+    context.cell = {options_.model_alias, baseline.ctx, parallel, options_.kv_label, options_.reps};
+    context.source = launcher_.launches_real_binary() && !reports_mock ? "live" : "mock";
+    context.ts_utc = utc_timestamp();
+    context.stopped_early = stopped_early;
+    core::Json extras =
+        options_.cert_extras.is_object() ? options_.cert_extras : core::Json::object();
+    core::Json server_section = core::Json::Object{{"A", baseline.server},
+                                                   {"N", server_n},
+                                                   {"props", baseline.props},
+                                                   {"props_N", trim_props(props_n)}};
+    server_section.set("build_info", baseline.props.find("build_info")
+                                         ? *baseline.props.find("build_info")
+                                         : core::Json());
+    extras.set("server", server_section);
+    extras.set("host", describe_host());
+    extras.set("run", run_section(baseline));
+    timings.set("total_s", seconds_since(origin_));
+    extras.set("timings", timings);
+    context.extras = std::move(extras);
+    outcome.cert = core::build_cert(context, outcome.verdict);
+
+    outcome.cert_path =
+        options_.out_dir + "/" + core::cert_file_name(options_.model_alias, baseline.ctx, parallel);
+    throw_if_interrupted();
+    io::write_cert(outcome.cert_path, outcome.cert);
+    outcome.promotable = core::check_promotable(outcome.cert, true).promotable;
+    return outcome;
+}
+
+core::Json CellRunner::run_section(const Baseline& baseline) const {
+    core::Json run =
+        options_.cert_extras.find("run") ? *options_.cert_extras.find("run") : core::Json::object();
+    const auto& r = options_.request;
+    run.set("seed", static_cast<std::int64_t>(options_.seed));
+    run.set("n_predict", r.n_predict);
+    run.set("endpoint", std::string(http::request_path(r.endpoint)));
+    run.set("logprobs", r.logprobs);
+    run.set("passes", options_.passes);
+    run.set("reps", options_.reps);
+    run.set("n_items", baseline.items.size());
+    run.set("order", "A, A' and B in work-set order; each C pass its own seeded permutation");
+    run.set("stagger_ms", static_cast<std::int64_t>(options_.stagger.count()));
+    run.set("request_timeout_s", static_cast<double>(r.timeout.count()) / 1000.0);
+    run.set("stop_on_red", options_.stop_on_red);
+    return run;
+}
+
+}  // namespace bi::driver

@@ -1,0 +1,98 @@
+// One cell end to end (DESIGN.md §9): A and A' on a one-slot server, then B and T concurrent
+// passes of C on an N-slot server, scoring after each arm, then the verdict and the cert.
+// A sweep shares one A baseline across every N at the same ctx.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/json.hpp"
+#include "core/trial.hpp"
+#include "core/verdict.hpp"
+#include "core/work_item.hpp"
+#include "http/completion_request.hpp"
+#include "plugin_host/plugin_info.hpp"
+#include "plugin_host/scorer.hpp"
+#include "progress.hpp"
+#include "server_handle.hpp"
+
+namespace bi::driver {
+
+struct RunOptions {
+    std::string model_alias;  // the cert's "model"
+    std::string kv_label = "f16";
+    int passes = 4;
+    int reps = 1;
+    std::uint64_t seed = 42;  // permutes the C passes; items carry their own request seeds
+    http::RequestOptions request;
+    std::chrono::milliseconds stagger{0};
+    std::optional<std::chrono::milliseconds> arm_deadline;
+    bool stop_on_red = false;
+    std::string out_dir;
+    // Merged into the cert: model_file, server flags, scorer and work-set labels, ...
+    core::Json cert_extras = core::Json::object();
+};
+
+// Produces the work rows for a model alias and ctx once the first server is up (its tokenizer
+// sizes prompts).
+using WorkRowSource = std::function<std::vector<core::WorkRow>(
+    const plugin_host::TokenCounter& count_tokens, const std::string& model_id, std::int64_t ctx)>;
+
+// Arm A and its repeat, shared by every N at one ctx.
+struct Baseline {
+    std::int64_t ctx = 0;
+    std::vector<core::WorkItem> items;
+    core::ArmResults arm_a;
+    core::ArmResults arm_a_prime;
+    core::ServerOverlapEvidence server_a;
+    core::Json server;  // describe() of the one-slot server
+    core::Json props;   // its /props, trimmed
+    bool reports_mock = false;
+    core::Json timings = core::Json::object();
+};
+
+struct CellOutcome {
+    core::Verdict verdict;
+    core::Json cert;  // as written, without the digest
+    std::string cert_path;
+    bool promotable = false;
+};
+
+class CellRunner {
+public:
+    CellRunner(ServerLauncher& launcher, plugin_host::ScorerInstance& scorer, RunOptions options,
+               Progress& progress);
+
+    Baseline run_baseline(std::int64_t ctx, const WorkRowSource& rows);
+    // Runs B and C on an N-slot server, decides, and writes the cert atomically. Throws (and
+    // writes nothing) when the server dies, a signal arrives or anything else ends the run.
+    CellOutcome run_cell(const Baseline& baseline, int parallel);
+
+private:
+    struct ArmRun {
+        std::vector<core::TrialRecord> records;
+        core::ServerOverlapEvidence server;
+        double seconds = 0.0;
+    };
+    ArmRun run_arm(ServerHandle& server, const std::vector<core::WorkItem>& items,
+                   const std::string& arm, int pass, std::vector<std::size_t> order,
+                   int concurrency, const std::string& label);
+    core::ArmResults score(std::vector<core::TrialRecord> records,
+                           const std::vector<core::WorkItem>& items);
+    core::Json run_section(const Baseline& baseline) const;
+
+    ServerLauncher& launcher_;
+    plugin_host::ScorerInstance& scorer_;
+    RunOptions options_;
+    Progress& progress_;
+    std::chrono::steady_clock::time_point origin_;
+};
+
+// "green", "failed (co_batching)", "green_with_caveat (token_only)" ...
+std::string verdict_summary(const core::Verdict& verdict);
+
+}  // namespace bi::driver

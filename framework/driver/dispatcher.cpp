@@ -1,0 +1,281 @@
+#include "dispatcher.hpp"
+
+#include <algorithm>
+#include <condition_variable>
+#include <memory>
+#include <mutex>
+#include <thread>
+
+#include "core/error.hpp"
+#include "core/sha256.hpp"
+#include "http/completion_client.hpp"
+
+namespace bi::driver {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+// How often the calling thread looks at the cancel flag and the deadline.
+constexpr auto kWatchInterval = std::chrono::milliseconds(5);
+
+enum class StopReason : int { None = 0, Cancelled, Deadline, ServerDied };
+
+std::int64_t ns_since(Clock::time_point origin, Clock::time_point t) {
+    return std::chrono::duration_cast<std::chrono::nanoseconds>(t - origin).count();
+}
+
+void validate(const ArmRequest& request) {
+    if (!request.items) throw Error(ErrorCategory::Internal, "run_arm: items is null");
+    if (request.concurrency < 1)
+        throw Error(ErrorCategory::Internal, "run_arm: concurrency must be >= 1, got " +
+                                                 std::to_string(request.concurrency));
+    std::vector<char> seen(request.items->size(), 0);
+    for (std::size_t index : request.order) {
+        if (index >= seen.size())
+            throw Error(ErrorCategory::Internal, "run_arm: order index " + std::to_string(index) +
+                                                     " is out of range (" +
+                                                     std::to_string(seen.size()) + " items)");
+        if (seen[index])
+            throw Error(ErrorCategory::Internal,
+                        "run_arm: order lists item " + std::to_string(index) + " twice");
+        seen[index] = 1;
+    }
+}
+
+class ArmRun {
+public:
+    ArmRun(const http::Endpoint& endpoint, const ArmRequest& request)
+        : request_(request), total_(request.order.size()), records_(total_), sent_(total_, 0) {
+        for (std::size_t i = 0; i < total_; ++i) {
+            const core::WorkItem& item = (*request.items)[request.order[i]];
+            core::TrialRecord& r = records_[i];
+            r.test_id = item.test_id;
+            r.family = item.family;
+            r.fill = item.fill;
+            r.expected_answer = item.expected_answer;
+            r.arm = request.arm;
+            r.pass = request.pass;
+        }
+        const auto workers =
+            std::min<std::size_t>(static_cast<std::size_t>(request.concurrency), total_);
+        for (std::size_t k = 0; k < workers; ++k)
+            sessions_.push_back(
+                std::make_unique<http::HttpSession>(endpoint, request.request.timeout));
+    }
+
+    std::vector<core::TrialRecord> run() {
+        report_progress(0);
+        if (total_ == 0) return {};
+        std::vector<std::thread> threads;
+        threads.reserve(sessions_.size());
+        for (std::size_t k = 0; k < sessions_.size(); ++k)
+            threads.emplace_back([this, k] { worker(k); });
+        release_when_ready();
+        watch();
+        for (auto& t : threads) t.join();
+        label_unsent();
+        report_progress(total_);
+        return std::move(records_);
+    }
+
+private:
+    const ArmRequest& request_;
+    const std::size_t total_;
+    std::vector<core::TrialRecord> records_;  // records_[i] is written only by the taker of i
+    std::vector<char> sent_;
+    std::vector<std::unique_ptr<http::HttpSession>> sessions_;  // cancel() from any thread
+
+    std::atomic<std::size_t> cursor_{0};
+    std::atomic<std::size_t> done_{0};
+    std::atomic<int> stop_{0};
+    std::size_t last_reported_ = 0;
+
+    std::mutex mutex_;  // start barrier, stagger waits, worker exits
+    std::condition_variable changed_;
+    std::size_t ready_ = 0;
+    std::size_t running_ = 0;
+    bool released_ = false;
+    Clock::time_point release_time_;
+
+    std::mutex alive_mutex_;  // server_alive need not be thread-safe
+
+    StopReason stop_reason() const { return static_cast<StopReason>(stop_.load()); }
+
+    void trigger(StopReason reason) {
+        int expected = 0;
+        if (!stop_.compare_exchange_strong(expected, static_cast<int>(reason))) return;
+        for (auto& session : sessions_) session->cancel();
+        std::lock_guard<std::mutex> lock(mutex_);
+        changed_.notify_all();
+    }
+
+    void check_cancel_and_deadline() {
+        if (request_.cancel && request_.cancel->load()) trigger(StopReason::Cancelled);
+        if (request_.deadline && Clock::now() >= *request_.deadline) trigger(StopReason::Deadline);
+    }
+
+    void report_progress(std::size_t done) {
+        last_reported_ = done;
+        if (request_.progress) request_.progress(done, total_);
+    }
+
+    void release_when_ready() {
+        std::unique_lock<std::mutex> lock(mutex_);
+        changed_.wait(lock, [this] { return ready_ == sessions_.size(); });
+        lock.unlock();
+        check_cancel_and_deadline();  // an arm cancelled before it began sends nothing
+        lock.lock();
+        released_ = true;
+        release_time_ = Clock::now();
+        changed_.notify_all();
+    }
+
+    void watch() {
+        for (;;) {
+            bool finished = false;
+            {
+                std::unique_lock<std::mutex> lock(mutex_);
+                changed_.wait_for(lock, kWatchInterval, [this] {
+                    return running_ == 0 || done_.load() != last_reported_;
+                });
+                finished = running_ == 0;
+            }
+            if (finished) return;
+            check_cancel_and_deadline();
+            const std::size_t done = done_.load();
+            if (done != last_reported_ && done < total_) report_progress(done);
+        }
+    }
+
+    void worker(std::size_t k) {
+        Clock::time_point first_request;
+        {
+            std::unique_lock<std::mutex> lock(mutex_);
+            ++ready_;
+            ++running_;
+            changed_.notify_all();
+            changed_.wait(lock, [this] { return released_; });
+            first_request = release_time_ + static_cast<long>(k) * request_.stagger;
+            changed_.wait_until(lock, first_request, [this] { return stop_.load() != 0; });
+        }
+        http::HttpSession& session = *sessions_[k];
+        while (stop_.load() == 0) {
+            const std::size_t i = cursor_.fetch_add(1);
+            if (i >= total_) break;
+            if (!send_one(session, i)) break;
+        }
+        std::lock_guard<std::mutex> lock(mutex_);
+        --running_;
+        changed_.notify_all();
+    }
+
+    // Returns false when the item could not be sent because the arm is stopping.
+    bool send_one(http::HttpSession& session, std::size_t i) {
+        const core::WorkItem& item = (*request_.items)[request_.order[i]];
+        core::TrialRecord& r = records_[i];
+        auto timeout = request_.request.timeout;
+        if (request_.deadline) {
+            const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
+                *request_.deadline - Clock::now());
+            if (left.count() < 1) {
+                trigger(StopReason::Deadline);
+                return false;
+            }
+            timeout = std::min(timeout, left);
+        }
+        session.set_timeout(timeout);
+        const Clock::time_point t0 = Clock::now();
+        http::CompletionOutcome outcome;
+        try {
+            outcome =
+                http::complete(session, request_.request, item.system, item.prompt, item.seed);
+        } catch (const std::exception& e) {
+            outcome.failure = http::Failure{std::string(core::failure_mode::kHttpError),
+                                            std::string("client error: ") + e.what()};
+        }
+        const Clock::time_point t1 = Clock::now();
+        sent_[i] = 1;
+        r.dispatch_ns = ns_since(request_.origin, t0);
+        r.complete_ns = ns_since(request_.origin, t1);
+        r.wall_ms = std::chrono::duration<double, std::milli>(t1 - t0).count();
+        r.retries = outcome.retries;
+        if (outcome.ok()) {
+            const http::CompletionResult& c = outcome.result;
+            r.content = c.content;
+            r.content_sha = core::content_sha(c.content);
+            r.token_ids = c.token_ids;
+            r.token_logprobs = c.token_logprobs;
+            r.prompt_tokens_measured = c.prompt_tokens;
+            r.id_slot = c.id_slot;
+            r.tokens_per_second = c.tokens_per_second;
+            r.finish_reason = c.finish_reason;
+            r.completion_tokens = c.completion_tokens;
+        } else {
+            label_failure(r, *outcome.failure);
+        }
+        done_.fetch_add(1);
+        changed_.notify_all();
+        return true;
+    }
+
+    void label_failure(core::TrialRecord& r, const http::Failure& failure) {
+        if (stop_reason() == StopReason::None && request_.deadline &&
+            Clock::now() >= *request_.deadline)
+            trigger(StopReason::Deadline);  // the timeout was cut short by the deadline
+        if (stop_reason() == StopReason::None && request_.server_alive) {
+            bool alive = true;
+            {
+                std::lock_guard<std::mutex> lock(alive_mutex_);
+                alive = request_.server_alive();
+            }
+            if (!alive) trigger(StopReason::ServerDied);
+        }
+        r.failure_mode = failure.mode;
+        r.error = failure.message;
+        // Only a transport failure can have been caused by the stop; an answer the server
+        // actually gave (oom, bad_response) keeps its own label.
+        const bool transport = failure.mode == core::failure_mode::kHttpError ||
+                               failure.mode == core::failure_mode::kHttpTimeout;
+        if (transport) relabel(r, stop_reason(), failure.message);
+    }
+
+    static void relabel(core::TrialRecord& r, StopReason reason, const std::string& detail) {
+        switch (reason) {
+            case StopReason::None:
+                return;
+            case StopReason::Cancelled:
+                r.failure_mode = std::string(core::failure_mode::kHttpTimeout);
+                r.error = "cancelled: " + detail;
+                return;
+            case StopReason::Deadline:
+                r.failure_mode = std::string(core::failure_mode::kHttpTimeout);
+                r.error = "arm deadline: " + detail;
+                return;
+            case StopReason::ServerDied:
+                r.failure_mode = std::string(core::failure_mode::kServerDied);
+                r.error = "server not running: " + detail;
+                return;
+        }
+    }
+
+    void label_unsent() {
+        for (std::size_t i = 0; i < total_; ++i) {
+            if (sent_[i]) continue;
+            core::TrialRecord& r = records_[i];
+            r.failure_mode = std::string(core::failure_mode::kHttpError);
+            r.error = "not sent";
+            relabel(r, stop_reason(), "not sent");
+        }
+    }
+};
+
+}  // namespace
+
+std::vector<core::TrialRecord> run_arm(const http::Endpoint& endpoint, const ArmRequest& request) {
+    validate(request);
+    ArmRun run(endpoint, request);
+    return run.run();
+}
+
+}  // namespace bi::driver

@@ -1,0 +1,63 @@
+// Runs one arm or one pass: N closed-loop workers, each with its own keep-alive connection,
+// released together, so N requests are in flight at once and never more (DESIGN.md §9).
+#pragma once
+
+#include <atomic>
+#include <chrono>
+#include <cstddef>
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/trial.hpp"
+#include "core/work_item.hpp"
+#include "http/completion_request.hpp"
+#include "http/http_session.hpp"
+
+namespace bi::driver {
+
+struct ArmRequest {
+    std::string arm;  // "A", "A'", "B" or "C"; copied into every record
+    int pass = 0;     // copied into every record (1-based for C passes, 0 elsewhere)
+    const std::vector<core::WorkItem>* items = nullptr;
+    std::vector<std::size_t> order;        // indices into *items, each at most once, in send order
+    int concurrency = 1;                   // workers; 1 = serial
+    std::chrono::milliseconds stagger{0};  // worker k sends its first request k * stagger late
+    http::RequestOptions request;          // endpoint, n_predict, logprobs, seed, timeout
+    std::chrono::steady_clock::time_point origin;  // dispatch_ns / complete_ns count from here
+    std::optional<std::chrono::steady_clock::time_point> deadline;  // for the whole arm
+    const std::atomic<bool>* cancel = nullptr;  // set by anyone (e.g. a signal handler) to stop
+    // Called on the calling thread, never concurrently: after start, whenever the number of
+    // finished records grows (checked every few ms), and once at the end with done == total.
+    std::function<void(std::size_t done, std::size_t total)> progress;
+    // Asked after a request fails (from worker threads, serialised by run_arm): false means the
+    // server process is gone. Absent: assumed alive.
+    std::function<bool()> server_alive;
+};
+
+// Runs the arm and returns one record per entry of `order`, in `order`'s sequence, whatever
+// happened. Each worker takes the next index from a shared cursor and has exactly one request
+// in flight, so at most min(concurrency, order.size()) requests are ever in flight.
+//
+// A record carries the item's test_id, family, fill and expected_answer, the arm and pass, and
+// retries. When a completion arrived: content, content_sha, token_ids, token_logprobs,
+// prompt_tokens_measured, id_slot, tokens_per_second, and failure_mode left EMPTY for the
+// scorer to fill. When not: failure_mode is the transport failure ("http_timeout",
+// "http_error", "oom", "bad_response", "server_died") and error says why. Every request that
+// was sent has dispatch_ns, complete_ns (steady clock, ns since origin) and wall_ms.
+//
+// Stopping. A request that fails while server_alive() says false is "server_died". The arm
+// then stops early for one of three reasons, checked every few ms and after every request:
+//   cancelled    (*cancel became true)      -> "http_timeout", error "cancelled..."
+//   arm deadline (deadline passed)          -> "http_timeout", error "arm deadline..."
+//   server died  (server_alive() was false) -> "server_died",  error "server not running..."
+// Requests in flight are cut off at once (their records keep their intervals); items not yet
+// sent get a record without an interval, error "...: not sent". Request timeouts are shortened
+// so that no request outlives the deadline.
+//
+// Throws bi::Error(Internal) before sending anything when items is null, concurrency < 1, or
+// order holds an index out of range or twice.
+std::vector<core::TrialRecord> run_arm(const http::Endpoint& endpoint, const ArmRequest& request);
+
+}  // namespace bi::driver

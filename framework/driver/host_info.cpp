@@ -1,0 +1,60 @@
+#include "host_info.hpp"
+
+#include <sys/utsname.h>
+#include <unistd.h>
+
+#include <ctime>
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <thread>
+
+namespace bi::driver {
+
+namespace {
+
+// The value after "key:" on the first line that starts with key, trimmed.
+std::string field_from(const std::string& path, const std::string& key) {
+    std::ifstream in(path);
+    std::string line;
+    while (std::getline(in, line)) {
+        if (line.rfind(key, 0) != 0) continue;
+        const auto colon = line.find(':');
+        if (colon == std::string::npos) continue;
+        const auto start = line.find_first_not_of(" \t", colon + 1);
+        return start == std::string::npos ? "" : line.substr(start);
+    }
+    return "";
+}
+
+}  // namespace
+
+core::Json describe_host() {
+    core::Json host = core::Json::object();
+    char name[256] = {};
+    if (::gethostname(name, sizeof name - 1) == 0) host.set("hostname", std::string(name));
+    host.set("cpu", field_from("/proc/cpuinfo", "model name"));
+    host.set("n_cpus", static_cast<std::int64_t>(std::thread::hardware_concurrency()));
+    core::Json gpus = core::Json::array();
+    std::error_code ec;
+    const std::filesystem::path nvidia("/proc/driver/nvidia/gpus");
+    if (std::filesystem::is_directory(nvidia, ec))
+        for (const auto& entry : std::filesystem::directory_iterator(nvidia, ec))
+            gpus.push_back(field_from((entry.path() / "information").string(), "Model"));
+    host.set("gpus", gpus);
+    struct utsname uts {};
+    if (::uname(&uts) == 0)
+        host.set("os", std::string(uts.sysname) + " " + uts.release + " " + uts.machine);
+    return host;
+}
+
+std::string utc_timestamp() {
+    const std::time_t now = std::time(nullptr);
+    std::tm utc{};
+    ::gmtime_r(&now, &utc);
+    char buffer[32];
+    std::strftime(buffer, sizeof buffer, "%Y-%m-%dT%H:%M:%SZ", &utc);
+    return buffer;
+}
+
+}  // namespace bi::driver

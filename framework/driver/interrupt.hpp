@@ -1,0 +1,33 @@
+// SIGINT/SIGTERM/SIGHUP become a flag the dispatcher polls, so the run unwinds normally and every
+// server it started is torn down by its RAII handle before the process exits 130/143.
+#pragma once
+
+#include <atomic>
+
+#include "core/error.hpp"
+
+namespace bi::driver {
+
+// Installs the handlers once; later calls do nothing.
+void install_interrupt_handlers();
+
+// Set by the handlers; the dispatcher and the cell runner check it.
+const std::atomic<bool>& interrupt_flag();
+
+// The signal that set the flag, 0 when none.
+int interrupt_signal();
+
+// Thrown when the run stops because of a signal; no cert is written.
+class Interrupted : public Error {
+public:
+    explicit Interrupted(int signal_number);
+    int signal_number() const { return signal_number_; }
+
+private:
+    int signal_number_;
+};
+
+// Throws Interrupted when the flag is set.
+void throw_if_interrupted();
+
+}  // namespace bi::driver

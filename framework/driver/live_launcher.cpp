@@ -1,0 +1,78 @@
+#include "live_launcher.hpp"
+
+#include <fstream>
+
+#include "core/error.hpp"
+#include "core/sha256.hpp"
+#include "readiness.hpp"
+#include "server/server_process.hpp"
+
+namespace bi::driver {
+
+namespace {
+
+class LiveHandle : public ServerHandle {
+public:
+    LiveHandle(std::vector<std::string> argv, const LiveServerConfig& config,
+               std::string binary_sha256, std::uint16_t port)
+        : process_(std::move(argv), config.log_path, config.limits.untouchable_pids),
+          grace_(config.grace),
+          binary_sha256_(std::move(binary_sha256)),
+          port_(port) {}
+
+    ServerAddress address() const override { return {"127.0.0.1", port_}; }
+    bool alive() override { return process_.alive(); }
+    std::string death_report() override { return process_.death_report(); }
+    core::Json describe() const override {
+        core::Json argv = core::Json::array();
+        for (const auto& arg : process_.argv()) argv.push_back(arg);
+        return core::Json::Object{{"binary", process_.argv().front()},
+                                  {"binary_sha256", binary_sha256_},
+                                  {"argv", argv},
+                                  {"pid", static_cast<std::int64_t>(process_.pid())},
+                                  {"port", static_cast<std::int64_t>(port_)},
+                                  {"log", process_.log_path()},
+                                  {"parent_death_signal", process_.under_parent_death_signal()}};
+    }
+    void shutdown() override { process_.terminate(grace_); }
+
+private:
+    server::ServerProcess process_;
+    std::chrono::milliseconds grace_;
+    std::string binary_sha256_;
+    std::uint16_t port_;
+};
+
+}  // namespace
+
+std::string file_sha256(const std::string& path) {
+    std::ifstream in(path, std::ios::binary);
+    if (!in) return "";
+    core::Sha256 hash;
+    char buffer[1 << 16];
+    while (in.read(buffer, sizeof buffer) || in.gcount() > 0)
+        hash.update(buffer, static_cast<std::size_t>(in.gcount()));
+    return hash.hex_digest();
+}
+
+LiveLauncher::LiveLauncher(LiveServerConfig config)
+    : config_(std::move(config)), binary_sha256_(file_sha256(config_.command.binary)) {}
+
+std::unique_ptr<ServerHandle> LiveLauncher::launch(int parallel, std::int64_t ctx_total) {
+    std::uint16_t port = 0;
+    if (config_.port) {
+        server::check_port(*config_.port, config_.limits);
+        port = *config_.port;
+    } else {
+        port = server::pick_free_port(config_.limits);
+    }
+    auto argv = server::build_argv(config_.command, parallel, ctx_total, port);
+    auto handle = std::make_unique<LiveHandle>(std::move(argv), config_, binary_sha256_, port);
+    LiveHandle& h = *handle;
+    // On any failure the handle's destructor stops the process before the error leaves here.
+    wait_until_ready({"127.0.0.1", port}, config_.ready_timeout, [&h] { return h.alive(); },
+                     [&h] { return h.death_report(); });
+    return handle;
+}
+
+}  // namespace bi::driver

@@ -1,0 +1,37 @@
+// run-live's launcher: one real server process per arm group, on 127.0.0.1, PID-scoped.
+#pragma once
+
+#include <chrono>
+#include <optional>
+#include <string>
+
+#include "server/argv.hpp"
+#include "server/guards.hpp"
+#include "server_handle.hpp"
+
+namespace bi::driver {
+
+struct LiveServerConfig {
+    server::ServerCommand command;
+    server::GuardLimits limits;
+    std::optional<std::uint16_t> port;  // absent: a free port per launch
+    std::string log_path;               // appended to by every launch
+    std::chrono::milliseconds ready_timeout = std::chrono::minutes(10);
+    std::chrono::milliseconds grace = std::chrono::seconds(10);
+};
+
+class LiveLauncher : public ServerLauncher {
+public:
+    explicit LiveLauncher(LiveServerConfig config);
+    std::unique_ptr<ServerHandle> launch(int parallel, std::int64_t ctx_total) override;
+    bool launches_real_binary() const override { return true; }
+
+private:
+    LiveServerConfig config_;
+    std::string binary_sha256_;
+};
+
+// sha256 of a whole file, streamed; empty when unreadable.
+std::string file_sha256(const std::string& path);
+
+}  // namespace bi::driver

@@ -1,0 +1,18 @@
+// Waits for a freshly started server to answer GET /health with 200, polling, never sleeping
+// longer than one short interval, and giving up at once when the server process is gone.
+#pragma once
+
+#include <chrono>
+#include <functional>
+
+#include "http/http_session.hpp"
+
+namespace bi::driver {
+
+// Throws bi::Error(Server) naming the deadline when it passes, or with `death_report()` when
+// `alive()` turns false; driver::Interrupted on a signal.
+void wait_until_ready(const http::Endpoint& endpoint, std::chrono::milliseconds deadline,
+                      const std::function<bool()>& alive,
+                      const std::function<std::string()>& death_report);
+
+}  // namespace bi::driver

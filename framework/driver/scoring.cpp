@@ -1,0 +1,40 @@
+#include "scoring.hpp"
+
+#include <map>
+#include <string_view>
+
+#include "core/error.hpp"
+
+namespace bi::driver {
+
+core::ArmResults score_arm(std::vector<core::TrialRecord> records,
+                           const std::vector<core::WorkItem>& items,
+                           plugin_host::ScorerInstance& scorer) {
+    std::map<std::string_view, const core::WorkItem*> by_id;
+    for (const auto& item : items) by_id.emplace(item.test_id, &item);
+
+    core::ArmResults arm;
+    for (auto& record : records) {
+        auto it = by_id.find(record.test_id);
+        if (it == by_id.end())
+            throw Error(ErrorCategory::Internal, "trial for unknown item " + record.test_id);
+        const core::WorkItem& item = *it->second;
+        record.expected_answer = item.expected_answer;
+        if (record.failure_mode.empty()) {
+            auto outcome = scorer.evaluate(item, record.content);
+            record.extracted_answer = std::move(outcome.extracted_answer);
+            record.failure_mode = std::move(outcome.failure_mode);
+            if (outcome.error.empty()) {
+                record.score = outcome.score;
+                record.passed = outcome.passed;
+            } else {
+                record.error = std::move(outcome.error);  // scorer_error: no score to compare
+            }
+        }
+        std::string id = record.test_id;
+        arm.insert_or_assign(std::move(id), std::move(record));
+    }
+    return arm;
+}
+
+}  // namespace bi::driver

@@ -1,0 +1,49 @@
+#include "completion_client.hpp"
+
+#include <string>
+
+#include "core/error.hpp"
+#include "core/json.hpp"
+#include "core/trial.hpp"
+#include "io/json_text.hpp"
+
+namespace bi::http {
+
+CompletionOutcome complete(HttpSession& session, const RequestOptions& options,
+                           std::string_view system, std::string_view prompt, std::uint64_t seed) {
+    const std::string body = build_request_body(options, system, prompt, seed);
+    HttpOutcome sent = session.post_json(request_path(options.endpoint), body);
+    CompletionOutcome outcome;
+    if (!sent.ok()) {
+        outcome.failure = std::move(sent.failure);
+    } else {
+        outcome = parse_completion(options.endpoint, sent.response.body);
+    }
+    outcome.retries = sent.retries;
+    return outcome;
+}
+
+TokenCountOutcome tokenize(HttpSession& session, std::string_view text) {
+    core::Json request = core::Json::object();
+    request.set("content", text);
+    HttpOutcome sent = session.post_json("/tokenize", io::to_json_text(request));
+    TokenCountOutcome outcome;
+    if (!sent.ok()) {
+        outcome.failure = std::move(sent.failure);
+        return outcome;
+    }
+    const std::string bad(core::failure_mode::kBadResponse);
+    try {
+        const core::Json root = io::parse_json(sent.response.body, "/tokenize response");
+        const core::Json* tokens = root.find("tokens");
+        if (!tokens || !tokens->is_array())
+            outcome.failure = Failure{bad, "/tokenize response has no \"tokens\" array"};
+        else
+            outcome.count = static_cast<std::int64_t>(tokens->size());
+    } catch (const Error& e) {
+        outcome.failure = Failure{bad, e.what()};
+    }
+    return outcome;
+}
+
+}  // namespace bi::http

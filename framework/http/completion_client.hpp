@@ -1,0 +1,31 @@
+// The two calls the driver and the generators make: one completion for one item, and a token
+// count through the server's own tokenizer.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string_view>
+
+#include "completion_request.hpp"
+#include "completion_response.hpp"
+#include "http_session.hpp"
+
+namespace bi::http {
+
+// Sends build_request_body(options, system, prompt, seed) to request_path(options.endpoint) and
+// parses the answer. Uses the session's current timeout (options.timeout is for the caller to
+// apply, so it can shorten it to an arm deadline). Never throws for server or transport trouble.
+CompletionOutcome complete(HttpSession& session, const RequestOptions& options,
+                           std::string_view system, std::string_view prompt, std::uint64_t seed);
+
+struct TokenCountOutcome {
+    std::int64_t count = 0;
+    std::optional<Failure> failure;
+    bool ok() const { return !failure; }
+};
+
+// POST /tokenize {"content": text} -> the length of "tokens". The server's default applies to
+// special tokens (llama-server adds none, e.g. no BOS), so counts are of the text itself.
+TokenCountOutcome tokenize(HttpSession& session, std::string_view text);
+
+}  // namespace bi::http

@@ -1,0 +1,70 @@
+#include "completion_request.hpp"
+
+#include "core/json.hpp"
+#include "io/json_text.hpp"
+
+namespace bi::http {
+
+namespace {
+
+constexpr std::uint64_t kRandomSeedSentinel = 0xFFFFFFFFULL;
+
+core::Json chat_body(const RequestOptions& options, std::string_view system,
+                     std::string_view prompt) {
+    core::Json messages = core::Json::array();
+    if (!system.empty())
+        messages.push_back(core::Json::Object{{"role", "system"}, {"content", system}});
+    messages.push_back(core::Json::Object{{"role", "user"}, {"content", prompt}});
+    core::Json body = core::Json::object();
+    body.set("messages", std::move(messages));
+    // llama-server reads n_predict before max_tokens; both are sent so an OpenAI-only server
+    // limits the length too.
+    body.set("max_tokens", options.n_predict);
+    body.set("n_predict", options.n_predict);
+    if (options.logprobs > 0) {
+        body.set("logprobs", true);
+        body.set("top_logprobs", options.logprobs);
+    }
+    return body;
+}
+
+core::Json completion_body(const RequestOptions& options, std::string_view system,
+                           std::string_view prompt) {
+    std::string text;
+    if (!system.empty()) {
+        text.append(system);
+        text.append("\n\n");
+    }
+    text.append(prompt);
+    core::Json body = core::Json::object();
+    body.set("prompt", std::move(text));
+    body.set("n_predict", options.n_predict);
+    body.set("return_tokens", true);
+    if (options.logprobs > 0) body.set("n_probs", options.logprobs);
+    return body;
+}
+
+}  // namespace
+
+std::string_view request_path(EndpointKind endpoint) {
+    return endpoint == EndpointKind::Chat ? "/v1/chat/completions" : "/completion";
+}
+
+std::uint32_t wire_seed(std::uint64_t seed) {
+    return static_cast<std::uint32_t>(seed % kRandomSeedSentinel);
+}
+
+std::string build_request_body(const RequestOptions& options, std::string_view system,
+                               std::string_view prompt, std::uint64_t seed) {
+    core::Json body = options.endpoint == EndpointKind::Chat
+                          ? chat_body(options, system, prompt)
+                          : completion_body(options, system, prompt);
+    body.set("temperature", 0.0);
+    body.set("top_k", 1);
+    body.set("seed", static_cast<std::int64_t>(wire_seed(options.fixed_seed.value_or(seed))));
+    body.set("cache_prompt", false);
+    body.set("stream", false);
+    return io::to_json_text(body);
+}
+
+}  // namespace bi::http

@@ -1,0 +1,47 @@
+// The one request body every arm sends for an item (DESIGN.md §9: like-for-like in every arm):
+// greedy sampling, a fixed seed, no prompt cache, the same length limit and logprob settings.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+
+namespace bi::http {
+
+enum class EndpointKind {
+    Chat,        // POST /v1/chat/completions (default)
+    Completion,  // POST /completion (returns generated token ids)
+};
+
+struct RequestOptions {
+    EndpointKind endpoint = EndpointKind::Chat;
+    int n_predict = 64;
+    int logprobs = 0;  // K > 0: ask for the top-K logprobs per generated token
+    // Empty: each item is sent with its own WorkItem::seed; set: every item uses this seed.
+    std::optional<std::uint64_t> fixed_seed;
+    std::chrono::milliseconds timeout = std::chrono::seconds(120);
+};
+
+// "/v1/chat/completions" or "/completion".
+std::string_view request_path(EndpointKind endpoint);
+
+// The seed as sent: llama-server keeps a 32-bit seed and reads 0xFFFFFFFF as "pick a random
+// one", so a 64-bit item seed is reduced modulo 0xFFFFFFFF into [0, 0xFFFFFFFE].
+std::uint32_t wire_seed(std::uint64_t seed);
+
+// JSON text of the body (field names as llama-server reads them):
+//  Chat:       {"messages": [{"role":"system","content":system}?,
+//  {"role":"user","content":prompt}],
+//               "temperature":0, "top_k":1, "seed":S, "cache_prompt":false, "stream":false,
+//               "max_tokens":n, "n_predict":n, and when K > 0 "logprobs":true, "top_logprobs":K}
+//  Completion: {"prompt":P, "n_predict":n, "temperature":0, "top_k":1, "seed":S,
+//               "cache_prompt":false, "stream":false, "return_tokens":true, and "n_probs":K}
+// /completion applies no chat template, so a system text is sent as the start of the prompt:
+// P = system + "\n\n" + prompt (just prompt when system is empty).
+// S = wire_seed(options.fixed_seed when set, else `seed`, the item's own seed).
+std::string build_request_body(const RequestOptions& options, std::string_view system,
+                               std::string_view prompt, std::uint64_t seed);
+
+}  // namespace bi::http

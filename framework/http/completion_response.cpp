@@ -1,0 +1,199 @@
+#include "completion_response.hpp"
+
+#include <stdexcept>
+#include <utility>
+
+#include "core/error.hpp"
+#include "core/json.hpp"
+#include "core/trial.hpp"
+#include "io/json_text.hpp"
+
+namespace bi::http {
+
+namespace {
+
+using core::Json;
+
+struct BadResponse : std::runtime_error {
+    using std::runtime_error::runtime_error;
+};
+
+// A member that is absent or null reads as absent; any other value must be of the asked type.
+const Json* optional_member(const Json& object, std::string_view key, Json::Type type,
+                            std::string_view where) {
+    const Json* value = object.find(key);
+    if (!value || value->is_null()) return nullptr;
+    const bool matches = type == Json::Type::Double ? value->is_number() : value->type() == type;
+    if (!matches)
+        throw BadResponse(std::string(where) + "." + std::string(key) + " is " +
+                          core::type_name(value->type()) + ", expected " + core::type_name(type));
+    return value;
+}
+
+const Json& required_member(const Json& object, std::string_view key, Json::Type type,
+                            std::string_view where) {
+    const Json* value = optional_member(object, key, type, where);
+    if (!value) throw BadResponse(std::string(where) + "." + std::string(key) + " is missing");
+    return *value;
+}
+
+std::optional<std::int64_t> optional_int(const Json& object, std::string_view key,
+                                         std::string_view where) {
+    const Json* value = optional_member(object, key, Json::Type::Int, where);
+    if (!value) return std::nullopt;
+    return value->as_int();
+}
+
+std::vector<std::int64_t> int_array(const Json& array, std::string_view where) {
+    std::vector<std::int64_t> out;
+    out.reserve(array.size());
+    for (const Json& item : array.as_array()) {
+        if (!item.is_int()) throw BadResponse(std::string(where) + " holds a non-integer");
+        out.push_back(item.as_int());
+    }
+    return out;
+}
+
+// Entries {id?, logprob, ...}: the chosen-token logprobs, and the ids when every entry has one.
+void read_probabilities(const Json& entries, std::string_view where, CompletionResult& result,
+                        bool take_ids) {
+    std::vector<double> logprobs;
+    std::vector<std::int64_t> ids;
+    for (const Json& entry : entries.as_array()) {
+        if (!entry.is_object()) throw BadResponse(std::string(where) + " holds a non-object");
+        logprobs.push_back(
+            required_member(entry, "logprob", Json::Type::Double, where).as_double());
+        if (auto id = optional_int(entry, "id", where)) ids.push_back(*id);
+    }
+    if (!ids.empty() && ids.size() != logprobs.size())
+        throw BadResponse(std::string(where) + ": some entries lack an id");
+    result.token_logprobs = std::move(logprobs);
+    if (take_ids && ids.size() == result.token_logprobs->size()) result.token_ids = std::move(ids);
+}
+
+void read_timings(const Json& root, CompletionResult& result, bool need_prompt_tokens,
+                  bool need_completion_tokens) {
+    const Json* timings = optional_member(root, "timings", Json::Type::Object, "response");
+    if (!timings) return;
+    if (const Json* tps =
+            optional_member(*timings, "predicted_per_second", Json::Type::Double, "timings"))
+        result.tokens_per_second = tps->as_double();
+    if (need_prompt_tokens) {
+        auto prompt_n = optional_int(*timings, "prompt_n", "timings");
+        auto cache_n = optional_int(*timings, "cache_n", "timings");
+        if (prompt_n && cache_n) result.prompt_tokens = *prompt_n + *cache_n;
+    }
+    if (need_completion_tokens) {
+        if (auto predicted_n = optional_int(*timings, "predicted_n", "timings"))
+            result.completion_tokens = *predicted_n;
+    }
+}
+
+CompletionResult parse_chat(const Json& root) {
+    CompletionResult result;
+    const Json& choices = required_member(root, "choices", Json::Type::Array, "response");
+    if (choices.size() == 0) throw BadResponse("response.choices is empty");
+    const Json& choice = choices.as_array().front();
+    if (!choice.is_object()) throw BadResponse("response.choices[0] is not an object");
+    if (const Json* message =
+            optional_member(choice, "message", Json::Type::Object, "choices[0]")) {
+        const Json* content = message->find("content");
+        if (!content) throw BadResponse("choices[0].message.content is missing");
+        if (content->is_string())
+            result.content = content->as_string();
+        else if (!content->is_null())
+            throw BadResponse(std::string("choices[0].message.content is ") +
+                              core::type_name(content->type()) + ", expected string");
+    } else if (const Json* text =
+                   optional_member(choice, "text", Json::Type::String, "choices[0]")) {
+        result.content = text->as_string();  // the /v1/completions shape
+    } else {
+        throw BadResponse("choices[0] has neither message.content nor text");
+    }
+    if (const Json* reason =
+            optional_member(choice, "finish_reason", Json::Type::String, "choices[0]"))
+        result.finish_reason = reason->as_string();
+    if (const Json* logprobs =
+            optional_member(choice, "logprobs", Json::Type::Object, "choices[0]")) {
+        if (const Json* entries =
+                optional_member(*logprobs, "content", Json::Type::Array, "choices[0].logprobs"))
+            read_probabilities(*entries, "choices[0].logprobs.content", result, true);
+    }
+    bool have_completion_tokens = false;
+    if (const Json* usage = optional_member(root, "usage", Json::Type::Object, "response")) {
+        result.prompt_tokens = optional_int(*usage, "prompt_tokens", "usage");
+        if (auto n = optional_int(*usage, "completion_tokens", "usage")) {
+            result.completion_tokens = *n;
+            have_completion_tokens = true;
+        }
+    }
+    result.id_slot = optional_int(root, "id_slot", "response");
+    read_timings(root, result, !result.prompt_tokens, !have_completion_tokens);
+    if (!have_completion_tokens && result.completion_tokens == 0 && result.token_ids)
+        result.completion_tokens = static_cast<std::int64_t>(result.token_ids->size());
+    return result;
+}
+
+CompletionResult parse_plain(const Json& root) {
+    CompletionResult result;
+    result.content = required_member(root, "content", Json::Type::String, "response").as_string();
+    const auto predicted = optional_int(root, "tokens_predicted", "response");
+    if (const Json* probs =
+            optional_member(root, "completion_probabilities", Json::Type::Array, "response"))
+        read_probabilities(*probs, "completion_probabilities", result, true);
+    // llama-server always sends "tokens", empty unless return_tokens was honoured; an empty list
+    // is taken as the generated ids only when nothing was generated.
+    if (const Json* tokens = optional_member(root, "tokens", Json::Type::Array, "response")) {
+        auto ids = int_array(*tokens, "tokens");
+        if (!ids.empty() || (predicted && *predicted == 0)) result.token_ids = std::move(ids);
+    }
+    result.prompt_tokens = optional_int(root, "tokens_evaluated", "response");
+    if (predicted) result.completion_tokens = *predicted;
+    if (const Json* stop = optional_member(root, "stop_type", Json::Type::String, "response"))
+        result.finish_reason = stop->as_string();
+    result.id_slot = optional_int(root, "id_slot", "response");
+    read_timings(root, result, !result.prompt_tokens, !predicted);
+    if (!predicted && result.completion_tokens == 0 && result.token_ids)
+        result.completion_tokens = static_cast<std::int64_t>(result.token_ids->size());
+    return result;
+}
+
+std::string server_error_note(const Json& root) {
+    const Json* error = root.find("error");
+    if (!error) return {};
+    if (error->is_string()) return " (server error: " + error->as_string() + ")";
+    if (error->is_object()) {
+        const std::string message = error->string_or("message", "");
+        if (!message.empty()) return " (server error: " + message + ")";
+    }
+    return {};
+}
+
+}  // namespace
+
+CompletionOutcome parse_completion(EndpointKind endpoint, std::string_view body) {
+    CompletionOutcome outcome;
+    const std::string bad(core::failure_mode::kBadResponse);
+    Json root;
+    try {
+        root = io::parse_json(body, "response");
+    } catch (const Error& e) {
+        outcome.failure = Failure{bad, e.what()};
+        return outcome;
+    }
+    if (!root.is_object()) {
+        outcome.failure = Failure{
+            bad, std::string("response is ") + core::type_name(root.type()) + ", expected object"};
+        return outcome;
+    }
+    try {
+        outcome.result = endpoint == EndpointKind::Chat ? parse_chat(root) : parse_plain(root);
+    } catch (const BadResponse& e) {
+        outcome.failure = Failure{bad, e.what() + server_error_note(root)};
+    } catch (const Error& e) {
+        outcome.failure = Failure{bad, e.what()};
+    }
+    return outcome;
+}
+
+}  // namespace bi::http

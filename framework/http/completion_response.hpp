@@ -1,0 +1,54 @@
+// Reads a completion answer from /v1/chat/completions or /completion into the fields a trial
+// record keeps. Anything missing or of the wrong type becomes failure "bad_response".
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "completion_request.hpp"
+#include "http_session.hpp"
+
+namespace bi::http {
+
+struct CompletionResult {
+    std::string content;
+    std::optional<std::vector<std::int64_t>> token_ids;  // generated ids, when the server sent them
+    std::optional<std::vector<double>> token_logprobs;   // chosen-token logprob per position
+    std::optional<std::int64_t> prompt_tokens;
+    std::int64_t completion_tokens = 0;
+    std::optional<std::int64_t> id_slot;
+    // Chat: choices[0].finish_reason ("stop", "length", ...). /completion: stop_type ("eos",
+    // "word", "limit", "none"). Empty when the server sent neither.
+    std::string finish_reason;
+    double tokens_per_second = 0.0;  // timings.predicted_per_second; 0 when absent
+};
+
+struct CompletionOutcome {
+    CompletionResult result;         // meaningful only when ok()
+    std::optional<Failure> failure;  // transport failure, or "bad_response"
+    int retries = 0;
+    bool ok() const { return !failure; }
+};
+
+// Required: Chat — choices[0].message.content (a string; null reads as ""), or choices[0].text
+// (the OpenAI /v1/completions shape, read by the same parser); /completion — content (a
+// string). Optional fields that are present and not null must have the right type.
+// Sources:
+//  token ids      chat: choices[0].logprobs.content[].id (only with logprobs on);
+//                 /completion: tokens[] (return_tokens), else completion_probabilities[].id
+//  logprobs       chat: choices[0].logprobs.content[].logprob;
+//                 /completion: completion_probabilities[].logprob
+//  prompt tokens  chat: usage.prompt_tokens; /completion: tokens_evaluated. Both are the
+//                 server's count of the whole prompt, whatever the prompt cache held, so they
+//                 are the same in every arm. timings.prompt_n counts only the tokens evaluated
+//                 this time (cached ones excluded), so timings.prompt_n + timings.cache_n is
+//                 used only when the first source is absent.
+//  completion tokens  usage.completion_tokens / tokens_predicted, else timings.predicted_n,
+//                 else the number of token ids, else 0
+//  id_slot        top-level id_slot (llama-server sends it on /completion only)
+CompletionOutcome parse_completion(EndpointKind endpoint, std::string_view body);
+
+}  // namespace bi::http

@@ -1,0 +1,246 @@
+#include "http_session.hpp"
+
+#include <Poco/Exception.h>
+#include <Poco/Net/HTTPClientSession.h>
+#include <Poco/Net/HTTPMessage.h>
+#include <Poco/Net/HTTPRequest.h>
+#include <Poco/Net/HTTPResponse.h>
+#include <Poco/Net/NetException.h>
+#include <Poco/StreamCopier.h>
+#include <Poco/Timespan.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cctype>
+#include <mutex>
+
+#include "core/trial.hpp"
+
+namespace bi::http {
+
+namespace {
+
+// Idle connections older than this are reopened before use: llama-server's HTTP layer closes
+// idle keep-alive connections after a few seconds, and a request written into a connection the
+// server is closing would be lost.
+constexpr auto kIdleReconnect = std::chrono::seconds(2);
+constexpr std::size_t kMessageExcerpt = 200;
+
+Poco::Timespan to_timespan(std::chrono::milliseconds ms) {
+    return Poco::Timespan(static_cast<Poco::Timespan::TimeDiff>(ms.count()) * 1000);
+}
+
+bool contains_ignoring_case(std::string_view haystack, std::string_view needle) {
+    auto lower = [](char c) {
+        return static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    };
+    auto it = std::search(haystack.begin(), haystack.end(), needle.begin(), needle.end(),
+                          [&](char a, char b) { return lower(a) == lower(b); });
+    return it != haystack.end();
+}
+
+std::string one_line(std::string_view text) {
+    std::string out(text.substr(0, kMessageExcerpt));
+    std::replace_if(
+        out.begin(), out.end(), [](char c) { return c == '\n' || c == '\r'; }, ' ');
+    if (text.size() > kMessageExcerpt) out += "...";
+    return out;
+}
+
+enum class AttemptError { None, Timeout, StaleConnection, Transport, Cancelled };
+
+struct Attempt {
+    HttpResponse response;
+    AttemptError error = AttemptError::None;
+    std::string message;
+};
+
+struct CancelledSignal {};
+
+}  // namespace
+
+std::optional<Failure> classify_status(int status, std::string_view body) {
+    if (status >= 200 && status < 300) return std::nullopt;
+    std::string message = "HTTP " + std::to_string(status);
+    if (!body.empty()) message += ": " + one_line(body);
+    if (status >= 500 && (contains_ignoring_case(body, "out of memory") ||
+                          contains_ignoring_case(body, "failed to allocate")))
+        return Failure{std::string(core::failure_mode::kOom), message};
+    return Failure{std::string(core::failure_mode::kHttpError), message};
+}
+
+struct HttpSession::Impl {
+    Endpoint endpoint;
+    std::chrono::milliseconds timeout;
+    std::unique_ptr<Poco::Net::HTTPClientSession> session;
+
+    // cancel() runs on another thread: it may only shut down our duplicate of the socket in
+    // flight, which this thread alone closes, under the mutex, so the descriptor cannot be
+    // reused for another connection while cancel() holds it.
+    mutable std::mutex mutex;
+    bool cancelled = false;
+    int inflight_fd = -1;
+
+    void track_inflight() {
+        std::lock_guard<std::mutex> lock(mutex);
+        if (cancelled) throw CancelledSignal{};
+        inflight_fd = ::dup(session->socket().impl()->sockfd());
+    }
+
+    void untrack_inflight() {
+        std::lock_guard<std::mutex> lock(mutex);
+        if (inflight_fd >= 0) ::close(inflight_fd);
+        inflight_fd = -1;
+    }
+
+    bool is_cancelled() const {
+        std::lock_guard<std::mutex> lock(mutex);
+        return cancelled;
+    }
+
+    [[noreturn]] void rethrow_network_error(const char* what) {
+        if (const Poco::Exception* e = session->networkException()) e->rethrow();
+        throw Poco::IOException(what);
+    }
+
+    Attempt attempt(const std::string& method, std::string_view path,
+                    const std::string_view* body) {
+        if (!session) {
+            session = std::make_unique<Poco::Net::HTTPClientSession>(endpoint.host, endpoint.port);
+            session->setKeepAlive(true);
+            session->setKeepAliveTimeout(to_timespan(kIdleReconnect));
+        }
+        // Poco reads a zero timeout as "wait forever".
+        session->setTimeout(to_timespan(std::max(timeout, std::chrono::milliseconds(1))));
+        const bool reused = session->connected();
+        Poco::Net::HTTPRequest request(method, std::string(path), Poco::Net::HTTPMessage::HTTP_1_1);
+        request.setKeepAlive(true);
+        if (body) {
+            request.setContentType("application/json");
+            request.setContentLength64(static_cast<Poco::Int64>(body->size()));
+        }
+        Attempt result;
+        try {
+            std::ostream& out = session->sendRequest(request);
+            if (body) out.write(body->data(), static_cast<std::streamsize>(body->size()));
+            if (!out.good()) rethrow_network_error("sending the request failed");
+            track_inflight();
+            Poco::Net::HTTPResponse response;
+            std::istream& in = session->receiveResponse(response);
+            std::string text;
+            Poco::StreamCopier::copyToString(in, text);
+            if (in.bad()) rethrow_network_error("reading the response body failed");
+            if (response.hasContentLength() &&
+                static_cast<Poco::Int64>(text.size()) != response.getContentLength64())
+                throw Poco::Net::MessageException("response body shorter than its Content-Length");
+            untrack_inflight();
+            result.response = HttpResponse{static_cast<int>(response.getStatus()), std::move(text)};
+            return result;
+        } catch (const CancelledSignal&) {
+            result.error = AttemptError::Cancelled;
+        } catch (const Poco::TimeoutException& e) {
+            result.error = AttemptError::Timeout;
+            result.message = e.displayText();
+        } catch (const Poco::Net::NoMessageException& e) {
+            result.error = reused ? AttemptError::StaleConnection : AttemptError::Transport;
+            result.message = "connection closed without a response: " + e.displayText();
+        } catch (const Poco::Net::ConnectionResetException& e) {
+            result.error = reused ? AttemptError::StaleConnection : AttemptError::Transport;
+            result.message = "connection reset: " + e.displayText();
+        } catch (const Poco::Exception& e) {
+            result.error = AttemptError::Transport;
+            result.message = e.displayText();
+        } catch (const std::exception& e) {
+            result.error = AttemptError::Transport;
+            result.message = e.what();
+        }
+        untrack_inflight();
+        session.reset();  // a broken connection is never reused
+        if (is_cancelled()) result.error = AttemptError::Cancelled;
+        return result;
+    }
+
+    HttpOutcome request(const std::string& method, std::string_view path,
+                        const std::string_view* body) {
+        HttpOutcome outcome;
+        for (int attempt_index = 0;; ++attempt_index) {
+            if (is_cancelled()) {
+                outcome.failure =
+                    Failure{std::string(core::failure_mode::kHttpError), "request cancelled"};
+                return outcome;
+            }
+            Attempt a = attempt(method, path, body);
+            if (a.error == AttemptError::StaleConnection && attempt_index == 0) {
+                ++outcome.retries;
+                continue;
+            }
+            const std::string target = method + " " + std::string(path) + ": ";
+            switch (a.error) {
+                case AttemptError::None:
+                    outcome.response = std::move(a.response);
+                    outcome.failure =
+                        classify_status(outcome.response.status, outcome.response.body);
+                    if (outcome.failure) outcome.failure->message.insert(0, target);
+                    break;
+                case AttemptError::Timeout:
+                    outcome.failure = Failure{
+                        std::string(core::failure_mode::kHttpTimeout),
+                        target + "timed out after " + std::to_string(timeout.count()) + " ms"};
+                    break;
+                case AttemptError::Cancelled:
+                    outcome.failure =
+                        Failure{std::string(core::failure_mode::kHttpError), "request cancelled"};
+                    break;
+                case AttemptError::StaleConnection:
+                case AttemptError::Transport:
+                    outcome.failure = Failure{std::string(core::failure_mode::kHttpError),
+                                              target + one_line(a.message)};
+                    break;
+            }
+            return outcome;
+        }
+    }
+};
+
+HttpSession::HttpSession(Endpoint endpoint, std::chrono::milliseconds timeout)
+    : impl_(std::make_unique<Impl>()) {
+    impl_->endpoint = std::move(endpoint);
+    impl_->timeout = timeout;
+}
+
+HttpSession::~HttpSession() {
+    impl_->untrack_inflight();
+}
+
+HttpOutcome HttpSession::get(std::string_view path) {
+    return impl_->request(Poco::Net::HTTPRequest::HTTP_GET, path, nullptr);
+}
+
+HttpOutcome HttpSession::post_json(std::string_view path, std::string_view body_text) {
+    return impl_->request(Poco::Net::HTTPRequest::HTTP_POST, path, &body_text);
+}
+
+void HttpSession::set_timeout(std::chrono::milliseconds timeout) {
+    impl_->timeout = timeout;
+}
+
+std::chrono::milliseconds HttpSession::timeout() const {
+    return impl_->timeout;
+}
+
+const Endpoint& HttpSession::endpoint() const {
+    return impl_->endpoint;
+}
+
+void HttpSession::cancel() {
+    std::lock_guard<std::mutex> lock(impl_->mutex);
+    impl_->cancelled = true;
+    if (impl_->inflight_fd >= 0) ::shutdown(impl_->inflight_fd, SHUT_RDWR);
+}
+
+bool HttpSession::cancelled() const {
+    return impl_->is_cancelled();
+}
+
+}  // namespace bi::http

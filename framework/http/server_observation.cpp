@@ -1,0 +1,111 @@
+#include "server_observation.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdlib>
+
+#include "core/error.hpp"
+#include "core/json.hpp"
+#include "io/json_text.hpp"
+
+namespace bi::http {
+
+namespace {
+
+std::string_view trim(std::string_view s) {
+    const auto first = s.find_first_not_of(" \t\r");
+    if (first == std::string_view::npos) return {};
+    const auto last = s.find_last_not_of(" \t\r");
+    return s.substr(first, last - first + 1);
+}
+
+std::optional<double> number(std::string_view text) {
+    const std::string copy(text);  // strtod needs a terminated string
+    char* end = nullptr;
+    const double value = std::strtod(copy.c_str(), &end);
+    if (end == copy.c_str() || *end != '\0') return std::nullopt;
+    return value;
+}
+
+std::optional<double> lookup(const MetricsSample& sample, std::string_view name) {
+    auto it = sample.values.find(name);
+    if (it == sample.values.end()) return std::nullopt;
+    return it->second;
+}
+
+}  // namespace
+
+SlotsSample parse_slots(std::string_view body) {
+    const core::Json root = io::parse_json(body, "/slots response");
+    if (!root.is_array()) throw Error(ErrorCategory::Http, "/slots response is not an array");
+    SlotsSample sample;
+    for (const core::Json& slot : root.as_array()) {
+        if (!slot.is_object())
+            throw Error(ErrorCategory::Http, "/slots response holds a non-object entry");
+        ++sample.n_slots;
+        const core::Json* processing = slot.find("is_processing");
+        if (processing && processing->is_bool() && processing->as_bool()) ++sample.busy;
+    }
+    return sample;
+}
+
+MetricsSample parse_metrics(std::string_view text) {
+    MetricsSample sample;
+    while (!text.empty()) {
+        const auto newline = text.find('\n');
+        std::string_view line = trim(text.substr(0, newline));
+        text = newline == std::string_view::npos ? std::string_view{} : text.substr(newline + 1);
+        if (line.empty() || line.front() == '#') continue;
+        // name[{labels}] value [timestamp]
+        const auto name_end = line.find_first_of("{ \t");
+        if (name_end == std::string_view::npos) continue;
+        const std::string_view name = line.substr(0, name_end);
+        std::string_view rest = line.substr(name_end);
+        if (rest.front() == '{') {
+            const auto close = rest.find('}');
+            if (close == std::string_view::npos) continue;
+            rest = rest.substr(close + 1);
+        }
+        rest = trim(rest);
+        const std::string_view value_text = rest.substr(0, rest.find_first_of(" \t"));
+        if (auto value = number(value_text))
+            sample.values.insert_or_assign(std::string(name), *value);
+    }
+    sample.requests_processing = lookup(sample, "llamacpp:requests_processing");
+    sample.busy_slots_per_decode = lookup(sample, "llamacpp:n_busy_slots_per_decode");
+    sample.decode_total = lookup(sample, "llamacpp:n_decode_total");
+    return sample;
+}
+
+void OverlapAccumulator::add_slots(const SlotsSample& sample) {
+    peak_busy_slots_ = std::max(peak_busy_slots_, sample.busy);
+}
+
+void OverlapAccumulator::add_metrics(const MetricsSample& sample) {
+    if (sample.requests_processing && std::isfinite(*sample.requests_processing))
+        peak_requests_processing_ =
+            std::max(peak_requests_processing_,
+                     static_cast<std::int64_t>(std::llround(*sample.requests_processing)));
+    if (sample.busy_slots_per_decode && sample.decode_total &&
+        std::isfinite(*sample.busy_slots_per_decode) && std::isfinite(*sample.decode_total)) {
+        DecodeSum sum{*sample.busy_slots_per_decode * *sample.decode_total, *sample.decode_total};
+        if (!first_) first_ = sum;
+        last_ = sum;
+    }
+}
+
+core::ServerOverlapEvidence OverlapAccumulator::evidence() const {
+    core::ServerOverlapEvidence out;
+    out.peak_busy_slots = peak_busy_slots_;
+    out.peak_requests_processing = peak_requests_processing_;
+    out.n_samples = n_samples_;
+    if (first_ && last_) {
+        const double decodes = last_->decodes - first_->decodes;
+        if (decodes > 0)
+            out.mean_busy_slots_per_decode =
+                (last_->busy_slot_decodes - first_->busy_slot_decodes) / decodes;
+    }
+    return out;
+}
+
+}  // namespace bi::http

@@ -1,0 +1,58 @@
+// What /slots and /metrics say about co-batching, and how a window of samples becomes
+// core::ServerOverlapEvidence (DESIGN.md §5 rule 3, §9 poller).
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "core/coverage.hpp"
+
+namespace bi::http {
+
+struct SlotsSample {
+    std::int64_t n_slots = 0;
+    std::int64_t busy = 0;  // entries with is_processing == true; a stale id_task is not evidence
+};
+
+// GET /slots body: an array of slot objects. bi::Error(Http) when it is not one.
+SlotsSample parse_slots(std::string_view body);
+
+struct MetricsSample {
+    std::map<std::string, double, std::less<>> values;  // every "name value" line, labels dropped
+    std::optional<double> requests_processing;          // llamacpp:requests_processing
+    std::optional<double> busy_slots_per_decode;        // llamacpp:n_busy_slots_per_decode
+    std::optional<double> decode_total;                 // llamacpp:n_decode_total
+};
+
+// Prometheus text exposition. Comments and lines that do not parse are skipped; never throws.
+MetricsSample parse_metrics(std::string_view text);
+
+// Folds a window of samples into evidence. The busy-slots gauge is a running average over every
+// decode since the server started, so S = gauge * n_decode_total is the running sum of busy
+// slots over decodes, and the window mean is (S_last - S_first) / (n_last - n_first) — absent
+// when no decode ran in the window or /metrics never answered. The gauge is printed with about
+// six significant digits, so the mean carries a rounding error that grows with n_decode_total
+// before the window; it is a diagnostic, never a gate.
+class OverlapAccumulator {
+public:
+    void add_slots(const SlotsSample& sample);
+    void add_metrics(const MetricsSample& sample);
+    void count_sample() { ++n_samples_; }  // one sampling round that got at least one answer
+    core::ServerOverlapEvidence evidence() const;
+
+private:
+    struct DecodeSum {
+        double busy_slot_decodes = 0.0;
+        double decodes = 0.0;
+    };
+    std::int64_t peak_busy_slots_ = 0;
+    std::int64_t peak_requests_processing_ = 0;
+    std::size_t n_samples_ = 0;
+    std::optional<DecodeSum> first_;
+    std::optional<DecodeSum> last_;
+};
+
+}  // namespace bi::http

@@ -1,0 +1,138 @@
+#include "server_poller.hpp"
+
+#include <condition_variable>
+#include <mutex>
+#include <thread>
+
+#include "core/error.hpp"
+#include "server_observation.hpp"
+
+namespace bi::http {
+
+namespace {
+
+bool means_unavailable(const HttpOutcome& outcome) {
+    return outcome.response.status == 404 || outcome.response.status == 501;
+}
+
+}  // namespace
+
+struct ServerPoller::Impl {
+    Endpoint endpoint;
+    std::chrono::milliseconds interval;
+    std::chrono::milliseconds request_timeout;
+
+    mutable std::mutex mutex;  // guards everything below
+    std::condition_variable wake;
+    bool running = false;
+    bool stopping = false;
+    std::thread thread;
+    OverlapAccumulator accumulator;
+    std::unique_ptr<HttpSession> session;  // used by one thread at a time
+    bool slots_available = true;
+    bool metrics_available = true;
+
+    // Network calls run without the lock; only the fold into the accumulator takes it.
+    void sample_once() {
+        bool want_slots = false;
+        bool want_metrics = false;
+        {
+            std::lock_guard<std::mutex> lock(mutex);
+            want_slots = slots_available;
+            want_metrics = metrics_available;
+        }
+        std::optional<SlotsSample> slots;
+        std::optional<MetricsSample> metrics;
+        bool slots_gone = false;
+        bool metrics_gone = false;
+        if (want_slots) {
+            HttpOutcome out = session->get("/slots");
+            if (out.ok()) {
+                try {
+                    slots = parse_slots(out.response.body);
+                } catch (const Error&) {
+                    // An unreadable answer is no evidence either way.
+                }
+            } else {
+                slots_gone = means_unavailable(out);
+            }
+        }
+        if (want_metrics) {
+            HttpOutcome out = session->get("/metrics");
+            if (out.ok())
+                metrics = parse_metrics(out.response.body);
+            else
+                metrics_gone = means_unavailable(out);
+        }
+        std::lock_guard<std::mutex> lock(mutex);
+        if (slots_gone) slots_available = false;
+        if (metrics_gone) metrics_available = false;
+        if (slots) accumulator.add_slots(*slots);
+        if (metrics) accumulator.add_metrics(*metrics);
+        if (slots || metrics) accumulator.count_sample();
+    }
+
+    void loop() {
+        for (;;) {
+            {
+                std::unique_lock<std::mutex> lock(mutex);
+                if (wake.wait_for(lock, interval, [this] { return stopping; })) return;
+            }
+            sample_once();
+        }
+    }
+};
+
+ServerPoller::ServerPoller(Endpoint endpoint, std::chrono::milliseconds interval,
+                           std::chrono::milliseconds request_timeout)
+    : impl_(std::make_unique<Impl>()) {
+    impl_->endpoint = std::move(endpoint);
+    impl_->interval = interval;
+    impl_->request_timeout = request_timeout;
+}
+
+ServerPoller::~ServerPoller() {
+    stop();
+}
+
+void ServerPoller::start() {
+    {
+        std::lock_guard<std::mutex> lock(impl_->mutex);
+        if (impl_->running) return;
+        impl_->running = true;
+        impl_->stopping = false;
+        impl_->accumulator = OverlapAccumulator{};
+        impl_->slots_available = true;
+        impl_->metrics_available = true;
+    }
+    impl_->session = std::make_unique<HttpSession>(impl_->endpoint, impl_->request_timeout);
+    impl_->sample_once();
+    impl_->thread = std::thread([impl = impl_.get()] { impl->loop(); });
+}
+
+core::ServerOverlapEvidence ServerPoller::stop() {
+    {
+        std::lock_guard<std::mutex> lock(impl_->mutex);
+        if (!impl_->running) return impl_->accumulator.evidence();
+        impl_->stopping = true;
+    }
+    impl_->wake.notify_all();
+    if (impl_->thread.joinable()) impl_->thread.join();
+    impl_->sample_once();
+    impl_->session.reset();
+    std::lock_guard<std::mutex> lock(impl_->mutex);
+    impl_->running = false;
+    return impl_->accumulator.evidence();
+}
+
+core::ServerOverlapEvidence ServerPoller::evidence() const {
+    std::lock_guard<std::mutex> lock(impl_->mutex);
+    return impl_->accumulator.evidence();
+}
+
+bool ServerPoller::running() const {
+    std::lock_guard<std::mutex> lock(impl_->mutex);
+    return impl_->running;
+}
+
+}  // namespace bi::http

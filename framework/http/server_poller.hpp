@@ -1,0 +1,39 @@
+// Samples /slots and /metrics on its own connection while an arm runs, so the cert can say
+// whether the server itself ever held two requests at once.
+#pragma once
+
+#include <chrono>
+#include <memory>
+
+#include "core/coverage.hpp"
+#include "http_session.hpp"
+
+namespace bi::http {
+
+// start() takes one sample before it returns (the window's baseline, before any request of the
+// arm), then a thread samples every `interval`; stop() joins it, takes a final sample and
+// returns the evidence. The destructor stops a running poller. One sampling round asks /slots
+// and /metrics; a 404 or 501 from either (llama-server without --slots / --metrics) marks that
+// endpoint unavailable for the rest of the window: not an error, just no evidence from it.
+// Other failures (timeouts, unparsable bodies) skip that round's answer. n_samples counts the
+// rounds in which at least one endpoint answered usefully.
+class ServerPoller {
+public:
+    explicit ServerPoller(Endpoint endpoint,
+                          std::chrono::milliseconds interval = std::chrono::milliseconds(10),
+                          std::chrono::milliseconds request_timeout = std::chrono::seconds(5));
+    ~ServerPoller();
+    ServerPoller(const ServerPoller&) = delete;
+    ServerPoller& operator=(const ServerPoller&) = delete;
+
+    void start();                                  // no-op when already running
+    core::ServerOverlapEvidence stop();            // safe to call when not running
+    core::ServerOverlapEvidence evidence() const;  // what the window holds so far
+    bool running() const;
+
+private:
+    struct Impl;
+    std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace bi::http

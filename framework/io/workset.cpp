@@ -1,0 +1,126 @@
+#include "workset.hpp"
+
+#include <cmath>
+#include <initializer_list>
+
+#include "core/error.hpp"
+#include "files.hpp"
+#include "json_text.hpp"
+
+namespace bi::io {
+
+namespace {
+
+constexpr const char* kDefaultFamily = "default";
+
+class RowReader {
+public:
+    RowReader(std::string_view what, std::size_t index, const core::Json& row)
+        : prefix_(std::string(what) + ": rows[" + std::to_string(index) + "]"), row_(row) {}
+
+    [[noreturn]] void fail(const std::string& field, const std::string& problem) const {
+        throw Error(ErrorCategory::Input,
+                    prefix_ + (field.empty() ? "" : "." + field) + ": " + problem);
+    }
+
+    // The one key of `names` present in the row (nullptr if none); two present is an error.
+    const core::Json* pick(std::initializer_list<const char*> names, std::string& used) const {
+        const core::Json* found = nullptr;
+        for (const char* name : names) {
+            const core::Json* value = row_.find(name);
+            if (!value) continue;
+            if (found) fail(name, "also given as '" + used + "'; use one of them");
+            found = value;
+            used = name;
+        }
+        return found;
+    }
+
+    std::string string_field(std::initializer_list<const char*> names, bool required,
+                             const std::string& fallback) const {
+        std::string used = *names.begin();
+        const core::Json* value = pick(names, used);
+        if (!value) {
+            if (required) fail(used, "missing (give one of: " + alternatives(names) + ")");
+            return fallback;
+        }
+        if (!value->is_string())
+            fail(used, std::string("expected a string, got ") + core::type_name(value->type()));
+        return value->as_string();
+    }
+
+private:
+    static std::string alternatives(std::initializer_list<const char*> names) {
+        std::string out;
+        for (const char* name : names) out += (out.empty() ? "" : ", ") + std::string(name);
+        return out;
+    }
+
+    std::string prefix_;
+    const core::Json& row_;
+};
+
+core::WorkRow read_row(std::string_view what, std::size_t index, const core::Json& row) {
+    RowReader reader(what, index, row);
+    if (!row.is_object())
+        reader.fail("", std::string("expected an object, got ") + core::type_name(row.type()));
+
+    core::WorkRow out;
+    out.prompt = reader.string_field({"prompt", "item", "prompt_text"}, true, "");
+    if (out.prompt.empty()) reader.fail("prompt", "must not be empty");
+    out.family = reader.string_field({"family"}, false, kDefaultFamily);
+    if (out.family.empty()) reader.fail("family", "must not be empty");
+    out.system = reader.string_field({"system"}, false, "");
+
+    std::string fill_name = "fill";
+    if (const core::Json* fill = reader.pick({"fill", "fill_ratio"}, fill_name)) {
+        if (!fill->is_number())
+            reader.fail(fill_name,
+                        std::string("expected a number, got ") + core::type_name(fill->type()));
+        out.fill = fill->as_double();
+        if (!(out.fill >= 0.0 && out.fill <= 1.0))
+            reader.fail(fill_name, "must be between 0 and 1, got " + to_json_text(*fill));
+    }
+    if (const core::Json* expected = row.find("expected_answer")) out.expected_answer = *expected;
+    return out;
+}
+
+}  // namespace
+
+std::vector<core::WorkRow> rows_from_json(const core::Json& doc, std::string_view what) {
+    if (!doc.is_array())
+        throw Error(ErrorCategory::Input, std::string(what) +
+                                              ": a work-set is a JSON array of rows, got " +
+                                              core::type_name(doc.type()));
+    const auto& array = doc.as_array();
+    if (array.empty())
+        throw Error(ErrorCategory::Input, std::string(what) + ": the work-set is empty");
+    std::vector<core::WorkRow> rows;
+    rows.reserve(array.size());
+    for (std::size_t i = 0; i < array.size(); ++i) rows.push_back(read_row(what, i, array[i]));
+    return rows;
+}
+
+std::vector<core::WorkRow> load_workset_file(const std::string& path) {
+    return rows_from_json(parse_json(read_file(path), path), path);
+}
+
+core::Json rows_to_json(const std::vector<core::WorkRow>& rows) {
+    core::Json out = core::Json::array();
+    for (const auto& row : rows) {
+        core::Json object = core::Json::object();
+        object.set("prompt", row.prompt);
+        object.set("family", row.family);
+        object.set("fill", row.fill);
+        object.set("expected_answer", row.expected_answer);
+        if (!row.system.empty()) object.set("system", row.system);
+        out.push_back(std::move(object));
+    }
+    return out;
+}
+
+std::string workset_to_json_text(const std::vector<core::WorkRow>& rows) {
+    return to_json_text(rows_to_json(rows), true) + "\n";
+}
+
+}  // namespace bi::io

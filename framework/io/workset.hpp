@@ -1,0 +1,33 @@
+// Work-set files (DESIGN.md §8): JSON rows <-> core::WorkRow, with errors that name the file,
+// the row and the field.
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "core/json.hpp"
+#include "core/work_item.hpp"
+
+namespace bi::io {
+
+// Reads rows from a parsed work-set: a non-empty JSON array of objects with
+//   prompt | item | prompt_text  string, required, non-empty (exactly one of the three names)
+//   expected_answer              any JSON, default null
+//   family                       non-empty string, default "default"
+//   fill | fill_ratio            number in [0, 1], default 0
+//   system                       string, default "" (no system message)
+// Other keys are ignored, so files carrying extra metadata still load. Errors are
+// bi::Error(Input): "ws.json: rows[3].fill: expected a number, got string".
+std::vector<core::WorkRow> rows_from_json(const core::Json& doc, std::string_view what);
+
+// read_file + parse_json + rows_from_json, naming `path` in every error.
+std::vector<core::WorkRow> load_workset_file(const std::string& path);
+
+// The canonical form of rows: prompt, family, fill, expected_answer and system (when set).
+core::Json rows_to_json(const std::vector<core::WorkRow>& rows);
+
+// rows_to_json as text: sorted keys, 2-space indent, trailing newline; loads back unchanged.
+std::string workset_to_json_text(const std::vector<core::WorkRow>& rows);
+
+}  // namespace bi::io

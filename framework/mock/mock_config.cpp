@@ -1,0 +1,73 @@
+// Names, validation and derived values of MockConfig.
+#include "mock_config.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+#include "core/error.hpp"
+
+namespace bi::mock {
+
+namespace {
+
+struct DivergenceName {
+    Divergence mode;
+    const char* name;
+};
+
+constexpr DivergenceName kDivergenceNames[] = {
+    {Divergence::None, "none"},
+    {Divergence::Score, "score"},
+    {Divergence::Token, "token"},
+    {Divergence::Logprob, "logprob"},
+    {Divergence::Stochastic, "stochastic"},
+    {Divergence::Contamination, "contamination"},
+};
+
+[[noreturn]] void refuse(const std::string& message) {
+    throw Error(ErrorCategory::Usage, "bi-mock: " + message);
+}
+
+}  // namespace
+
+const char* divergence_name(Divergence mode) {
+    for (const auto& entry : kDivergenceNames)
+        if (entry.mode == mode) return entry.name;
+    return "none";
+}
+
+Divergence parse_divergence(std::string_view name) {
+    for (const auto& entry : kDivergenceNames)
+        if (name == entry.name) return entry.mode;
+    refuse("unknown divergence mode '" + std::string(name) +
+           "' (none, score, token, logprob, stochastic, contamination)");
+}
+
+void validate(const MockConfig& config) {
+    if (config.host != "127.0.0.1" && config.host != "localhost")
+        refuse("host '" + config.host + "' refused: the mock serves 127.0.0.1 only");
+    if (config.slots < 1 || config.slots > 1024)
+        refuse("slots must be in 1..1024, got " + std::to_string(config.slots));
+    if (config.n_ctx < 1) refuse("n_ctx must be >= 1, got " + std::to_string(config.n_ctx));
+    if (!std::isfinite(config.tick_ms) || config.tick_ms < 0 || config.tick_ms > 60000)
+        refuse("tick_ms must be in 0..60000");
+    if (!(config.divergence_p >= 0.0 && config.divergence_p <= 1.0))
+        refuse("divergence_p must be in [0, 1]");
+    if (!std::isfinite(config.loading_seconds) || config.loading_seconds < 0)
+        refuse("loading_seconds must be >= 0");
+    if (config.http_threads < 0 || config.http_threads > 4096)
+        refuse("http_threads must be in 0..4096");
+    if (config.http_threads != 0 && config.http_threads < config.slots + 8)
+        refuse("http_threads must be at least slots + 8");
+}
+
+std::string model_name(const MockConfig& config) {
+    return config.model_alias.empty() ? config.model_path : config.model_alias;
+}
+
+int http_thread_count(const MockConfig& config) {
+    if (config.http_threads > 0) return config.http_threads;
+    return std::max(64, 2 * config.slots + 16);
+}
+
+}  // namespace bi::mock

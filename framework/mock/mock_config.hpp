@@ -1,0 +1,62 @@
+// Everything that shapes one mock llama-server: slots, context, endpoints and the fault knobs.
+// Filled in by code (run-mock, tests) or from llama-server's argv by llama_argv.hpp.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <string_view>
+
+namespace bi::mock {
+
+// How a completion reacts to being co-batched (a token generated in a tick where >= 2 slots
+// are busy). Serially every mode behaves like None, which is what makes the verdict meaningful.
+enum class Divergence {
+    None,           // batch-invariant: output depends on (prompt, position) only
+    Score,          // co-batched tokens become other words: the answer changes
+    Token,          // the final whitespace token differs: same stripped text, other ids
+    Logprob,        // same tokens, co-batched logprobs move slightly
+    Stochastic,     // a seeded coin per request (probability divergence_p) decides Score or None
+    Contamination,  // co-batched tokens are words of a busy neighbour's prompt
+};
+
+const char* divergence_name(Divergence mode);
+// Accepts the names above in lower case ("none", "score", ...); throws bi::Error(Usage).
+Divergence parse_divergence(std::string_view name);
+
+struct MockConfig {
+    std::string host = "127.0.0.1";           // 127.0.0.1 or localhost; nothing else is served
+    std::uint16_t port = 0;                   // 0 picks a free port; MockServer::start reports it
+    int slots = 4;                            // llama-server --parallel
+    int n_ctx = 4096;                         // context per slot, in tokens
+    bool metrics = true;                      // false: GET /metrics answers 501 like llama-server
+    bool slots_endpoint = true;               // false: GET /slots answers 501 (--no-slots)
+    std::string model_path = "bi-mock.gguf";  // only recorded; never opened
+    std::string model_alias;                  // empty: the model path names the model
+    int threads = 0;                          // recorded in /props only
+
+    double tick_ms = 1.0;  // wall time of one decode step; 0 runs flat out
+    Divergence divergence = Divergence::None;
+    double divergence_p = 0.5;      // Stochastic only, in [0, 1]
+    std::uint64_t seed = 0;         // seeds the Stochastic coin (reproducible per arrival order)
+    bool empty = false;             // every completion comes back empty (stop_type "eos")
+    std::int64_t crash_after = -1;  // answer this many completions, then die; < 0 never
+    bool hang = false;              // completion requests never answer until stop()
+    double loading_seconds = 0.0;   // every route answers 503 "Loading model" this long
+    int http_threads = 0;           // HTTP worker threads; 0 = max(64, 2 * slots + 16)
+
+    // Called once, on a handler thread, when crash_after is reached (bi-mock-server passes
+    // one that _exits). Without it the in-process server stops answering and closes its socket.
+    std::function<void()> on_crash;
+};
+
+// Throws bi::Error(Usage) naming the first bad field.
+void validate(const MockConfig& config);
+
+// The model name reported in responses: the alias when set, else the path.
+std::string model_name(const MockConfig& config);
+
+// Threads the HTTP server gets: one per connection, so the pool must exceed the client count.
+int http_thread_count(const MockConfig& config);
+
+}  // namespace bi::mock

@@ -1,0 +1,331 @@
+// Slot assignment, the decode step and the tick thread. One mutex guards all state; each task
+// has its own condition variable so a finished request wakes only its own handler thread.
+#include "scheduler.hpp"
+
+#include <algorithm>
+
+namespace bi::mock {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double ms_between(Clock::time_point from, Clock::time_point to) {
+    return std::chrono::duration<double, std::milli>(to - from).count();
+}
+
+std::uint64_t next_coin(std::uint64_t& state) {
+    state += 0x9e3779b97f4a7c15ULL;
+    std::uint64_t x = state;
+    x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
+    x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
+    return x ^ (x >> 31);
+}
+
+}  // namespace
+
+struct Scheduler::Task {
+    enum class State { Queued, Running, Done, Cancelled };
+
+    CompletionJob job;
+    std::int64_t id = -1;
+    std::uint64_t key = 0;
+    int n_prompt = 0;
+    int n_target = 0;        // tokens this completion ends with
+    std::string end_reason;  // stop_type when n_target is reached
+    bool susceptible = false;
+    bool prompt_done = false;
+    bool ever_co_batched = false;
+    int slot = -1;
+    State state = State::Queued;
+    std::vector<GeneratedToken> tokens;
+    std::string content;
+    std::string stop_type;
+    std::string stopping_word;
+    Clock::time_point admitted;
+    Clock::time_point prompt_finished;
+    Clock::time_point finished;
+    std::condition_variable done;
+};
+
+SchedulerOptions scheduler_options(const MockConfig& config) {
+    SchedulerOptions options;
+    options.slots = config.slots;
+    options.n_ctx = config.n_ctx;
+    options.tick_ms = config.tick_ms;
+    options.divergence = config.divergence;
+    options.divergence_p = config.divergence_p;
+    options.seed = config.seed;
+    options.empty = config.empty;
+    return options;
+}
+
+Scheduler::Scheduler(SchedulerOptions options)
+    : options_(options),
+      slots_(static_cast<std::size_t>(std::max(options.slots, 1))),
+      coin_state_(options.seed) {}
+
+Scheduler::~Scheduler() {
+    stop();
+}
+
+void Scheduler::start() {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (thread_.joinable() || stopping_) return;
+    thread_ = std::thread([this] { loop(); });
+}
+
+void Scheduler::stop() {
+    {
+        std::lock_guard<std::mutex> lock(mutex_);
+        stopping_ = true;
+        for (auto& task : queue_) {
+            task->state = Task::State::Cancelled;
+            task->done.notify_all();
+        }
+        queue_.clear();
+        for (auto& slot : slots_) {
+            if (!slot.processing) continue;
+            slot.processing = false;
+            slot.task->state = Task::State::Cancelled;
+            slot.task->done.notify_all();
+        }
+    }
+    wake_.notify_all();
+    if (thread_.joinable()) thread_.join();
+}
+
+Scheduler::Ticket Scheduler::submit(CompletionJob job) {
+    auto task = std::make_shared<Task>();
+    task->job = std::move(job);
+    task->key = prompt_key(ids_of(task->job.prompt));
+    task->n_prompt = static_cast<int>(task->job.prompt.size());
+    const int room = std::max(0, options_.n_ctx - task->n_prompt);
+    if (options_.empty) {
+        task->n_target = 0;
+        task->end_reason = "eos";
+    } else if (task->job.n_predict >= 0) {
+        task->n_target = std::min(task->job.n_predict, room);
+        task->end_reason = "limit";
+    } else {
+        const int natural = natural_length(task->key);
+        task->n_target = std::min(natural, room);
+        task->end_reason = natural <= room ? "eos" : "limit";
+    }
+    {
+        std::lock_guard<std::mutex> lock(mutex_);
+        if (stopping_) {
+            task->state = Task::State::Cancelled;
+            return task;
+        }
+        task->id = next_task_id_++;
+        // The coin is drawn in arrival order, so a seed reproduces the same pattern.
+        const double coin =
+            static_cast<double>(next_coin(coin_state_) >> 11) * (1.0 / 9007199254740992.0);
+        task->susceptible = coin < options_.divergence_p;
+        queue_.push_back(task);
+        admit_locked();
+    }
+    wake_.notify_all();
+    return task;
+}
+
+CompletionOutcome Scheduler::wait(const Ticket& ticket) {
+    std::unique_lock<std::mutex> lock(mutex_);
+    Task& task = *ticket;
+    task.done.wait(lock, [&] {
+        return task.state == Task::State::Done || task.state == Task::State::Cancelled;
+    });
+    CompletionOutcome outcome;
+    outcome.cancelled = task.state == Task::State::Cancelled;
+    outcome.id_slot = task.slot;
+    outcome.id_task = task.id;
+    outcome.n_prompt = task.n_prompt;
+    if (outcome.cancelled) return outcome;
+    outcome.tokens = std::move(task.tokens);
+    outcome.content = std::move(task.content);
+    outcome.stop_type = task.stop_type;
+    outcome.stopping_word = task.stopping_word;
+    outcome.prompt_ms = ms_between(task.admitted, task.prompt_finished);
+    outcome.predicted_ms = ms_between(task.prompt_finished, task.finished);
+    return outcome;
+}
+
+bool Scheduler::step() {
+    std::unique_lock<std::mutex> lock(mutex_);
+    const bool busy = step_locked();
+    notify_finished(lock);
+    return busy;
+}
+
+void Scheduler::pause() {
+    std::lock_guard<std::mutex> lock(mutex_);
+    paused_ = true;
+}
+
+void Scheduler::resume() {
+    {
+        std::lock_guard<std::mutex> lock(mutex_);
+        paused_ = false;
+    }
+    wake_.notify_all();
+}
+
+void Scheduler::admit_locked() {
+    for (std::size_t i = 0; i < slots_.size() && !queue_.empty(); ++i) {
+        Slot& slot = slots_[i];
+        if (slot.processing) continue;
+        slot.task = std::move(queue_.front());
+        queue_.pop_front();
+        slot.processing = true;
+        slot.task->slot = static_cast<int>(i);
+        slot.task->state = Task::State::Running;
+        slot.task->admitted = Clock::now();
+    }
+}
+
+void Scheduler::finish_locked(Slot& slot, const std::string& stop_type) {
+    Task& task = *slot.task;
+    task.finished = Clock::now();
+    task.stop_type = stop_type;
+    task.state = Task::State::Done;
+    counters_.tokens_predicted_seconds_total +=
+        ms_between(task.prompt_finished, task.finished) / 1000.0;
+    slot.processing = false;  // the task stays attached: a stale id_task, like llama-server
+    finished_.push_back(slot.task);
+}
+
+void Scheduler::notify_finished(std::unique_lock<std::mutex>& lock) {
+    // Waking waiters after unlocking spares each of them an immediate block on the mutex.
+    std::vector<Ticket> finished;
+    finished.swap(finished_);
+    lock.unlock();
+    for (const auto& task : finished) task->done.notify_all();
+    lock.lock();
+}
+
+bool Scheduler::step_locked() {
+    admit_locked();
+    std::vector<std::size_t> busy;
+    for (std::size_t i = 0; i < slots_.size(); ++i)
+        if (slots_[i].processing) busy.push_back(i);
+    if (busy.empty()) return false;
+
+    const bool co_batched = busy.size() >= 2;
+    // A leaking neighbour is the first other busy slot whose prompt has words.
+    std::vector<const std::vector<std::string>*> neighbour(slots_.size(), nullptr);
+    if (co_batched)
+        for (const auto i : busy)
+            for (const auto j : busy)
+                if (j != i && !slots_[j].task->job.prompt_words.empty()) {
+                    neighbour[i] = &slots_[j].task->job.prompt_words;
+                    break;
+                }
+
+    const auto now = Clock::now();
+    for (const auto i : busy) {
+        Slot& slot = slots_[i];
+        Task& task = *slot.task;
+        task.ever_co_batched = task.ever_co_batched || co_batched;
+        if (!task.prompt_done) {
+            // The whole prompt is evaluated in one decode step.
+            task.prompt_done = true;
+            task.prompt_finished = now;
+            counters_.prompt_tokens_total += static_cast<std::uint64_t>(task.n_prompt);
+            counters_.prompt_seconds_total += ms_between(task.admitted, now) / 1000.0;
+            if (task.n_target == 0) finish_locked(slot, task.end_reason);
+            continue;
+        }
+        StepContext context;
+        context.position = static_cast<int>(task.tokens.size());
+        context.n_target = task.n_target;
+        context.co_batched = co_batched;
+        context.ever_co_batched = task.ever_co_batched;
+        context.susceptible = task.susceptible;
+        context.neighbour_words = neighbour[i];
+        task.tokens.push_back(next_token(options_.divergence, task.key, context, task.job.n_probs));
+        task.content += task.tokens.back().chosen.piece;
+        ++counters_.tokens_predicted_total;
+        counters_.n_tokens_max = std::max<std::uint64_t>(
+            counters_.n_tokens_max, static_cast<std::uint64_t>(task.n_prompt) + task.tokens.size());
+
+        bool stopped = false;
+        for (const auto& word : task.job.stop) {
+            const auto at = word.empty() ? std::string::npos : task.content.find(word);
+            if (at == std::string::npos) continue;
+            task.content.resize(at);
+            task.stopping_word = word;
+            finish_locked(slot, "word");
+            stopped = true;
+            break;
+        }
+        if (!stopped && static_cast<int>(task.tokens.size()) >= task.n_target)
+            finish_locked(slot, task.end_reason);
+    }
+    ++counters_.n_decode_total;
+    counters_.n_busy_slots_total += busy.size();
+    admit_locked();
+    return true;
+}
+
+std::vector<SlotView> Scheduler::slots() const {
+    std::lock_guard<std::mutex> lock(mutex_);
+    std::vector<SlotView> views;
+    views.reserve(slots_.size());
+    for (std::size_t i = 0; i < slots_.size(); ++i) {
+        const Slot& slot = slots_[i];
+        SlotView view;
+        view.id = static_cast<int>(i);
+        view.n_ctx = options_.n_ctx;
+        view.is_processing = slot.processing;
+        if (slot.task) {
+            const Task& task = *slot.task;
+            view.id_task = task.id;
+            view.n_prompt_tokens = task.n_prompt;
+            view.params = task.job.params;
+            if (slot.processing) {
+                // Once released, llama-server zeroes the progress but keeps the task id.
+                view.n_prompt_tokens_processed = task.prompt_done ? task.n_prompt : 0;
+                view.n_decoded = static_cast<int>(task.tokens.size());
+                view.n_remain = task.job.n_predict < 0 ? -1 : task.n_target - view.n_decoded;
+            }
+        }
+        views.push_back(std::move(view));
+    }
+    return views;
+}
+
+SchedulerStats Scheduler::stats() const {
+    std::lock_guard<std::mutex> lock(mutex_);
+    SchedulerStats stats = counters_;
+    stats.requests_processing = static_cast<int>(std::count_if(
+        slots_.begin(), slots_.end(), [](const Slot& slot) { return slot.processing; }));
+    stats.requests_deferred = static_cast<int>(queue_.size());
+    return stats;
+}
+
+void Scheduler::loop() {
+    const auto tick = std::chrono::duration_cast<Clock::duration>(
+        std::chrono::duration<double, std::milli>(options_.tick_ms));
+    std::unique_lock<std::mutex> lock(mutex_);
+    while (!stopping_) {
+        const bool any_busy = std::any_of(slots_.begin(), slots_.end(),
+                                          [](const Slot& slot) { return slot.processing; });
+        if (paused_ || (!any_busy && queue_.empty())) {
+            wake_.wait(lock);
+            continue;
+        }
+        step_locked();
+        notify_finished(lock);
+        if (tick.count() > 0) {
+            // A predicate on stopping_ only: new submissions must not shorten the tick.
+            wake_.wait_until(lock, Clock::now() + tick, [this] { return stopping_; });
+        } else {
+            lock.unlock();
+            std::this_thread::yield();
+            lock.lock();
+        }
+    }
+}
+
+}  // namespace bi::mock

@@ -1,0 +1,132 @@
+// Continuous batching in miniature: a FIFO queue, N slots, and one tick thread that advances
+// every busy slot by one token per tick, so concurrent requests really share decode steps.
+#pragma once
+
+#include <chrono>
+#include <condition_variable>
+#include <cstdint>
+#include <deque>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "core/json.hpp"
+#include "mock_config.hpp"
+#include "token_function.hpp"
+#include "tokenizer.hpp"
+
+namespace bi::mock {
+
+struct CompletionJob {
+    std::vector<Piece> prompt;              // as evaluated, BOS first
+    std::vector<std::string> prompt_words;  // what a co-batched neighbour can leak (Contamination)
+    int n_predict = -1;                     // < 0: until the mock's EOS
+    int n_probs = 0;                        // alternatives kept per token
+    std::vector<std::string> stop;          // stop strings
+    core::Json params;                      // echoed by /slots while the task runs
+};
+
+struct CompletionOutcome {
+    bool cancelled = false;  // the server stopped before the completion finished
+    int id_slot = -1;
+    std::int64_t id_task = -1;
+    int n_prompt = 0;
+    std::vector<GeneratedToken> tokens;
+    std::string content;
+    std::string stop_type;  // "limit", "eos" or "word"
+    std::string stopping_word;
+    double prompt_ms = 0.0;
+    double predicted_ms = 0.0;
+};
+
+struct SchedulerOptions {
+    int slots = 4;
+    int n_ctx = 4096;
+    double tick_ms = 1.0;
+    Divergence divergence = Divergence::None;
+    double divergence_p = 0.5;
+    std::uint64_t seed = 0;
+    bool empty = false;
+};
+SchedulerOptions scheduler_options(const MockConfig& config);
+
+// One slot as /slots reports it. A finished task stays attached (stale) with is_processing false.
+struct SlotView {
+    int id = 0;
+    int n_ctx = 0;
+    bool is_processing = false;
+    std::int64_t id_task = -1;  // -1: never assigned
+    int n_prompt_tokens = 0;
+    int n_prompt_tokens_processed = 0;
+    int n_decoded = 0;
+    int n_remain = -1;
+    core::Json params;
+};
+
+struct SchedulerStats {
+    int requests_processing = 0;  // busy slots
+    int requests_deferred = 0;    // queued behind full slots
+    std::uint64_t n_decode_total = 0;
+    std::uint64_t n_busy_slots_total = 0;  // summed over decode steps
+    std::uint64_t prompt_tokens_total = 0;
+    std::uint64_t tokens_predicted_total = 0;
+    double prompt_seconds_total = 0.0;
+    double tokens_predicted_seconds_total = 0.0;
+    std::uint64_t n_tokens_max = 0;
+};
+
+class Scheduler {
+public:
+    struct Task;
+    using Ticket = std::shared_ptr<Task>;
+
+    explicit Scheduler(SchedulerOptions options);
+    ~Scheduler();
+    Scheduler(const Scheduler&) = delete;
+    Scheduler& operator=(const Scheduler&) = delete;
+
+    void start();  // the tick thread; without it, step() drives the scheduler by hand
+    void stop();   // cancels every queued and running task, then joins; idempotent
+
+    Ticket submit(CompletionJob job);  // takes a free slot at once, else queues (FIFO)
+    CompletionOutcome wait(const Ticket& ticket);
+    CompletionOutcome run(CompletionJob job) { return wait(submit(std::move(job))); }
+
+    // One decode step over every busy slot; false when none was busy.
+    bool step();
+
+    void pause();  // ticks stop (slots are still assigned), so a test can line requests up
+    void resume();
+
+    std::vector<SlotView> slots() const;
+    SchedulerStats stats() const;
+
+private:
+    struct Slot {
+        Ticket task;  // current or, once finished, the stale last task
+        bool processing = false;
+    };
+
+    void admit_locked();
+    bool step_locked();
+    void finish_locked(Slot& slot, const std::string& stop_type);
+    void notify_finished(std::unique_lock<std::mutex>& lock);
+    void loop();
+
+    const SchedulerOptions options_;
+    mutable std::mutex mutex_;
+    std::condition_variable wake_;
+    std::vector<Slot> slots_;
+    std::deque<Ticket> queue_;
+    std::vector<Ticket> finished_;  // finished in the last step, not yet notified
+    SchedulerStats counters_;
+    std::int64_t next_task_id_ = 0;
+    std::uint64_t coin_state_;
+    bool paused_ = false;
+    bool stopping_ = false;
+    std::thread thread_;
+};
+
+}  // namespace bi::mock

@@ -1,0 +1,43 @@
+// The mock's "model": the token at each position is a pure function of (prompt, position), with
+// deterministic logprobs, and each divergence mode says how co-batching perturbs it.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "mock_config.hpp"
+
+namespace bi::mock {
+
+struct Candidate {
+    std::int32_t id = 0;
+    std::string piece;
+    double logprob = 0.0;
+};
+
+struct GeneratedToken {
+    Candidate chosen;
+    std::vector<Candidate> top;  // the n_top most likely, chosen first (generation is greedy)
+};
+
+std::uint64_t prompt_key(const std::vector<std::int32_t>& prompt_ids);
+
+// How many tokens the mock generates before EOS when the request sets no n_predict limit.
+int natural_length(std::uint64_t prompt_key);
+
+// What the scheduler knows about one decode step of one slot.
+struct StepContext {
+    int position = 0;              // index of the token being generated
+    int n_target = 0;              // tokens this completion will end with
+    bool co_batched = false;       // >= 2 slots were busy in this tick
+    bool ever_co_batched = false;  // in this tick or any earlier one of the request
+    bool susceptible = false;      // Stochastic: this request's coin says "diverge"
+    const std::vector<std::string>* neighbour_words = nullptr;  // a busy neighbour's prompt
+};
+
+GeneratedToken base_token(std::uint64_t prompt_key, int position, int n_top);
+GeneratedToken next_token(Divergence mode, std::uint64_t prompt_key, const StepContext& step,
+                          int n_top);
+
+}  // namespace bi::mock

@@ -1,0 +1,39 @@
+#include "bundled_plugins.hpp"
+
+#include <algorithm>
+#include <filesystem>
+#include <system_error>
+
+#ifndef BI_PLUGIN_DIR_FROM_BINDIR
+#error "BI_PLUGIN_DIR_FROM_BINDIR must name the installed plugin directory relative to bindir"
+#endif
+
+namespace bi::plugin_host {
+
+namespace fs = std::filesystem;
+
+std::vector<std::string> bundled_plugin_dirs() {
+    std::error_code ec;
+    const fs::path exe = fs::read_symlink("/proc/self/exe", ec);
+    if (ec) return {};
+    const fs::path bindir = exe.parent_path();
+    std::vector<std::string> dirs;
+    for (const fs::path& dir : {bindir, (bindir / BI_PLUGIN_DIR_FROM_BINDIR).lexically_normal()}) {
+        if (!fs::is_directory(dir, ec)) continue;
+        if (std::find(dirs.begin(), dirs.end(), dir.string()) == dirs.end())
+            dirs.push_back(dir.string());
+    }
+    return dirs;
+}
+
+std::optional<std::string> find_plugin_file(std::string_view name,
+                                            const std::vector<std::string>& dirs) {
+    for (const auto& dir : dirs) {
+        const fs::path candidate = fs::path(dir) / ("lib" + std::string(name) + ".so");
+        std::error_code ec;
+        if (fs::is_regular_file(candidate, ec)) return candidate.string();
+    }
+    return std::nullopt;
+}
+
+}  // namespace bi::plugin_host

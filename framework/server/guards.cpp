@@ -1,0 +1,146 @@
+#include "guards.hpp"
+
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <fstream>
+#include <sstream>
+
+#include "core/error.hpp"
+
+namespace bi::server {
+
+namespace {
+
+[[noreturn]] void refuse(const std::string& message) { throw Error(ErrorCategory::Guard, message); }
+
+constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
+
+// Binds 127.0.0.1:port (0 = any); returns the bound port or 0 on failure.
+std::uint16_t try_bind(std::uint16_t port) {
+    const int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    if (fd < 0) return 0;
+    sockaddr_in address{};
+    address.sin_family = AF_INET;
+    address.sin_port = htons(port);
+    address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    std::uint16_t bound = 0;
+    if (::bind(fd, reinterpret_cast<sockaddr*>(&address), sizeof address) == 0) {
+        socklen_t size = sizeof address;
+        if (::getsockname(fd, reinterpret_cast<sockaddr*>(&address), &size) == 0)
+            bound = ntohs(address.sin_port);
+    }
+    ::close(fd);
+    return bound;
+}
+
+}  // namespace
+
+std::string format_gib(std::uint64_t bytes) {
+    char buffer[32];
+    std::snprintf(buffer, sizeof buffer, "%.2f GiB", static_cast<double>(bytes) / kGiB);
+    return buffer;
+}
+
+std::optional<double> kv_bytes_per_element(const std::string& kv_label) {
+    static const std::pair<const char*, double> kSizes[] = {
+        {"f32", 4.0},      {"f16", 2.0},       {"bf16", 2.0},     {"q8_0", 34.0 / 32},
+        {"q5_1", 24.0 / 32}, {"q5_0", 22.0 / 32}, {"q4_1", 20.0 / 32}, {"q4_0", 18.0 / 32},
+        {"iq4_nl", 18.0 / 32}};
+    for (const auto& [name, size] : kSizes)
+        if (kv_label == name) return size;
+    return std::nullopt;
+}
+
+Footprint project_footprint(const ModelFacts& model, std::int64_t ctx_total,
+                            const std::string& kv_label) {
+    Footprint f;
+    f.model_bytes = model.file_bytes;
+    f.overhead_bytes = (256ull << 20) + model.file_bytes / 20;
+    const double element = kv_bytes_per_element(kv_label).value_or(2.0);
+    if (model.has_shape()) {
+        const double head_dim = static_cast<double>(*model.n_embd) / static_cast<double>(*model.n_head);
+        const double n_head_kv = static_cast<double>(model.n_head_kv.value_or(*model.n_head));
+        const double k_width = static_cast<double>(model.key_length.value_or(0)) > 0
+                                   ? static_cast<double>(*model.key_length) * n_head_kv
+                                   : head_dim * n_head_kv;
+        const double v_width = static_cast<double>(model.value_length.value_or(0)) > 0
+                                   ? static_cast<double>(*model.value_length) * n_head_kv
+                                   : head_dim * n_head_kv;
+        f.kv_bytes = static_cast<std::uint64_t>(static_cast<double>(*model.n_layer) *
+                                                static_cast<double>(ctx_total) *
+                                                (k_width + v_width) * element);
+        f.kv_estimated_from_shape = true;
+    } else {
+        f.kv_bytes = static_cast<std::uint64_t>(static_cast<double>(model.file_bytes) *
+                                                static_cast<double>(ctx_total) / 8192.0);
+    }
+    return f;
+}
+
+std::optional<std::uint64_t> mem_available_bytes() {
+    std::ifstream in("/proc/meminfo");
+    std::string key;
+    std::uint64_t kib = 0;
+    std::string unit;
+    while (in >> key >> kib >> unit)
+        if (key == "MemAvailable:") return kib * 1024;
+    return std::nullopt;
+}
+
+void check_footprint(const Footprint& footprint, const GuardLimits& limits,
+                     std::optional<std::uint64_t> mem_available) {
+    const auto total = footprint.total();
+    if (limits.max_footprint_gb &&
+        static_cast<double>(total) > *limits.max_footprint_gb * kGiB)
+        refuse("projected footprint " + format_gib(total) + " exceeds --max-footprint-gb " +
+               std::to_string(*limits.max_footprint_gb).substr(0, 6));
+    if (mem_available && total > *mem_available)
+        refuse("projected footprint " + format_gib(total) + " exceeds MemAvailable " +
+               format_gib(*mem_available) + " (/proc/meminfo)");
+}
+
+void check_binary(const std::string& path) {
+    struct stat st {};
+    if (path.empty()) refuse("no server binary given (--server-bin or the profile's server_bin)");
+    if (::stat(path.c_str(), &st) != 0) refuse("server binary " + path + ": not found");
+    if (!S_ISREG(st.st_mode)) refuse("server binary " + path + ": not a regular file");
+    if (::access(path.c_str(), X_OK) != 0) refuse("server binary " + path + ": not executable");
+}
+
+void check_model(const std::string& path) {
+    struct stat st {};
+    if (path.empty()) refuse("no model given (--model or the profile's gguf)");
+    if (::stat(path.c_str(), &st) != 0) refuse("model " + path + ": not found");
+    if (!S_ISREG(st.st_mode)) refuse("model " + path + ": not a regular file");
+    if (::access(path.c_str(), R_OK) != 0) refuse("model " + path + ": not readable");
+}
+
+bool is_reserved(std::uint16_t port, const GuardLimits& limits) {
+    return std::find(limits.reserved_ports.begin(), limits.reserved_ports.end(), port) !=
+           limits.reserved_ports.end();
+}
+
+bool port_is_free(std::uint16_t port) { return try_bind(port) == port; }
+
+std::uint16_t pick_free_port(const GuardLimits& limits) {
+    for (int attempt = 0; attempt < 64; ++attempt) {
+        const std::uint16_t port = try_bind(0);
+        if (port != 0 && !is_reserved(port, limits)) return port;
+    }
+    refuse("could not find a free loopback port");
+}
+
+void check_port(std::uint16_t port, const GuardLimits& limits) {
+    if (port == 0) refuse("--port 0 is not a port; leave --port out to pick a free one");
+    if (is_reserved(port, limits)) refuse("--port " + std::to_string(port) + " is reserved");
+    if (!port_is_free(port))
+        refuse("--port " + std::to_string(port) + " is busy on 127.0.0.1 (something listens there)");
+}
+
+}  // namespace bi::server

@@ -1,0 +1,58 @@
+// Checks made before any server starts; each refusal is one line (bi::Error(Guard), exit 2) and
+// nothing is launched or written.
+#pragma once
+
+#include <sys/types.h>
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "model_facts.hpp"
+
+namespace bi::server {
+
+struct Footprint {
+    std::uint64_t model_bytes = 0;
+    std::uint64_t kv_bytes = 0;
+    std::uint64_t overhead_bytes = 0;
+    bool kv_estimated_from_shape = false;  // false: the fallback rule was used
+    std::uint64_t total() const { return model_bytes + kv_bytes + overhead_bytes; }
+};
+
+// Bytes per KV element for a cache type label ("f16", "q8_0" ...); nullopt when unknown.
+std::optional<double> kv_bytes_per_element(const std::string& kv_label);
+
+// model + KV (2 x layers x ctx_total x kv width x element size) + overhead (256 MiB + 5% of the
+// model). Without a readable shape the KV cache is taken as model_bytes x ctx_total / 8192.
+Footprint project_footprint(const ModelFacts& model, std::int64_t ctx_total,
+                            const std::string& kv_label);
+
+// MemAvailable from /proc/meminfo in bytes; nullopt when unreadable.
+std::optional<std::uint64_t> mem_available_bytes();
+
+struct GuardLimits {
+    std::optional<double> max_footprint_gb;
+    std::vector<std::uint16_t> reserved_ports;
+    std::vector<pid_t> untouchable_pids;
+};
+
+void check_footprint(const Footprint& footprint, const GuardLimits& limits,
+                     std::optional<std::uint64_t> mem_available);
+
+// The binary must be an executable regular file; the model a readable regular file.
+void check_binary(const std::string& path);
+void check_model(const std::string& path);
+
+bool is_reserved(std::uint16_t port, const GuardLimits& limits);
+// True when nothing listens on 127.0.0.1:port (tested by binding it, then letting go).
+bool port_is_free(std::uint16_t port);
+// A free loopback port that is not reserved; the kernel picks it.
+std::uint16_t pick_free_port(const GuardLimits& limits);
+// --port given: refuse a reserved or busy one.
+void check_port(std::uint16_t port, const GuardLimits& limits);
+
+std::string format_gib(std::uint64_t bytes);
+
+}  // namespace bi::server

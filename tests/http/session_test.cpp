@@ -1,0 +1,101 @@
+#include <catch2/catch.hpp>
+
+#include <thread>
+
+#include "fake_llama_server.hpp"
+#include "http/completion_client.hpp"
+#include "http/http_session.hpp"
+
+using namespace bi::http;
+using bi::test::FakeLlamaServer;
+using bi::test::FakeScript;
+
+namespace {
+
+Endpoint endpoint_of(const FakeLlamaServer& server) {
+    return Endpoint{"127.0.0.1", server.port()};
+}
+
+}  // namespace
+
+TEST_CASE("a session keeps one connection alive across requests", "[session]") {
+    FakeLlamaServer server(FakeScript{});
+    HttpSession session(endpoint_of(server));
+    for (int i = 0; i < 5; ++i) {
+        const HttpOutcome out = session.post_json("/tokenize", R"({"content":"a b c"})");
+        REQUIRE(out.ok());
+        CHECK(out.response.status == 200);
+    }
+    CHECK(server.client_addresses().size() == 1);
+}
+
+TEST_CASE("tokenize counts the server's tokens", "[session]") {
+    FakeLlamaServer server(FakeScript{});
+    HttpSession session(endpoint_of(server));
+    const TokenCountOutcome out = tokenize(session, "one two three four");
+    REQUIRE(out.ok());
+    CHECK(out.count == 4);
+}
+
+TEST_CASE("a request that outlives its timeout is http_timeout and the session recovers",
+          "[session]") {
+    FakeScript script;
+    script.hang_after = 0;
+    FakeLlamaServer server(script);
+    HttpSession session(endpoint_of(server), std::chrono::milliseconds(200));
+    const HttpOutcome out = session.post_json("/completion", R"({"prompt":"x"})");
+    REQUIRE_FALSE(out.ok());
+    CHECK(out.failure->mode == "http_timeout");
+    CHECK_THAT(out.failure->message, Catch::Contains("timed out"));
+    const HttpOutcome next = session.post_json("/tokenize", R"({"content":"a"})");
+    CHECK(next.ok());
+    CHECK(server.client_addresses().size() == 2);  // the timed-out connection was dropped
+}
+
+TEST_CASE("a refused connection is http_error", "[session]") {
+    HttpSession session(Endpoint{"127.0.0.1", bi::test::unused_port()});
+    const HttpOutcome out = session.get("/slots");
+    REQUIRE_FALSE(out.ok());
+    CHECK(out.failure->mode == "http_error");
+    CHECK(out.response.status == 0);
+}
+
+TEST_CASE("a 500 about memory is oom and other statuses are http_error", "[session]") {
+    CHECK(classify_status(500, R"({"error":{"message":"failed to allocate buffer"}})")->mode ==
+          "oom");
+    CHECK(classify_status(500, "CUDA error: out of memory")->mode == "oom");
+    CHECK(classify_status(500, "something else")->mode == "http_error");
+    CHECK(classify_status(400, "out of memory")->mode == "http_error");
+    CHECK(classify_status(404, "")->mode == "http_error");
+    CHECK_FALSE(classify_status(200, "out of memory"));
+
+    FakeScript script;
+    script.completion_status = 500;
+    script.completion_error_body = R"({"error":{"code":500,"message":"Out Of Memory"}})";
+    FakeLlamaServer server(script);
+    HttpSession session(endpoint_of(server));
+    RequestOptions options;
+    const CompletionOutcome out = complete(session, options, "", "hello", 1);
+    REQUIRE_FALSE(out.ok());
+    CHECK(out.failure->mode == "oom");
+    CHECK_THAT(out.failure->message, Catch::Contains("HTTP 500"));
+}
+
+TEST_CASE("cancel ends a request in flight and refuses later ones", "[session]") {
+    FakeScript script;
+    script.hang_after = 0;
+    FakeLlamaServer server(script);
+    HttpSession session(endpoint_of(server), std::chrono::seconds(60));
+    HttpOutcome out;
+    std::thread caller([&] { out = session.post_json("/completion", R"({"prompt":"x"})"); });
+    REQUIRE(server.wait_until([](const FakeLlamaServer& s) { return s.in_flight() == 1; }));
+    session.cancel();
+    caller.join();
+    REQUIRE_FALSE(out.ok());
+    CHECK(out.failure->message == "request cancelled");
+    CHECK(session.cancelled());
+    const HttpOutcome later = session.get("/slots");
+    REQUIRE_FALSE(later.ok());
+    CHECK(later.failure->message == "request cancelled");
+    CHECK(server.slots_calls() == 0);
+}

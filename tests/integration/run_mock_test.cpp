@@ -1,0 +1,172 @@
+// run-mock end to end: the real bi-run binary against the in-process mock, one outcome per knob.
+#include <catch2/catch.hpp>
+
+#include <filesystem>
+
+#include "core/cert.hpp"
+#include "io/cert_io.hpp"
+#include "io/files.hpp"
+#include "run_command.hpp"
+
+using namespace bi;
+using testing::run_command;
+
+namespace {
+
+struct MockRun {
+    testing::CommandResult result;
+    core::Json cert;  // null when no cert was written
+    std::string cert_path;
+};
+
+MockRun run_mock(const testing::ScratchDir& dir, std::vector<std::string> extra, int parallel = 4) {
+    std::vector<std::string> argv{BI_RUN_PATH, "run-mock", "--out-dir", dir.path(),
+                                  "--workset", BI_SMALL_WORKSET, "--n-predict", "8",
+                                  "--passes", "2", "--parallel", std::to_string(parallel),
+                                  "--ctx", "512", "--tick-ms", "1"};
+    argv.insert(argv.end(), extra.begin(), extra.end());
+    MockRun run;
+    run.result = run_command(argv);
+    run.cert_path = dir.file(core::cert_file_name("bi-mock", 512, parallel));
+    if (std::filesystem::exists(run.cert_path)) {
+        auto loaded = io::read_cert(run.cert_path);
+        REQUIRE(loaded.digest_intact);
+        REQUIRE(loaded.shape_problem.empty());
+        run.cert = loaded.cert;
+    }
+    return run;
+}
+
+std::string str(const core::Json& cert, const char* key) {
+    const core::Json* v = cert.find(key);
+    return v && v->is_string() ? v->as_string() : "";
+}
+
+}  // namespace
+
+TEST_CASE("run-mock: an honest server is green, source mock, not promotable", "[integration]") {
+    testing::ScratchDir dir;
+    auto run = run_mock(dir, {});
+    INFO(run.result.err);
+    CHECK(run.result.exit_code == 0);
+    REQUIRE(run.cert.is_object());
+    CHECK(str(run.cert, "status") == "green");
+    CHECK(str(run.cert, "source") == "mock");
+    CHECK(run.cert.find("overlap_ok")->as_bool());
+    CHECK(run.cert.find("n_passes")->as_int() == 2);
+    CHECK_FALSE(core::check_promotable(run.cert, true).promotable);
+    CHECK_THAT(run.result.out, Catch::Contains("green") && Catch::Contains("not promotable"));
+    // verify-cert agrees: a mock cert is never promotable.
+    CHECK(run_command({BI_RUN_PATH, "verify-cert", run.cert_path}).exit_code == 3);
+}
+
+TEST_CASE("run-mock: score divergence is RED, co_batching", "[integration]") {
+    testing::ScratchDir dir;
+    auto run = run_mock(dir, {"--divergence", "score"});
+    CHECK(run.result.exit_code == 3);
+    REQUIRE(run.cert.is_object());
+    CHECK(str(run.cert, "status") == "failed");
+    CHECK(str(run.cert, "divergence_class") == "co_batching");
+    CHECK(run.cert.find("arm_b")->find("ab_passed")->as_bool());
+    CHECK(run.cert.find("mismatch")->size() > 0);
+}
+
+TEST_CASE("run-mock: token divergence is AMBER token_only", "[integration]") {
+    testing::ScratchDir dir;
+    auto run = run_mock(dir, {"--divergence", "token"});
+    REQUIRE(run.cert.is_object());
+    CHECK(str(run.cert, "status") == "green_with_caveat");
+    CHECK(str(run.cert, "anomaly") == "token_only");
+    CHECK(run.cert.find("token_divergence_ids")->size() > 0);
+}
+
+TEST_CASE("run-mock: logprob divergence with logprobs on is AMBER logit_drift", "[integration]") {
+    testing::ScratchDir dir;
+    auto run = run_mock(dir, {"--divergence", "logprob", "--logprobs", "2"});
+    REQUIRE(run.cert.is_object());
+    CHECK(str(run.cert, "status") == "green_with_caveat");
+    CHECK(str(run.cert, "anomaly") == "logit_drift");
+}
+
+TEST_CASE("run-mock: logprob divergence is invisible without logprobs", "[integration]") {
+    testing::ScratchDir dir;
+    auto run = run_mock(dir, {"--divergence", "logprob"});
+    REQUIRE(run.cert.is_object());
+    CHECK(str(run.cert, "status") == "green");
+}
+
+TEST_CASE("run-mock: empty completions miss the floor -> green_unverified", "[integration]") {
+    testing::ScratchDir dir;
+    auto run = run_mock(dir, {"--empty"});
+    REQUIRE(run.cert.is_object());
+    CHECK(str(run.cert, "status") == "green_unverified");
+    CHECK_FALSE(run.cert.find("completion_floor")->find("ok")->as_bool());
+}
+
+TEST_CASE("run-mock: parallel 1 has no overlap -> green_unverified", "[integration]") {
+    testing::ScratchDir dir;
+    auto run = run_mock(dir, {}, 1);
+    REQUIRE(run.cert.is_object());
+    CHECK(str(run.cert, "status") == "green_unverified");
+    CHECK_FALSE(run.cert.find("overlap_ok")->as_bool());
+}
+
+TEST_CASE("run-mock: contamination is RED and names the contaminated ids", "[integration]") {
+    testing::ScratchDir dir;
+    auto run = run_mock(dir, {"--divergence", "contamination"});
+    REQUIRE(run.cert.is_object());
+    CHECK(str(run.cert, "status") == "failed");
+    const auto& mismatch = run.cert.find("mismatch")->as_array();
+    REQUIRE_FALSE(mismatch.empty());
+    CHECK_THAT(mismatch[0].as_string(), Catch::StartsWith("bi-mock|512|"));
+    const auto& rows = run.cert.find("divergence_report")->find("AC")->find("per_pass")
+                           ->as_array()[0].find("rows")->as_array();
+    REQUIRE_FALSE(rows.empty());
+    CHECK(rows[0].find("field")->as_string() == "extracted_answer");
+}
+
+TEST_CASE("run-mock: --stop-on-red stops after the first divergent pass", "[integration]") {
+    testing::ScratchDir dir;
+    auto run = run_mock(dir, {"--divergence", "score", "--stop-on-red", "--passes", "3"});
+    REQUIRE(run.cert.is_object());
+    CHECK(str(run.cert, "status") == "failed");
+    CHECK(run.cert.find("stopped_early")->as_bool());
+    CHECK(run.cert.find("n_passes")->as_int() == 1);
+}
+
+TEST_CASE("run-mock: --json prints one summary line", "[integration]") {
+    testing::ScratchDir dir;
+    auto run = run_mock(dir, {"--json", "--quiet"});
+    CHECK(run.result.exit_code == 0);
+    CHECK_THAT(run.result.out, Catch::StartsWith("{\"anomaly\":null,\"cert\":"));
+    CHECK(run.result.err.empty());
+}
+
+TEST_CASE("run-mock: a crash mid-run ends without a cert, exit 1", "[integration]") {
+    testing::ScratchDir dir;
+    const std::string existing = dir.file(core::cert_file_name("bi-mock", 512, 4));
+    io::write_file_atomically(existing, "previous cert\n");
+    auto r = run_command({BI_RUN_PATH, "run-mock", "--out-dir", dir.path(), "--workset",
+                          BI_SMALL_WORKSET, "--n-predict", "8", "--ctx", "512",
+                          "--crash-after", "5"});
+    CHECK(r.exit_code == 1);
+    CHECK_THAT(r.err, Catch::Contains("died"));
+    CHECK(io::read_file(existing) == "previous cert\n");  // untouched
+}
+
+TEST_CASE("run-mock: bad flags are refused before anything runs", "[integration]") {
+    testing::ScratchDir dir;
+    auto r = run_command({BI_RUN_PATH, "run-mock", "--out-dir", dir.path(), "--divergence", "bogus"});
+    CHECK(r.exit_code == 2);
+    CHECK_THAT(r.err, Catch::Contains("bogus"));
+    r = run_command({BI_RUN_PATH, "run-mock", "--out-dir", dir.path(), "--passes", "0"});
+    CHECK(r.exit_code == 2);
+    CHECK_THAT(r.err, Catch::Contains("--passes must be at least 1"));
+    r = run_command({BI_RUN_PATH, "run-mock"});
+    CHECK(r.exit_code == 2);
+    CHECK_THAT(r.err, Catch::Contains("--out-dir is required"));
+    r = run_command({BI_RUN_PATH, "run-mock", "--out-dir", dir.path(), "--workset", dir.file("no.json")});
+    CHECK(r.exit_code == 2);
+    CHECK_THAT(r.err, Catch::Contains("no.json"));
+    CHECK(std::filesystem::is_empty(dir.path()));
+}

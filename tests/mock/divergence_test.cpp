@@ -1,0 +1,127 @@
+// Each divergence knob over HTTP: serial output stays put, co-batched output changes exactly the
+// way the knob promises.
+#include <catch2/catch.hpp>
+
+#include "test_client.hpp"
+
+using namespace bi::mock;
+using namespace bi::mock::test;
+using bi::core::Json;
+
+namespace {
+
+Json request_for(const std::string& prompt) {
+    return Json::Object{{"prompt", prompt},
+                        {"n_predict", 12},
+                        {"n_probs", 1},
+                        {"return_tokens", true},
+                        {"temperature", 0}};
+}
+
+// What a verdict compares: text, ids and logprobs (not timings or the slot id).
+Json invariant(const Json& body) {
+    return Json::Object{{"content", *body.find("content")},
+                        {"tokens", *body.find("tokens")},
+                        {"probs", *body.find("completion_probabilities")}};
+}
+
+struct Comparison {
+    Json serial;
+    Json batched;
+};
+
+// The first prompt alone, then co-batched with the second.
+Comparison compare(Divergence mode, const std::string& first, const std::string& second,
+                   double p = 0.5) {
+    auto config = fast_config(2);
+    config.divergence = mode;
+    config.divergence_p = p;
+    MockServer server(config);
+    server.start();
+    Client client(server.port());
+    const auto serial = invariant(client.post("/completion", request_for(first)).json());
+    CHECK(invariant(client.post("/completion", request_for(first)).json()) == serial);
+    const auto replies =
+        post_cobatched(server, "/completion", {request_for(first), request_for(second)});
+    return Comparison{serial, invariant(replies[0].json())};
+}
+
+std::string text(const Json& body) {
+    return body.string_or("content", "");
+}
+
+std::string stripped(std::string value) {
+    const auto begin = value.find_first_not_of(" \t\r\n");
+    const auto end = value.find_last_not_of(" \t\r\n");
+    return begin == std::string::npos ? "" : value.substr(begin, end - begin + 1);
+}
+
+std::vector<double> logprobs(const Json& body) {
+    std::vector<double> out;
+    for (const auto& entry : body.find("probs")->as_array())
+        out.push_back(entry.find("logprob")->as_double());
+    return out;
+}
+
+}  // namespace
+
+TEST_CASE("divergence none: co-batched equals serial", "[mock][divergence]") {
+    const auto result = compare(Divergence::None, "Name a fruit.", "Name a tree.");
+    CHECK(result.batched == result.serial);
+}
+
+TEST_CASE("divergence score: co-batching changes the text", "[mock][divergence]") {
+    const auto result = compare(Divergence::Score, "Name a fruit.", "Name a tree.");
+    CHECK(text(result.batched) != text(result.serial));
+    CHECK(stripped(text(result.batched)) != stripped(text(result.serial)));
+}
+
+TEST_CASE("divergence token: same stripped text, other content and ids", "[mock][divergence]") {
+    const auto result = compare(Divergence::Token, "Name a fruit.", "Name a tree.");
+    CHECK(text(result.batched) != text(result.serial));
+    CHECK(stripped(text(result.batched)) == stripped(text(result.serial)));
+    CHECK(*result.batched.find("tokens") != *result.serial.find("tokens"));
+}
+
+TEST_CASE("divergence logprob: same tokens, moved logprobs", "[mock][divergence]") {
+    const auto result = compare(Divergence::Logprob, "Name a fruit.", "Name a tree.");
+    CHECK(text(result.batched) == text(result.serial));
+    CHECK(*result.batched.find("tokens") == *result.serial.find("tokens"));
+    CHECK(logprobs(result.batched) != logprobs(result.serial));
+}
+
+TEST_CASE("divergence contamination: a neighbour's word leaks in", "[mock][divergence]") {
+    const auto result = compare(Divergence::Contamination, "Name a fruit.", "kumquat zeppelin");
+    CHECK(text(result.serial).find("kumquat") == std::string::npos);
+    CHECK(text(result.batched).find("kumquat") != std::string::npos);
+}
+
+TEST_CASE("divergence stochastic: the coin's probability decides", "[mock][divergence]") {
+    auto always = compare(Divergence::Stochastic, "Name a fruit.", "Name a tree.", 1.0);
+    CHECK(text(always.batched) != text(always.serial));
+    auto never = compare(Divergence::Stochastic, "Name a fruit.", "Name a tree.", 0.0);
+    CHECK(never.batched == never.serial);
+}
+
+TEST_CASE("chat completions diverge the same way", "[mock][divergence]") {
+    auto config = fast_config(2);
+    config.divergence = Divergence::Token;
+    MockServer server(config);
+    server.start();
+    auto chat = [](const std::string& question) {
+        return Json(Json::Object{
+            {"messages", Json::Array{Json::Object{{"role", "user"}, {"content", question}}}},
+            {"max_tokens", 6}});
+    };
+    auto content = [](const Json& body) {
+        return body.find("choices")->as_array()[0].find("message")->string_or("content", "");
+    };
+    Client client(server.port());
+    const auto serial =
+        content(client.post("/v1/chat/completions", chat("Capital of Peru?")).json());
+    const auto replies = post_cobatched(server, "/v1/chat/completions",
+                                        {chat("Capital of Peru?"), chat("Capital of Chile?")});
+    const auto batched = content(replies[0].json());
+    CHECK(batched != serial);
+    CHECK(stripped(batched) == stripped(serial));
+}

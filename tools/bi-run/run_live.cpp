@@ -1,0 +1,362 @@
+// bi-run run-live, sweep and plan-n: cells against the user's own llama-server binary and model,
+// one PID-scoped server at a time, every guard checked before anything starts.
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <iostream>
+#include <sstream>
+
+#include "commands.hpp"
+#include "core/cert.hpp"
+#include "core/error.hpp"
+#include "driver/cell_runner.hpp"
+#include "driver/interrupt.hpp"
+#include "driver/live_launcher.hpp"
+#include "exit_codes.hpp"
+#include "io/model_profile.hpp"
+#include "run_setup.hpp"
+#include "server/argv.hpp"
+#include "server/guards.hpp"
+#include "server/model_facts.hpp"
+
+namespace bi::cli {
+
+namespace {
+
+[[noreturn]] void usage(const std::string& message) { throw Error(ErrorCategory::Usage, message); }
+
+// Where the server binary, model, flags and KV label come from: flags, or a models.toml entry.
+struct LiveTarget {
+    std::string server_bin;
+    std::string model;
+    std::string alias;
+    std::string kv;
+    std::vector<std::string> flags;
+};
+
+void add_server_options(cxxopts::Options& options) {
+    options.add_options("Server")
+        ("server-bin", "The llama-server (or work-alike) binary", cxxopts::value<std::string>())
+        ("model", "The GGUF model file", cxxopts::value<std::string>())
+        ("server-flag", "One extra server argv token (repeatable; --server-flag=-t for dash values)",
+         cxxopts::value<std::vector<std::string>>())
+        ("profile", "A model alias from models.toml (sets binary, model, flags, KV label)",
+         cxxopts::value<std::string>())
+        ("models-toml", "The models file (default: $BI_MODELS_TOML, else ./models.toml)",
+         cxxopts::value<std::string>())
+        ("models-dir", "Replaces {MODELS_DIR} in models.toml (default: $MODELS_DIR)",
+         cxxopts::value<std::string>())
+        ("port", "Experiment port (default: a free loopback port per launch)", cxxopts::value<int>())
+        ("reserved-port", "A port never bound or addressed (repeatable)",
+         cxxopts::value<std::vector<int>>())
+        ("untouchable-pid", "A PID never signalled (repeatable)", cxxopts::value<std::vector<int>>())
+        ("max-footprint-gb", "Refuse when the projected footprint exceeds this",
+         cxxopts::value<double>())
+        ("ready-timeout", "Seconds a server may take to answer /health",
+         cxxopts::value<double>()->default_value("600"))
+        ("dry-run", "Print the plan and launch nothing");
+}
+
+std::string env_or(const char* name, const std::string& fallback) {
+    const char* value = std::getenv(name);
+    return value && *value ? value : fallback;
+}
+
+LiveTarget resolve_target(const cxxopts::ParseResult& args) {
+    LiveTarget target;
+    if (args.count("profile")) {
+        const std::string file = args.count("models-toml") ? args["models-toml"].as<std::string>()
+                                                           : env_or("BI_MODELS_TOML", "models.toml");
+        const std::string dir = args.count("models-dir") ? args["models-dir"].as<std::string>()
+                                                         : env_or("MODELS_DIR", "");
+        if (!std::filesystem::exists(file))
+            usage("--profile needs a models file: " + file + " not found (see --models-toml)");
+        const auto profile = io::load_model_profile(file, args["profile"].as<std::string>(), dir);
+        target = {profile.server_bin, profile.gguf, profile.alias, profile.kv, profile.server_flags};
+    }
+    if (args.count("server-bin")) target.server_bin = args["server-bin"].as<std::string>();
+    if (args.count("model")) target.model = args["model"].as<std::string>();
+    if (args.count("server-flag"))
+        for (const auto& flag : args["server-flag"].as<std::vector<std::string>>())
+            target.flags.push_back(flag);
+    if (target.kv.empty()) target.kv = "f16";
+    if (target.alias.empty() && !target.model.empty())
+        target.alias = std::filesystem::path(target.model).stem().string();
+    return target;
+}
+
+server::GuardLimits guard_limits(const cxxopts::ParseResult& args) {
+    server::GuardLimits limits;
+    if (args.count("max-footprint-gb")) {
+        limits.max_footprint_gb = args["max-footprint-gb"].as<double>();
+        if (!(*limits.max_footprint_gb > 0)) usage("--max-footprint-gb must be positive");
+    }
+    if (args.count("reserved-port"))
+        for (int port : args["reserved-port"].as<std::vector<int>>()) {
+            if (port < 1 || port > 65535) usage("--reserved-port " + std::to_string(port) + ": not a port");
+            limits.reserved_ports.push_back(static_cast<std::uint16_t>(port));
+        }
+    if (args.count("untouchable-pid"))
+        for (int pid : args["untouchable-pid"].as<std::vector<int>>()) {
+            if (pid < 1) usage("--untouchable-pid " + std::to_string(pid) + ": not a PID");
+            limits.untouchable_pids.push_back(pid);
+        }
+    return limits;
+}
+
+std::optional<std::uint16_t> chosen_port(const cxxopts::ParseResult& args) {
+    if (!args.count("port")) return std::nullopt;
+    const int port = args["port"].as<int>();
+    if (port < 1 || port > 65535) usage("--port " + std::to_string(port) + ": not a port");
+    return static_cast<std::uint16_t>(port);
+}
+
+std::string describe_footprint(const server::Footprint& f) {
+    return "model " + server::format_gib(f.model_bytes) + " + KV " + server::format_gib(f.kv_bytes) +
+           (f.kv_estimated_from_shape ? "" : " (estimated without the model's shape)") +
+           " + overhead " + server::format_gib(f.overhead_bytes) + " = " +
+           server::format_gib(f.total());
+}
+
+// Everything run-live and sweep need, checked before the first launch.
+struct LivePlan {
+    LiveTarget target;
+    server::ModelFacts facts;
+    server::GuardLimits limits;
+    std::optional<std::uint16_t> port;
+    std::chrono::milliseconds ready_timeout{};
+};
+
+LivePlan prepare_live(const cxxopts::ParseResult& args, RunSetup& setup) {
+    LivePlan plan;
+    plan.target = resolve_target(args);
+    server::check_binary(plan.target.server_bin);
+    server::check_model(plan.target.model);
+    server::check_user_flags(plan.target.flags);
+    plan.limits = guard_limits(args);
+    plan.port = chosen_port(args);
+    if (plan.port) server::check_port(*plan.port, plan.limits);
+    const double ready = args["ready-timeout"].as<double>();
+    if (!(ready > 0)) usage("--ready-timeout must be positive");
+    plan.ready_timeout = std::chrono::milliseconds(static_cast<std::int64_t>(ready * 1000));
+    plan.facts = server::read_model_facts(plan.target.model);
+
+    const auto mem = server::mem_available_bytes();
+    for (auto ctx : setup.ctxs)
+        for (int n : setup.parallels)
+            server::check_footprint(server::project_footprint(plan.facts, ctx * n, plan.target.kv),
+                                    plan.limits, mem);
+
+    auto& o = setup.options;
+    if (!args.count("model-alias") || args["model-alias"].as<std::string>().empty())
+        o.model_alias = plan.target.alias;
+    o.kv_label = args.count("kv-label") ? args["kv-label"].as<std::string>() : plan.target.kv;
+    core::Json flags = core::Json::array();
+    for (const auto& flag : plan.target.flags) flags.push_back(flag);
+    o.cert_extras["run"].set("server_flags", flags);
+    o.cert_extras.set("model_file",
+                      core::Json::Object{{"path", plan.facts.path},
+                                         {"size", static_cast<std::int64_t>(plan.facts.file_bytes)},
+                                         {"sha256_head", plan.facts.sha256_head},
+                                         {"architecture", plan.facts.architecture}});
+    return plan;
+}
+
+driver::LiveLauncher make_launcher(const LivePlan& plan, const RunSetup& setup, std::int64_t ctx) {
+    driver::LiveServerConfig config;
+    config.command = {plan.target.server_bin, plan.target.model, plan.target.flags};
+    config.limits = plan.limits;
+    config.port = plan.port;
+    config.ready_timeout = plan.ready_timeout;
+    std::string stem = core::cert_file_name(setup.options.model_alias, ctx, 0);
+    stem = stem.substr(0, stem.find("__N"));
+    config.log_path = setup.options.out_dir + "/" + stem + ".server.log";
+    return driver::LiveLauncher(std::move(config));
+}
+
+void print_plan(const LivePlan& plan, const RunSetup& setup) {
+    const auto& o = setup.options;
+    const auto mem = server::mem_available_bytes();
+    std::cout << "plan (--dry-run: nothing is launched)\n"
+              << "  server binary  " << plan.target.server_bin << "\n"
+              << "  model          " << plan.target.model << " ("
+              << server::format_gib(plan.facts.file_bytes) << ", " 
+              << (plan.facts.architecture.empty() ? "not GGUF" : plan.facts.architecture) << ")\n"
+              << "  port           "
+              << (plan.port ? std::to_string(*plan.port) : "a free loopback port per launch") << "\n";
+    if (!plan.limits.reserved_ports.empty()) {
+        std::cout << "  reserved ports";
+        for (auto p : plan.limits.reserved_ports) std::cout << " " << p;
+        std::cout << "\n";
+    }
+    std::cout << "  MemAvailable   " << (mem ? server::format_gib(*mem) : "unknown") << "\n";
+    for (auto ctx : setup.ctxs) {
+        std::cout << "  ctx " << ctx << ":\n"
+                  << "    arm A, A'    " << server::quote_argv(server::build_argv(
+                                                {plan.target.server_bin, plan.target.model, plan.target.flags},
+                                                1, ctx, plan.port.value_or(0)))
+                  << "\n";
+        for (int n : setup.parallels) {
+            const auto f = server::project_footprint(plan.facts, ctx * n, o.kv_label);
+            std::cout << "    N=" << n << " arms B, C " << server::quote_argv(server::build_argv(
+                                        {plan.target.server_bin, plan.target.model, plan.target.flags},
+                                        n, ctx * n, plan.port.value_or(0)))
+                      << "\n      footprint " << describe_footprint(f) << "\n"
+                      << "      cert      " << o.out_dir << "/"
+                      << core::cert_file_name(o.model_alias, ctx, n) << "\n";
+        }
+    }
+    std::cout << "  arms           A and A' serial; per N: B serial, then " << o.passes
+              << " concurrent passes of C\n"
+              << "  requests       (3 + " << o.passes << ") x work-set items x " << o.reps
+              << " reps per cell (A and A' once per ctx)\n"
+              << "  (port 0 above stands for the port picked at launch)\n";
+}
+
+}  // namespace
+
+int run_live_main(int argc, char** argv) {
+    cxxopts::Options options(
+        "bi-run run-live",
+        "Verifies one cell (model, ctx, N) against a real server: arm A (--parallel 1, serial),\n"
+        "A' (its repeat), then on a --parallel N server arm B (serial) and T passes of arm C\n"
+        "(N requests at once). Writes one cert; a GREEN is promotable only from a live server.\n\n"
+        "Exit status: 0 promotable GREEN, 3 a verdict that is not promotable, 2 usage error or\n"
+        "refused launch (no cert), 1 error before a verdict (no cert), 130/143 interrupted.");
+    add_run_options(options, "");
+    add_server_options(options);
+    const auto args = options.parse(argc, argv);
+    if (args.count("help")) {
+        std::cout << options.help() << "\n";
+        return kExitPromotable;
+    }
+    if (!args.unmatched().empty()) usage("unexpected argument '" + args.unmatched().front() + "'");
+
+    RunSetup setup = prepare_run(args);
+    const LivePlan plan = prepare_live(args, setup);
+    if (args.count("dry-run")) {
+        print_plan(plan, setup);
+        return kExitPromotable;
+    }
+    driver::install_interrupt_handlers();
+    driver::Progress progress(driver::Progress::detect(setup.quiet), std::cerr);
+    auto launcher = make_launcher(plan, setup, setup.ctx());
+    driver::CellRunner runner(launcher, *setup.scorer, setup.options, progress);
+    const auto baseline = runner.run_baseline(setup.ctx(), setup.rows);
+    const auto outcome = runner.run_cell(baseline, setup.parallel());
+    return report_outcome(outcome, setup, setup.ctx(), setup.parallel());
+}
+
+int sweep_main(int argc, char** argv) {
+    cxxopts::Options options(
+        "bi-run sweep",
+        "Runs run-live over every (ctx, N) of --ctx 4096,8192 --parallel 2,4,8: one cert per\n"
+        "cell, one A baseline per ctx shared by all N at that ctx, a summary table at the end.\n\n"
+        "Exit status: 0 when every cell is a promotable GREEN, 3 otherwise, 2 usage error or\n"
+        "refused launch, 1 an error before a cell's verdict (cells already done keep their\n"
+        "certs), 130/143 interrupted.");
+    add_run_options(options, "");
+    add_server_options(options);
+    const auto args = options.parse(argc, argv);
+    if (args.count("help")) {
+        std::cout << options.help() << "\n";
+        return kExitPromotable;
+    }
+    if (!args.unmatched().empty()) usage("unexpected argument '" + args.unmatched().front() + "'");
+
+    RunSetup setup = prepare_run(args, true);
+    const LivePlan plan = prepare_live(args, setup);
+    if (args.count("dry-run")) {
+        print_plan(plan, setup);
+        return kExitPromotable;
+    }
+    driver::install_interrupt_handlers();
+    driver::Progress progress(driver::Progress::detect(setup.quiet), std::cerr);
+    struct Row {
+        std::int64_t ctx;
+        int n;
+        std::string summary;
+        bool promotable;
+        std::string cert;
+    };
+    std::vector<Row> rows;
+    bool all_promotable = true;
+    for (auto ctx : setup.ctxs) {
+        auto launcher = make_launcher(plan, setup, ctx);
+        driver::CellRunner runner(launcher, *setup.scorer, setup.options, progress);
+        const auto baseline = runner.run_baseline(ctx, setup.rows);
+        for (int n : setup.parallels) {
+            const auto outcome = runner.run_cell(baseline, n);
+            all_promotable &= outcome.promotable;
+            rows.push_back({ctx, n, driver::verdict_summary(outcome.verdict), outcome.promotable,
+                            outcome.cert_path});
+            report_outcome(outcome, setup, ctx, n);
+        }
+    }
+    if (!setup.json) {
+        std::cout << "\nsummary (" << setup.options.model_alias << ")\n";
+        std::printf("  %-8s %-4s %-44s %s\n", "ctx", "N", "verdict", "promotable");
+        std::cout.flush();
+        for (const auto& row : rows)
+            std::printf("  %-8lld %-4d %-44s %s\n", static_cast<long long>(row.ctx), row.n,
+                        row.summary.c_str(), row.promotable ? "yes" : "no");
+        std::fflush(stdout);
+    }
+    return all_promotable ? kExitPromotable : kExitNotPromotable;
+}
+
+int plan_n_main(int argc, char** argv) {
+    cxxopts::Options options(
+        "bi-run plan-n",
+        "Prints the projected footprint (model + KV cache + overhead) of a --parallel N server\n"
+        "for N = 1..--max-n at --ctx tokens per slot, against MemAvailable and --max-footprint-gb.");
+    options.add_options()
+        ("model", "The GGUF model file", cxxopts::value<std::string>())
+        ("profile", "A model alias from models.toml", cxxopts::value<std::string>())
+        ("models-toml", "The models file", cxxopts::value<std::string>())
+        ("models-dir", "Replaces {MODELS_DIR}", cxxopts::value<std::string>())
+        ("server-bin", "Ignored here (accepted for symmetry)", cxxopts::value<std::string>())
+        ("server-flag", "Ignored here", cxxopts::value<std::vector<std::string>>())
+        ("ctx", "Context per slot", cxxopts::value<std::int64_t>()->default_value("4096"))
+        ("max-n", "Largest N", cxxopts::value<int>()->default_value("8"))
+        ("kv-label", "KV cache type (f16, q8_0, q4_0 ...)", cxxopts::value<std::string>())
+        ("max-footprint-gb", "Cap to compare against", cxxopts::value<double>())
+        ("h,help", "Show this help");
+    const auto args = options.parse(argc, argv);
+    if (args.count("help")) {
+        std::cout << options.help() << "\n";
+        return kExitPromotable;
+    }
+    const LiveTarget target = resolve_target(args);
+    server::check_model(target.model);
+    const auto ctx = args["ctx"].as<std::int64_t>();
+    const int max_n = args["max-n"].as<int>();
+    if (ctx < 16) usage("--ctx must be at least 16");
+    if (max_n < 1 || max_n > 1024) usage("--max-n must be between 1 and 1024");
+    const std::string kv = args.count("kv-label") ? args["kv-label"].as<std::string>() : target.kv;
+    if (!server::kv_bytes_per_element(kv)) usage("--kv-label " + kv + ": unknown cache type");
+    std::optional<double> cap;
+    if (args.count("max-footprint-gb")) cap = args["max-footprint-gb"].as<double>();
+    const auto facts = server::read_model_facts(target.model);
+    const auto mem = server::mem_available_bytes();
+    std::cout << target.model << ": " << server::format_gib(facts.file_bytes) << ", "
+              << (facts.has_shape() ? std::to_string(*facts.n_layer) + " layers" : "shape unknown")
+              << ", KV " << kv << ", ctx " << ctx << " per slot; MemAvailable "
+              << (mem ? server::format_gib(*mem) : "unknown") << "\n";
+    std::printf("%4s %10s %12s %12s %12s %12s  %s\n", "N", "ctx_total", "model", "kv", "overhead",
+                "total", "fits");
+    for (int n = 1; n <= max_n; ++n) {
+        const auto f = server::project_footprint(facts, ctx * n, kv);
+        const double gib = static_cast<double>(f.total()) / (1024.0 * 1024.0 * 1024.0);
+        const bool fits = (!mem || f.total() <= *mem) && (!cap || gib <= *cap);
+        std::printf("%4d %10lld %12s %12s %12s %12s  %s\n", n, static_cast<long long>(ctx * n),
+                    server::format_gib(f.model_bytes).c_str(), server::format_gib(f.kv_bytes).c_str(),
+                    server::format_gib(f.overhead_bytes).c_str(), server::format_gib(f.total()).c_str(),
+                    fits ? "yes" : "no");
+    }
+    return kExitPromotable;
+}
+
+}  // namespace bi::cli

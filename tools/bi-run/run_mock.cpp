@@ -1,0 +1,66 @@
+// bi-run run-mock: one cell against the built-in continuous-batching mock server, through the
+// same driver run-live uses; only the server launch differs.
+#include <iostream>
+
+#include "commands.hpp"
+#include "core/error.hpp"
+#include "driver/cell_runner.hpp"
+#include "driver/interrupt.hpp"
+#include "driver/mock_launcher.hpp"
+#include "exit_codes.hpp"
+#include "mock/mock_config.hpp"
+#include "run_setup.hpp"
+
+namespace bi::cli {
+
+int run_mock_main(int argc, char** argv) {
+    cxxopts::Options options(
+        "bi-run run-mock",
+        "Runs one cell (A, A', B and T passes of C) against the built-in continuous-batching mock\n"
+        "server and writes its cert with source \"mock\" - never promotable. With no divergence\n"
+        "the verdict is green; --divergence=score shows a RED.\n\n"
+        "Exit status: 0 when the mock cell is green, 3 for any other verdict, 2 usage error,\n"
+        "1 error before a verdict, 130/143 interrupted.");
+    add_run_options(options, "bi-mock");
+    options.add_options("Mock server")
+        ("divergence", "How co-batched requests change: none, score, token, logprob, stochastic, "
+                       "contamination", cxxopts::value<std::string>()->default_value("none"))
+        ("divergence-p", "Probability for --divergence=stochastic",
+         cxxopts::value<double>()->default_value("0.5"))
+        ("tick-ms", "Milliseconds per decode step", cxxopts::value<double>()->default_value("1"))
+        ("empty", "Every completion comes back empty")
+        ("crash-after", "Die after this many completions", cxxopts::value<std::int64_t>())
+        ("hang", "Never answer completion requests (use with --req-timeout)")
+        ("loading-seconds", "Answer 503 'Loading model' this long after start",
+         cxxopts::value<double>()->default_value("0"));
+    const auto args = options.parse(argc, argv);
+    if (args.count("help")) {
+        std::cout << options.help() << "\n";
+        return kExitPromotable;
+    }
+    if (!args.unmatched().empty())
+        throw Error(ErrorCategory::Usage, "unexpected argument '" + args.unmatched().front() + "'");
+
+    mock::MockConfig base;
+    base.divergence = mock::parse_divergence(args["divergence"].as<std::string>());
+    base.divergence_p = args["divergence-p"].as<double>();
+    base.tick_ms = args["tick-ms"].as<double>();
+    base.empty = args.count("empty") > 0;
+    if (args.count("crash-after")) base.crash_after = args["crash-after"].as<std::int64_t>();
+    base.hang = args.count("hang") > 0;
+    base.loading_seconds = args["loading-seconds"].as<double>();
+    base.model_alias = args["model-alias"].as<std::string>();
+    mock::validate(base);
+
+    RunSetup setup = prepare_run(args);
+    driver::install_interrupt_handlers();
+    driver::Progress progress(driver::Progress::detect(setup.quiet), std::cerr);
+    driver::MockLauncher launcher(base);
+    driver::CellRunner runner(launcher, *setup.scorer, setup.options, progress);
+    const auto baseline = runner.run_baseline(setup.ctx(), setup.rows);
+    const auto outcome = runner.run_cell(baseline, setup.parallel());
+    report_outcome(outcome, setup, setup.ctx(), setup.parallel());
+    return outcome.verdict.status == "green" ? kExitPromotable : kExitNotPromotable;
+}
+
+}  // namespace bi::cli

@@ -1,0 +1,246 @@
+#include "run_setup.hpp"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <iostream>
+
+#include "core/cert.hpp"
+#include "core/error.hpp"
+#include "driver/builtin_workset.hpp"
+#include "exit_codes.hpp"
+#include "io/files.hpp"
+#include "io/json_text.hpp"
+#include "io/workset.hpp"
+
+namespace bi::cli {
+
+namespace {
+
+[[noreturn]] void usage(const std::string& message) { throw Error(ErrorCategory::Usage, message); }
+
+template <typename T>
+T positive(const cxxopts::ParseResult& args, const char* name, T minimum = 1) {
+    const T value = args[name].as<T>();
+    if (value < minimum)
+        usage("--" + std::string(name) + " must be at least " + std::to_string(minimum));
+    return value;
+}
+
+// Creates the directory when missing and proves it is writable, so that a run never ends
+// with a verdict it cannot save.
+std::string prepare_out_dir(const std::string& dir) {
+    if (dir.empty()) usage("--out-dir is required (the directory the cert is written to)");
+    std::error_code ec;
+    std::filesystem::create_directories(dir, ec);
+    if (ec) usage("--out-dir " + dir + ": " + ec.message());
+    if (!std::filesystem::is_directory(dir)) usage("--out-dir " + dir + ": not a directory");
+    if (::access(dir.c_str(), W_OK) != 0) usage("--out-dir " + dir + ": not writable");
+    return dir;
+}
+
+std::vector<std::pair<std::string, std::string>> generator_params(
+    const std::vector<std::string>& raw) {
+    std::vector<std::pair<std::string, std::string>> params;
+    for (const auto& item : raw) {
+        const auto eq = item.find('=');
+        if (eq == std::string::npos || eq == 0)
+            usage("--generator-param " + item + ": expected KEY=VALUE");
+        params.emplace_back(item.substr(0, eq), item.substr(eq + 1));
+    }
+    return params;
+}
+
+// "4096" or, for sweep, "4096,8192": whole numbers >= minimum, no repeats.
+template <typename T>
+std::vector<T> int_list(const std::string& text, const std::string& flag, T minimum,
+                        bool allow_lists) {
+    std::vector<T> values;
+    std::size_t start = 0;
+    while (start <= text.size()) {
+        const auto comma = text.find(',', start);
+        const std::string item =
+            text.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
+        std::size_t used = 0;
+        long long value = 0;
+        try {
+            value = std::stoll(item, &used);
+        } catch (const std::exception&) {
+            used = 0;
+        }
+        if (item.empty() || used != item.size())
+            usage("--" + flag + " " + text + ": expected a whole number" +
+                  (allow_lists ? " or a comma-separated list" : ""));
+        if (value < minimum) usage("--" + flag + " must be at least " + std::to_string(minimum));
+        if (std::find(values.begin(), values.end(), static_cast<T>(value)) != values.end())
+            usage("--" + flag + " " + text + ": " + item + " is listed twice");
+        values.push_back(static_cast<T>(value));
+        if (comma == std::string::npos) break;
+        start = comma + 1;
+    }
+    if (values.size() > 1 && !allow_lists)
+        usage("--" + flag + " takes one value here; bi-run sweep runs several cells");
+    return values;
+}
+
+}  // namespace
+
+void add_run_options(cxxopts::Options& options, const std::string& default_alias) {
+    options.add_options("Cell")
+        ("out-dir", "Directory the cert is written to (created when missing)",
+         cxxopts::value<std::string>())
+        ("model-alias", "The cert's model name", cxxopts::value<std::string>()->default_value(default_alias))
+        ("ctx", "Context per slot, in tokens", cxxopts::value<std::string>()->default_value("2048"))
+        ("parallel", "N: slots of the batched server and requests sent at once",
+         cxxopts::value<std::string>()->default_value("4"))
+        ("passes", "Concurrent passes of arm C (T)", cxxopts::value<int>()->default_value("4"))
+        ("gate-passes", "Same as --passes", cxxopts::value<int>())
+        ("reps", "Repetitions of every work-set row", cxxopts::value<int>()->default_value("1"))
+        ("n-predict", "Tokens to generate per request", cxxopts::value<int>()->default_value("32"))
+        ("kv-label", "KV cache type recorded in the cert", cxxopts::value<std::string>()->default_value("f16"));
+    options.add_options("Requests")
+        ("endpoint", "chat (/v1/chat/completions) or completion (/completion, token ids)",
+         cxxopts::value<std::string>()->default_value("chat"))
+        ("logprobs", "Ask for K top logprobs per token (0 = off)", cxxopts::value<int>()->default_value("0"))
+        ("seed", "Seed of the C pass permutations", cxxopts::value<std::uint64_t>()->default_value("42"))
+        ("stagger-ms", "Delay between the first requests of the N workers",
+         cxxopts::value<int>()->default_value("0"))
+        ("req-timeout", "Seconds one request may take", cxxopts::value<double>()->default_value("120"))
+        ("arm-deadline", "Seconds one arm or pass may take (0 = no limit)",
+         cxxopts::value<double>()->default_value("0"))
+        ("stop-on-red", "Stop the C passes at the first invariant divergence");
+    options.add_options("Scoring and work-set")
+        ("plugin", "Load a plugin .so (repeatable)", cxxopts::value<std::vector<std::string>>())
+        ("scorer", "Scorer id (default: exact)", cxxopts::value<std::string>()->default_value(""))
+        ("scorer-config", "JSON text handed to the scorer", cxxopts::value<std::string>()->default_value(""))
+        ("workset", "Work-set JSON file", cxxopts::value<std::string>())
+        ("generator", "Work-set generator id (from a plugin)", cxxopts::value<std::string>())
+        ("generator-param", "KEY=VALUE for the generator (repeatable)",
+         cxxopts::value<std::vector<std::string>>());
+    options.add_options("Output")
+        ("quiet", "No progress on stderr")
+        ("json", "Print a one-line JSON summary on stdout")
+        ("h,help", "Show this help");
+}
+
+RunSetup prepare_run(const cxxopts::ParseResult& args, bool allow_lists) {
+    RunSetup setup;
+    auto& o = setup.options;
+    o.out_dir = prepare_out_dir(args.count("out-dir") ? args["out-dir"].as<std::string>() : "");
+    o.model_alias = args["model-alias"].as<std::string>();
+    o.kv_label = args["kv-label"].as<std::string>();
+    setup.ctxs = int_list<std::int64_t>(args["ctx"].as<std::string>(), "ctx", 16, allow_lists);
+    setup.parallels = int_list<int>(args["parallel"].as<std::string>(), "parallel", 1, allow_lists);
+    o.passes = positive<int>(args, "passes");
+    if (args.count("gate-passes")) o.passes = positive<int>(args, "gate-passes");
+    o.reps = positive<int>(args, "reps");
+    o.request.n_predict = positive<int>(args, "n-predict");
+    o.request.logprobs = positive<int>(args, "logprobs", 0);
+    if (o.request.logprobs > 20) usage("--logprobs must be at most 20");
+    const auto endpoint = args["endpoint"].as<std::string>();
+    if (endpoint == "chat") o.request.endpoint = http::EndpointKind::Chat;
+    else if (endpoint == "completion") o.request.endpoint = http::EndpointKind::Completion;
+    else usage("--endpoint must be chat or completion, not '" + endpoint + "'");
+    o.seed = args["seed"].as<std::uint64_t>();
+    o.stagger = std::chrono::milliseconds(positive<int>(args, "stagger-ms", 0));
+    const double timeout = args["req-timeout"].as<double>();
+    if (!(timeout > 0)) usage("--req-timeout must be positive");
+    o.request.timeout = std::chrono::milliseconds(static_cast<std::int64_t>(timeout * 1000));
+    const double deadline = args["arm-deadline"].as<double>();
+    if (deadline < 0) usage("--arm-deadline must not be negative");
+    if (deadline > 0)
+        o.arm_deadline = std::chrono::milliseconds(static_cast<std::int64_t>(deadline * 1000));
+    o.stop_on_red = args.count("stop-on-red") > 0;
+    setup.quiet = args.count("quiet") > 0;
+    setup.json = args.count("json") > 0;
+
+    setup.plugins = std::make_unique<plugin_host::PluginSet>();
+    setup.plugins->load_bundled();
+    if (args.count("plugin"))
+        for (const auto& path : args["plugin"].as<std::vector<std::string>>())
+            setup.plugins->load(path);
+    const auto scorer_id = args["scorer"].as<std::string>();
+    setup.scorer = setup.plugins->create_scorer(scorer_id, args["scorer-config"].as<std::string>());
+
+    core::Json run = core::Json::Object{
+        {"scorer", scorer_id.empty() ? std::string(plugin_host::kDefaultScorerId) : scorer_id}};
+    if (args.count("workset") && args.count("generator"))
+        usage("--workset and --generator cannot be used together");
+    if (args.count("workset")) {
+        const auto path = args["workset"].as<std::string>();
+        std::vector<core::WorkRow> rows;
+        try {
+            rows = io::load_workset_file(path);  // fail now, before any server starts
+        } catch (const Error& e) {
+            usage(std::string("--workset: ") + e.what());
+        }
+        if (rows.empty()) usage("--workset " + path + ": the work-set has no rows");
+        setup.rows = [rows](const plugin_host::TokenCounter&, const std::string&, std::int64_t) {
+            return rows;
+        };
+        run.set("workset", path);
+    } else if (args.count("generator")) {
+        const auto id = args["generator"].as<std::string>();
+        if (!setup.plugins->has_generator(id))
+            usage("--generator " + id + ": no loaded plugin offers it (see bi-run plugins)");
+        plugin_host::GenerationRequest request;
+        request.seed = o.seed;
+        if (args.count("generator-param"))
+            request.parameters =
+                generator_params(args["generator-param"].as<std::vector<std::string>>());
+        // The plugin set lives in the RunSetup, on the heap, for as long as the run.
+        const plugin_host::PluginSet* plugins = setup.plugins.get();
+        setup.rows = [plugins, id, request](const plugin_host::TokenCounter& count,
+                                            const std::string& model_id, std::int64_t ctx) {
+            auto r = request;
+            r.model_id = model_id;
+            r.ctx = ctx;
+            return plugins->generate_rows(id, r, count);
+        };
+        run.set("generator", id);
+    } else {
+        setup.rows = [](const plugin_host::TokenCounter&, const std::string&, std::int64_t) {
+            return driver::builtin_work_rows();
+        };
+        run.set("workset", "(built-in)");
+    }
+    o.cert_extras.set("run", run);
+    return setup;
+}
+
+int report_outcome(const driver::CellOutcome& outcome, const RunSetup& setup, std::int64_t ctx,
+                   int parallel) {
+    const auto& cert = outcome.cert;
+    const std::string source = cert.string_or("source", "");
+    const bool green = cert.string_or("status", "") == "green";
+    const int code = outcome.promotable ? kExitPromotable : kExitNotPromotable;
+    if (setup.json) {
+        core::Json summary = core::Json::Object{
+            {"cert", outcome.cert_path},
+            {"model", setup.options.model_alias},
+            {"ctx", ctx},
+            {"dispatch_n", parallel},
+            {"status", cert.string_or("status", "")},
+            {"source", source},
+            {"promotable", outcome.promotable},
+            {"divergence_class", *cert.find("divergence_class")},
+            {"anomaly", *cert.find("anomaly")},
+            {"n_passes", *cert.find("n_passes")},
+            {"n_divergent", cert.find("mismatch")->size()},
+        };
+        std::cout << io::to_json_text(summary) << std::endl;
+        return code;
+    }
+    std::cout << setup.options.model_alias << "  ctx " << ctx << "  N " << parallel
+              << ": " << driver::verdict_summary(outcome.verdict) << "  [source " << source
+              << (outcome.promotable ? ", promotable" : ", not promotable") << "]\n";
+    for (const auto& reason : outcome.verdict.decision_reasons) std::cout << "  - " << reason << "\n";
+    if (green && source != "live")
+        std::cout << "  (a GREEN against the mock shows the harness works; only a live server's "
+                     "GREEN is promotable)\n";
+    std::cout << "cert: " << outcome.cert_path << std::endl;
+    return code;
+}
+
+}  // namespace bi::cli

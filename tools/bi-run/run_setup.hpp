@@ -1,0 +1,38 @@
+// The flags run-mock, run-live and sweep share, and turning them into a ready-to-run setup:
+// plugins loaded, scorer created, work-set source chosen, output directory checked.
+#pragma once
+
+#include <cxxopts.hpp>
+
+#include <memory>
+#include <string>
+
+#include "driver/cell_runner.hpp"
+#include "plugin_host/plugin_set.hpp"
+
+namespace bi::cli {
+
+void add_run_options(cxxopts::Options& options, const std::string& default_alias);
+
+struct RunSetup {
+    driver::RunOptions options;
+    std::unique_ptr<plugin_host::PluginSet> plugins;
+    std::unique_ptr<plugin_host::ScorerInstance> scorer;
+    driver::WorkRowSource rows;
+    std::vector<std::int64_t> ctxs;  // one value except for sweep
+    std::vector<int> parallels;
+    std::int64_t ctx() const { return ctxs.front(); }
+    int parallel() const { return parallels.front(); }
+    bool quiet = false;
+    bool json = false;
+};
+
+// Validates every shared flag (bi::Error(Usage) naming the flag) before anything is launched.
+// Only sweep accepts comma-separated lists for --ctx and --parallel.
+RunSetup prepare_run(const cxxopts::ParseResult& args, bool allow_lists = false);
+
+// Prints the verdict (stdout; one JSON line with --json) and returns the exit status for it.
+int report_outcome(const driver::CellOutcome& outcome, const RunSetup& setup, std::int64_t ctx,
+                   int parallel);
+
+}  // namespace bi::cli

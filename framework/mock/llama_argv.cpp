@@ -175,6 +175,8 @@ ServerCommandLine parse_llama_argv(const std::vector<std::string>& args) {
             config.crash_after = parse_integer(name, cursor.value(), 0, 1LL << 40);
         } else if (name == "--hang") {
             config.hang = true;
+        } else if (name == "--ignore-sigterm") {
+            line.ignore_sigterm = true;
         } else if (name == "--empty") {
             config.empty = true;
         } else if (name == "--loading-seconds") {
@@ -228,6 +230,7 @@ std::string llama_argv_usage() {
            "  --divergence-p=P        stochastic: probability a request diverges (default 0.5)\n"
            "  --crash-after=K         answer K completions, then exit with status 1\n"
            "  --hang                  completion requests never answer\n"
+           "  --ignore-sigterm        keep running on SIGTERM (only SIGKILL/SIGINT stop it)\n"
            "  --empty                 every completion is empty\n"
            "  --loading-seconds=S     answer 503 \"Loading model\" for S seconds\n"
            "  --tick-ms=MS            wall time of one decode step (default 1; 0 = flat out)\n"

@@ -13,6 +13,7 @@ struct ServerCommandLine {
     MockConfig config;  // defaults as llama-server's: port 8080, 4 slots, no metrics
     bool help = false;
     bool version = false;
+    bool ignore_sigterm = false;  // process-level knob: stand in for a server that will not stop
     std::vector<std::string> ignored;  // flags accepted without effect, in order
 };
 

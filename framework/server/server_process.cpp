@@ -219,6 +219,10 @@ std::string ServerProcess::terminate(std::chrono::milliseconds grace) {
         std::this_thread::sleep_for(pause);
         pause = std::min(pause * 2, std::chrono::milliseconds(20));
     }
+    // The child is gone, so its output has reached end of file: note how it ended.
+    if (d.reader.joinable()) d.reader.join();
+    std::ofstream(d.log_path, std::ios::app) << "=== bi-run teardown " << now_utc() << ": "
+                                             << d.ended_how << "\n";
     return d.ended_how;
 }
 

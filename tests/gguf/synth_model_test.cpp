@@ -215,8 +215,9 @@ TEST_CASE("synth: tensor names, ggml dimension order and types", "[gguf][synth]"
     }
     CHECK(f.data_start % 32 == 0);
     CHECK(f.bytes.size() == f.data_start + next_offset);
-    CHECK(parameters == 4u * (2 * 256 + 4 * 256 * 256 + 3 * 256 * 704) + 256 +
-                            2 * 256 * static_cast<std::uint64_t>(vocab));
+    const std::uint64_t per_layer = 2u * 256 + 4u * 256 * 256 + 3u * 256 * 704;
+    const std::uint64_t vocab_rows = static_cast<std::uint64_t>(vocab);
+    CHECK(parameters == 4 * per_layer + 256 + vocab_rows * 2 * 256);
 }
 
 TEST_CASE("synth: output rows of special and byte tokens are zero, the rest are not",

@@ -75,7 +75,13 @@ int main(int argc, char** argv) {
             std::cerr << std::endl;
         }
         int received = 0;
-        while (sigwait(&signals, &received) != 0) {
+        while (true) {
+            if (sigwait(&signals, &received) != 0) continue;
+            if (received == SIGTERM && line.ignore_sigterm) {
+                std::cerr << "bi-mock-server: ignoring SIGTERM (--ignore-sigterm)" << std::endl;
+                continue;
+            }
+            break;
         }
         server.stop();
         std::cerr << "bi-mock-server: stopped (signal " << received << ")" << std::endl;

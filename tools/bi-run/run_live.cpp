@@ -56,6 +56,8 @@ void add_server_options(cxxopts::Options& options) {
          cxxopts::value<double>())
         ("ready-timeout", "Seconds a server may take to answer /health",
          cxxopts::value<double>()->default_value("600"))
+        ("shutdown-grace", "Seconds between SIGTERM and SIGKILL at teardown",
+         cxxopts::value<double>()->default_value("10"))
         ("dry-run", "Print the plan and launch nothing");
 }
 
@@ -127,6 +129,7 @@ struct LivePlan {
     server::GuardLimits limits;
     std::optional<std::uint16_t> port;
     std::chrono::milliseconds ready_timeout{};
+    std::chrono::milliseconds grace{};
 };
 
 LivePlan prepare_live(const cxxopts::ParseResult& args, RunSetup& setup) {
@@ -141,6 +144,9 @@ LivePlan prepare_live(const cxxopts::ParseResult& args, RunSetup& setup) {
     const double ready = args["ready-timeout"].as<double>();
     if (!(ready > 0)) usage("--ready-timeout must be positive");
     plan.ready_timeout = std::chrono::milliseconds(static_cast<std::int64_t>(ready * 1000));
+    const double grace = args["shutdown-grace"].as<double>();
+    if (grace < 0) usage("--shutdown-grace must not be negative");
+    plan.grace = std::chrono::milliseconds(static_cast<std::int64_t>(grace * 1000));
     plan.facts = server::read_model_facts(plan.target.model);
 
     const auto mem = server::mem_available_bytes();
@@ -170,6 +176,7 @@ driver::LiveLauncher make_launcher(const LivePlan& plan, const RunSetup& setup, 
     config.limits = plan.limits;
     config.port = plan.port;
     config.ready_timeout = plan.ready_timeout;
+    config.grace = plan.grace;
     std::string stem = core::cert_file_name(setup.options.model_alias, ctx, 0);
     stem = stem.substr(0, stem.find("__N"));
     config.log_path = setup.options.out_dir + "/" + stem + ".server.log";

@@ -1,0 +1,278 @@
+// run-live's lifecycle and guards, with stand-in servers: the right exit code, no cert, and no
+// process left behind, in every failure path.
+#include <catch2/catch.hpp>
+
+#include <signal.h>
+#include <sys/socket.h>
+#include <netinet/in.h>
+#include <arpa/inet.h>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <thread>
+
+#include "core/cert.hpp"
+#include "io/cert_io.hpp"
+#include "io/files.hpp"
+#include "run_command.hpp"
+
+using namespace bi;
+using testing::run_command;
+namespace fs = std::filesystem;
+
+extern char** environ;
+
+namespace {
+
+bool process_exists(pid_t pid) { return pid > 0 && (::kill(pid, 0) == 0 || errno == EPERM); }
+
+pid_t read_pid(const std::string& path) {
+    std::ifstream in(path);
+    int pid = 0;
+    in >> pid;
+    return pid;
+}
+
+// A model file is only read for its size and header; any file will do for stand-ins.
+std::string fake_model(const testing::ScratchDir& dir) {
+    const auto path = dir.file("model.gguf");
+    io::write_file_atomically(path, "not really a model");
+    return path;
+}
+
+std::vector<std::string> live_argv(const testing::ScratchDir& dir, const std::string& server,
+                                   std::vector<std::string> extra) {
+    std::vector<std::string> argv{BI_RUN_PATH, "run-live", "--server-bin", server, "--model",
+                                  fake_model(dir), "--model-alias", "m", "--out-dir", dir.file("out"),
+                                  "--workset", BI_SMALL_WORKSET, "--n-predict", "8", "--passes", "2",
+                                  "--ctx", "512", "--quiet"};
+    argv.insert(argv.end(), extra.begin(), extra.end());
+    return argv;
+}
+
+std::string cert_path(const testing::ScratchDir& dir) {
+    return dir.file("out/" + core::cert_file_name("m", 512, 4));
+}
+
+std::vector<pid_t> server_pids(const core::Json& cert) {
+    std::vector<pid_t> pids;
+    for (const char* which : {"A", "N"})
+        pids.push_back(static_cast<pid_t>(cert.find("server")->find(which)->find("pid")->as_int()));
+    return pids;
+}
+
+}  // namespace
+
+TEST_CASE("run-live against bi-mock-server: a cert with source mock, no server left", "[lifecycle]") {
+    testing::ScratchDir dir;
+    auto r = run_command(live_argv(dir, BI_MOCK_SERVER_PATH, {}));
+    INFO(r.err);
+    CHECK(r.exit_code == 3);
+    auto loaded = io::read_cert(cert_path(dir));
+    CHECK(loaded.digest_intact);
+    CHECK(loaded.cert.find("source")->as_string() == "mock");
+    CHECK(loaded.cert.find("status")->as_string() == "green");
+    const auto& argv_n = loaded.cert.find("server")->find("N")->find("argv")->as_array();
+    CHECK(std::find(argv_n.begin(), argv_n.end(), core::Json("--parallel")) != argv_n.end());
+    for (pid_t pid : server_pids(loaded.cert)) CHECK_FALSE(process_exists(pid));
+    CHECK(fs::exists(dir.file("out/m__ctx512.server.log")));
+}
+
+TEST_CASE("run-live: a server that exits at start -> exit 1, no cert", "[lifecycle]") {
+    testing::ScratchDir dir;
+    auto r = run_command(live_argv(dir, BI_STAND_IN_PATH,
+                                   {"--server-flag=--stand-in=exit",
+                                    "--server-flag=--pid-file=" + dir.file("pid")}));
+    CHECK(r.exit_code == 1);
+    CHECK_THAT(r.err, Catch::Contains("exited before it was ready") &&
+                          Catch::Contains("exited with status 3") &&
+                          Catch::Contains("failed to load model"));
+    CHECK_FALSE(fs::exists(cert_path(dir)));
+    CHECK_FALSE(process_exists(read_pid(dir.file("pid"))));
+}
+
+TEST_CASE("run-live: a server that hangs before ready -> exit 1, no cert, killed", "[lifecycle]") {
+    testing::ScratchDir dir;
+    auto r = run_command(live_argv(dir, BI_STAND_IN_PATH,
+                                   {"--server-flag=--stand-in=hang",
+                                    "--server-flag=--pid-file=" + dir.file("pid"),
+                                    "--ready-timeout", "1"}));
+    CHECK(r.exit_code == 1);
+    CHECK_THAT(r.err, Catch::Contains("not ready after"));
+    CHECK_FALSE(fs::exists(cert_path(dir)));
+    const pid_t pid = read_pid(dir.file("pid"));
+    CHECK(pid > 0);
+    CHECK_FALSE(process_exists(pid));
+}
+
+TEST_CASE("run-live: a server that dies mid-arm -> exit 1, old cert untouched", "[lifecycle]") {
+    testing::ScratchDir dir;
+    fs::create_directories(dir.file("out"));
+    io::write_file_atomically(cert_path(dir), "an older cert\n");
+    auto r = run_command(live_argv(dir, BI_MOCK_SERVER_PATH, {"--server-flag=--crash-after=5"}));
+    CHECK(r.exit_code == 1);
+    CHECK_THAT(r.err, Catch::Contains("died during arm A"));
+    CHECK_THAT(r.err, Catch::Contains("exited with status"));
+    CHECK(io::read_file(cert_path(dir)) == "an older cert\n");
+}
+
+TEST_CASE("run-live: a server that ignores SIGTERM is killed after the grace", "[lifecycle]") {
+    testing::ScratchDir dir;
+    auto r = run_command(live_argv(dir, BI_MOCK_SERVER_PATH, {"--server-flag=--ignore-sigterm", "--shutdown-grace", "0.5"}));
+    INFO(r.err);
+    CHECK(r.exit_code == 3);
+    auto loaded = io::read_cert(cert_path(dir));
+    for (pid_t pid : server_pids(loaded.cert)) CHECK_FALSE(process_exists(pid));
+    CHECK_THAT(io::read_file(dir.file("out/m__ctx512.server.log")),
+               Catch::Contains("ignoring SIGTERM"));
+}
+
+TEST_CASE("run-live: SIGINT mid-run tears the server down and exits 130", "[lifecycle]") {
+    testing::ScratchDir dir;
+    // A slow mock (100 ms per token) keeps arm A busy long enough to interrupt it.
+    auto argv = live_argv(dir, BI_MOCK_SERVER_PATH, {"--server-flag=--tick-ms=100"});
+    std::vector<char*> args;
+    for (auto& a : argv) args.push_back(a.data());
+    args.push_back(nullptr);
+    pid_t driver = 0;
+    REQUIRE(::posix_spawn(&driver, args[0], nullptr, nullptr, args.data(), environ) == 0);
+    const auto log = dir.file("out/m__ctx512.server.log");
+    // Wait (bounded) until the server has started and logged its listening line.
+    for (int i = 0; i < 200 && !(fs::exists(log) && io::read_file(log).find("listening") !=
+                                                        std::string::npos); ++i)
+        std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    std::this_thread::sleep_for(std::chrono::milliseconds(200));
+    ::kill(driver, SIGINT);
+    int status = 0;
+    REQUIRE(::waitpid(driver, &status, 0) == driver);
+    REQUIRE(WIFEXITED(status));
+    CHECK(WEXITSTATUS(status) == 130);
+    CHECK_FALSE(fs::exists(cert_path(dir)));
+    // The server's own log says it was stopped by SIGTERM from the driver.
+    CHECK_THAT(io::read_file(log), Catch::Contains("stopped"));
+}
+
+TEST_CASE("run-live guards refuse with exit 2 and write nothing", "[lifecycle][guards]") {
+    testing::ScratchDir dir;
+    const std::string model = fake_model(dir);
+    auto base = [&](std::vector<std::string> extra) {
+        std::vector<std::string> argv{BI_RUN_PATH, "run-live", "--out-dir", dir.file("out"),
+                                      "--quiet"};
+        argv.insert(argv.end(), extra.begin(), extra.end());
+        return run_command(argv);
+    };
+    SECTION("missing binary") {
+        auto r = base({"--server-bin", dir.file("nope"), "--model", model});
+        CHECK(r.exit_code == 2);
+        CHECK_THAT(r.err, Catch::Contains("server binary") && Catch::Contains("not found"));
+    }
+    SECTION("missing model") {
+        auto r = base({"--server-bin", BI_MOCK_SERVER_PATH, "--model", dir.file("none.gguf")});
+        CHECK(r.exit_code == 2);
+        CHECK_THAT(r.err, Catch::Contains("none.gguf: not found"));
+    }
+    SECTION("reserved port") {
+        auto r = base({"--server-bin", BI_MOCK_SERVER_PATH, "--model", model, "--port", "45123",
+                       "--reserved-port", "45123"});
+        CHECK(r.exit_code == 2);
+        CHECK_THAT(r.err, Catch::Contains("--port 45123 is reserved"));
+    }
+    SECTION("busy port") {
+        const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+        sockaddr_in a{};
+        a.sin_family = AF_INET;
+        a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+        REQUIRE(::bind(fd, reinterpret_cast<sockaddr*>(&a), sizeof a) == 0);
+        REQUIRE(::listen(fd, 1) == 0);
+        socklen_t size = sizeof a;
+        ::getsockname(fd, reinterpret_cast<sockaddr*>(&a), &size);
+        const auto port = std::to_string(ntohs(a.sin_port));
+        auto r = base({"--server-bin", BI_MOCK_SERVER_PATH, "--model", model, "--port", port});
+        ::close(fd);
+        CHECK(r.exit_code == 2);
+        CHECK_THAT(r.err, Catch::Contains("is busy"));
+    }
+    SECTION("footprint over the cap") {
+        auto r = base({"--server-bin", BI_MOCK_SERVER_PATH, "--model", model,
+                       "--max-footprint-gb", "0.01"});
+        CHECK(r.exit_code == 2);
+        CHECK_THAT(r.err, Catch::Contains("exceeds --max-footprint-gb"));
+    }
+    SECTION("a managed flag") {
+        auto r = base({"--server-bin", BI_MOCK_SERVER_PATH, "--model", model,
+                       "--server-flag=--port=9"});
+        CHECK(r.exit_code == 2);
+        CHECK_THAT(r.err, Catch::Contains("bi-run sets --port itself"));
+    }
+    SECTION("bad profile") {
+        io::write_file_atomically(dir.file("models.toml"),
+                                  "[[models]]\nalias = \"a\"\ngguf = \"x.gguf\"\n");
+        auto r = base({"--profile", "zzz", "--models-toml", dir.file("models.toml")});
+        CHECK(r.exit_code == 2);
+        CHECK_THAT(r.err, Catch::Contains("no model with alias 'zzz' (known: a)"));
+    }
+    // Nothing was written by any refused run: no cert, no log.
+    CHECK((!fs::exists(dir.file("out")) || fs::is_empty(dir.file("out"))));
+}
+
+TEST_CASE("run-live --dry-run prints the plan and launches nothing", "[lifecycle]") {
+    testing::ScratchDir dir;
+    auto r = run_command(live_argv(dir, BI_MOCK_SERVER_PATH, {"--dry-run", "--parallel", "2"}));
+    CHECK(r.exit_code == 0);
+    CHECK_THAT(r.out, Catch::Contains("--parallel 2") && Catch::Contains("footprint") &&
+                          Catch::Contains("m__ctx512__N2.json"));
+    CHECK(fs::is_empty(dir.file("out")));
+}
+
+TEST_CASE("run-live with a profile from models.toml", "[lifecycle]") {
+    testing::ScratchDir dir;
+    const std::string model = fake_model(dir);
+    io::write_file_atomically(
+        dir.file("models.toml"),
+        "[defaults]\nserver_bin = \"" + std::string(BI_MOCK_SERVER_PATH) +
+            "\"\nserver_flags = [\"--tick-ms=1\"]\n\n[[models]]\nalias = \"tiny\"\n"
+            "gguf = \"{MODELS_DIR}/model.gguf\"\nkv = \"q8_0\"\n");
+    auto r = run_command({BI_RUN_PATH, "run-live", "--profile", "tiny", "--models-toml",
+                          dir.file("models.toml"), "--models-dir", dir.path(), "--out-dir",
+                          dir.file("out"), "--workset", BI_SMALL_WORKSET, "--n-predict", "4",
+                          "--passes", "1", "--ctx", "256", "--parallel", "2", "--quiet"});
+    INFO(r.err);
+    CHECK(r.exit_code == 3);
+    auto loaded = io::read_cert(dir.file("out/tiny__ctx256__N2.json"));
+    CHECK(loaded.cert.find("kv_label")->as_string() == "q8_0");
+    CHECK(loaded.cert.find("model_file")->find("path")->as_string() == model);
+}
+
+TEST_CASE("sweep: one cert per cell and a summary", "[lifecycle]") {
+    testing::ScratchDir dir;
+    auto r = run_command({BI_RUN_PATH, "sweep", "--server-bin", BI_MOCK_SERVER_PATH, "--model",
+                          fake_model(dir), "--model-alias", "m", "--out-dir", dir.file("out"),
+                          "--workset", BI_SMALL_WORKSET, "--n-predict", "4", "--passes", "1",
+                          "--ctx", "256,512", "--parallel", "2,4", "--quiet"});
+    INFO(r.err);
+    CHECK(r.exit_code == 3);
+    for (const char* name : {"m__ctx256__N2.json", "m__ctx256__N4.json", "m__ctx512__N2.json",
+                             "m__ctx512__N4.json"})
+        CHECK(fs::exists(dir.file(std::string("out/") + name)));
+    CHECK_THAT(r.out, Catch::Contains("summary"));
+    // One A baseline per ctx: two 1-slot launches in all, plus one per (ctx, N).
+    const std::string log256 = io::read_file(dir.file("out/m__ctx256.server.log"));
+    CHECK_THAT(log256, Catch::Contains("--parallel 1"));
+    std::size_t launches = 0;
+    for (auto at = log256.find("=== bi-run launch"); at != std::string::npos;
+         at = log256.find("=== bi-run launch", at + 1))
+        ++launches;
+    CHECK(launches == 3);
+}
+
+TEST_CASE("plan-n prints a footprint row per N", "[lifecycle]") {
+    testing::ScratchDir dir;
+    auto r = run_command({BI_RUN_PATH, "plan-n", "--model", fake_model(dir), "--max-n", "3"});
+    CHECK(r.exit_code == 0);
+    CHECK_THAT(r.out, Catch::Contains("ctx_total") && Catch::Contains("12288"));
+}

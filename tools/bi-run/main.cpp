@@ -26,6 +26,8 @@ const Command kCommands[] = {
     {"sweep", "run-live over several ctx and N values, one cert per cell", bi::cli::sweep_main},
     {"run-mock", "verify one cell against the built-in continuous-batching mock server",
      bi::cli::run_mock_main},
+    {"selftest", "prove the harness and the gate on your server with a tiny synthetic model",
+     bi::cli::selftest_main},
     {"plan-n", "print the projected server footprint for N = 1..max", bi::cli::plan_n_main},
     {"verify-cert", "re-check cert files and explain why any is not promotable",
      bi::cli::verify_cert_main},

@@ -1,0 +1,38 @@
+#include <catch2/catch.hpp>
+
+#include "core/error.hpp"
+#include "io/files.hpp"
+#include "io/model_profile.hpp"
+#include "run_command.hpp"
+
+using namespace bi;
+
+TEST_CASE("models.toml: the shipped example parses", "[model_profile]") {
+    const std::string path = std::string(BI_SOURCE_DIR) + "/examples/models.example.toml";
+    const auto listed = io::list_models(path);
+    CHECK(listed.aliases == std::vector<std::string>{"qwen2.5-7b-q4", "llama3.1-8b-q8-kvq8"});
+    const auto p = io::load_model_profile(path, "llama3.1-8b-q8-kvq8", "");
+    CHECK(p.gguf == "/srv/models/Meta-Llama-3.1-8B-Instruct-Q8_0.gguf");
+    CHECK(p.server_bin == "/opt/llama.cpp/build/bin/llama-server");
+    CHECK(p.kv == "q8_0");
+    CHECK(p.server_flags == std::vector<std::string>{"-ngl", "99", "--flash-attn", "on",
+                                                     "--cache-type-k", "q8_0", "--cache-type-v",
+                                                     "q8_0"});
+    CHECK(io::load_model_profile(path, "qwen2.5-7b-q4", "/x").gguf ==
+          "/x/Qwen2.5-7B-Instruct-Q4_K_M.gguf");
+}
+
+TEST_CASE("models.toml: clear errors", "[model_profile]") {
+    testing::ScratchDir dir;
+    const auto path = dir.file("models.toml");
+    io::write_file_atomically(path, "[[models]]\nalias = \"a\"\ngguf = \"{MODELS_DIR}/a.gguf\"\n");
+    CHECK_THROWS_WITH(io::load_model_profile(path, "b", ""),
+                      Catch::Contains("no model with alias 'b' (known: a)"));
+    CHECK_THROWS_WITH(io::load_model_profile(path, "a", ""), Catch::Contains("{MODELS_DIR}"));
+    io::write_file_atomically(path, "[[models]]\nalias = 3\n");
+    CHECK_THROWS_WITH(io::load_model_profile(path, "a", ""), Catch::Contains("alias must be a string"));
+    io::write_file_atomically(path, "[[models]\n");
+    CHECK_THROWS_WITH(io::load_model_profile(path, "a", ""), Catch::Contains("invalid TOML at line 1"));
+    io::write_file_atomically(path, "[defaults]\nserver_bin = \"x\"\n");
+    CHECK_THROWS_WITH(io::load_model_profile(path, "a", ""), Catch::Contains("no [[models]]"));
+}

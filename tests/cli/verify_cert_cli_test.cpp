@@ -120,3 +120,19 @@ TEST_CASE("bi-run: version, help and unknown commands", "[cli]") {
     CHECK_THAT(r.err, Catch::Contains("unknown command 'frobnicate'"));
     CHECK(run_command({BI_RUN_PATH}).exit_code == 2);
 }
+
+TEST_CASE("report: one row per cert, directories expanded, bad files exit 1", "[cli][report]") {
+    testing::ScratchDir dir;
+    write_cert(dir, "a.json", "live", false);
+    write_cert(dir, "b.json", "live", true);
+    auto r = run_command({BI_RUN_PATH, "report", dir.path()});
+    CHECK(r.exit_code == 0);
+    CHECK_THAT(r.out, Catch::Contains("failed (co_batching)") && Catch::Contains("green"));
+    r = run_command({BI_RUN_PATH, "report", "--json", dir.file("a.json")});
+    CHECK(r.exit_code == 0);
+    CHECK_THAT(r.out, Catch::Contains("\"promotable\":true"));
+    io::write_file_atomically(dir.file("c.json"), "[1]");
+    r = run_command({BI_RUN_PATH, "report", dir.path()});
+    CHECK(r.exit_code == 1);
+    CHECK_THAT(r.err, Catch::Contains("c.json: not a cert"));
+}

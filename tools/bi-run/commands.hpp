@@ -9,6 +9,7 @@ int run_live_main(int argc, char** argv);
 int sweep_main(int argc, char** argv);
 int plan_n_main(int argc, char** argv);
 int selftest_main(int argc, char** argv);
+int report_main(int argc, char** argv);
 int plugins_main(int argc, char** argv);
 int workset_main(int argc, char** argv);
 int synth_model_main(int argc, char** argv);

@@ -29,6 +29,8 @@ const Command kCommands[] = {
     {"selftest", "prove the harness and the gate on your server with a tiny synthetic model",
      bi::cli::selftest_main},
     {"plan-n", "print the projected server footprint for N = 1..max", bi::cli::plan_n_main},
+    {"report", "summarise many certs (or directories of them) in one table",
+     bi::cli::report_main},
     {"verify-cert", "re-check cert files and explain why any is not promotable",
      bi::cli::verify_cert_main},
     {"plugins", "list the loaded plugins, their versions, scorers and generators",

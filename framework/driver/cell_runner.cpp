@@ -13,6 +13,7 @@
 #include "interrupt.hpp"
 #include "io/cert_io.hpp"
 #include "io/json_text.hpp"
+#include "io/utc_time.hpp"
 #include "scoring.hpp"
 
 namespace bi::driver {
@@ -248,7 +249,7 @@ CellOutcome CellRunner::run_cell(const Baseline& baseline, int parallel) {
     core::CertContext context;
     context.cell = {options_.model_alias, baseline.ctx, parallel, options_.kv_label, options_.reps};
     context.source = launcher_.launches_real_binary() && !reports_mock ? "live" : "mock";
-    context.ts_utc = utc_timestamp();
+    context.ts_utc = io::utc_timestamp();
     context.stopped_early = stopped_early;
     core::Json extras =
         options_.cert_extras.is_object() ? options_.cert_extras : core::Json::object();

@@ -3,7 +3,6 @@
 #include <sys/utsname.h>
 #include <unistd.h>
 
-#include <ctime>
 #include <filesystem>
 #include <fstream>
 #include <string>
@@ -46,15 +45,6 @@ core::Json describe_host() {
     if (::uname(&uts) == 0)
         host.set("os", std::string(uts.sysname) + " " + uts.release + " " + uts.machine);
     return host;
-}
-
-std::string utc_timestamp() {
-    const std::time_t now = std::time(nullptr);
-    std::tm utc{};
-    ::gmtime_r(&now, &utc);
-    char buffer[32];
-    std::strftime(buffer, sizeof buffer, "%Y-%m-%dT%H:%M:%SZ", &utc);
-    return buffer;
 }
 
 }  // namespace bi::driver

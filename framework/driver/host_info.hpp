@@ -8,7 +8,4 @@ namespace bi::driver {
 // {hostname, cpu, n_cpus, gpus[], os}; fields that cannot be read are left empty.
 core::Json describe_host();
 
-// The current UTC time as ISO-8601 ("2026-11-29T23:15:00Z").
-std::string utc_timestamp();
-
 }  // namespace bi::driver

@@ -11,7 +11,6 @@
 #include <atomic>
 #include <cstdlib>
 #include <cstring>
-#include <ctime>
 #include <fstream>
 #include <mutex>
 #include <set>
@@ -19,6 +18,7 @@
 
 #include "argv.hpp"
 #include "core/error.hpp"
+#include "io/utc_time.hpp"
 
 namespace bi::server {
 
@@ -48,15 +48,6 @@ void register_child(pid_t pid) {
 void forget_child(pid_t pid) {
     std::lock_guard<std::mutex> lock(g_live_mutex);
     g_live.erase(pid);
-}
-
-std::string now_utc() {
-    const std::time_t now = std::time(nullptr);
-    std::tm utc{};
-    ::gmtime_r(&now, &utc);
-    char buffer[32];
-    std::strftime(buffer, sizeof buffer, "%Y-%m-%dT%H:%M:%SZ", &utc);
-    return buffer;
 }
 
 std::string describe_status(int status) {
@@ -130,7 +121,7 @@ ServerProcess::ServerProcess(std::vector<std::string> argv, std::string log_path
 
     std::ofstream log(d.log_path, std::ios::app | std::ios::binary);
     if (!log) throw Error(ErrorCategory::Io, "cannot open the server log " + d.log_path);
-    log << "\n=== bi-run launch " << now_utc() << ": " << quote_argv(d.argv) << "\n";
+    log << "\n=== bi-run launch " << io::utc_timestamp() << ": " << quote_argv(d.argv) << "\n";
     log.flush();
 
     // setpriv sets the parent-death signal and then execs the server, so a killed driver can
@@ -221,7 +212,7 @@ std::string ServerProcess::terminate(std::chrono::milliseconds grace) {
     }
     // The child is gone, so its output has reached end of file: note how it ended.
     if (d.reader.joinable()) d.reader.join();
-    std::ofstream(d.log_path, std::ios::app) << "=== bi-run teardown " << now_utc() << ": "
+    std::ofstream(d.log_path, std::ios::app) << "=== bi-run teardown " << io::utc_timestamp() << ": "
                                              << d.ended_how << "\n";
     return d.ended_how;
 }

@@ -222,16 +222,23 @@ void print_plan(const LivePlan& plan, const RunSetup& setup) {
               << "  (port 0 above stands for the port picked at launch)\n";
 }
 
-}  // namespace
-
-int run_live_main(int argc, char** argv) {
+// run-live is a sweep of exactly one cell; both share everything but the lists and the table.
+int run_live_cells(int argc, char** argv, bool sweep) {
     cxxopts::Options options(
-        "bi-run run-live",
-        "Verifies one cell (model, ctx, N) against a real server: arm A (--parallel 1, serial),\n"
-        "A' (its repeat), then on a --parallel N server arm B (serial) and T passes of arm C\n"
-        "(N requests at once). Writes one cert; a GREEN is promotable only from a live server.\n\n"
-        "Exit status: 0 promotable GREEN, 3 a verdict that is not promotable, 2 usage error or\n"
-        "refused launch (no cert), 1 error before a verdict (no cert), 130/143 interrupted.");
+        sweep ? "bi-run sweep" : "bi-run run-live",
+        sweep ? "Runs run-live over every (ctx, N) of --ctx 4096,8192 --parallel 2,4,8: one cert per\n"
+                "cell, one A baseline per ctx shared by all N at that ctx, a summary table at the\n"
+                "end.\n\n"
+                "Exit status: 0 when every cell is a promotable GREEN, 3 otherwise, 2 usage error\n"
+                "or refused launch, 1 an error before a cell's verdict (cells already done keep\n"
+                "their certs), 130/143 interrupted."
+              : "Verifies one cell (model, ctx, N) against a real server: arm A (--parallel 1,\n"
+                "serial), A' (its repeat), then on a --parallel N server arm B (serial) and T passes\n"
+                "of arm C (N requests at once). Writes one cert; a GREEN is promotable only from a\n"
+                "live server.\n\n"
+                "Exit status: 0 promotable GREEN, 3 a verdict that is not promotable, 2 usage error\n"
+                "or refused launch (no cert), 1 error before a verdict (no cert), 130/143\n"
+                "interrupted.");
     add_run_options(options, "");
     add_server_options(options);
     const auto args = options.parse(argc, argv);
@@ -241,39 +248,7 @@ int run_live_main(int argc, char** argv) {
     }
     if (!args.unmatched().empty()) usage("unexpected argument '" + args.unmatched().front() + "'");
 
-    RunSetup setup = prepare_run(args);
-    const LivePlan plan = prepare_live(args, setup);
-    if (args.count("dry-run")) {
-        print_plan(plan, setup);
-        return kExitPromotable;
-    }
-    driver::install_interrupt_handlers();
-    driver::Progress progress(driver::Progress::detect(setup.quiet), std::cerr);
-    auto launcher = make_launcher(plan, setup, setup.ctx());
-    driver::CellRunner runner(launcher, *setup.scorer, setup.options, progress);
-    const auto baseline = runner.run_baseline(setup.ctx(), setup.rows);
-    const auto outcome = runner.run_cell(baseline, setup.parallel());
-    return report_outcome(outcome, setup, setup.ctx(), setup.parallel());
-}
-
-int sweep_main(int argc, char** argv) {
-    cxxopts::Options options(
-        "bi-run sweep",
-        "Runs run-live over every (ctx, N) of --ctx 4096,8192 --parallel 2,4,8: one cert per\n"
-        "cell, one A baseline per ctx shared by all N at that ctx, a summary table at the end.\n\n"
-        "Exit status: 0 when every cell is a promotable GREEN, 3 otherwise, 2 usage error or\n"
-        "refused launch, 1 an error before a cell's verdict (cells already done keep their\n"
-        "certs), 130/143 interrupted.");
-    add_run_options(options, "");
-    add_server_options(options);
-    const auto args = options.parse(argc, argv);
-    if (args.count("help")) {
-        std::cout << options.help() << "\n";
-        return kExitPromotable;
-    }
-    if (!args.unmatched().empty()) usage("unexpected argument '" + args.unmatched().front() + "'");
-
-    RunSetup setup = prepare_run(args, true);
+    RunSetup setup = prepare_run(args, sweep);
     const LivePlan plan = prepare_live(args, setup);
     if (args.count("dry-run")) {
         print_plan(plan, setup);
@@ -286,7 +261,6 @@ int sweep_main(int argc, char** argv) {
         int n;
         std::string summary;
         bool promotable;
-        std::string cert;
     };
     std::vector<Row> rows;
     bool all_promotable = true;
@@ -297,12 +271,11 @@ int sweep_main(int argc, char** argv) {
         for (int n : setup.parallels) {
             const auto outcome = runner.run_cell(baseline, n);
             all_promotable &= outcome.promotable;
-            rows.push_back({ctx, n, driver::verdict_summary(outcome.verdict), outcome.promotable,
-                            outcome.cert_path});
+            rows.push_back({ctx, n, driver::verdict_summary(outcome.verdict), outcome.promotable});
             report_outcome(outcome, setup, ctx, n);
         }
     }
-    if (!setup.json) {
+    if (sweep && !setup.json) {
         std::cout << "\nsummary (" << setup.options.model_alias << ")\n";
         std::printf("  %-8s %-4s %-44s %s\n", "ctx", "N", "verdict", "promotable");
         std::cout.flush();
@@ -313,6 +286,12 @@ int sweep_main(int argc, char** argv) {
     }
     return all_promotable ? kExitPromotable : kExitNotPromotable;
 }
+
+}  // namespace
+
+int run_live_main(int argc, char** argv) { return run_live_cells(argc, argv, false); }
+
+int sweep_main(int argc, char** argv) { return run_live_cells(argc, argv, true); }
 
 int plan_n_main(int argc, char** argv) {
     cxxopts::Options options(

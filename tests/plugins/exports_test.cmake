@@ -1,6 +1,7 @@
-# Asserts that each plugin in PLUGINS (a ;-list) exports exactly one dynamic symbol,
-# bi_plugin_entry: what bi_add_plugin() promises. Run with cmake -P -D NM=... -D PLUGINS=...
-foreach(plugin IN LISTS PLUGINS)
+# Asserts that each plugin in PLUGINS (paths separated by '|') exports exactly one dynamic
+# symbol, bi_plugin_entry: what bi_add_plugin() promises. Run with cmake -P -D NM=... -D PLUGINS=...
+string(REPLACE "|" ";" plugins "${PLUGINS}")
+foreach(plugin IN LISTS plugins)
   execute_process(COMMAND "${NM}" -D --defined-only "${plugin}" RESULT_VARIABLE rc
                   OUTPUT_VARIABLE out ERROR_VARIABLE err)
   if(NOT rc EQUAL 0)

@@ -13,6 +13,7 @@
 #include "io/files.hpp"
 #include "io/json_text.hpp"
 #include "io/workset.hpp"
+#include "plugin_args.hpp"
 
 namespace bi::cli {
 
@@ -38,18 +39,6 @@ std::string prepare_out_dir(const std::string& dir) {
     if (!std::filesystem::is_directory(dir)) usage("--out-dir " + dir + ": not a directory");
     if (::access(dir.c_str(), W_OK) != 0) usage("--out-dir " + dir + ": not writable");
     return dir;
-}
-
-std::vector<std::pair<std::string, std::string>> generator_params(
-    const std::vector<std::string>& raw) {
-    std::vector<std::pair<std::string, std::string>> params;
-    for (const auto& item : raw) {
-        const auto eq = item.find('=');
-        if (eq == std::string::npos || eq == 0)
-            usage("--generator-param " + item + ": expected KEY=VALUE");
-        params.emplace_back(item.substr(0, eq), item.substr(eq + 1));
-    }
-    return params;
 }
 
 // "4096" or, for sweep, "4096,8192": whole numbers >= minimum, no repeats.
@@ -156,10 +145,9 @@ RunSetup prepare_run(const cxxopts::ParseResult& args, bool allow_lists) {
     setup.json = args.count("json") > 0;
 
     setup.plugins = std::make_unique<plugin_host::PluginSet>();
-    setup.plugins->load_bundled();
-    if (args.count("plugin"))
-        for (const auto& path : args["plugin"].as<std::vector<std::string>>())
-            setup.plugins->load(path);
+    load_plugins(*setup.plugins, args.count("plugin")
+                                     ? args["plugin"].as<std::vector<std::string>>()
+                                     : std::vector<std::string>{});
     const auto scorer_id = args["scorer"].as<std::string>();
     setup.scorer = setup.plugins->create_scorer(scorer_id, args["scorer-config"].as<std::string>());
 
@@ -188,7 +176,7 @@ RunSetup prepare_run(const cxxopts::ParseResult& args, bool allow_lists) {
         request.seed = o.seed;
         if (args.count("generator-param"))
             request.parameters =
-                generator_params(args["generator-param"].as<std::vector<std::string>>());
+                parse_generator_params(args["generator-param"].as<std::vector<std::string>>());
         // The plugin set lives in the RunSetup, on the heap, for as long as the run.
         const plugin_host::PluginSet* plugins = setup.plugins.get();
         setup.rows = [plugins, id, request](const plugin_host::TokenCounter& count,

@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cstdio>
 #include <fstream>
 #include <sstream>
@@ -129,9 +130,14 @@ bool is_reserved(std::uint16_t port, const GuardLimits& limits) {
 bool port_is_free(std::uint16_t port) { return try_bind(port) == port; }
 
 std::uint16_t pick_free_port(const GuardLimits& limits) {
-    for (int attempt = 0; attempt < 64; ++attempt) {
-        const std::uint16_t port = try_bind(0);
-        if (port != 0 && !is_reserved(port, limits)) return port;
+    // Candidates are chosen here rather than by the kernel (port 0), so a reserved port is never
+    // bound, not even for the instant of a probe.
+    constexpr std::uint32_t kFirst = 20000, kCount = 40000;
+    const auto start = static_cast<std::uint32_t>(
+        std::chrono::steady_clock::now().time_since_epoch().count() ^ (::getpid() * 2654435761u));
+    for (std::uint32_t attempt = 0; attempt < 512; ++attempt) {
+        const auto port = static_cast<std::uint16_t>(kFirst + (start + attempt * 7919u) % kCount);
+        if (!is_reserved(port, limits) && try_bind(port) == port) return port;
     }
     refuse("could not find a free loopback port");
 }

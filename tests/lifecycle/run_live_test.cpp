@@ -276,3 +276,27 @@ TEST_CASE("plan-n prints a footprint row per N", "[lifecycle]") {
     CHECK(r.exit_code == 0);
     CHECK_THAT(r.out, Catch::Contains("ctx_total") && Catch::Contains("12288"));
 }
+
+TEST_CASE("selftest against the mock as a stand-in binary reports source mock", "[lifecycle]") {
+    testing::ScratchDir dir;
+    auto r = run_command({BI_RUN_PATH, "selftest", "--server-bin", BI_MOCK_SERVER_PATH,
+                          "--out-dir", dir.path(), "--passes", "1", "--n-predict", "8",
+                          "--server-flag=--tick-ms=1", "--quiet"});
+    INFO(r.err);
+    CHECK(r.exit_code == 3);
+    CHECK_THAT(r.out, Catch::Contains("serial runs reproduce themselves: yes") &&
+                          Catch::Contains("[source mock]") &&
+                          Catch::Contains("0 of 32 prompts changed tokens"));
+    auto loaded = io::read_cert(dir.file(core::cert_file_name("bi-selftest-f32", 1024, 4)));
+    CHECK(loaded.cert.find("source")->as_string() == "mock");
+    CHECK_FALSE(fs::exists(dir.file("bi-selftest-f32.gguf")));  // the model is removed after
+}
+
+TEST_CASE("selftest refuses bad usage with exit 2", "[lifecycle]") {
+    auto r = run_command({BI_RUN_PATH, "selftest"});
+    CHECK(r.exit_code == 2);
+    CHECK_THAT(r.err, Catch::Contains("--server-bin is required"));
+    r = run_command({BI_RUN_PATH, "selftest", "--server-bin", BI_MOCK_SERVER_PATH, "--parallel", "1"});
+    CHECK(r.exit_code == 2);
+    CHECK_THAT(r.err, Catch::Contains("at least 2"));
+}

@@ -29,8 +29,9 @@ namespace {
 constexpr int kExitError = 1;
 constexpr int kExitUsage = 2;
 
-const std::vector<std::string> kMeasurementNames = {"rss", "verdict", "dispatch",
-                                                    "dispatch-external", "mock"};
+// "mock" selects both mock-throughput runs.
+const std::vector<std::string> kMeasurementNames = {
+    "rss", "verdict", "dispatch", "dispatch-external", "mock", "mock-completions", "mock-health"};
 
 struct Invocation {
     bi::bench::BenchLimits limits;
@@ -72,7 +73,8 @@ Invocation parse(int argc, char** argv, bool& exit_now) {
         ("n-predict", "tokens generated per request (default 8)", cxxopts::value<int>())
         ("time-limit", "seconds after which a run stops early (default 30)",
          cxxopts::value<double>())
-        ("only", "comma-separated subset of: rss, verdict, dispatch, dispatch-external, mock",
+        ("only", "comma-separated subset of: rss, verdict, dispatch, dispatch-external, mock "
+                 "(= mock-completions + mock-health)",
          cxxopts::value<std::vector<std::string>>())
         ("mock-server", "bi-mock-server binary (default: beside bi-bench)",
          cxxopts::value<std::string>())
@@ -170,9 +172,11 @@ std::vector<bi::bench::Measurement> run_all(const Invocation& inv) {
             say("dispatcher, mock process, N=" + std::to_string(n));
             results.push_back(measure_dispatch_external(limits, n, *mock_binary));
         }
-    if (wanted("mock")) {
+    if (wanted("mock") || wanted("mock-completions")) {
         say("mock throughput (completions)");
         results.push_back(measure_mock_throughput(limits, MockRoute::Completion));
+    }
+    if (wanted("mock") || wanted("mock-health")) {
         say("mock throughput (GET /health)");
         results.push_back(measure_mock_throughput(limits, MockRoute::Health));
     }

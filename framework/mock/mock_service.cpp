@@ -210,6 +210,7 @@ HttpReply MockService::complete(Endpoint endpoint, const std::string& body) {
     CompletionJob job;
     job.prompt = request.prompt;
     job.prompt_words = request.prompt_words;
+    job.echo = request.echo;
     job.n_predict = request.n_predict;
     job.n_probs = request.want_logprobs ? request.n_probs : 0;
     job.stop = request.stop;

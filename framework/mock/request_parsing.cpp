@@ -7,6 +7,7 @@
 
 #include "chat_template.hpp"
 #include "core/error.hpp"
+#include "echo_marker.hpp"
 #include "vocabulary.hpp"
 
 namespace bi::mock {
@@ -104,6 +105,7 @@ std::vector<std::string> words_of(std::string_view text) {
 void set_text_prompt(CompletionRequest& request, std::string text, std::string_view user_text) {
     request.prompt = tokenize_prompt(text);
     request.prompt_words = words_of(user_text);
+    request.echo = echo_pieces(user_text);
     request.prompt_text = std::move(text);
 }
 

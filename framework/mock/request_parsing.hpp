@@ -17,6 +17,7 @@ struct CompletionRequest {
     std::string prompt_text;                // what is evaluated (chat: the rendered template)
     std::vector<Piece> prompt;              // BOS first
     std::vector<std::string> prompt_words;  // the caller's words, for the Contamination knob
+    std::vector<Piece> echo;                // an "ECHO: " marker line's text (echo_marker.hpp)
     int n_predict = -1;                     // < 0: until the mock's EOS
     bool want_logprobs = false;             // report per-token logprobs
     int n_probs = 0;                        // alternatives per token

@@ -4,6 +4,8 @@
 
 #include <algorithm>
 
+#include "echo_marker.hpp"
+
 namespace bi::mock {
 
 namespace {
@@ -104,6 +106,12 @@ Scheduler::Ticket Scheduler::submit(CompletionJob job) {
     if (options_.empty) {
         task->n_target = 0;
         task->end_reason = "eos";
+    } else if (!task->job.echo.empty()) {
+        // An echoed completion ends with EOS after its text unless a limit cuts it first.
+        const int limit = task->job.n_predict >= 0 ? std::min(task->job.n_predict, room) : room;
+        const int echoed = static_cast<int>(task->job.echo.size());
+        task->n_target = std::min(echoed, limit);
+        task->end_reason = echoed <= limit ? "eos" : "limit";
     } else if (task->job.n_predict >= 0) {
         task->n_target = std::min(task->job.n_predict, room);
         task->end_reason = "limit";
@@ -243,7 +251,12 @@ bool Scheduler::step_locked() {
         context.ever_co_batched = task.ever_co_batched;
         context.susceptible = task.susceptible;
         context.neighbour_words = neighbour[i];
-        task.tokens.push_back(next_token(options_.divergence, task.key, context, task.job.n_probs));
+        GeneratedToken token = next_token(options_.divergence, task.key, context, task.job.n_probs);
+        if (context.position < static_cast<int>(task.job.echo.size()))
+            token = echo_token(std::move(token),
+                               base_token(task.key, context.position, task.job.n_probs),
+                               task.job.echo[static_cast<std::size_t>(context.position)]);
+        task.tokens.push_back(std::move(token));
         task.content += task.tokens.back().chosen.piece;
         ++counters_.tokens_predicted_total;
         counters_.n_tokens_max = std::max<std::uint64_t>(

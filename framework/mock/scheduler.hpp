@@ -22,6 +22,7 @@ namespace bi::mock {
 struct CompletionJob {
     std::vector<Piece> prompt;              // as evaluated, BOS first
     std::vector<std::string> prompt_words;  // what a co-batched neighbour can leak (Contamination)
+    std::vector<Piece> echo;                // when set, the completion is these pieces, then EOS
     int n_predict = -1;                     // < 0: until the mock's EOS
     int n_probs = 0;                        // alternatives kept per token
     std::vector<std::string> stop;          // stop strings

@@ -115,7 +115,7 @@ TEST_CASE("bi-run workset errors: usage 2, generator failure 1", "[cli]") {
     const auto unknown = bi_run({"workset", "--generator", "nope"});
     CHECK(unknown.exit_code == 2);
     CHECK(unknown.err ==
-          "bi-run workset: no generator 'nope' in the loaded plugins (generators: none)\n");
+          "bi-run workset: no generator 'nope' in the loaded plugins (generators: spark)\n");
 
     const auto bad_param = bi_run({"workset", "--plugin", fixture("good_c"), "--generator",
                                    "counting", "--generator-param", "rows"});

@@ -42,7 +42,9 @@ void add_server_options(cxxopts::Options& options) {
         ("model", "The GGUF model file", cxxopts::value<std::string>())
         ("server-flag", "One extra server argv token (repeatable; --server-flag=-t for dash values)",
          cxxopts::value<std::vector<std::string>>())
-        ("profile", "A model alias from models.toml (sets binary, model, flags, KV label)",
+        ("profile", "A models.toml alias (sets binary, model, flags, KV label), or a measurement "
+                    "profile: a plugin generator + scorer of that id, e.g. spark (the models file "
+                    "wins when the name is both)",
          cxxopts::value<std::string>())
         ("models-toml", "The models file (default: $BI_MODELS_TOML, else ./models.toml)",
          cxxopts::value<std::string>())
@@ -66,11 +68,11 @@ std::string env_or(const char* name, const std::string& fallback) {
     return value && *value ? value : fallback;
 }
 
-LiveTarget resolve_target(const cxxopts::ParseResult& args) {
+// `profile_is_model` is false when --profile named a measurement profile instead.
+LiveTarget resolve_target(const cxxopts::ParseResult& args, bool profile_is_model = true) {
     LiveTarget target;
-    if (args.count("profile")) {
-        const std::string file = args.count("models-toml") ? args["models-toml"].as<std::string>()
-                                                           : env_or("BI_MODELS_TOML", "models.toml");
+    if (args.count("profile") && profile_is_model) {
+        const std::string file = models_file_path(args);
         const std::string dir = args.count("models-dir") ? args["models-dir"].as<std::string>()
                                                          : env_or("MODELS_DIR", "");
         if (!std::filesystem::exists(file))
@@ -134,7 +136,11 @@ struct LivePlan {
 
 LivePlan prepare_live(const cxxopts::ParseResult& args, RunSetup& setup) {
     LivePlan plan;
-    plan.target = resolve_target(args);
+    plan.target = resolve_target(args, setup.plugin_profile.empty());
+    if (!setup.plugin_profile.empty() && (plan.target.server_bin.empty() || plan.target.model.empty()))
+        usage("--profile " + setup.plugin_profile +
+              " is a measurement profile (generator and scorer), not a models.toml alias: give "
+              "--server-bin and --model too");
     server::check_binary(plan.target.server_bin);
     server::check_model(plan.target.model);
     server::check_user_flags(plan.target.flags);
@@ -248,7 +254,7 @@ int run_live_cells(int argc, char** argv, bool sweep) {
     }
     if (!args.unmatched().empty()) usage("unexpected argument '" + args.unmatched().front() + "'");
 
-    RunSetup setup = prepare_run(args, sweep);
+    RunSetup setup = prepare_run(args, sweep, ProfileScope::ModelsFileFirst);
     const LivePlan plan = prepare_live(args, setup);
     if (args.count("dry-run")) {
         print_plan(plan, setup);

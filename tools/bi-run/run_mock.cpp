@@ -22,6 +22,9 @@ int run_mock_main(int argc, char** argv) {
         "Exit status: 0 when the mock cell is green, 3 for any other verdict, 2 usage error,\n"
         "1 error before a verdict, 130/143 interrupted.");
     add_run_options(options, "bi-mock");
+    options.add_options("Scoring and work-set")
+        ("profile", "A measurement profile: the plugin generator and scorer of that id (e.g. spark)",
+         cxxopts::value<std::string>());
     options.add_options("Mock server")
         ("divergence", "How co-batched requests change: none, score, token, logprob, stochastic, "
                        "contamination", cxxopts::value<std::string>()->default_value("none"))

@@ -113,7 +113,8 @@ void add_run_options(cxxopts::Options& options, const std::string& default_alias
         ("h,help", "Show this help");
 }
 
-RunSetup prepare_run(const cxxopts::ParseResult& args, bool allow_lists) {
+RunSetup prepare_run(const cxxopts::ParseResult& args, bool allow_lists,
+                     ProfileScope profile_scope) {
     RunSetup setup;
     auto& o = setup.options;
     o.out_dir = prepare_out_dir(args.count("out-dir") ? args["out-dir"].as<std::string>() : "");
@@ -148,11 +149,16 @@ RunSetup prepare_run(const cxxopts::ParseResult& args, bool allow_lists) {
     load_plugins(*setup.plugins, args.count("plugin")
                                      ? args["plugin"].as<std::vector<std::string>>()
                                      : std::vector<std::string>{});
-    const auto scorer_id = args["scorer"].as<std::string>();
+    setup.plugin_profile = chosen_plugin_profile(args, *setup.plugins, profile_scope);
+    const auto scorer_id =
+        setup.plugin_profile.empty() ? args["scorer"].as<std::string>() : setup.plugin_profile;
     setup.scorer = setup.plugins->create_scorer(scorer_id, args["scorer-config"].as<std::string>());
 
     core::Json run = core::Json::Object{
         {"scorer", scorer_id.empty() ? std::string(plugin_host::kDefaultScorerId) : scorer_id}};
+    if (!setup.plugin_profile.empty()) run.set("profile", setup.plugin_profile);
+    // With --workset the file replaces the profile's generator; its scorer still applies.
+    const bool profile_generates = !setup.plugin_profile.empty() && !args.count("workset");
     if (args.count("workset") && args.count("generator"))
         usage("--workset and --generator cannot be used together");
     if (args.count("workset")) {
@@ -168,8 +174,9 @@ RunSetup prepare_run(const cxxopts::ParseResult& args, bool allow_lists) {
             return rows;
         };
         run.set("workset", path);
-    } else if (args.count("generator")) {
-        const auto id = args["generator"].as<std::string>();
+    } else if (args.count("generator") || profile_generates) {
+        const auto id =
+            profile_generates ? setup.plugin_profile : args["generator"].as<std::string>();
         if (!setup.plugins->has_generator(id))
             usage("--generator " + id + ": no loaded plugin offers it (see bi-run plugins)");
         plugin_host::GenerationRequest request;

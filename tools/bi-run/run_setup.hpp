@@ -9,6 +9,7 @@
 
 #include "driver/cell_runner.hpp"
 #include "plugin_host/plugin_set.hpp"
+#include "profile_choice.hpp"
 
 namespace bi::cli {
 
@@ -25,11 +26,15 @@ struct RunSetup {
     int parallel() const { return parallels.front(); }
     bool quiet = false;
     bool json = false;
+    std::string plugin_profile;  // the measurement profile --profile selected, or ""
 };
 
 // Validates every shared flag (bi::Error(Usage) naming the flag) before anything is launched.
-// Only sweep accepts comma-separated lists for --ctx and --parallel.
-RunSetup prepare_run(const cxxopts::ParseResult& args, bool allow_lists = false);
+// Only sweep accepts comma-separated lists for --ctx and --parallel. A --profile naming a
+// measurement profile (profile_choice.hpp) selects its generator and scorer; with --workset,
+// only its scorer.
+RunSetup prepare_run(const cxxopts::ParseResult& args, bool allow_lists = false,
+                     ProfileScope profile_scope = ProfileScope::PluginOnly);
 
 // Prints the verdict (stdout; one JSON line with --json) and returns the exit status for it.
 int report_outcome(const driver::CellOutcome& outcome, const RunSetup& setup, std::int64_t ctx,

@@ -1,0 +1,31 @@
+// The spark generator's parameters (--generator-param KEY=VALUE): corner, families and echo.
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+namespace spark {
+
+struct CornerSpec {
+    std::string_view name;
+    std::vector<double> fills;
+};
+// balanced {0.10, 0.35, 0.60, 0.85}, short {0.05, 0.15}, long {0.75, 0.90, 0.97}.
+const std::vector<CornerSpec>& corners();
+
+struct GeneratorParams {
+    std::string corner = "balanced";
+    std::vector<double> fills;          // the corner's fills
+    std::vector<std::string> families;  // canonical order unless listed otherwise
+    bool echo = false;                  // add the mock's echo marker with a correct answer
+};
+
+// Reads the pairs in order (a later value of a key wins). A value holding ",key=value" pieces is
+// split too, so "corner=long,families=A2,E3" works however the host split it. Unknown keys,
+// corners or families throw bi::sdk::Failure(BI_STATUS_INVALID_ARGUMENT) with a one-line message.
+GeneratorParams parse_generator_params(
+    const std::vector<std::pair<std::string, std::string>>& pairs);
+
+}  // namespace spark

@@ -1,5 +1,5 @@
 // Everything that shapes one mock llama-server: slots, context, endpoints and the fault knobs.
-// Filled in by code (run-mock, tests) or from llama-server's argv by llama_argv.hpp.
+// Filled in by code (run-mock, tests) or from llama-server's argv by server_argv.hpp.
 #pragma once
 
 #include <cstdint>

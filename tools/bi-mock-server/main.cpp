@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "core/error.hpp"
-#include "mock/llama_argv.hpp"
+#include "mock/server_argv.hpp"
 #include "mock/mock_server.hpp"
 
 #ifndef BI_MOCK_SERVER_VERSION

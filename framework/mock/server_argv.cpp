@@ -1,6 +1,6 @@
 // Parses llama-server's flags plus the mock's knobs. Unknown flags never abort: a flag's value is
 // the next argument when that argument does not look like another flag.
-#include "llama_argv.hpp"
+#include "server_argv.hpp"
 
 #include <algorithm>
 #include <cerrno>

@@ -3,7 +3,7 @@
 #include <catch2/catch.hpp>
 
 #include "core/error.hpp"
-#include "mock/llama_argv.hpp"
+#include "mock/server_argv.hpp"
 
 using namespace bi::mock;
 

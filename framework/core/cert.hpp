@@ -1,7 +1,9 @@
-// The cert as a value (schema bi-cert/1) and the promotion rules that read it.
+// The cert as a typed value (schema bi-cert/1), built by the driver from typed inputs, and the
+// promotion rules that read it. framework/io/cert_schema.* is its one field table on disk.
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -12,6 +14,7 @@
 namespace bi::core {
 
 inline constexpr std::string_view kCertSchema = "bi-cert/1";
+inline constexpr std::size_t kMaxRowsPerReport = 200;  // keeps a cert readable; counts stay exact
 
 struct CellIdentity {
     std::string model;  // the alias written as the cert's "model"
@@ -21,18 +24,187 @@ struct CellIdentity {
     std::int64_t reps = 1;
 };
 
+// ---- the gates and their evidence ----
+
+struct OverlapGate {
+    bool ok = false;
+    std::size_t client_max_depth = 0;
+    std::vector<std::size_t> per_pass_client_depth;
+    ServerOverlapEvidence server;  // arm C, merged over the passes
+};
+
+struct CompletionFloorGate {
+    bool ok = false;
+    double threshold = kCompletionFloor;
+    std::vector<CompletionCensus> arms;  // A, then C1..CT
+};
+
+struct CoverageGate {
+    bool ok = false;
+    bool checked = false;
+    std::vector<PassCoverage> per_pass;
+};
+
+struct ArmBCheck {
+    bool ran = false;
+    std::optional<bool> ab_passed;
+    std::optional<bool> bc_passed;
+    bool serial = true;
+    std::optional<ServerOverlapEvidence> server;
+};
+
+struct SerialSelfCheck {
+    bool ran = false;
+    std::optional<bool> passed;
+    std::optional<std::size_t> n_compared;
+    std::optional<std::vector<std::string>> divergent_ids;
+};
+
+struct CertGates {
+    OverlapGate overlap;
+    CompletionFloorGate completion_floor;
+    CoverageGate cobatch_coverage;
+    ArmBCheck arm_b;
+    SerialSelfCheck serial_self_check;
+};
+
+struct CertVerdict {
+    Status status = Status::GreenUnverified;
+    std::optional<DivergenceClass> divergence_class;
+    std::optional<Anomaly> anomaly;
+    std::vector<std::string> decision_reasons;
+};
+
+// The comparisons behind the verdict; per-pair rows are capped at kMaxRowsPerReport.
+struct DivergenceReports {
+    UnionReport ac;
+    std::optional<PairReport> ab;
+    std::optional<UnionReport> bc;
+    std::optional<PairReport> aa_prime;
+};
+
+struct PromotionScope {
+    CellIdentity valid_for;  // model, ctx, dispatch_n, kv_label (reps is not part of the scope)
+    std::optional<std::vector<std::string>> server_flags;
+    bool generalizes = false;
+    std::optional<std::string> moe_hint;
+};
+
+// ---- the run's provenance ----
+
+// One launched server as the cert records it; a live process and the in-process mock fill
+// different members.
+struct ServerLaunch {
+    std::string binary;
+    std::optional<std::string> binary_sha256;
+    std::optional<std::vector<std::string>> argv;
+    std::optional<std::int64_t> pid;
+    std::optional<std::int64_t> port;
+    std::optional<std::string> log;
+    std::optional<bool> parent_death_signal;
+    std::optional<std::int64_t> slots;           // the mock's
+    std::optional<std::int64_t> n_ctx_per_slot;  // the mock's
+    std::optional<std::string> divergence;       // the mock's
+    std::optional<double> tick_ms;               // the mock's
+};
+
+struct ServerRecord {
+    ServerLaunch a;    // the one-slot server of arms A and A'
+    ServerLaunch n;    // the N-slot server of arms B and C
+    Json props;        // the A server's /props, trimmed (the server's own answer)
+    Json props_n;      // the N server's
+    Json build_info;   // props.build_info, or null
+};
+
+struct ModelFileRecord {
+    std::string path;
+    std::int64_t size = 0;
+    std::optional<std::string> sha256_head;
+    std::optional<std::string> architecture;
+    std::optional<std::string> synthesized;  // the synthetic model's name (selftest)
+};
+
+struct HostRecord {
+    std::optional<std::string> hostname;
+    std::string cpu;
+    std::int64_t n_cpus = 0;
+    std::vector<std::string> gpus;
+    std::optional<std::string> os;
+};
+
+// How the cell was run; every member is optional so that a cert records what its producer knew.
+struct RunRecord {
+    std::optional<std::string> scorer;
+    std::optional<std::string> profile;
+    std::optional<std::string> generator;
+    std::optional<std::string> workset;
+    std::optional<std::vector<std::string>> server_flags;
+    std::optional<bool> selftest;
+    std::optional<std::int64_t> seed;
+    std::optional<std::int64_t> n_predict;
+    std::optional<std::string> endpoint;
+    std::optional<std::int64_t> logprobs;
+    std::optional<std::int64_t> passes;
+    std::optional<std::int64_t> reps;
+    std::optional<std::int64_t> n_items;
+    std::optional<std::string> order;
+    std::optional<std::int64_t> stagger_ms;
+    std::optional<double> request_timeout_s;
+    std::optional<bool> stop_on_red;
+};
+
+// Wall time of each step, in seconds.
+struct Timings {
+    std::optional<double> launch_a_s;
+    std::optional<double> workset_s;
+    std::optional<double> arm_a_s;
+    std::optional<double> arm_a_prime_s;
+    std::optional<double> teardown_a_s;
+    std::optional<double> launch_n_s;
+    std::optional<double> arm_b_s;
+    std::optional<std::vector<double>> arm_c_s;  // one per pass
+    std::optional<double> teardown_n_s;
+    std::optional<double> total_s;
+};
+
+struct Cert {
+    std::string schema{kCertSchema};
+    CellIdentity cell;
+    Source source = Source::Mock;
+    std::string gate{kGate};
+    std::string ts_utc;
+    bool stopped_early = false;
+    std::vector<std::string> invariant_fields;
+    CertVerdict verdict;
+    CertGates gates;
+    DivergenceReports divergence;
+    Sensitivity sensitivity;
+    PromotionScope promotion_scope;
+    std::optional<ServerRecord> server;
+    std::optional<ModelFileRecord> model_file;
+    std::optional<HostRecord> host;
+    std::optional<RunRecord> run;
+    std::optional<Timings> timings;
+    std::optional<std::string> digest;  // set by io when written or read, never by the driver
+
+    std::size_t n_passes() const { return divergence.ac.per_pass.size(); }
+};
+
 // Everything the driver knows that the verdict does not: decided outside the core and passed in.
 struct CertContext {
     CellIdentity cell;
-    std::string source;  // "mock" or "live"; decided by the driver, never by the user
-    std::string ts_utc;  // ISO-8601, from the caller's clock
+    Source source = Source::Mock;  // decided by the driver, never by the user
+    std::string ts_utc;            // ISO-8601, from the caller's clock
     bool stopped_early = false;
-    // Additive sections copied verbatim when present: server, model_file, host, run, timings.
-    Json extras = Json::object();
+    std::optional<ServerRecord> server;
+    std::optional<ModelFileRecord> model_file;
+    std::optional<HostRecord> host;
+    std::optional<RunRecord> run;
+    std::optional<Timings> timings;
 };
 
-// The cert without its "digest"; framework/io adds the digest over the canonical text.
-Json build_cert(const CertContext& context, const Verdict& verdict);
+// The cert without its digest; framework/io adds the digest over the canonical text.
+Cert build_cert(const CertContext& context, const Verdict& verdict);
 
 // `{model}__ctx{C}__N{N}.json`, with '/' in the model name turned into '_'.
 std::string cert_file_name(std::string_view model, std::int64_t ctx, std::int64_t dispatch_n);
@@ -40,8 +212,8 @@ std::string cert_file_name(std::string_view model, std::int64_t ctx, std::int64_
 // A hint when the model name looks like a mixture-of-experts model; empty otherwise.
 std::string moe_hint(std::string_view model);
 
-// True only for the literal status "green" produced by the given source.
-bool cert_is_green(const Json& cert, std::string_view require_source = "live");
+// True only for the status green produced by the given source.
+bool cert_is_green(const Cert& cert, Source require_source = Source::Live);
 
 struct Promotion {
     bool promotable = false;
@@ -49,10 +221,6 @@ struct Promotion {
 };
 
 // The promotion rules of DESIGN.md §5; `digest_intact` comes from io, which can hash text.
-Promotion check_promotable(const Json& cert, bool digest_intact);
-
-// Checks the types of the fields every reader relies on; returns the first problem as
-// "$.path: message", or an empty string when the cert is well-formed.
-std::string validate_cert_shape(const Json& cert);
+Promotion check_promotable(const Cert& cert, bool digest_intact);
 
 }  // namespace bi::core

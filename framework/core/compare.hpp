@@ -37,6 +37,7 @@ struct PairReport {
     std::vector<std::string> only_left;
     std::vector<std::string> only_right;
     std::vector<FieldMismatch> rows;
+    std::size_t rows_truncated = 0;  // rows left out when the report was stored in a cert
     std::vector<std::string> token_only_ids;     // invariants equal, content or token ids differ
     std::vector<std::string> logprob_drift_ids;  // invariants equal, chosen-token logprobs differ
     double max_logprob_delta = 0.0;            // over ids whose token ids agree

@@ -11,20 +11,9 @@
 #include <vector>
 
 #include "json.hpp"
+#include "verdict_kinds.hpp"
 
 namespace bi::core {
-
-namespace failure_mode {
-inline constexpr std::string_view kOk = "ok";
-inline constexpr std::string_view kEmpty = "empty";
-inline constexpr std::string_view kPrematureEos = "premature_eos";
-inline constexpr std::string_view kHttpTimeout = "http_timeout";
-inline constexpr std::string_view kHttpError = "http_error";
-inline constexpr std::string_view kServerDied = "server_died";
-inline constexpr std::string_view kOom = "oom";
-inline constexpr std::string_view kBadResponse = "bad_response";
-inline constexpr std::string_view kScorerError = "scorer_error";
-}  // namespace failure_mode
 
 struct TrialRecord {
     std::string test_id;
@@ -60,7 +49,7 @@ struct TrialRecord {
     int retries = 0;
     std::string error;
 
-    bool ok() const { return failure_mode == failure_mode::kOk; }
+    bool ok() const { return failure_mode == name(FailureMode::Ok); }
     bool has_interval() const {
         return dispatch_ns && complete_ns && *complete_ns > *dispatch_ns;
     }

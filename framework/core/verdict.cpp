@@ -7,6 +7,8 @@ namespace bi::core {
 
 namespace {
 
+using Reasons = std::vector<std::string>;
+
 std::string join_ids(const std::vector<std::string>& ids, std::size_t limit = 8) {
     std::ostringstream out;
     for (std::size_t i = 0; i < ids.size() && i < limit; ++i) out << (i ? ", " : "") << ids[i];
@@ -21,41 +23,30 @@ std::string percent(double ratio) {
     return out.str();
 }
 
+std::string count(std::size_t n) { return std::to_string(n); }
+
+std::string verdict_line(const Verdict& v) { return "verdict " + verdict_summary(v); }
+
 // "co_batching" when B agreed with A; otherwise slot allocation explains at least part of it,
 // and batching adds to it when C also moved away from B.
-std::string red_class(const Verdict& v) {
-    if (!v.ab || v.ab->clean()) return "co_batching";
-    return v.bc && !v.bc->clean() ? "slot_allocation+co_batching" : "slot_allocation";
+DivergenceClass red_class(const Verdict& v) {
+    if (!v.ab || v.ab->clean()) return DivergenceClass::CoBatching;
+    return v.bc && !v.bc->clean() ? DivergenceClass::SlotAllocationAndCoBatching
+                                  : DivergenceClass::SlotAllocation;
 }
 
-std::string drift_anomaly(const UnionReport& ac) {
+std::optional<Anomaly> drift_anomaly(const UnionReport& ac) {
     const bool tokens = !ac.token_only_ids.empty();
     const bool logits = !ac.logprob_drift_ids.empty();
-    if (tokens && logits) return "token_and_logit_drift";
-    if (tokens) return "token_only";
-    if (logits) return "logit_drift";
-    return "";
+    if (tokens && logits) return Anomaly::TokenAndLogitDrift;
+    if (tokens) return Anomaly::TokenOnly;
+    if (logits) return Anomaly::LogitDrift;
+    return std::nullopt;
 }
 
-}  // namespace
-
-Sensitivity sensitivity_bounds(std::size_t n_hot_trials, std::size_t divergences_seen) {
-    Sensitivity s;
-    s.n_hot_trials = n_hot_trials;
-    s.divergences_seen = divergences_seen;
-    if (n_hot_trials > 0) {
-        const double n = static_cast<double>(n_hot_trials);
-        s.rule_of_three_upper = 3.0 / n;
-        if (divergences_seen == 0) s.clopper_pearson_upper_95 = 1.0 - std::pow(0.05, 1.0 / n);
-    }
-    return s;
-}
-
-Verdict decide_verdict(const CellEvidence& e) {
+// Every comparison and gate, evaluated whatever the status will be.
+Verdict gather(const CellEvidence& e) {
     Verdict v;
-    auto& reasons = v.decision_reasons;
-
-    // Every gate is evaluated so the cert carries all the evidence; precedence picks the status.
     if (e.arm_a_prime) v.serial_check = compare_arms(e.arm_a, *e.arm_a_prime, "A", "A'");
     v.ac = union_over_passes(e.arm_a, e.arm_c, "A", "C");
     if (e.arm_b) {
@@ -84,121 +75,220 @@ Verdict decide_verdict(const CellEvidence& e) {
     for (const auto& coverage : v.coverage) v.cobatch_coverage_ok &= coverage.ok;
 
     v.sensitivity = sensitivity_bounds(v.ac.n_scored_comparisons, v.ac.divergent_ids.size());
+    return v;
+}
 
-    // 1. The server must reproduce itself serially, or nothing batched can be certified.
-    if (v.serial_check) {
-        if (!v.serial_check->clean()) {
-            reasons.push_back("serial self-check failed: A and A' differ on " +
-                              std::to_string(v.serial_check->divergent_ids.size()) + " id(s): " +
-                              join_ids(v.serial_check->divergent_ids));
-            v.status = status::kFailed;
-            v.divergence_class = "serial_nondeterminism";
-            return v;
-        }
-        reasons.push_back("serial self-check passed: A and A' agree on all " +
-                          std::to_string(v.serial_check->n_compared) + " ids");
-    } else {
-        reasons.push_back("serial self-check not run (no A' arm)");
-    }
+// Rule 1: the server must reproduce itself serially, or nothing batched can be certified.
+const VerdictRule kSerialSelfCheck{
+    "serial_self_check",
+    [](const Verdict& v) { return v.serial_check && !v.serial_check->clean(); },
+    Status::Failed,
+    [](Verdict& v) { v.divergence_class = DivergenceClass::SerialNondeterminism; },
+    [](const Verdict& v) {
+        return Reasons{"serial self-check failed: A and A' differ on " +
+                       count(v.serial_check->divergent_ids.size()) +
+                       " id(s): " + join_ids(v.serial_check->divergent_ids)};
+    },
+    [](const Verdict& v) {
+        if (!v.serial_check) return Reasons{"serial self-check not run (no A' arm)"};
+        return Reasons{"serial self-check passed: A and A' agree on all " +
+                       count(v.serial_check->n_compared) + " ids"};
+    },
+};
 
-    // 2. Any invariant divergence between A and any C pass is RED.
-    if (!v.ac.clean()) {
-        v.status = status::kFailed;
-        v.divergence_class = red_class(v);
-        reasons.push_back("A vs C: " + std::to_string(v.ac.divergent_ids.size()) +
-                          " id(s) diverged on at least one of " + std::to_string(e.arm_c.size()) +
-                          " pass(es): " + join_ids(v.ac.divergent_ids));
+// Rule 2: any invariant divergence between A and any C pass is RED.
+const VerdictRule kCoBatchingDivergence{
+    "ac_invariant_divergence",
+    [](const Verdict& v) { return !v.ac.clean(); },
+    Status::Failed,
+    [](Verdict& v) { v.divergence_class = red_class(v); },
+    [](const Verdict& v) {
+        Reasons r{"A vs C: " + count(v.ac.divergent_ids.size()) +
+                  " id(s) diverged on at least one of " + count(v.ac.per_pass.size()) +
+                  " pass(es): " + join_ids(v.ac.divergent_ids)};
         if (v.ab && !v.ab->clean())
-            reasons.push_back("A vs B also diverged on " +
-                              std::to_string(v.ab->divergent_ids.size()) +
-                              " id(s): slot allocation alone changes outputs");
-        reasons.push_back("verdict failed (" + v.divergence_class + ")");
-        return v;
-    }
-    reasons.push_back("A vs C: no invariant divergence over " + std::to_string(e.arm_c.size()) +
-                      " pass(es), " + std::to_string(v.ac.n_comparisons) + " comparisons");
+            r.push_back("A vs B also diverged on " + count(v.ab->divergent_ids.size()) +
+                        " id(s): slot allocation alone changes outputs");
+        r.push_back(verdict_line(v));
+        return r;
+    },
+    [](const Verdict& v) {
+        return Reasons{"A vs C: no invariant divergence over " + count(v.ac.per_pass.size()) +
+                       " pass(es), " + count(v.ac.n_comparisons) + " comparisons"};
+    },
+};
 
-    // 3. Without proof that requests really shared a batch, agreement proves nothing.
-    if (!v.overlap_ok) {
-        v.status = status::kGreenUnverified;
+// Rule 3: without proof that requests really shared a batch, agreement proves nothing.
+const VerdictRule kNoOverlap{
+    "overlap",
+    [](const Verdict& v) { return !v.overlap_ok; },
+    Status::GreenUnverified,
+    nullptr,
+    [](const Verdict& v) {
         std::ostringstream why;
         why << "no real overlap: client depth " << v.client_depth << " (need >= 2), server peak "
-            << "busy slots " << e.server_c.peak_busy_slots << ", peak requests_processing "
-            << e.server_c.peak_requests_processing << " (need >= 2)";
-        reasons.push_back(why.str());
-        reasons.push_back("verdict green_unverified");
-        return v;
-    }
-    reasons.push_back("overlap proven: client depth " + std::to_string(v.client_depth) +
-                      ", server peak busy slots " + std::to_string(e.server_c.peak_busy_slots) +
-                      ", peak requests_processing " +
-                      std::to_string(e.server_c.peak_requests_processing));
+            << "busy slots " << v.server_c.peak_busy_slots << ", peak requests_processing "
+            << v.server_c.peak_requests_processing << " (need >= 2)";
+        return Reasons{why.str(), verdict_line(v)};
+    },
+    [](const Verdict& v) {
+        return Reasons{"overlap proven: client depth " + count(v.client_depth) +
+                       ", server peak busy slots " + std::to_string(v.server_c.peak_busy_slots) +
+                       ", peak requests_processing " +
+                       std::to_string(v.server_c.peak_requests_processing)};
+    },
+};
 
-    // 4. Too few genuinely scored completions cannot carry a verdict.
-    if (!v.completion_floor_ok) {
-        v.status = status::kGreenUnverified;
+// Rule 4: too few genuinely scored completions cannot carry a verdict.
+const VerdictRule kCompletionFloorRule{
+    "completion_floor",
+    [](const Verdict& v) { return !v.completion_floor_ok; },
+    Status::GreenUnverified,
+    nullptr,
+    [](const Verdict& v) {
+        Reasons r;
         for (const auto& census : v.census)
             if (!census.meets(kCompletionFloor))
-                reasons.push_back("completion floor missed in " + census.arm + ": " +
-                                  std::to_string(census.n_ok) + "/" + std::to_string(census.n) +
-                                  " ok (" + percent(census.ratio()) + ", need " +
-                                  percent(kCompletionFloor) + ")");
-        if (e.arm_c.empty()) reasons.push_back("no concurrent pass ran");
-        reasons.push_back("verdict green_unverified");
-        return v;
-    }
-    reasons.push_back("completion floor met in A and every C pass");
+                r.push_back("completion floor missed in " + census.arm + ": " + count(census.n_ok) +
+                            "/" + count(census.n) + " ok (" + percent(census.ratio()) +
+                            ", need " + percent(kCompletionFloor) + ")");
+        if (v.ac.per_pass.empty()) r.push_back("no concurrent pass ran");
+        r.push_back(verdict_line(v));
+        return r;
+    },
+    [](const Verdict&) { return Reasons{"completion floor met in A and every C pass"}; },
+};
 
-    // 5. Each pass must co-batch most of its ids, with certain attribution.
-    if (!v.cobatch_coverage_ok) {
-        v.status = status::kGreenUnverified;
+// Rule 5: each pass must co-batch most of its ids, with certain attribution.
+const VerdictRule kCoverage{
+    "cobatch_coverage",
+    [](const Verdict& v) { return !v.cobatch_coverage_ok; },
+    Status::GreenUnverified,
+    nullptr,
+    [](const Verdict& v) {
+        Reasons r;
         for (const auto& c : v.coverage) {
             if (c.ok) continue;
             if (!c.attribution_certain)
-                reasons.push_back("pass " + std::to_string(c.pass) + ": " +
-                                  std::to_string(c.missing_interval_ids.size()) +
-                                  " id(s) without a request interval, attribution uncertain");
+                r.push_back("pass " + std::to_string(c.pass) + ": " +
+                            count(c.missing_interval_ids.size()) +
+                            " id(s) without a request interval, attribution uncertain");
             else
-                reasons.push_back("pass " + std::to_string(c.pass) + ": only " +
-                                  std::to_string(c.n_cobatched) + " of " + std::to_string(c.n_ids) +
-                                  " ids co-batched (need " + std::to_string(c.required) + ")");
+                r.push_back("pass " + std::to_string(c.pass) + ": only " + count(c.n_cobatched) +
+                            " of " + count(c.n_ids) + " ids co-batched (need " +
+                            count(c.required) + ")");
         }
-        reasons.push_back("verdict green_unverified");
-        return v;
-    }
-    reasons.push_back("co-batch coverage met in every pass");
+        r.push_back(verdict_line(v));
+        return r;
+    },
+    [](const Verdict&) { return Reasons{"co-batch coverage met in every pass"}; },
+};
 
-    // 6. A and C agree but B does not: the control moved, so the cell is only AMBER.
-    if (v.ab && !v.ab->clean()) {
-        v.status = status::kGreenWithCaveat;
-        v.anomaly = "AC_agree_B_disagrees";
-        reasons.push_back("A vs B diverged on " + std::to_string(v.ab->divergent_ids.size()) +
-                          " id(s) while A and C agree: " + join_ids(v.ab->divergent_ids));
-        reasons.push_back("verdict green_with_caveat (" + v.anomaly + ")");
-        return v;
-    }
-    if (v.ab) reasons.push_back("A vs B: no invariant divergence");
-    if (!v.arm_b_serial)
-        reasons.push_back("warning: arm B showed " + std::to_string(e.server_b->peak_busy_slots) +
-                          " busy slots at once; it was meant to be serial");
+// Rule 6: A and C agree but B does not: the control moved, so the cell is only AMBER.
+const VerdictRule kArmBDisagrees{
+    "ab_invariant_divergence",
+    [](const Verdict& v) { return v.ab && !v.ab->clean(); },
+    Status::GreenWithCaveat,
+    [](Verdict& v) { v.anomaly = Anomaly::AcAgreeBDisagrees; },
+    [](const Verdict& v) {
+        return Reasons{"A vs B diverged on " + count(v.ab->divergent_ids.size()) +
+                           " id(s) while A and C agree: " + join_ids(v.ab->divergent_ids),
+                       verdict_line(v)};
+    },
+    [](const Verdict& v) {
+        Reasons r;
+        if (v.ab) r.push_back("A vs B: no invariant divergence");
+        if (!v.arm_b_serial)
+            r.push_back("warning: arm B showed " + std::to_string(v.server_b->peak_busy_slots) +
+                        " busy slots at once; it was meant to be serial");
+        return r;
+    },
+};
 
-    // 7. Scores held but the generation itself moved.
-    const std::string anomaly = drift_anomaly(v.ac);
-    if (!anomaly.empty()) {
-        v.status = status::kGreenWithCaveat;
-        v.anomaly = anomaly;
-        reasons.push_back("generation drift under co-batching: " +
-                          std::to_string(v.ac.token_only_ids.size()) +
-                          " id(s) changed text or tokens, " +
-                          std::to_string(v.ac.logprob_drift_ids.size()) +
-                          " id(s) changed chosen-token logprobs, invariant fields unchanged");
-        reasons.push_back("verdict green_with_caveat (" + anomaly + ")");
-        return v;
-    }
+// Rule 7: scores held but the generation itself moved.
+const VerdictRule kGenerationDrift{
+    "generation_drift",
+    [](const Verdict& v) { return drift_anomaly(v.ac).has_value(); },
+    Status::GreenWithCaveat,
+    [](Verdict& v) { v.anomaly = drift_anomaly(v.ac); },
+    [](const Verdict& v) {
+        return Reasons{"generation drift under co-batching: " + count(v.ac.token_only_ids.size()) +
+                           " id(s) changed text or tokens, " +
+                           count(v.ac.logprob_drift_ids.size()) +
+                           " id(s) changed chosen-token logprobs, invariant fields unchanged",
+                       verdict_line(v)};
+    },
+    nullptr,
+};
 
-    v.status = status::kGreen;
+}  // namespace
+
+Sensitivity sensitivity_bounds(std::size_t n_hot_trials, std::size_t divergences_seen) {
+    Sensitivity s;
+    s.n_hot_trials = n_hot_trials;
+    s.divergences_seen = divergences_seen;
+    if (n_hot_trials > 0) {
+        const double n = static_cast<double>(n_hot_trials);
+        s.rule_of_three_upper = 3.0 / n;
+        if (divergences_seen == 0) s.clopper_pearson_upper_95 = 1.0 - std::pow(0.05, 1.0 / n);
+    }
+    return s;
+}
+
+const std::vector<VerdictRule>& verdict_rules() {
+    static const std::vector<VerdictRule> kRules{kSerialSelfCheck, kCoBatchingDivergence,
+                                                 kNoOverlap,       kCompletionFloorRule,
+                                                 kCoverage,        kArmBDisagrees,
+                                                 kGenerationDrift};
+    return kRules;
+}
+
+Verdict decide_verdict(const CellEvidence& evidence) {
+    Verdict v = gather(evidence);
+    auto& reasons = v.decision_reasons;
+    for (const auto& rule : verdict_rules()) {
+        if (rule.fires(v)) {
+            v.status = rule.status;
+            if (rule.classify) rule.classify(v);
+            for (auto& line : rule.fired_reasons(v)) reasons.push_back(std::move(line));
+            return v;
+        }
+        if (rule.passed_reasons)
+            for (auto& line : rule.passed_reasons(v)) reasons.push_back(std::move(line));
+    }
+    v.status = Status::Green;
     reasons.push_back("verdict green: no divergence detected in this cell (not a proof)");
     return v;
+}
+
+ServerOverlapEvidence merge_pass_evidence(const std::vector<ServerOverlapEvidence>& passes) {
+    ServerOverlapEvidence merged;
+    double mean_sum = 0.0;
+    std::size_t n_means = 0;
+    for (const auto& pass : passes) {
+        merged.peak_busy_slots = std::max(merged.peak_busy_slots, pass.peak_busy_slots);
+        merged.peak_requests_processing =
+            std::max(merged.peak_requests_processing, pass.peak_requests_processing);
+        merged.n_samples += pass.n_samples;
+        if (pass.mean_busy_slots_per_decode) {
+            mean_sum += *pass.mean_busy_slots_per_decode;
+            ++n_means;
+        }
+    }
+    if (n_means > 0) merged.mean_busy_slots_per_decode = mean_sum / static_cast<double>(n_means);
+    return merged;
+}
+
+std::string verdict_summary(Status status, const std::optional<DivergenceClass>& divergence_class,
+                            const std::optional<Anomaly>& anomaly) {
+    std::string summary(name(status));
+    if (divergence_class) return summary + " (" + std::string(name(*divergence_class)) + ")";
+    if (anomaly) return summary + " (" + std::string(name(*anomaly)) + ")";
+    return summary;
+}
+
+std::string verdict_summary(const Verdict& v) {
+    return verdict_summary(v.status, v.divergence_class, v.anomaly);
 }
 
 }  // namespace bi::core

@@ -10,15 +10,9 @@
 #include "coverage.hpp"
 #include "trial.hpp"
 #include "union.hpp"
+#include "verdict_kinds.hpp"
 
 namespace bi::core {
-
-namespace status {
-inline constexpr std::string_view kGreen = "green";
-inline constexpr std::string_view kFailed = "failed";
-inline constexpr std::string_view kGreenWithCaveat = "green_with_caveat";
-inline constexpr std::string_view kGreenUnverified = "green_unverified";
-}  // namespace status
 
 inline constexpr double kCompletionFloor = 0.8;  // share of "ok" trials required per arm/pass
 inline constexpr std::string_view kGate = "abc_union";
@@ -40,9 +34,9 @@ struct Sensitivity {
 };
 
 struct Verdict {
-    std::string status;
-    std::string divergence_class;  // empty when nothing invariant diverged
-    std::string anomaly;           // empty unless green_with_caveat
+    Status status = Status::GreenUnverified;
+    std::optional<DivergenceClass> divergence_class;  // set when something invariant diverged
+    std::optional<Anomaly> anomaly;                   // set only for green_with_caveat
     std::optional<PairReport> serial_check;  // A vs A'
     UnionReport ac;
     std::optional<PairReport> ab;
@@ -65,7 +59,32 @@ struct Verdict {
     std::vector<std::string> decision_reasons;
 };
 
+// Evaluates every gate over the evidence (so the cert carries all of it), then applies the
+// rules of verdict_rules() in order: the first that fires decides the status.
 Verdict decide_verdict(const CellEvidence& evidence);
+
+// One row of DESIGN.md §5's precedence table: a predicate over the gathered evidence, the
+// status it gives, and the reasons it writes when it fires and when it passes.
+struct VerdictRule {
+    std::string_view name;
+    bool (*fires)(const Verdict& gathered);
+    Status status;
+    void (*classify)(Verdict& verdict);  // sets divergence_class / anomaly; may be null
+    std::vector<std::string> (*fired_reasons)(const Verdict& verdict);
+    std::vector<std::string> (*passed_reasons)(const Verdict& verdict);  // may be null
+};
+
+// The precedence table, first match wins; `green` when no rule fires.
+const std::vector<VerdictRule>& verdict_rules();
+
+// The C passes' server evidence as one record: peaks are maxima over the passes, samples add
+// up, and the busy-slots-per-decode mean is the mean of the passes that reported one.
+ServerOverlapEvidence merge_pass_evidence(const std::vector<ServerOverlapEvidence>& passes);
+
+// "green", "failed (co_batching)", "green_with_caveat (token_only)" ...
+std::string verdict_summary(Status status, const std::optional<DivergenceClass>& divergence_class,
+                            const std::optional<Anomaly>& anomaly);
+std::string verdict_summary(const Verdict& verdict);
 
 Sensitivity sensitivity_bounds(std::size_t n_hot_trials, std::size_t divergences_seen);
 

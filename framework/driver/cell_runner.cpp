@@ -67,12 +67,6 @@ std::string count_modes(const core::ArmResults& arm) {
 
 }  // namespace
 
-std::string verdict_summary(const core::Verdict& v) {
-    if (!v.divergence_class.empty()) return v.status + " (" + v.divergence_class + ")";
-    if (!v.anomaly.empty()) return v.status + " (" + v.anomaly + ")";
-    return v.status;
-}
-
 CellRunner::CellRunner(ServerLauncher& launcher, plugin_host::ScorerInstance& scorer,
                        RunOptions options, Progress& progress)
     : launcher_(launcher),
@@ -135,7 +129,7 @@ Baseline CellRunner::run_baseline(std::int64_t ctx, const WorkRowSource& rows) {
     progress_.note("launching the 1-slot server (ctx " + std::to_string(ctx) + ")");
     auto start = clock::now();
     auto server = launcher_.launch(1, ctx);
-    baseline.timings.set("launch_A_s", seconds_since(start));
+    baseline.timings.launch_a_s = seconds_since(start);
     baseline.server = server->describe();
     const core::Json props = fetch_props(*server);
     baseline.props = trim_props(props);
@@ -152,18 +146,17 @@ Baseline CellRunner::run_baseline(std::int64_t ctx, const WorkRowSource& rows) {
     const auto work_rows = rows(count_tokens, options_.model_alias, ctx);
     if (work_rows.empty()) throw Error(ErrorCategory::Input, "the work-set has no rows");
     baseline.items = core::expand_work_rows(work_rows, options_.model_alias, ctx, options_.reps);
-    baseline.timings.set("workset_s", seconds_since(start));
+    baseline.timings.workset_s = seconds_since(start);
 
     const auto order = identity_order(baseline.items.size());
     auto a = run_arm(*server, baseline.items, "A", 0, order, 1, "arm A (serial, 1 slot)");
     baseline.arm_a = score(std::move(a.records), baseline.items);
-    baseline.server_a = a.server;
-    baseline.timings.set("arm_A_s", a.seconds);
+    baseline.timings.arm_a_s = a.seconds;
     progress_.arm_finished(count_modes(baseline.arm_a));
 
     auto a2 = run_arm(*server, baseline.items, "A'", 0, order, 1, "arm A' (serial repeat)");
     baseline.arm_a_prime = score(std::move(a2.records), baseline.items);
-    baseline.timings.set("arm_A_prime_s", a2.seconds);
+    baseline.timings.arm_a_prime_s = a2.seconds;
     const auto self_check = core::compare_arms(baseline.arm_a, baseline.arm_a_prime, "A", "A'");
     progress_.arm_finished(
         self_check.clean() ? "reproduces A exactly"
@@ -172,56 +165,25 @@ Baseline CellRunner::run_baseline(std::int64_t ctx, const WorkRowSource& rows) {
 
     start = clock::now();
     server->shutdown();
-    baseline.timings.set("teardown_A_s", seconds_since(start));
+    baseline.timings.teardown_a_s = seconds_since(start);
     return baseline;
 }
 
-CellOutcome CellRunner::run_cell(const Baseline& baseline, int parallel) {
-    if (parallel < 1) throw Error(ErrorCategory::Usage, "--parallel must be at least 1");
-    const auto& items = baseline.items;
-    core::Json timings = baseline.timings;
-    core::CellEvidence evidence;
-    evidence.arm_a = baseline.arm_a;
-    evidence.arm_a_prime = baseline.arm_a_prime;
-
-    progress_.note("launching the " + std::to_string(parallel) + "-slot server (ctx " +
-                   std::to_string(baseline.ctx) + " per slot)");
-    auto start = clock::now();
-    auto server = launcher_.launch(parallel, baseline.ctx * parallel);
-    timings.set("launch_N_s", seconds_since(start));
-    const core::Json server_n = server->describe();
-    const core::Json props_n = fetch_props(*server);
-    const bool reports_mock = baseline.reports_mock || props_n.bool_or("bi_mock", false);
-
-    auto b = run_arm(*server, items, "B", 0, identity_order(items.size()), 1,
-                     "arm B (serial, " + std::to_string(parallel) + " slots)");
-    evidence.arm_b = score(std::move(b.records), items);
-    evidence.server_b = b.server;
-    timings.set("arm_B_s", b.seconds);
-    const auto ab = core::compare_arms(evidence.arm_a, *evidence.arm_b, "A", "B");
-    progress_.arm_finished(ab.clean()
-                               ? "matches A"
-                               : std::to_string(ab.divergent_ids.size()) + " id(s) differ from A");
-
+bool CellRunner::run_passes(ServerHandle& server, const std::vector<core::WorkItem>& items,
+                            int parallel, core::CellEvidence& evidence, core::Timings& timings) {
     const auto orders = core::pass_orders(items.size(), options_.seed, options_.passes);
-    core::Json pass_seconds = core::Json::array();
-    std::vector<double> busy_per_decode;
+    std::vector<core::ServerOverlapEvidence> pass_servers;
+    timings.arm_c_s.emplace();
     bool stopped_early = false;
     for (int t = 0; t < options_.passes; ++t) {
         const std::string label = "arm C pass " + std::to_string(t + 1) + "/" +
                                   std::to_string(options_.passes) + " (" +
                                   std::to_string(parallel) + " at once)";
-        auto c = run_arm(*server, items, "C", t + 1, orders[static_cast<std::size_t>(t)], parallel,
+        auto c = run_arm(server, items, "C", t + 1, orders[static_cast<std::size_t>(t)], parallel,
                          label);
         evidence.arm_c.push_back(score(std::move(c.records), items));
-        pass_seconds.push_back(c.seconds);
-        auto& s = evidence.server_c;
-        s.peak_busy_slots = std::max(s.peak_busy_slots, c.server.peak_busy_slots);
-        s.peak_requests_processing =
-            std::max(s.peak_requests_processing, c.server.peak_requests_processing);
-        s.n_samples += c.server.n_samples;
-        if (c.server.mean_busy_slots_per_decode)
-            busy_per_decode.push_back(*c.server.mean_busy_slots_per_decode);
+        timings.arm_c_s->push_back(c.seconds);
+        pass_servers.push_back(c.server);
         const auto this_pass = core::compare_arms(evidence.arm_a, evidence.arm_c.back(), "A", "C");
         progress_.arm_finished(
             this_pass.clean()
@@ -234,38 +196,60 @@ CellOutcome CellRunner::run_cell(const Baseline& baseline, int parallel) {
             break;
         }
     }
-    if (!busy_per_decode.empty())
-        evidence.server_c.mean_busy_slots_per_decode =
-            std::accumulate(busy_per_decode.begin(), busy_per_decode.end(), 0.0) /
-            static_cast<double>(busy_per_decode.size());
-    timings.set("arm_C_s", pass_seconds);
+    evidence.server_c = core::merge_pass_evidence(pass_servers);
+    return stopped_early;
+}
+
+CellOutcome CellRunner::run_cell(const Baseline& baseline, int parallel) {
+    if (parallel < 1) throw Error(ErrorCategory::Usage, "--parallel must be at least 1");
+    const auto& items = baseline.items;
+    core::Timings timings = baseline.timings;
+    core::CellEvidence evidence;
+    evidence.arm_a = baseline.arm_a;
+    evidence.arm_a_prime = baseline.arm_a_prime;
+
+    progress_.note("launching the " + std::to_string(parallel) + "-slot server (ctx " +
+                   std::to_string(baseline.ctx) + " per slot)");
+    auto start = clock::now();
+    auto server = launcher_.launch(parallel, baseline.ctx * parallel);
+    timings.launch_n_s = seconds_since(start);
+    const core::ServerLaunch server_n = server->describe();
+    const core::Json props_n = fetch_props(*server);
+    const bool reports_mock = baseline.reports_mock || props_n.bool_or("bi_mock", false);
+
+    auto b = run_arm(*server, items, "B", 0, identity_order(items.size()), 1,
+                     "arm B (serial, " + std::to_string(parallel) + " slots)");
+    evidence.arm_b = score(std::move(b.records), items);
+    evidence.server_b = b.server;
+    timings.arm_b_s = b.seconds;
+    const auto ab = core::compare_arms(evidence.arm_a, *evidence.arm_b, "A", "B");
+    progress_.arm_finished(ab.clean()
+                               ? "matches A"
+                               : std::to_string(ab.divergent_ids.size()) + " id(s) differ from A");
+
+    const bool stopped_early = run_passes(*server, items, parallel, evidence, timings);
     start = clock::now();
     server->shutdown();
-    timings.set("teardown_N_s", seconds_since(start));
+    timings.teardown_n_s = seconds_since(start);
 
     CellOutcome outcome;
     outcome.verdict = core::decide_verdict(evidence);
 
     core::CertContext context;
     context.cell = {options_.model_alias, baseline.ctx, parallel, options_.kv_label, options_.reps};
-    context.source = launcher_.launches_real_binary() && !reports_mock ? "live" : "mock";
+    context.source = launcher_.launches_real_binary() && !reports_mock ? core::Source::Live
+                                                                       : core::Source::Mock;
     context.ts_utc = io::utc_timestamp();
     context.stopped_early = stopped_early;
-    core::Json extras =
-        options_.cert_extras.is_object() ? options_.cert_extras : core::Json::object();
-    core::Json server_section = core::Json::Object{{"A", baseline.server},
-                                                   {"N", server_n},
-                                                   {"props", baseline.props},
-                                                   {"props_N", trim_props(props_n)}};
-    server_section.set("build_info", baseline.props.find("build_info")
-                                         ? *baseline.props.find("build_info")
-                                         : core::Json());
-    extras.set("server", server_section);
-    extras.set("host", describe_host());
-    extras.set("run", run_section(baseline));
-    timings.set("total_s", seconds_since(origin_));
-    extras.set("timings", timings);
-    context.extras = std::move(extras);
+    const core::Json* build_info = baseline.props.find("build_info");
+    context.server = core::ServerRecord{baseline.server, server_n, baseline.props,
+                                        trim_props(props_n),
+                                        build_info ? *build_info : core::Json()};
+    context.model_file = options_.model_file;
+    context.host = describe_host();
+    context.run = run_record(baseline);
+    timings.total_s = seconds_since(origin_);
+    context.timings = timings;
     outcome.cert = core::build_cert(context, outcome.verdict);
 
     outcome.cert_path =
@@ -276,21 +260,20 @@ CellOutcome CellRunner::run_cell(const Baseline& baseline, int parallel) {
     return outcome;
 }
 
-core::Json CellRunner::run_section(const Baseline& baseline) const {
-    core::Json run =
-        options_.cert_extras.find("run") ? *options_.cert_extras.find("run") : core::Json::object();
+core::RunRecord CellRunner::run_record(const Baseline& baseline) const {
+    core::RunRecord run = options_.run_labels;
     const auto& r = options_.request;
-    run.set("seed", static_cast<std::int64_t>(options_.seed));
-    run.set("n_predict", r.n_predict);
-    run.set("endpoint", std::string(http::request_path(r.endpoint)));
-    run.set("logprobs", r.logprobs);
-    run.set("passes", options_.passes);
-    run.set("reps", options_.reps);
-    run.set("n_items", baseline.items.size());
-    run.set("order", "A, A' and B in work-set order; each C pass its own seeded permutation");
-    run.set("stagger_ms", static_cast<std::int64_t>(options_.stagger.count()));
-    run.set("request_timeout_s", static_cast<double>(r.timeout.count()) / 1000.0);
-    run.set("stop_on_red", options_.stop_on_red);
+    run.seed = static_cast<std::int64_t>(options_.seed);
+    run.n_predict = r.n_predict;
+    run.endpoint = std::string(http::request_path(r.endpoint));
+    run.logprobs = r.logprobs;
+    run.passes = options_.passes;
+    run.reps = options_.reps;
+    run.n_items = static_cast<std::int64_t>(baseline.items.size());
+    run.order = "A, A' and B in work-set order; each C pass its own seeded permutation";
+    run.stagger_ms = static_cast<std::int64_t>(options_.stagger.count());
+    run.request_timeout_s = static_cast<double>(r.timeout.count()) / 1000.0;
+    run.stop_on_red = options_.stop_on_red;
     return run;
 }
 

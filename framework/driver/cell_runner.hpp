@@ -33,8 +33,10 @@ struct RunOptions {
     std::optional<std::chrono::milliseconds> arm_deadline;
     bool stop_on_red = false;
     std::string out_dir;
-    // Merged into the cert: model_file, server flags, scorer and work-set labels, ...
-    core::Json cert_extras = core::Json::object();
+    // What the cert's "run" records about where the work came from (scorer, work-set or
+    // generator, profile, server flags); the runner adds the request settings.
+    core::RunRecord run_labels;
+    std::optional<core::ModelFileRecord> model_file;
 };
 
 // Produces the work rows for a model alias and ctx once the first server is up (its tokenizer
@@ -48,16 +50,15 @@ struct Baseline {
     std::vector<core::WorkItem> items;
     core::ArmResults arm_a;
     core::ArmResults arm_a_prime;
-    core::ServerOverlapEvidence server_a;
-    core::Json server;  // describe() of the one-slot server
-    core::Json props;   // its /props, trimmed
+    core::ServerLaunch server;  // the one-slot server
+    core::Json props;           // its /props, trimmed
     bool reports_mock = false;
-    core::Json timings = core::Json::object();
+    core::Timings timings;
 };
 
 struct CellOutcome {
     core::Verdict verdict;
-    core::Json cert;  // as written, without the digest
+    core::Cert cert;  // as written, without the digest
     std::string cert_path;
     bool promotable = false;
 };
@@ -83,7 +84,10 @@ private:
                    int concurrency, const std::string& label);
     core::ArmResults score(std::vector<core::TrialRecord> records,
                            const std::vector<core::WorkItem>& items);
-    core::Json run_section(const Baseline& baseline) const;
+    // Arm C's T passes; returns whether --stop-on-red ended them early.
+    bool run_passes(ServerHandle& server, const std::vector<core::WorkItem>& items, int parallel,
+                    core::CellEvidence& evidence, core::Timings& timings);
+    core::RunRecord run_record(const Baseline& baseline) const;
 
     ServerLauncher& launcher_;
     plugin_host::ScorerInstance& scorer_;
@@ -91,8 +95,5 @@ private:
     Progress& progress_;
     std::chrono::steady_clock::time_point origin_;
 };
-
-// "green", "failed (co_batching)", "green_with_caveat (token_only)" ...
-std::string verdict_summary(const core::Verdict& verdict);
 
 }  // namespace bi::driver

@@ -191,7 +191,7 @@ private:
             outcome =
                 http::complete(session, request_.request, item.system, item.prompt, item.seed);
         } catch (const std::exception& e) {
-            outcome.failure = http::Failure{std::string(core::failure_mode::kHttpError),
+            outcome.failure = http::Failure{std::string(core::name(core::FailureMode::HttpError)),
                                             std::string("client error: ") + e.what()};
         }
         const Clock::time_point t1 = Clock::now();
@@ -236,8 +236,8 @@ private:
         r.error = failure.message;
         // Only a transport failure can have been caused by the stop; an answer the server
         // actually gave (oom, bad_response) keeps its own label.
-        const bool transport = failure.mode == core::failure_mode::kHttpError ||
-                               failure.mode == core::failure_mode::kHttpTimeout;
+        const bool transport = failure.mode == core::name(core::FailureMode::HttpError) ||
+                               failure.mode == core::name(core::FailureMode::HttpTimeout);
         if (transport) relabel(r, stop_reason(), failure.message);
     }
 
@@ -246,15 +246,15 @@ private:
             case StopReason::None:
                 return;
             case StopReason::Cancelled:
-                r.failure_mode = std::string(core::failure_mode::kHttpTimeout);
+                r.failure_mode = std::string(core::name(core::FailureMode::HttpTimeout));
                 r.error = "cancelled: " + detail;
                 return;
             case StopReason::Deadline:
-                r.failure_mode = std::string(core::failure_mode::kHttpTimeout);
+                r.failure_mode = std::string(core::name(core::FailureMode::HttpTimeout));
                 r.error = "arm deadline: " + detail;
                 return;
             case StopReason::ServerDied:
-                r.failure_mode = std::string(core::failure_mode::kServerDied);
+                r.failure_mode = std::string(core::name(core::FailureMode::ServerDied));
                 r.error = "server not running: " + detail;
                 return;
         }
@@ -264,7 +264,7 @@ private:
         for (std::size_t i = 0; i < total_; ++i) {
             if (sent_[i]) continue;
             core::TrialRecord& r = records_[i];
-            r.failure_mode = std::string(core::failure_mode::kHttpError);
+            r.failure_mode = std::string(core::name(core::FailureMode::HttpError));
             r.error = "not sent";
             relabel(r, stop_reason(), "not sent");
         }

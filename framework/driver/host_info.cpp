@@ -28,22 +28,20 @@ std::string field_from(const std::string& path, const std::string& key) {
 
 }  // namespace
 
-core::Json describe_host() {
-    core::Json host = core::Json::object();
+core::HostRecord describe_host() {
+    core::HostRecord host;
     char name[256] = {};
-    if (::gethostname(name, sizeof name - 1) == 0) host.set("hostname", std::string(name));
-    host.set("cpu", field_from("/proc/cpuinfo", "model name"));
-    host.set("n_cpus", static_cast<std::int64_t>(std::thread::hardware_concurrency()));
-    core::Json gpus = core::Json::array();
+    if (::gethostname(name, sizeof name - 1) == 0) host.hostname = std::string(name);
+    host.cpu = field_from("/proc/cpuinfo", "model name");
+    host.n_cpus = static_cast<std::int64_t>(std::thread::hardware_concurrency());
     std::error_code ec;
     const std::filesystem::path nvidia("/proc/driver/nvidia/gpus");
     if (std::filesystem::is_directory(nvidia, ec))
         for (const auto& entry : std::filesystem::directory_iterator(nvidia, ec))
-            gpus.push_back(field_from((entry.path() / "information").string(), "Model"));
-    host.set("gpus", gpus);
+            host.gpus.push_back(field_from((entry.path() / "information").string(), "Model"));
     struct utsname uts {};
     if (::uname(&uts) == 0)
-        host.set("os", std::string(uts.sysname) + " " + uts.release + " " + uts.machine);
+        host.os = std::string(uts.sysname) + " " + uts.release + " " + uts.machine;
     return host;
 }
 

@@ -23,16 +23,16 @@ public:
     ServerAddress address() const override { return {"127.0.0.1", port_}; }
     bool alive() override { return process_.alive(); }
     std::string death_report() override { return process_.death_report(); }
-    core::Json describe() const override {
-        core::Json argv = core::Json::array();
-        for (const auto& arg : process_.argv()) argv.push_back(arg);
-        return core::Json::Object{{"binary", process_.argv().front()},
-                                  {"binary_sha256", binary_sha256_},
-                                  {"argv", argv},
-                                  {"pid", static_cast<std::int64_t>(process_.pid())},
-                                  {"port", static_cast<std::int64_t>(port_)},
-                                  {"log", process_.log_path()},
-                                  {"parent_death_signal", process_.under_parent_death_signal()}};
+    core::ServerLaunch describe() const override {
+        core::ServerLaunch launch;
+        launch.binary = process_.argv().front();
+        launch.binary_sha256 = binary_sha256_;
+        launch.argv = process_.argv();
+        launch.pid = static_cast<std::int64_t>(process_.pid());
+        launch.port = static_cast<std::int64_t>(port_);
+        launch.log = process_.log_path();
+        launch.parent_death_signal = process_.under_parent_death_signal();
+        return launch;
     }
     void shutdown() override { process_.terminate(grace_); }
 

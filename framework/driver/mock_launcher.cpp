@@ -16,13 +16,15 @@ public:
         if (server_.crashed()) return "the mock crashed on purpose (crash-after)";
         return stopped_ ? "the mock was stopped" : "";
     }
-    core::Json describe() const override {
+    core::ServerLaunch describe() const override {
         const auto& c = server_.config();
-        return core::Json::Object{{"binary", "(in-process mock)"},
-                                  {"slots", c.slots},
-                                  {"n_ctx_per_slot", c.n_ctx},
-                                  {"divergence", mock::divergence_name(c.divergence)},
-                                  {"tick_ms", c.tick_ms}};
+        core::ServerLaunch launch;
+        launch.binary = "(in-process mock)";
+        launch.slots = c.slots;
+        launch.n_ctx_per_slot = c.n_ctx;
+        launch.divergence = std::string(mock::divergence_name(c.divergence));
+        launch.tick_ms = c.tick_ms;
+        return launch;
     }
     void shutdown() override {
         if (stopped_) return;

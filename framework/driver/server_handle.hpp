@@ -6,7 +6,7 @@
 #include <memory>
 #include <string>
 
-#include "core/json.hpp"
+#include "core/cert.hpp"
 
 namespace bi::driver {
 
@@ -24,7 +24,7 @@ public:
     // Why the server died (exit status, log tail); empty while it is alive.
     virtual std::string death_report() = 0;
     // What the cert records about this server (argv, pid, log path ...).
-    virtual core::Json describe() const = 0;
+    virtual core::ServerLaunch describe() const = 0;
     // Stops the server now and reports how long teardown took; idempotent.
     virtual void shutdown() = 0;
 };

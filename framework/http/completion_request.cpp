@@ -47,7 +47,25 @@ core::Json completion_body(const RequestOptions& options, std::string_view syste
 }  // namespace
 
 std::string_view request_path(EndpointKind endpoint) {
-    return endpoint == EndpointKind::Chat ? "/v1/chat/completions" : "/completion";
+    switch (endpoint) {
+        case EndpointKind::Chat: return "/v1/chat/completions";
+        case EndpointKind::Completion: return "/completion";
+    }
+    return "";  // unreachable: the switch names every kind (-Werror=switch)
+}
+
+std::string_view endpoint_name(EndpointKind endpoint) {
+    switch (endpoint) {
+        case EndpointKind::Chat: return "chat";
+        case EndpointKind::Completion: return "completion";
+    }
+    return "";  // unreachable: the switch names every kind (-Werror=switch)
+}
+
+std::optional<EndpointKind> parse_endpoint(std::string_view name) {
+    for (const auto kind : {EndpointKind::Chat, EndpointKind::Completion})
+        if (endpoint_name(kind) == name) return kind;
+    return std::nullopt;
 }
 
 std::uint32_t wire_seed(std::uint64_t seed) {
@@ -56,9 +74,11 @@ std::uint32_t wire_seed(std::uint64_t seed) {
 
 std::string build_request_body(const RequestOptions& options, std::string_view system,
                                std::string_view prompt, std::uint64_t seed) {
-    core::Json body = options.endpoint == EndpointKind::Chat
-                          ? chat_body(options, system, prompt)
-                          : completion_body(options, system, prompt);
+    core::Json body;
+    switch (options.endpoint) {
+        case EndpointKind::Chat: body = chat_body(options, system, prompt); break;
+        case EndpointKind::Completion: body = completion_body(options, system, prompt); break;
+    }
     body.set("temperature", 0.0);
     body.set("top_k", 1);
     body.set("seed", static_cast<std::int64_t>(wire_seed(options.fixed_seed.value_or(seed))));

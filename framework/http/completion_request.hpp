@@ -27,6 +27,10 @@ struct RequestOptions {
 // "/v1/chat/completions" or "/completion".
 std::string_view request_path(EndpointKind endpoint);
 
+// The --endpoint word: "chat" or "completion"; parse_endpoint is its inverse.
+std::string_view endpoint_name(EndpointKind endpoint);
+std::optional<EndpointKind> parse_endpoint(std::string_view name);
+
 // The seed as sent: llama-server keeps a 32-bit seed and reads 0xFFFFFFFF as "pick a random
 // one", so a 64-bit item seed is reduced modulo 0xFFFFFFFF into [0, 0xFFFFFFFE].
 std::uint32_t wire_seed(std::uint64_t seed);

@@ -173,7 +173,7 @@ std::string server_error_note(const Json& root) {
 
 CompletionOutcome parse_completion(EndpointKind endpoint, std::string_view body) {
     CompletionOutcome outcome;
-    const std::string bad(core::failure_mode::kBadResponse);
+    const std::string bad(core::name(core::FailureMode::BadResponse));
     Json root;
     try {
         root = io::parse_json(body, "response");
@@ -187,7 +187,10 @@ CompletionOutcome parse_completion(EndpointKind endpoint, std::string_view body)
         return outcome;
     }
     try {
-        outcome.result = endpoint == EndpointKind::Chat ? parse_chat(root) : parse_plain(root);
+        switch (endpoint) {
+            case EndpointKind::Chat: outcome.result = parse_chat(root); break;
+            case EndpointKind::Completion: outcome.result = parse_plain(root); break;
+        }
     } catch (const BadResponse& e) {
         outcome.failure = Failure{bad, e.what() + server_error_note(root)};
     } catch (const Error& e) {

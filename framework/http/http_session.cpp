@@ -66,8 +66,8 @@ std::optional<Failure> classify_status(int status, std::string_view body) {
     if (!body.empty()) message += ": " + one_line(body);
     if (status >= 500 && (contains_ignoring_case(body, "out of memory") ||
                           contains_ignoring_case(body, "failed to allocate")))
-        return Failure{std::string(core::failure_mode::kOom), message};
-    return Failure{std::string(core::failure_mode::kHttpError), message};
+        return Failure{std::string(core::name(core::FailureMode::Oom)), message};
+    return Failure{std::string(core::name(core::FailureMode::HttpError)), message};
 }
 
 struct HttpSession::Impl {
@@ -167,7 +167,7 @@ struct HttpSession::Impl {
         for (int attempt_index = 0;; ++attempt_index) {
             if (is_cancelled()) {
                 outcome.failure =
-                    Failure{std::string(core::failure_mode::kHttpError), "request cancelled"};
+                    Failure{std::string(core::name(core::FailureMode::HttpError)), "request cancelled"};
                 return outcome;
             }
             Attempt a = attempt(method, path, body);
@@ -185,16 +185,16 @@ struct HttpSession::Impl {
                     break;
                 case AttemptError::Timeout:
                     outcome.failure = Failure{
-                        std::string(core::failure_mode::kHttpTimeout),
+                        std::string(core::name(core::FailureMode::HttpTimeout)),
                         target + "timed out after " + std::to_string(timeout.count()) + " ms"};
                     break;
                 case AttemptError::Cancelled:
                     outcome.failure =
-                        Failure{std::string(core::failure_mode::kHttpError), "request cancelled"};
+                        Failure{std::string(core::name(core::FailureMode::HttpError)), "request cancelled"};
                     break;
                 case AttemptError::StaleConnection:
                 case AttemptError::Transport:
-                    outcome.failure = Failure{std::string(core::failure_mode::kHttpError),
+                    outcome.failure = Failure{std::string(core::name(core::FailureMode::HttpError)),
                                               target + one_line(a.message)};
                     break;
             }

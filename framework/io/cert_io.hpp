@@ -3,22 +3,24 @@
 
 #include <string>
 
+#include "core/cert.hpp"
 #include "core/json.hpp"
 
 namespace bi::io {
 
 // sha256 hex of the compact, key-sorted text of the cert with its "digest" member removed.
-std::string cert_digest(const core::Json& cert);
+std::string cert_digest(const core::Json& document);
 
 // The file form: the cert plus its digest, keys sorted, 2-space indent, trailing newline.
-std::string render_cert(core::Json cert);
+std::string render_cert(const core::Cert& cert);
 
 // Renders, then writes atomically (mode 0644). An existing file is replaced only on success.
-void write_cert(const std::string& path, const core::Json& cert);
+void write_cert(const std::string& path, const core::Cert& cert);
 
 struct LoadedCert {
-    core::Json cert;
-    std::string shape_problem;  // "$.path: message" when the cert is malformed, else empty
+    core::Json document;         // the file's JSON as read
+    core::Cert cert;             // its typed value; meaningful only when shape_problem is empty
+    std::string shape_problem;   // "$.path: message" when the cert is malformed, else empty
     bool digest_intact = false;
 };
 

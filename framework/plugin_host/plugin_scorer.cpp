@@ -6,6 +6,7 @@
 #include <stdexcept>
 #include <utility>
 
+#include "core/verdict_kinds.hpp"
 #include "io/json_text.hpp"
 #include "plugin_errors.hpp"
 
@@ -148,7 +149,7 @@ ScoreOutcome PluginScorer::evaluate(const core::WorkItem& item, std::string_view
     } catch (const std::exception& e) {
         outcome.error = describe(std::string("host error: ") + e.what());
     }
-    outcome.failure_mode = "scorer_error";
+    outcome.failure_mode = std::string(core::name(core::FailureMode::ScorerError));
     outcome.score = 0.0;
     outcome.passed = false;
     return outcome;

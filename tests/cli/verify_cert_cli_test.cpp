@@ -18,7 +18,7 @@ std::string write_cert(const testing::ScratchDir& dir, const std::string& name,
     if (red) e.arm_c[1]["id0"].score = 0.0;
     core::CertContext c;
     c.cell = {"tiny", 512, 4, "f16", 1};
-    c.source = source;
+    c.source = *core::parse_source(source);
     c.ts_utc = "2026-01-01T00:00:00Z";
     const std::string path = dir.file(name);
     io::write_cert(path, core::build_cert(c, core::decide_verdict(e)));

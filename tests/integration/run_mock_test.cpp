@@ -5,6 +5,7 @@
 
 #include "core/cert.hpp"
 #include "io/cert_io.hpp"
+#include "io/cert_schema.hpp"
 #include "io/files.hpp"
 #include "run_command.hpp"
 
@@ -32,7 +33,7 @@ MockRun run_mock(const testing::ScratchDir& dir, std::vector<std::string> extra,
         auto loaded = io::read_cert(run.cert_path);
         REQUIRE(loaded.digest_intact);
         REQUIRE(loaded.shape_problem.empty());
-        run.cert = loaded.cert;
+        run.cert = loaded.document;
     }
     return run;
 }
@@ -54,7 +55,7 @@ TEST_CASE("run-mock: an honest server is green, source mock, not promotable", "[
     CHECK(str(run.cert, "source") == "mock");
     CHECK(run.cert.find("overlap_ok")->as_bool());
     CHECK(run.cert.find("n_passes")->as_int() == 2);
-    CHECK_FALSE(core::check_promotable(run.cert, true).promotable);
+    CHECK_FALSE(io::check_promotable(run.cert, true).promotable);
     CHECK_THAT(run.result.out, Catch::Contains("green") && Catch::Contains("not promotable"));
     // verify-cert agrees: a mock cert is never promotable.
     CHECK(run_command({BI_RUN_PATH, "verify-cert", run.cert_path}).exit_code == 3);

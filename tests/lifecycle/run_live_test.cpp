@@ -75,11 +75,11 @@ TEST_CASE("run-live against bi-mock-server: a cert with source mock, no server l
     CHECK(r.exit_code == 3);
     auto loaded = io::read_cert(cert_path(dir));
     CHECK(loaded.digest_intact);
-    CHECK(loaded.cert.find("source")->as_string() == "mock");
-    CHECK(loaded.cert.find("status")->as_string() == "green");
-    const auto& argv_n = loaded.cert.find("server")->find("N")->find("argv")->as_array();
+    CHECK(loaded.document.find("source")->as_string() == "mock");
+    CHECK(loaded.document.find("status")->as_string() == "green");
+    const auto& argv_n = loaded.document.find("server")->find("N")->find("argv")->as_array();
     CHECK(std::find(argv_n.begin(), argv_n.end(), core::Json("--parallel")) != argv_n.end());
-    for (pid_t pid : server_pids(loaded.cert)) CHECK_FALSE(process_exists(pid));
+    for (pid_t pid : server_pids(loaded.document)) CHECK_FALSE(process_exists(pid));
     CHECK(fs::exists(dir.file("out/m__ctx512.server.log")));
 }
 
@@ -127,7 +127,7 @@ TEST_CASE("run-live: a server that ignores SIGTERM is killed after the grace", "
     INFO(r.err);
     CHECK(r.exit_code == 3);
     auto loaded = io::read_cert(cert_path(dir));
-    for (pid_t pid : server_pids(loaded.cert)) CHECK_FALSE(process_exists(pid));
+    for (pid_t pid : server_pids(loaded.document)) CHECK_FALSE(process_exists(pid));
     CHECK_THAT(io::read_file(dir.file("out/m__ctx512.server.log")),
                Catch::Contains("ignoring SIGTERM"));
 }
@@ -244,8 +244,8 @@ TEST_CASE("run-live with a profile from models.toml", "[lifecycle]") {
     INFO(r.err);
     CHECK(r.exit_code == 3);
     auto loaded = io::read_cert(dir.file("out/tiny__ctx256__N2.json"));
-    CHECK(loaded.cert.find("kv_label")->as_string() == "q8_0");
-    CHECK(loaded.cert.find("model_file")->find("path")->as_string() == model);
+    CHECK(loaded.document.find("kv_label")->as_string() == "q8_0");
+    CHECK(loaded.document.find("model_file")->find("path")->as_string() == model);
 }
 
 TEST_CASE("sweep: one cert per cell and a summary", "[lifecycle]") {
@@ -288,7 +288,7 @@ TEST_CASE("selftest against the mock as a stand-in binary reports source mock", 
                           Catch::Contains("[source mock]") &&
                           Catch::Contains("0 of 32 prompts changed tokens"));
     auto loaded = io::read_cert(dir.file(core::cert_file_name("bi-selftest-f32", 1024, 4)));
-    CHECK(loaded.cert.find("source")->as_string() == "mock");
+    CHECK(loaded.document.find("source")->as_string() == "mock");
     CHECK_FALSE(fs::exists(dir.file("bi-selftest-f32.gguf")));  // the model is removed after
 }
 

@@ -42,8 +42,8 @@ TEST_CASE("live: one cell against the real server with a synthesised model", "[l
     REQUIRE((r.exit_code == 0 || r.exit_code == 3));
     auto loaded = io::read_cert(dir.file(core::cert_file_name("tiny", 512, 4)));
     REQUIRE(loaded.digest_intact);
-    check_live_evidence(loaded.cert);
-    CHECK(loaded.cert.find("server")->find("N")->find("binary_sha256")->as_string().size() == 64);
+    check_live_evidence(loaded.document);
+    CHECK(loaded.document.find("server")->find("N")->find("binary_sha256")->as_string().size() == 64);
 }
 
 TEST_CASE("live: selftest reports a truthful verdict", "[live]") {
@@ -54,7 +54,7 @@ TEST_CASE("live: selftest reports a truthful verdict", "[live]") {
     REQUIRE((r.exit_code == 0 || r.exit_code == 3));
     CHECK_THAT(r.out, Catch::Contains("\"source\":\"live\""));
     auto loaded = io::read_cert(dir.file(core::cert_file_name("bi-selftest-f32", 1024, 4)));
-    check_live_evidence(loaded.cert);
+    check_live_evidence(loaded.document);
 }
 
 int main(int argc, char** argv) {

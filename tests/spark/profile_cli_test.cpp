@@ -34,7 +34,7 @@ Run run_bi(const std::string& command, const testing::ScratchDir& dir,
     if (std::filesystem::exists(path)) {
         const auto loaded = io::read_cert(path);
         REQUIRE(loaded.digest_intact);
-        run.cert = loaded.cert;
+        run.cert = loaded.document;
     }
     return run;
 }

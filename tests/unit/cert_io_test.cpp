@@ -11,6 +11,7 @@
 #include "core/cert.hpp"
 #include "core/error.hpp"
 #include "io/cert_io.hpp"
+#include "io/cert_schema.hpp"
 #include "io/files.hpp"
 #include "io/json_text.hpp"
 #include "trial_builders.hpp"
@@ -29,14 +30,16 @@ struct TempDir {
     ~TempDir() { fs::remove_all(path); }
 };
 
-core::Json sample_cert(bool red = false) {
+core::Cert sample_cert(bool red = false) {
     auto e = testing::clean_cell(6, 2);
     if (red) e.arm_c[0]["id1"].extracted_answer = "moved";
     core::CertContext c;
     c.cell = {"tiny/rand-256", 512, 4, "f16", 1};
-    c.source = "live";
+    c.source = core::Source::Live;
     c.ts_utc = "2026-01-01T00:00:00Z";
-    c.extras.set("run", core::Json::Object{{"seed", 42}, {"n_predict", 16}});
+    c.run = core::RunRecord{};
+    c.run->seed = 42;
+    c.run->n_predict = 16;
     return core::build_cert(c, core::decide_verdict(e));
 }
 
@@ -71,9 +74,9 @@ TEST_CASE("write -> read gives the identical value", "[cert_io]") {
     auto loaded = io::read_cert(path);
     CHECK(loaded.digest_intact);
     CHECK(loaded.shape_problem.empty());
-    auto without_digest = loaded.cert;
+    auto without_digest = loaded.document;
     without_digest.erase("digest");
-    CHECK(without_digest == cert);
+    CHECK(without_digest == io::cert_to_json(cert));
     struct stat st {};
     REQUIRE(::stat(path.c_str(), &st) == 0);
     CHECK((st.st_mode & 0777) == 0644);
@@ -131,10 +134,27 @@ TEST_CASE("a failed write leaves the existing file untouched", "[cert_io]") {
     TempDir dir;
     const auto path = (dir.path / "c.json").string();
     io::write_file_atomically(path, "original");
-    core::Json bad = sample_cert();
-    bad.set("nan", std::nan(""));
+    core::Cert bad = sample_cert();
+    bad.sensitivity.rule_of_three_upper = std::nan("");
     CHECK_THROWS_AS(io::write_cert(path, bad), Error);
     CHECK(io::read_file(path) == "original");
     CHECK_THROWS_AS(io::write_file_atomically((dir.path / "no/such/dir.json").string(), "x"),
                     Error);
+}
+
+TEST_CASE("a cert reads back through the field table and agrees with itself", "[cert_io]") {
+    const auto document = io::parse_json(io::render_cert(sample_cert(true)), "cert");
+    const auto parsed = io::cert_from_json(document);
+    REQUIRE(parsed.cert);
+    CHECK(parsed.cert->verdict.status == core::Status::Failed);
+    CHECK(parsed.cert->divergence.ac.divergent_ids == std::vector<std::string>{"id1"});
+    // A derived field edited on its own no longer agrees with the evidence it repeats.
+    auto edited = document;
+    edited.set("mismatch", core::Json::array());
+    CHECK_THAT(io::validate_cert_shape(edited),
+               Catch::StartsWith("$.mismatch: does not agree with the rest of the cert"));
+    // A key the schema does not have is refused too.
+    edited = document;
+    edited.set("promotable", true);
+    CHECK_THAT(io::validate_cert_shape(edited), Catch::StartsWith("$.promotable: does not agree"));
 }

@@ -1,6 +1,7 @@
 #include <catch2/catch.hpp>
 
 #include "core/cert.hpp"
+#include "io/cert_schema.hpp"
 #include "trial_builders.hpp"
 
 using namespace bi;
@@ -10,15 +11,22 @@ namespace {
 core::CertContext context(const std::string& source = "live") {
     core::CertContext c;
     c.cell = {"tiny/rand-256", 4096, 4, "f16", 1};
-    c.source = source;
+    c.source = *core::parse_source(source);
     c.ts_utc = "2026-01-01T00:00:00Z";
     return c;
 }
 
 core::Json green_cert(const std::string& source = "live") {
-    core::Json cert = core::build_cert(context(source), core::decide_verdict(testing::clean_cell()));
+    core::Json cert =
+        io::cert_to_json(core::build_cert(context(source), core::decide_verdict(testing::clean_cell())));
     cert.set("digest", "0000");  // validate_cert_shape needs it; promotion takes digest_intact
     return cert;
+}
+
+// cert_is_green over a document: a document that is not a well-formed cert is never green.
+bool is_green(const core::Json& document, const std::string& source) {
+    const auto parsed = io::cert_from_json(document);
+    return parsed.cert && core::cert_is_green(*parsed.cert, *core::parse_source(source));
 }
 
 bool has_reason(const core::Promotion& p, const std::string& text) {
@@ -44,22 +52,22 @@ TEST_CASE("cert carries the upstream field names", "[cert]") {
     CHECK(cert.find("divergence_report")->find("AC")->find("per_pass")->size() == 3);
     CHECK(cert.find("promotion_scope")->find("generalizes")->as_bool() == false);
     CHECK(cert.find("divergence_class")->is_null());
-    CHECK(core::validate_cert_shape(cert).empty());
+    CHECK(io::validate_cert_shape(cert).empty());
 }
 
 TEST_CASE("a live green with an intact digest is promotable", "[cert][promotion]") {
     auto cert = green_cert("live");
-    CHECK(core::cert_is_green(cert, "live"));
-    auto p = core::check_promotable(cert, true);
+    CHECK(is_green(cert, "live"));
+    auto p = io::check_promotable(cert, true);
     CHECK(p.promotable);
     CHECK(p.reasons.empty());
 }
 
 TEST_CASE("a mock green is never promotable", "[cert][promotion]") {
     auto cert = green_cert("mock");
-    CHECK_FALSE(core::cert_is_green(cert, "live"));
-    CHECK(core::cert_is_green(cert, "mock"));
-    auto p = core::check_promotable(cert, true);
+    CHECK_FALSE(is_green(cert, "live"));
+    CHECK(is_green(cert, "mock"));
+    auto p = io::check_promotable(cert, true);
     CHECK_FALSE(p.promotable);
     CHECK(has_reason(p, "only a live run"));
 }
@@ -68,8 +76,8 @@ TEST_CASE("every non-green status is not promotable", "[cert][promotion]") {
     for (const char* st : {"failed", "green_with_caveat", "green_unverified", "GREEN", "green "}) {
         auto cert = green_cert();
         cert.set("status", st);
-        CHECK_FALSE(core::cert_is_green(cert, "live"));
-        CHECK_FALSE(core::check_promotable(cert, true).promotable);
+        CHECK_FALSE(is_green(cert, "live"));
+        CHECK_FALSE(io::check_promotable(cert, true).promotable);
     }
 }
 
@@ -77,45 +85,46 @@ TEST_CASE("each broken gate blocks promotion with its own reason", "[cert][promo
     SECTION("missing overlap") {
         auto cert = green_cert();
         cert.set("overlap_ok", false);
-        CHECK(has_reason(core::check_promotable(cert, true), "overlap"));
+        CHECK(has_reason(io::check_promotable(cert, true), "overlap"));
         cert.erase("overlap_ok");
-        CHECK_FALSE(core::check_promotable(cert, true).promotable);
+        CHECK_FALSE(io::check_promotable(cert, true).promotable);
     }
     SECTION("wrong gate") {
         auto cert = green_cert();
         cert.set("gate", "ac_only");
-        CHECK(has_reason(core::check_promotable(cert, true), "gate is 'ac_only'"));
+        CHECK(has_reason(io::check_promotable(cert, true), "gate is 'ac_only'"));
     }
     SECTION("failed floor") {
         auto cert = green_cert();
         cert["completion_floor"].set("ok", false);
-        CHECK(has_reason(core::check_promotable(cert, true), "completion floor"));
+        CHECK(has_reason(io::check_promotable(cert, true), "completion floor"));
     }
     SECTION("failed coverage") {
         auto cert = green_cert();
         cert["cobatch_coverage"].set("ok", false);
-        CHECK(has_reason(core::check_promotable(cert, true), "co-batch coverage"));
+        CHECK(has_reason(io::check_promotable(cert, true), "co-batch coverage"));
     }
     SECTION("unknown schema") {
         auto cert = green_cert();
         cert.set("schema", "bi-cert/2");
-        CHECK(has_reason(core::check_promotable(cert, true), "unknown schema"));
+        CHECK(has_reason(io::check_promotable(cert, true), "unknown schema"));
     }
     SECTION("bad digest") {
-        CHECK(has_reason(core::check_promotable(green_cert(), false), "digest"));
+        CHECK(has_reason(io::check_promotable(green_cert(), false), "digest"));
     }
     SECTION("the status must be the literal string, not a bool") {
         auto cert = green_cert();
         cert.set("status", true);
-        CHECK_FALSE(core::check_promotable(cert, true).promotable);
+        CHECK_FALSE(io::check_promotable(cert, true).promotable);
     }
 }
 
 TEST_CASE("all reasons are reported together", "[cert][promotion]") {
     auto cert = green_cert("mock");
     cert.set("overlap_ok", false);
+    cert["overlap"].set("ok", false);
     cert.set("status", "green_unverified");
-    CHECK(core::check_promotable(cert, false).reasons.size() == 4);
+    CHECK(io::check_promotable(cert, false).reasons.size() == 4);
 }
 
 TEST_CASE("cert file names follow the contract", "[cert]") {
@@ -134,24 +143,24 @@ TEST_CASE("MoE names get a hint, dense names do not", "[cert]") {
 TEST_CASE("shape validation names the first problem by JSON path", "[cert]") {
     auto cert = green_cert();
     cert.set("ctx", "4096");
-    CHECK(core::validate_cert_shape(cert) == "$.ctx: expected integer, got string");
+    CHECK(io::validate_cert_shape(cert) == "$.ctx: expected integer, got string");
     cert = green_cert();
     cert["completion_floor"].erase("ok");
-    CHECK(core::validate_cert_shape(cert) == "$.completion_floor.ok: missing");
+    CHECK(io::validate_cert_shape(cert) == "$.completion_floor.ok: missing");
     cert = green_cert();
     cert.set("status", "blue");
-    CHECK(core::validate_cert_shape(cert) == "$.status: unknown status 'blue'");
+    CHECK(io::validate_cert_shape(cert) == "$.status: unknown status 'blue'");
     cert = green_cert();
     cert["decision_reasons"].push_back(3);
-    CHECK(core::validate_cert_shape(cert).rfind("$.decision_reasons[", 0) == 0);
-    CHECK(core::validate_cert_shape(core::Json::array()) == "$: expected object, got array");
+    CHECK(io::validate_cert_shape(cert).rfind("$.decision_reasons[", 0) == 0);
+    CHECK(io::validate_cert_shape(core::Json::array()) == "$: expected object, got array");
 }
 
 TEST_CASE("the cert records RED evidence", "[cert]") {
     auto e = testing::clean_cell();
     e.arm_c[1]["id2"].score = 0.0;
     e.arm_c[1]["id2"].token_ids = std::vector<std::int64_t>{1, 2, 7, 7};
-    auto cert = core::build_cert(context(), core::decide_verdict(e));
+    auto cert = io::cert_to_json(core::build_cert(context(), core::decide_verdict(e)));
     CHECK(cert.find("status")->as_string() == "failed");
     CHECK(cert.find("divergence_class")->as_string() == "co_batching");
     CHECK(cert.find("mismatch")->as_array() == core::Json::Array{"id2"});

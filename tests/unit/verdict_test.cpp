@@ -23,8 +23,8 @@ TEST_CASE("row 1: A differs from A' -> failed, serial_nondeterminism", "[verdict
     (*e.arm_a_prime)["id3"].extracted_answer = "other";
     e.arm_c[0]["id3"].extracted_answer = "other";  // C diverges too: row 1 still wins
     auto v = core::decide_verdict(e);
-    CHECK(v.status == "failed");
-    CHECK(v.divergence_class == "serial_nondeterminism");
+    CHECK(v.status == core::Status::Failed);
+    CHECK(v.divergence_class == core::DivergenceClass::SerialNondeterminism);
     CHECK(mentions(v, "serial self-check failed"));
 }
 
@@ -32,8 +32,8 @@ TEST_CASE("row 2: a score flip under co-batching -> failed, co_batching", "[verd
     auto e = clean_cell();
     e.arm_c[2]["id5"].score = 0.0;
     auto v = core::decide_verdict(e);
-    CHECK(v.status == "failed");
-    CHECK(v.divergence_class == "co_batching");
+    CHECK(v.status == core::Status::Failed);
+    CHECK(v.divergence_class == core::DivergenceClass::CoBatching);
     CHECK(v.ac.divergent_ids == std::vector<std::string>{"id5"});
     CHECK(v.ac.per_pass_divergent == std::vector<std::size_t>{0, 0, 1});
 }
@@ -42,21 +42,21 @@ TEST_CASE("row 2: a timeout in one pass is a divergence, not a skip", "[verdict]
     auto e = clean_cell();
     e.arm_c[0]["id0"].failure_mode = "http_timeout";
     auto v = core::decide_verdict(e);
-    CHECK(v.status == "failed");
+    CHECK(v.status == core::Status::Failed);
 }
 
 TEST_CASE("row 2: an id missing from one pass -> failed", "[verdict]") {
     auto e = clean_cell();
     e.arm_c[1].erase("id9");
     auto v = core::decide_verdict(e);
-    CHECK(v.status == "failed");
+    CHECK(v.status == core::Status::Failed);
     CHECK(v.ac.divergent_ids == std::vector<std::string>{"id9"});
 }
 
 TEST_CASE("row 2: divergence on only one of several passes -> failed", "[verdict]") {
     auto e = clean_cell(10, 5);
     e.arm_c[3]["id1"].extracted_answer = "changed";
-    CHECK(core::decide_verdict(e).status == "failed");
+    CHECK(core::decide_verdict(e).status == core::Status::Failed);
 }
 
 TEST_CASE("row 2: dirty B -> slot_allocation class", "[verdict]") {
@@ -64,24 +64,24 @@ TEST_CASE("row 2: dirty B -> slot_allocation class", "[verdict]") {
     (*e.arm_b)["id2"].score = 0.0;
     for (auto& pass : e.arm_c) pass["id2"].score = 0.0;  // C agrees with B; both differ from A
     auto v = core::decide_verdict(e);
-    CHECK(v.status == "failed");
-    CHECK(v.divergence_class == "slot_allocation");
+    CHECK(v.status == core::Status::Failed);
+    CHECK(v.divergence_class == core::DivergenceClass::SlotAllocation);
     e.arm_c[1]["id7"].score = 0.5;  // and C also moves away from B elsewhere
-    CHECK(core::decide_verdict(e).divergence_class == "slot_allocation+co_batching");
+    CHECK(core::decide_verdict(e).divergence_class == core::DivergenceClass::SlotAllocationAndCoBatching);
 }
 
 TEST_CASE("RED wins over missing overlap evidence", "[verdict]") {
     auto e = clean_cell();
     e.server_c = {};
     e.arm_c[0]["id0"].score = 0.0;
-    CHECK(core::decide_verdict(e).status == "failed");
+    CHECK(core::decide_verdict(e).status == core::Status::Failed);
 }
 
 TEST_CASE("row 3: no client overlap -> green_unverified", "[verdict]") {
     auto e = clean_cell();
     for (auto& pass : e.arm_c) pass = bi::testing::serial(pass);
     auto v = core::decide_verdict(e);
-    CHECK(v.status == "green_unverified");
+    CHECK(v.status == core::Status::GreenUnverified);
     CHECK_FALSE(v.overlap_ok);
     CHECK(v.client_depth == 1);
     CHECK(mentions(v, "no real overlap"));
@@ -92,7 +92,7 @@ TEST_CASE("row 3: no server overlap -> green_unverified", "[verdict]") {
     e.server_c.peak_busy_slots = 1;
     e.server_c.peak_requests_processing = 1;
     auto v = core::decide_verdict(e);
-    CHECK(v.status == "green_unverified");
+    CHECK(v.status == core::Status::GreenUnverified);
     CHECK(v.client_depth >= 2);
 }
 
@@ -101,7 +101,7 @@ TEST_CASE("row 3: stale slot info is not evidence", "[verdict]") {
     auto e = clean_cell();
     e.server_c = {};
     e.server_c.n_samples = 40;
-    CHECK(core::decide_verdict(e).status == "green_unverified");
+    CHECK(core::decide_verdict(e).status == core::Status::GreenUnverified);
 }
 
 TEST_CASE("row 4: all-failure arms -> green_unverified (completion floor)", "[verdict]") {
@@ -111,7 +111,7 @@ TEST_CASE("row 4: all-failure arms -> green_unverified (completion floor)", "[ve
     for (auto& pass : e.arm_c)
         for (auto& [id, r] : pass) r.failure_mode = "empty";
     auto v = core::decide_verdict(e);
-    CHECK(v.status == "green_unverified");
+    CHECK(v.status == core::Status::GreenUnverified);
     CHECK_FALSE(v.completion_floor_ok);
     CHECK(mentions(v, "completion floor missed in A"));
     CHECK(v.sensitivity.n_hot_trials == 0);
@@ -137,7 +137,7 @@ TEST_CASE("row 5: a missing interval -> coverage fails closed", "[verdict]") {
     auto e = clean_cell();
     e.arm_c[1]["id6"].dispatch_ns.reset();
     auto v = core::decide_verdict(e);
-    CHECK(v.status == "green_unverified");
+    CHECK(v.status == core::Status::GreenUnverified);
     CHECK_FALSE(v.cobatch_coverage_ok);
     CHECK(mentions(v, "attribution uncertain"));
 }
@@ -153,7 +153,7 @@ TEST_CASE("row 5: coverage is judged per pass, never mixing passes", "[verdict]"
         t += 100;
     }
     auto v = core::decide_verdict(e);
-    CHECK(v.status == "green_unverified");
+    CHECK(v.status == core::Status::GreenUnverified);
     CHECK(v.coverage[0].ok);
     CHECK_FALSE(v.coverage[1].ok);
 }
@@ -162,17 +162,17 @@ TEST_CASE("row 6: A and C agree but B differs -> AMBER AC_agree_B_disagrees", "[
     auto e = clean_cell();
     (*e.arm_b)["id4"].extracted_answer = "b moved";
     auto v = core::decide_verdict(e);
-    CHECK(v.status == "green_with_caveat");
-    CHECK(v.anomaly == "AC_agree_B_disagrees");
-    CHECK(v.divergence_class.empty());
+    CHECK(v.status == core::Status::GreenWithCaveat);
+    CHECK(v.anomaly == core::Anomaly::AcAgreeBDisagrees);
+    CHECK_FALSE(v.divergence_class.has_value());
 }
 
 TEST_CASE("row 7: token-only drift -> AMBER token_only", "[verdict]") {
     auto e = clean_cell();
     e.arm_c[0]["id1"].content = "text-id1 ";
     auto v = core::decide_verdict(e);
-    CHECK(v.status == "green_with_caveat");
-    CHECK(v.anomaly == "token_only");
+    CHECK(v.status == core::Status::GreenWithCaveat);
+    CHECK(v.anomaly == core::Anomaly::TokenOnly);
     CHECK(v.ac.token_only_ids == std::vector<std::string>{"id1"});
 }
 
@@ -180,21 +180,21 @@ TEST_CASE("row 7: logprob-only drift -> AMBER logit_drift", "[verdict]") {
     auto e = clean_cell();
     (*e.arm_c[2]["id8"].token_logprobs)[0] = -0.5000001;
     auto v = core::decide_verdict(e);
-    CHECK(v.status == "green_with_caveat");
-    CHECK(v.anomaly == "logit_drift");
+    CHECK(v.status == core::Status::GreenWithCaveat);
+    CHECK(v.anomaly == core::Anomaly::LogitDrift);
 }
 
 TEST_CASE("row 7: tokens and logprobs both drift -> token_and_logit_drift", "[verdict]") {
     auto e = clean_cell();
     e.arm_c[0]["id1"].token_ids = std::vector<std::int64_t>{1, 2, 3, 5};
     (*e.arm_c[1]["id2"].token_logprobs)[1] = -0.3;
-    CHECK(core::decide_verdict(e).anomaly == "token_and_logit_drift");
+    CHECK(core::decide_verdict(e).anomaly == core::Anomaly::TokenAndLogitDrift);
 }
 
 TEST_CASE("row 8: a clean cell -> green with bounds", "[verdict]") {
     auto e = clean_cell(10, 3);
     auto v = core::decide_verdict(e);
-    CHECK(v.status == "green");
+    CHECK(v.status == core::Status::Green);
     CHECK(v.overlap_ok);
     CHECK(v.completion_floor_ok);
     CHECK(v.cobatch_coverage_ok);
@@ -207,7 +207,7 @@ TEST_CASE("row 8: a clean cell -> green with bounds", "[verdict]") {
 TEST_CASE("no concurrent pass can never be green", "[verdict]") {
     auto e = clean_cell();
     e.arm_c.clear();
-    CHECK(core::decide_verdict(e).status == "green_unverified");
+    CHECK(core::decide_verdict(e).status == core::Status::GreenUnverified);
 }
 
 TEST_CASE("a busy arm B is flagged but does not change a green", "[verdict]") {
@@ -223,4 +223,31 @@ TEST_CASE("Clopper-Pearson bound is absent once a divergence was seen", "[verdic
     CHECK(*s.rule_of_three_upper == Approx(0.03));
     CHECK_FALSE(s.clopper_pearson_upper_95.has_value());
     CHECK(*core::sensitivity_bounds(1, 0).clopper_pearson_upper_95 == Approx(0.95));
+}
+
+TEST_CASE("the precedence table is the ordered rule list", "[verdict]") {
+    std::vector<std::string> names;
+    for (const auto& rule : core::verdict_rules()) names.emplace_back(rule.name);
+    CHECK(names == std::vector<std::string>{"serial_self_check", "ac_invariant_divergence",
+                                            "overlap", "completion_floor", "cobatch_coverage",
+                                            "ab_invariant_divergence", "generation_drift"});
+    // Each rule fires on its own row's evidence and passes on a clean cell.
+    const auto clean = core::decide_verdict(clean_cell());
+    for (const auto& rule : core::verdict_rules()) CHECK_FALSE(rule.fires(clean));
+    auto e = clean_cell();
+    e.arm_c[0]["id1"].score = 0.0;
+    CHECK(core::verdict_rules()[1].fires(core::decide_verdict(e)));
+}
+
+TEST_CASE("per-pass server evidence merges into one record", "[verdict]") {
+    core::ServerOverlapEvidence p1{3, 2, 2.5, 10};
+    core::ServerOverlapEvidence p2{4, 1, std::nullopt, 5};
+    core::ServerOverlapEvidence p3{2, 4, 3.5, 7};
+    const auto merged = core::merge_pass_evidence({p1, p2, p3});
+    CHECK(merged.peak_busy_slots == 4);
+    CHECK(merged.peak_requests_processing == 4);
+    CHECK(merged.n_samples == 22);
+    REQUIRE(merged.mean_busy_slots_per_decode);
+    CHECK(*merged.mean_busy_slots_per_decode == 3.0);
+    CHECK_FALSE(core::merge_pass_evidence({}).mean_busy_slots_per_decode);
 }

@@ -82,7 +82,7 @@ Measurement measure_driver_rss(const BenchLimits& limits,
     m.add("trials_answered", static_cast<double>(answered));
     m.add("rss_at_start", static_cast<double>(rss_start) / kKibPerMegabyte, "MB");
     m.add("rss_at_end", static_cast<double>(rss_end) / kKibPerMegabyte, "MB");
-    m.add("verdict_green", verdict.status == core::status::kGreen ? 1.0 : 0.0);
+    m.add("verdict_green", verdict.status == core::Status::Green ? 1.0 : 0.0);
     return m;
 }
 

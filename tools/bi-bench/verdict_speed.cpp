@@ -38,7 +38,7 @@ core::TrialRecord synthetic_record(int i, const std::string& arm, int pass) {
     r.extracted_answer = std::to_string(i % 97);
     r.expected_answer = std::to_string(i % 97);
     r.prompt_tokens_measured = 20 + i % 50;
-    r.failure_mode = std::string(core::failure_mode::kOk);
+    r.failure_mode = std::string(core::name(core::FailureMode::Ok));
     r.content = "the answer is " + std::to_string(i % 97);
     r.content_sha = core::content_sha(r.content);
     r.token_ids = std::vector<std::int64_t>(kTokens, i % 1000);
@@ -93,7 +93,7 @@ Measurement measure_verdict_speed(const BenchLimits& limits) {
     m.add("records", records);
     m.add("records_per_second", decide_s > 0 ? records / decide_s : 0.0);
     m.add("build_records", build_s * 1000.0, "ms");
-    m.add("verdict_green", verdict.status == core::status::kGreen ? 1.0 : 0.0);
+    m.add("verdict_green", verdict.status == core::Status::Green ? 1.0 : 0.0);
     return m;
 }
 

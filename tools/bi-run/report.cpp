@@ -36,12 +36,11 @@ std::vector<std::string> expand(const std::vector<std::string>& paths) {
     return files;
 }
 
-std::string bound(const core::Json& cert) {
-    const core::Json* s = cert.find("sensitivity");
-    const core::Json* cp = s ? s->find("clopper_pearson_upper_95") : nullptr;
-    if (!cp || !cp->is_number()) return "-";
+std::string bound(const core::Cert& cert) {
+    const auto& cp = cert.sensitivity.clopper_pearson_upper_95;
+    if (!cp) return "-";
     char buffer[32];
-    std::snprintf(buffer, sizeof buffer, "%.4f", cp->as_double());
+    std::snprintf(buffer, sizeof buffer, "%.4f", *cp);
     return buffer;
 }
 
@@ -82,29 +81,28 @@ int report_main(int argc, char** argv) {
             code = kExitError;
             continue;
         }
-        const auto& c = loaded.cert;
+        const core::Cert& c = loaded.cert;
         const bool promotable = core::check_promotable(c, loaded.digest_intact).promotable;
-        std::string verdict = c.string_or("status", "?");
-        for (const char* key : {"divergence_class", "anomaly"})
-            if (const core::Json* v = c.find(key); v && v->is_string()) verdict += " (" + v->as_string() + ")";
+        const std::string status(core::name(c.verdict.status));
+        const std::string source(core::name(c.source));
+        std::string verdict = core::verdict_summary(c.verdict.status, c.verdict.divergence_class, c.verdict.anomaly);
         if (!loaded.digest_intact) verdict += " [DIGEST MISMATCH]";
-        const auto diverged = c.find("mismatch")->size();
+        const auto diverged = c.divergence.ac.divergent_ids.size();
         if (json) {
             rows.push_back(core::Json::Object{{"path", path},
-                                              {"model", c.string_or("model", "")},
-                                              {"ctx", c.int_or("ctx", 0)},
-                                              {"dispatch_n", c.int_or("dispatch_n", 0)},
-                                              {"status", c.string_or("status", "")},
-                                              {"source", c.string_or("source", "")},
+                                              {"model", c.cell.model},
+                                              {"ctx", c.cell.ctx},
+                                              {"dispatch_n", c.cell.dispatch_n},
+                                              {"status", status},
+                                              {"source", source},
                                               {"promotable", promotable},
                                               {"digest_intact", loaded.digest_intact},
                                               {"n_divergent", diverged}});
             continue;
         }
-        std::printf("%-32s %7lld %4lld  %-38s %-6s %-10s %8zu %s\n", c.string_or("model", "?").c_str(),
-                    static_cast<long long>(c.int_or("ctx", 0)),
-                    static_cast<long long>(c.int_or("dispatch_n", 0)), verdict.c_str(),
-                    c.string_or("source", "?").c_str(), promotable ? "yes" : "no", diverged,
+        std::printf("%-32s %7lld %4lld  %-38s %-6s %-10s %8zu %s\n", c.cell.model.c_str(),
+                    static_cast<long long>(c.cell.ctx), static_cast<long long>(c.cell.dispatch_n),
+                    verdict.c_str(), source.c_str(), promotable ? "yes" : "no", diverged,
                     bound(c).c_str());
     }
     if (json) std::cout << io::to_json_text(rows) << std::endl;

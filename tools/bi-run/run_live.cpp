@@ -165,14 +165,10 @@ LivePlan prepare_live(const cxxopts::ParseResult& args, RunSetup& setup) {
     if (!args.count("model-alias") || args["model-alias"].as<std::string>().empty())
         o.model_alias = plan.target.alias;
     o.kv_label = args.count("kv-label") ? args["kv-label"].as<std::string>() : plan.target.kv;
-    core::Json flags = core::Json::array();
-    for (const auto& flag : plan.target.flags) flags.push_back(flag);
-    o.cert_extras["run"].set("server_flags", flags);
-    o.cert_extras.set("model_file",
-                      core::Json::Object{{"path", plan.facts.path},
-                                         {"size", static_cast<std::int64_t>(plan.facts.file_bytes)},
-                                         {"sha256_head", plan.facts.sha256_head},
-                                         {"architecture", plan.facts.architecture}});
+    o.run_labels.server_flags = plan.target.flags;
+    o.model_file = core::ModelFileRecord{plan.facts.path,
+                                         static_cast<std::int64_t>(plan.facts.file_bytes),
+                                         plan.facts.sha256_head, plan.facts.architecture, {}};
     return plan;
 }
 
@@ -277,7 +273,7 @@ int run_live_cells(int argc, char** argv, bool sweep) {
         for (int n : setup.parallels) {
             const auto outcome = runner.run_cell(baseline, n);
             all_promotable &= outcome.promotable;
-            rows.push_back({ctx, n, driver::verdict_summary(outcome.verdict), outcome.promotable});
+            rows.push_back({ctx, n, core::verdict_summary(outcome.verdict), outcome.promotable});
             report_outcome(outcome, setup, ctx, n);
         }
     }

@@ -63,7 +63,7 @@ int run_mock_main(int argc, char** argv) {
     const auto baseline = runner.run_baseline(setup.ctx(), setup.rows);
     const auto outcome = runner.run_cell(baseline, setup.parallel());
     report_outcome(outcome, setup, setup.ctx(), setup.parallel());
-    return outcome.verdict.status == "green" ? kExitPromotable : kExitNotPromotable;
+    return outcome.verdict.status == core::Status::Green ? kExitPromotable : kExitNotPromotable;
 }
 
 }  // namespace bi::cli

@@ -129,9 +129,9 @@ RunSetup prepare_run(const cxxopts::ParseResult& args, bool allow_lists,
     o.request.logprobs = positive<int>(args, "logprobs", 0);
     if (o.request.logprobs > 20) usage("--logprobs must be at most 20");
     const auto endpoint = args["endpoint"].as<std::string>();
-    if (endpoint == "chat") o.request.endpoint = http::EndpointKind::Chat;
-    else if (endpoint == "completion") o.request.endpoint = http::EndpointKind::Completion;
-    else usage("--endpoint must be chat or completion, not '" + endpoint + "'");
+    const auto endpoint_kind = http::parse_endpoint(endpoint);
+    if (!endpoint_kind) usage("--endpoint must be chat or completion, not '" + endpoint + "'");
+    o.request.endpoint = *endpoint_kind;
     o.seed = args["seed"].as<std::uint64_t>();
     o.stagger = std::chrono::milliseconds(positive<int>(args, "stagger-ms", 0));
     const double timeout = args["req-timeout"].as<double>();
@@ -154,9 +154,9 @@ RunSetup prepare_run(const cxxopts::ParseResult& args, bool allow_lists,
         setup.plugin_profile.empty() ? args["scorer"].as<std::string>() : setup.plugin_profile;
     setup.scorer = setup.plugins->create_scorer(scorer_id, args["scorer-config"].as<std::string>());
 
-    core::Json run = core::Json::Object{
-        {"scorer", scorer_id.empty() ? std::string(plugin_host::kDefaultScorerId) : scorer_id}};
-    if (!setup.plugin_profile.empty()) run.set("profile", setup.plugin_profile);
+    core::RunRecord& run = o.run_labels;
+    run.scorer = scorer_id.empty() ? std::string(plugin_host::kDefaultScorerId) : scorer_id;
+    if (!setup.plugin_profile.empty()) run.profile = setup.plugin_profile;
     // With --workset the file replaces the profile's generator; its scorer still applies.
     const bool profile_generates = !setup.plugin_profile.empty() && !args.count("workset");
     if (args.count("workset") && args.count("generator"))
@@ -173,7 +173,7 @@ RunSetup prepare_run(const cxxopts::ParseResult& args, bool allow_lists,
         setup.rows = [rows](const plugin_host::TokenCounter&, const std::string&, std::int64_t) {
             return rows;
         };
-        run.set("workset", path);
+        run.workset = path;
     } else if (args.count("generator") || profile_generates) {
         const auto id =
             profile_generates ? setup.plugin_profile : args["generator"].as<std::string>();
@@ -193,45 +193,45 @@ RunSetup prepare_run(const cxxopts::ParseResult& args, bool allow_lists,
             r.ctx = ctx;
             return plugins->generate_rows(id, r, count);
         };
-        run.set("generator", id);
+        run.generator = id;
     } else {
         setup.rows = [](const plugin_host::TokenCounter&, const std::string&, std::int64_t) {
             return driver::builtin_work_rows();
         };
-        run.set("workset", "(built-in)");
+        run.workset = "(built-in)";
     }
-    o.cert_extras.set("run", run);
     return setup;
 }
 
 int report_outcome(const driver::CellOutcome& outcome, const RunSetup& setup, std::int64_t ctx,
                    int parallel) {
-    const auto& cert = outcome.cert;
-    const std::string source = cert.string_or("source", "");
-    const bool green = cert.string_or("status", "") == "green";
+    const core::Cert& cert = outcome.cert;
+    const std::string source(core::name(cert.source));
     const int code = outcome.promotable ? kExitPromotable : kExitNotPromotable;
     if (setup.json) {
+        const auto& v = cert.verdict;
         core::Json summary = core::Json::Object{
             {"cert", outcome.cert_path},
             {"model", setup.options.model_alias},
             {"ctx", ctx},
             {"dispatch_n", parallel},
-            {"status", cert.string_or("status", "")},
+            {"status", std::string(core::name(v.status))},
             {"source", source},
             {"promotable", outcome.promotable},
-            {"divergence_class", *cert.find("divergence_class")},
-            {"anomaly", *cert.find("anomaly")},
-            {"n_passes", *cert.find("n_passes")},
-            {"n_divergent", cert.find("mismatch")->size()},
+            {"divergence_class",
+             v.divergence_class ? core::Json(core::name(*v.divergence_class)) : core::Json()},
+            {"anomaly", v.anomaly ? core::Json(core::name(*v.anomaly)) : core::Json()},
+            {"n_passes", cert.n_passes()},
+            {"n_divergent", cert.divergence.ac.divergent_ids.size()},
         };
         std::cout << io::to_json_text(summary) << std::endl;
         return code;
     }
     std::cout << setup.options.model_alias << "  ctx " << ctx << "  N " << parallel
-              << ": " << driver::verdict_summary(outcome.verdict) << "  [source " << source
+              << ": " << core::verdict_summary(outcome.verdict) << "  [source " << source
               << (outcome.promotable ? ", promotable" : ", not promotable") << "]\n";
     for (const auto& reason : outcome.verdict.decision_reasons) std::cout << "  - " << reason << "\n";
-    if (green && source != "live")
+    if (cert.verdict.status == core::Status::Green && cert.source != core::Source::Live)
         std::cout << "  (a GREEN against the mock shows the harness works; only a live server's "
                      "GREEN is promotable)\n";
     std::cout << "cert: " << outcome.cert_path << std::endl;

@@ -49,20 +49,21 @@ PassChange changes_in(const core::PairReport& pass) {
 
 std::string interpretation(const core::Verdict& v, int parallel) {
     const std::string n = std::to_string(parallel);
-    if (v.divergence_class == "serial_nondeterminism")
+    if (v.divergence_class == core::DivergenceClass::SerialNondeterminism)
         return "This server does not reproduce itself even serially, so batching cannot be judged; "
                "check its flags (sampling, caching) before anything else.";
-    if (v.status == "failed")
+    if (v.status == core::Status::Failed)
         return "Batching changes this server's answers: with these flags, --parallel " + n +
                " is not safe where outputs must match a serial run.";
-    if (v.anomaly == "AC_agree_B_disagrees")
+    if (v.anomaly == core::Anomaly::AcAgreeBDisagrees)
         return "Slot allocation alone moved some answers while batching did not; the cell is not "
                "clean.";
-    if (v.status == "green_with_caveat")
-        return "Scores held, but co-batching moved the numbers underneath (" + v.anomaly +
+    if (v.status == core::Status::GreenWithCaveat)
+        return "Scores held, but co-batching moved the numbers underneath (" +
+               std::string(v.anomaly ? core::name(*v.anomaly) : "") +
                "): the batched kernels reduce in another order, so longer or other prompts may "
                "change.";
-    if (v.status == "green_unverified")
+    if (v.status == core::Status::GreenUnverified)
         return "The run could not prove that requests shared a batch (or too few completed), so "
                "it certifies nothing; see the reasons above.";
     return "No difference was detected in this cell with this tiny model - a per-cell 'not "
@@ -130,14 +131,12 @@ int selftest_main(int argc, char** argv) {
     spec.dtype = dtype == "f16" ? gguf::TensorType::F16 : gguf::TensorType::F32;
     spec.ctx = ctx * parallel;
     const auto synth = gguf::write_synth_model(model, spec);
-    o.cert_extras.set("model_file",
-                      core::Json::Object{{"path", model},
-                                         {"size", static_cast<std::int64_t>(synth.file.bytes)},
-                                         {"synthesized", synth.name}});
-    core::Json flag_list = core::Json::array();
-    for (const auto& flag : flags) flag_list.push_back(flag);
-    o.cert_extras.set("run", core::Json::Object{{"scorer", "exact"}, {"workset", "(built-in)"},
-                                                {"server_flags", flag_list}, {"selftest", true}});
+    o.model_file = core::ModelFileRecord{model, static_cast<std::int64_t>(synth.file.bytes), {}, {},
+                                         synth.name};
+    o.run_labels.scorer = "exact";
+    o.run_labels.workset = "(built-in)";
+    o.run_labels.server_flags = flags;
+    o.run_labels.selftest = true;
 
     plugin_host::PluginSet plugins;
     plugins.load_bundled();
@@ -174,8 +173,8 @@ int selftest_main(int argc, char** argv) {
     if (args.count("json")) {
         core::Json summary = core::Json::Object{
             {"cert", outcome.cert_path},
-            {"status", v.status},
-            {"source", outcome.cert.string_or("source", "")},
+            {"status", std::string(core::name(v.status))},
+            {"source", std::string(core::name(outcome.cert.source))},
             {"serial_reproducible", v.serial_check && v.serial_check->clean()},
             {"b_matches_a", v.ab && v.ab->clean()},
             {"per_pass", per_pass},
@@ -197,8 +196,8 @@ int selftest_main(int argc, char** argv) {
                   << baseline.items.size() << " prompts changed tokens, " << c.logprobs
                   << " changed logprobs\n";
     }
-    std::cout << "  verdict: " << driver::verdict_summary(v) << " [source "
-              << outcome.cert.string_or("source", "") << "]\n"
+    std::cout << "  verdict: " << core::verdict_summary(v) << " [source "
+              << core::name(outcome.cert.source) << "]\n"
               << "  " << interpretation(v, parallel) << "\n"
               << "cert: " << outcome.cert_path << std::endl;
     return code;

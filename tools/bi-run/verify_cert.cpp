@@ -28,20 +28,18 @@ int verify_one(const std::string& path) {
         std::cerr << "bi-run: " << path << ": not a cert: " << loaded.shape_problem << "\n";
         return kExitError;
     }
-    const core::Json& cert = loaded.cert;
+    const core::Cert& cert = loaded.cert;
     const auto promotion = core::check_promotable(cert, loaded.digest_intact);
-    const auto* coverage = cert.find("cobatch_coverage");
-    std::cout << path << ": " << cert.string_or("status", "?")
+    const auto& gates = cert.gates;
+    std::cout << path << ": " << core::name(cert.verdict.status)
               << (promotion.promotable ? " (promotable)" : " (not promotable)") << "\n"
-              << "  model " << cert.string_or("model", "?") << ", ctx " << cert.int_or("ctx", 0)
-              << ", N " << cert.int_or("dispatch_n", 0) << ", source "
-              << cert.string_or("source", "?") << ", gate " << cert.string_or("gate", "?")
-              << "\n"
-              << "  overlap " << (cert.bool_or("overlap_ok", false) ? "ok" : "NOT ok")
-              << ", completion floor "
-              << (cert.find("completion_floor")->bool_or("ok", false) ? "ok" : "NOT ok")
-              << ", co-batch coverage " << (coverage->bool_or("ok", false) ? "ok" : "NOT ok")
-              << ", digest " << (loaded.digest_intact ? "intact" : "MISMATCH") << "\n";
+              << "  model " << cert.cell.model << ", ctx " << cert.cell.ctx << ", N "
+              << cert.cell.dispatch_n << ", source " << core::name(cert.source) << ", gate "
+              << cert.gate << "\n"
+              << "  overlap " << (gates.overlap.ok ? "ok" : "NOT ok") << ", completion floor "
+              << (gates.completion_floor.ok ? "ok" : "NOT ok") << ", co-batch coverage "
+              << (gates.cobatch_coverage.ok ? "ok" : "NOT ok") << ", digest "
+              << (loaded.digest_intact ? "intact" : "MISMATCH") << "\n";
     for (const auto& reason : promotion.reasons) std::cout << "  - " << reason << "\n";
     if (!loaded.digest_intact) {
         std::cerr << "bi-run: " << path << ": digest mismatch: the cert was edited or corrupted\n";

@@ -1,0 +1,568 @@
+#include "cert_schema.hpp"
+
+#include "field_table.hpp"
+#include "json_text.hpp"
+
+namespace bi::io {
+
+namespace schema {
+
+using namespace core;
+
+// ---- enums: the words of core/verdict_kinds ----
+
+template <>
+struct Codec<Status> : NamedEnumCodec<Status, name, parse_status> {
+    static Status from_json(const Json& j, const std::string& path) {
+        return NamedEnumCodec::from_json(j, path, "status");
+    }
+};
+template <>
+struct Codec<Source> : NamedEnumCodec<Source, name, parse_source> {
+    static Source from_json(const Json& j, const std::string& path) {
+        return NamedEnumCodec::from_json(j, path, "source");
+    }
+};
+template <>
+struct Codec<DivergenceClass>
+    : NamedEnumCodec<DivergenceClass, name, parse_divergence_class> {
+    static DivergenceClass from_json(const Json& j, const std::string& path) {
+        return NamedEnumCodec::from_json(j, path, "divergence class");
+    }
+};
+template <>
+struct Codec<Anomaly> : NamedEnumCodec<Anomaly, name, parse_anomaly> {
+    static Anomaly from_json(const Json& j, const std::string& path) {
+        return NamedEnumCodec::from_json(j, path, "anomaly");
+    }
+};
+
+// ---- the structs that have tables ----
+
+#define BI_CERT_TABLE(Type) \
+    template <>             \
+    struct HasTable<Type> : std::true_type {};
+BI_CERT_TABLE(CellIdentity)
+BI_CERT_TABLE(ServerOverlapEvidence)
+BI_CERT_TABLE(OverlapGate)
+BI_CERT_TABLE(CompletionCensus)
+BI_CERT_TABLE(CompletionFloorGate)
+BI_CERT_TABLE(PassCoverage)
+BI_CERT_TABLE(CoverageGate)
+BI_CERT_TABLE(ArmBCheck)
+BI_CERT_TABLE(SerialSelfCheck)
+BI_CERT_TABLE(CertGates)
+BI_CERT_TABLE(CertVerdict)
+BI_CERT_TABLE(FieldMismatch)
+BI_CERT_TABLE(GroupCount)
+BI_CERT_TABLE(PairReport)
+BI_CERT_TABLE(UnionReport)
+BI_CERT_TABLE(DivergenceReports)
+BI_CERT_TABLE(Sensitivity)
+BI_CERT_TABLE(PromotionScope)
+BI_CERT_TABLE(ServerLaunch)
+BI_CERT_TABLE(ServerRecord)
+BI_CERT_TABLE(ModelFileRecord)
+BI_CERT_TABLE(HostRecord)
+BI_CERT_TABLE(RunRecord)
+BI_CERT_TABLE(Timings)
+BI_CERT_TABLE(Cert)
+#undef BI_CERT_TABLE
+
+constexpr auto kNull = WhenEmpty::WriteNull;
+
+template <>
+const Table<CellIdentity>& table() {
+    static const Table<CellIdentity> rows{
+        required("model", &CellIdentity::model),
+        required("ctx", &CellIdentity::ctx),
+        required("dispatch_n", &CellIdentity::dispatch_n),
+        required("kv_label", &CellIdentity::kv_label),
+        required("reps", &CellIdentity::reps),
+    };
+    return rows;
+}
+
+template <>
+const Table<ServerOverlapEvidence>& table() {
+    using E = ServerOverlapEvidence;
+    static const Table<E> rows{
+        required("peak_busy_slots", &E::peak_busy_slots),
+        required("peak_requests_processing", &E::peak_requests_processing),
+        optional("mean_busy_slots_per_decode", &E::mean_busy_slots_per_decode, kNull),
+        required("n_samples", &E::n_samples),
+    };
+    return rows;
+}
+
+template <>
+const Table<OverlapGate>& table() {
+    // "ok" is read from the top-level overlap_ok (see Cert); here it is written alongside.
+    static const Table<OverlapGate> rows{
+        derived<OverlapGate>("ok", [](const OverlapGate& g) { return Json(g.ok); }),
+        required("client_max_depth", &OverlapGate::client_max_depth),
+        required("per_pass_client_depth", &OverlapGate::per_pass_client_depth),
+        inline_members(&OverlapGate::server),
+    };
+    return rows;
+}
+
+template <>
+const Table<CompletionCensus>& table() {
+    using C = CompletionCensus;
+    static const Table<C> rows{
+        required("n", &C::n),
+        required("n_ok", &C::n_ok),
+        derived<C>("ratio", [](const C& c) { return Json(c.ratio()); }),
+        required("by_mode", &C::by_mode),
+        derived<C>("ok", [](const C& c) { return Json(c.meets(kCompletionFloor)); }),
+    };
+    return rows;
+}
+
+template <>
+const Table<CompletionFloorGate>& table() {
+    using G = CompletionFloorGate;
+    static const Table<G> rows{
+        required("ok", &G::ok),
+        required("threshold", &G::threshold),
+        custom<G>(
+            "arms",
+            [](const G& g, Json& o) {
+                Json arms = Json::object();
+                for (const auto& census : g.arms) arms.set(census.arm, Codec<CompletionCensus>::to_json(census));
+                o.set("arms", arms);
+            },
+            [](const Json& o, G& g, const std::string& path) {
+                const Json* arms = o.find("arms");
+                if (!arms) shape_error(child(path, "arms"), "missing");
+                for (auto& [arm, census] : Codec<std::map<std::string, CompletionCensus>>::from_json(
+                         *arms, child(path, "arms"))) {
+                    census.arm = arm;
+                    g.arms.push_back(std::move(census));
+                }
+            }),
+    };
+    return rows;
+}
+
+template <>
+const Table<PassCoverage>& table() {
+    using P = PassCoverage;
+    static const Table<P> rows{
+        required("pass", &P::pass),
+        required("n_ids", &P::n_ids),
+        required("n_cobatched", &P::n_cobatched),
+        required("required", &P::required),
+        required("client_depth", &P::client_depth),
+        required("attribution_certain", &P::attribution_certain),
+        required("missing_interval_ids", &P::missing_interval_ids),
+        required("not_cobatched_ids", &P::not_cobatched_ids),
+        required("ok", &P::ok),
+    };
+    return rows;
+}
+
+template <>
+const Table<CoverageGate>& table() {
+    static const Table<CoverageGate> rows{
+        required("ok", &CoverageGate::ok),
+        required("checked", &CoverageGate::checked),
+        required("per_pass", &CoverageGate::per_pass),
+    };
+    return rows;
+}
+
+template <>
+const Table<ArmBCheck>& table() {
+    static const Table<ArmBCheck> rows{
+        required("ran", &ArmBCheck::ran),
+        optional("ab_passed", &ArmBCheck::ab_passed, kNull),
+        optional("bc_passed", &ArmBCheck::bc_passed, kNull),
+        required("serial", &ArmBCheck::serial),
+        optional("server", &ArmBCheck::server),
+    };
+    return rows;
+}
+
+template <>
+const Table<SerialSelfCheck>& table() {
+    using S = SerialSelfCheck;
+    static const Table<S> rows{
+        required("ran", &S::ran),
+        optional("passed", &S::passed),
+        optional("n_compared", &S::n_compared),
+        optional("divergent_ids", &S::divergent_ids),
+    };
+    return rows;
+}
+
+template <>
+const Table<CertGates>& table() {
+    // The upstream contract keeps overlap_ok at the top level; overlap.ok repeats it.
+    static const Table<CertGates> rows{
+        custom<CertGates>(
+            "overlap_ok", [](const CertGates& g, Json& o) { o.set("overlap_ok", g.overlap.ok); },
+            [](const Json& o, CertGates& g, const std::string& path) {
+                const Json* ok = o.find("overlap_ok");
+                if (!ok) shape_error(child(path, "overlap_ok"), "missing");
+                g.overlap.ok = Codec<bool>::from_json(*ok, child(path, "overlap_ok"));
+            }),
+        custom<CertGates>(
+            "overlap", [](const CertGates& g, Json& o) { o.set("overlap", Codec<OverlapGate>::to_json(g.overlap)); },
+            [](const Json& o, CertGates& g, const std::string& path) {
+                const Json* overlap = o.find("overlap");
+                if (!overlap) shape_error(child(path, "overlap"), "missing");
+                expect_type(*overlap, Json::Type::Object, child(path, "overlap"));
+                read_rows(*overlap, g.overlap, child(path, "overlap"));
+            }),
+        required("completion_floor", &CertGates::completion_floor),
+        required("cobatch_coverage", &CertGates::cobatch_coverage),
+        required("arm_b", &CertGates::arm_b),
+        required("serial_self_check", &CertGates::serial_self_check),
+    };
+    return rows;
+}
+
+template <>
+const Table<CertVerdict>& table() {
+    using V = CertVerdict;
+    static const Table<V> rows{
+        required("status", &V::status),
+        optional("divergence_class", &V::divergence_class, kNull),
+        optional("anomaly", &V::anomaly, kNull),
+        required("decision_reasons", &V::decision_reasons),
+    };
+    return rows;
+}
+
+template <>
+const Table<FieldMismatch>& table() {
+    using F = FieldMismatch;
+    static const Table<F> rows{
+        required("test_id", &F::test_id),
+        required("field", &F::field),
+        required("left", &F::left),
+        required("right", &F::right),
+        required("left_content_sha", &F::left_sha),
+        required("right_content_sha", &F::right_sha),
+        required("token_identical", &F::token_identical),
+    };
+    return rows;
+}
+
+template <>
+const Table<GroupCount>& table() {
+    static const Table<GroupCount> rows{
+        required("n_compared", &GroupCount::n_compared),
+        required("n_divergent", &GroupCount::n_divergent),
+    };
+    return rows;
+}
+
+template <>
+const Table<PairReport>& table() {
+    using R = PairReport;
+    static const Table<R> rows{
+        required("left", &R::left_arm),
+        required("right", &R::right_arm),
+        required("n_compared", &R::n_compared),
+        required("n_scored_both", &R::n_scored_both),
+        derived<R>("n_divergent", [](const R& r) { return Json(r.divergent_ids.size()); }),
+        required("divergent_ids", &R::divergent_ids),
+        required("only_in_left", &R::only_left),
+        required("only_in_right", &R::only_right),
+        required("rows", &R::rows),
+        custom<R>(
+            "rows_truncated",
+            [](const R& r, Json& o) {
+                if (r.rows_truncated > 0) o.set("rows_truncated", r.rows_truncated);
+            },
+            [](const Json& o, R& r, const std::string& path) {
+                if (const Json* n = o.find("rows_truncated"))
+                    r.rows_truncated = Codec<std::size_t>::from_json(*n, child(path, "rows_truncated"));
+            }),
+        required("token_only_ids", &R::token_only_ids),
+        required("logprob_drift_ids", &R::logprob_drift_ids),
+        required("max_logprob_delta", &R::max_logprob_delta),
+        required("first_divergent_token", &R::first_divergent_token),
+        required("by_family", &R::by_family),
+        required("by_fill", &R::by_fill),
+    };
+    return rows;
+}
+
+template <>
+const Table<UnionReport>& table() {
+    using U = UnionReport;
+    static const Table<U> rows{
+        derived<U>("n_passes", [](const U& u) { return Json(u.per_pass.size()); }),
+        required("n_comparisons", &U::n_comparisons),
+        required("n_scored_comparisons", &U::n_scored_comparisons),
+        derived<U>("n_divergent", [](const U& u) { return Json(u.divergent_ids.size()); }),
+        required("divergent_ids", &U::divergent_ids),
+        required("token_only_ids", &U::token_only_ids),
+        required("logprob_drift_ids", &U::logprob_drift_ids),
+        required("per_pass_divergent", &U::per_pass_divergent),
+        required("per_pass_token_only", &U::per_pass_token_only),
+        required("max_logprob_delta", &U::max_logprob_delta),
+        required("first_divergent_token", &U::first_divergent_token),
+        required("per_pass", &U::per_pass),
+    };
+    return rows;
+}
+
+template <>
+const Table<DivergenceReports>& table() {
+    using D = DivergenceReports;
+    static const Table<D> rows{
+        required("AC", &D::ac),
+        optional("AB", &D::ab, kNull),
+        optional("BC", &D::bc, kNull),
+        optional("AA_prime", &D::aa_prime),
+    };
+    return rows;
+}
+
+template <>
+const Table<Sensitivity>& table() {
+    using S = Sensitivity;
+    static const Table<S> rows{
+        required("n_hot_trials", &S::n_hot_trials),
+        required("divergences_seen", &S::divergences_seen),
+        optional("rule_of_three_upper", &S::rule_of_three_upper, kNull),
+        optional("clopper_pearson_upper_95", &S::clopper_pearson_upper_95, kNull),
+    };
+    return rows;
+}
+
+template <>
+const Table<PromotionScope>& table() {
+    using P = PromotionScope;
+    static const Table<P> rows{
+        custom<P>(
+            "valid_for",
+            [](const P& p, Json& o) {
+                Json valid_for = Json::Object{{"model", p.valid_for.model},
+                                              {"ctx", p.valid_for.ctx},
+                                              {"dispatch_n", p.valid_for.dispatch_n},
+                                              {"kv_label", p.valid_for.kv_label}};
+                if (p.server_flags)
+                    valid_for.set("server_flags", Codec<std::vector<std::string>>::to_json(*p.server_flags));
+                o.set("valid_for", valid_for);
+            },
+            [](const Json& o, P& p, const std::string& path) {
+                const std::string at = child(path, "valid_for");
+                const Json* v = o.find("valid_for");
+                if (!v) shape_error(at, "missing");
+                expect_type(*v, Json::Type::Object, at);
+                CellIdentity cell;
+                cell.reps = 0;  // not part of the scope
+                for (const auto& row : table<CellIdentity>())
+                    if (row.key != "reps") row.read(*v, cell, at);
+                p.valid_for = cell;
+                if (const Json* flags = v->find("server_flags"))
+                    p.server_flags = Codec<std::vector<std::string>>::from_json(
+                        *flags, child(at, "server_flags"));
+            }),
+        required("generalizes", &P::generalizes),
+        optional("moe_hint", &P::moe_hint, kNull),
+    };
+    return rows;
+}
+
+template <>
+const Table<ServerLaunch>& table() {
+    using L = ServerLaunch;
+    static const Table<L> rows{
+        required("binary", &L::binary),
+        optional("binary_sha256", &L::binary_sha256),
+        optional("argv", &L::argv),
+        optional("pid", &L::pid),
+        optional("port", &L::port),
+        optional("log", &L::log),
+        optional("parent_death_signal", &L::parent_death_signal),
+        optional("slots", &L::slots),
+        optional("n_ctx_per_slot", &L::n_ctx_per_slot),
+        optional("divergence", &L::divergence),
+        optional("tick_ms", &L::tick_ms),
+    };
+    return rows;
+}
+
+template <>
+const Table<ServerRecord>& table() {
+    using S = ServerRecord;
+    static const Table<S> rows{
+        required("A", &S::a),
+        required("N", &S::n),
+        required("props", &S::props),
+        required("props_N", &S::props_n),
+        required("build_info", &S::build_info),
+    };
+    return rows;
+}
+
+template <>
+const Table<ModelFileRecord>& table() {
+    using M = ModelFileRecord;
+    static const Table<M> rows{
+        required("path", &M::path),
+        required("size", &M::size),
+        optional("sha256_head", &M::sha256_head),
+        optional("architecture", &M::architecture),
+        optional("synthesized", &M::synthesized),
+    };
+    return rows;
+}
+
+template <>
+const Table<HostRecord>& table() {
+    using H = HostRecord;
+    static const Table<H> rows{
+        optional("hostname", &H::hostname),
+        required("cpu", &H::cpu),
+        required("n_cpus", &H::n_cpus),
+        required("gpus", &H::gpus),
+        optional("os", &H::os),
+    };
+    return rows;
+}
+
+template <>
+const Table<RunRecord>& table() {
+    using R = RunRecord;
+    static const Table<R> rows{
+        optional("scorer", &R::scorer),
+        optional("profile", &R::profile),
+        optional("generator", &R::generator),
+        optional("workset", &R::workset),
+        optional("server_flags", &R::server_flags),
+        optional("selftest", &R::selftest),
+        optional("seed", &R::seed),
+        optional("n_predict", &R::n_predict),
+        optional("endpoint", &R::endpoint),
+        optional("logprobs", &R::logprobs),
+        optional("passes", &R::passes),
+        optional("reps", &R::reps),
+        optional("n_items", &R::n_items),
+        optional("order", &R::order),
+        optional("stagger_ms", &R::stagger_ms),
+        optional("request_timeout_s", &R::request_timeout_s),
+        optional("stop_on_red", &R::stop_on_red),
+    };
+    return rows;
+}
+
+template <>
+const Table<Timings>& table() {
+    using T = Timings;
+    static const Table<T> rows{
+        optional("launch_A_s", &T::launch_a_s),
+        optional("workset_s", &T::workset_s),
+        optional("arm_A_s", &T::arm_a_s),
+        optional("arm_A_prime_s", &T::arm_a_prime_s),
+        optional("teardown_A_s", &T::teardown_a_s),
+        optional("launch_N_s", &T::launch_n_s),
+        optional("arm_B_s", &T::arm_b_s),
+        optional("arm_C_s", &T::arm_c_s),
+        optional("teardown_N_s", &T::teardown_n_s),
+        optional("total_s", &T::total_s),
+    };
+    return rows;
+}
+
+template <>
+const Table<Cert>& table() {
+    // The AC lists at the top level are the upstream contract's names for divergence_report.AC.
+    const auto ac = [](const Cert& c) -> const UnionReport& { return c.divergence.ac; };
+    static const Table<Cert> rows{
+        required("schema", &Cert::schema),
+        inline_members(&Cert::cell),
+        required("source", &Cert::source),
+        required("gate", &Cert::gate),
+        required("ts_utc", &Cert::ts_utc),
+        derived<Cert>("n_passes", [](const Cert& c) { return Json(c.n_passes()); }),
+        required("stopped_early", &Cert::stopped_early),
+        required("invariant_fields", &Cert::invariant_fields),
+        inline_members(&Cert::verdict),
+        inline_members(&Cert::gates),
+        derived<Cert>("mismatch", [ac](const Cert& c) { return Codec<std::vector<std::string>>::to_json(ac(c).divergent_ids); }),
+        derived<Cert>("token_divergence_ids", [ac](const Cert& c) { return Codec<std::vector<std::string>>::to_json(ac(c).token_only_ids); }),
+        derived<Cert>("per_pass_ac_divergent", [ac](const Cert& c) { return Codec<std::vector<std::size_t>>::to_json(ac(c).per_pass_divergent); }),
+        derived<Cert>("per_pass_ac_token_only", [ac](const Cert& c) { return Codec<std::vector<std::size_t>>::to_json(ac(c).per_pass_token_only); }),
+        derived<Cert>("first_divergent_token", [ac](const Cert& c) { return Codec<std::map<std::string, std::size_t>>::to_json(ac(c).first_divergent_token); }),
+        required("divergence_report", &Cert::divergence),
+        required("sensitivity", &Cert::sensitivity),
+        required("promotion_scope", &Cert::promotion_scope),
+        optional("server", &Cert::server),
+        optional("model_file", &Cert::model_file),
+        optional("host", &Cert::host),
+        optional("run", &Cert::run),
+        optional("timings", &Cert::timings),
+        optional("digest", &Cert::digest),
+    };
+    return rows;
+}
+
+}  // namespace schema
+
+namespace {
+
+// The first path at which two documents differ, or "" when they are equal.
+std::string first_difference(const core::Json& a, const core::Json& b, const std::string& path) {
+    if (a.type() != b.type()) return path;
+    if (a.is_object()) {
+        for (const auto& [key, value] : a.as_object()) {
+            const core::Json* other = b.find(key);
+            if (!other) return path + "." + key;
+            if (auto at = first_difference(value, *other, path + "." + key); !at.empty()) return at;
+        }
+        for (const auto& [key, value] : b.as_object())
+            if (!a.find(key)) return path + "." + key;
+        return "";
+    }
+    if (a.is_array()) {
+        const auto& x = a.as_array();
+        const auto& y = b.as_array();
+        for (std::size_t i = 0; i < x.size() && i < y.size(); ++i)
+            if (auto at = first_difference(x[i], y[i], path + "[" + std::to_string(i) + "]");
+                !at.empty())
+                return at;
+        return x.size() == y.size() ? "" : path;
+    }
+    return a == b ? "" : path;
+}
+
+}  // namespace
+
+core::Json cert_to_json(const core::Cert& cert) { return schema::Codec<core::Cert>::to_json(cert); }
+
+ParsedCert cert_from_json(const core::Json& document) {
+    ParsedCert parsed;
+    try {
+        core::Cert cert = schema::Codec<core::Cert>::from_json(document, "$");
+        if (!cert.digest) schema::shape_error("$.digest", "missing");
+        const auto at = first_difference(document, cert_to_json(cert), "$");
+        if (!at.empty())
+            schema::shape_error(at, "does not agree with the rest of the cert (an edited derived "
+                                    "field, or a key that is not part of " +
+                                        std::string(core::kCertSchema) + ")");
+        parsed.cert = std::move(cert);
+    } catch (const schema::ShapeError& e) {
+        parsed.problem = e.what();
+    }
+    return parsed;
+}
+
+core::Promotion check_promotable(const core::Json& document, bool digest_intact) {
+    auto parsed = cert_from_json(document);
+    if (!parsed.cert) return {false, {"not a well-formed cert: " + parsed.problem}};
+    return core::check_promotable(*parsed.cert, digest_intact);
+}
+
+std::string validate_cert_shape(const core::Json& document) {
+    return cert_from_json(document).problem;
+}
+
+}  // namespace bi::io

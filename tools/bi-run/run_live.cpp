@@ -11,9 +11,8 @@
 #include "commands.hpp"
 #include "core/cert.hpp"
 #include "core/error.hpp"
-#include "driver/cell_runner.hpp"
 #include "driver/interrupt.hpp"
-#include "driver/live_launcher.hpp"
+#include "driver/run_plan.hpp"
 #include "exit_codes.hpp"
 #include "io/model_profile.hpp"
 #include "run_setup.hpp"
@@ -26,15 +25,6 @@ namespace bi::cli {
 namespace {
 
 [[noreturn]] void usage(const std::string& message) { throw Error(ErrorCategory::Usage, message); }
-
-// Where the server binary, model, flags and KV label come from: flags, or a models.toml entry.
-struct LiveTarget {
-    std::string server_bin;
-    std::string model;
-    std::string alias;
-    std::string kv;
-    std::vector<std::string> flags;
-};
 
 void add_server_options(cxxopts::Options& options) {
     options.add_options("Server")
@@ -69,8 +59,8 @@ std::string env_or(const char* name, const std::string& fallback) {
 }
 
 // `profile_is_model` is false when --profile named a measurement profile instead.
-LiveTarget resolve_target(const cxxopts::ParseResult& args, bool profile_is_model = true) {
-    LiveTarget target;
+driver::LiveTarget resolve_target(const cxxopts::ParseResult& args, bool profile_is_model = true) {
+    driver::LiveTarget target;
     if (args.count("profile") && profile_is_model) {
         const std::string file = models_file_path(args);
         const std::string dir = args.count("models-dir") ? args["models-dir"].as<std::string>()
@@ -124,97 +114,57 @@ std::string describe_footprint(const server::Footprint& f) {
            server::format_gib(f.total());
 }
 
-// Everything run-live and sweep need, checked before the first launch.
-struct LivePlan {
-    LiveTarget target;
-    server::ModelFacts facts;
-    server::GuardLimits limits;
-    std::optional<std::uint16_t> port;
-    std::chrono::milliseconds ready_timeout{};
-    std::chrono::milliseconds grace{};
-};
-
-LivePlan prepare_live(const cxxopts::ParseResult& args, RunSetup& setup) {
-    LivePlan plan;
-    plan.target = resolve_target(args, setup.plugin_profile.empty());
-    if (!setup.plugin_profile.empty() && (plan.target.server_bin.empty() || plan.target.model.empty()))
+// The live half of the plan from the options; plan_live checks it before the first launch.
+void plan_from_options(const cxxopts::ParseResult& args, RunSetup& setup) {
+    driver::LivePlan live;
+    live.target = resolve_target(args, setup.plugin_profile.empty());
+    if (!setup.plugin_profile.empty() && (live.target.server_bin.empty() || live.target.model.empty()))
         usage("--profile " + setup.plugin_profile +
               " is a measurement profile (generator and scorer), not a models.toml alias: give "
               "--server-bin and --model too");
-    server::check_binary(plan.target.server_bin);
-    server::check_model(plan.target.model);
-    server::check_user_flags(plan.target.flags);
-    plan.limits = guard_limits(args);
-    plan.port = chosen_port(args);
-    if (plan.port) server::check_port(*plan.port, plan.limits);
+    live.limits = guard_limits(args);
+    live.port = chosen_port(args);
     const double ready = args["ready-timeout"].as<double>();
     if (!(ready > 0)) usage("--ready-timeout must be positive");
-    plan.ready_timeout = std::chrono::milliseconds(static_cast<std::int64_t>(ready * 1000));
+    live.ready_timeout = std::chrono::milliseconds(static_cast<std::int64_t>(ready * 1000));
     const double grace = args["shutdown-grace"].as<double>();
     if (grace < 0) usage("--shutdown-grace must not be negative");
-    plan.grace = std::chrono::milliseconds(static_cast<std::int64_t>(grace * 1000));
-    plan.facts = server::read_model_facts(plan.target.model);
-
-    const auto mem = server::mem_available_bytes();
-    for (auto ctx : setup.ctxs)
-        for (int n : setup.parallels)
-            server::check_footprint(server::project_footprint(plan.facts, ctx * n, plan.target.kv),
-                                    plan.limits, mem);
-
-    auto& o = setup.options;
-    if (!args.count("model-alias") || args["model-alias"].as<std::string>().empty())
-        o.model_alias = plan.target.alias;
-    o.kv_label = args.count("kv-label") ? args["kv-label"].as<std::string>() : plan.target.kv;
-    o.run_labels.server_flags = plan.target.flags;
-    o.model_file = core::ModelFileRecord{plan.facts.path,
-                                         static_cast<std::int64_t>(plan.facts.file_bytes),
-                                         plan.facts.sha256_head, plan.facts.architecture, {}};
-    return plan;
+    live.grace = std::chrono::milliseconds(static_cast<std::int64_t>(grace * 1000));
+    const bool alias_given = args.count("model-alias") && !args["model-alias"].as<std::string>().empty();
+    std::optional<std::string> kv;
+    if (args.count("kv-label")) kv = args["kv-label"].as<std::string>();
+    driver::plan_live(setup.plan, std::move(live), alias_given, kv);
 }
 
-driver::LiveLauncher make_launcher(const LivePlan& plan, const RunSetup& setup, std::int64_t ctx) {
-    driver::LiveServerConfig config;
-    config.command = {plan.target.server_bin, plan.target.model, plan.target.flags};
-    config.limits = plan.limits;
-    config.port = plan.port;
-    config.ready_timeout = plan.ready_timeout;
-    config.grace = plan.grace;
-    std::string stem = core::cert_file_name(setup.options.model_alias, ctx, 0);
-    stem = stem.substr(0, stem.find("__N"));
-    config.log_path = setup.options.out_dir + "/" + stem + ".server.log";
-    return driver::LiveLauncher(std::move(config));
-}
-
-void print_plan(const LivePlan& plan, const RunSetup& setup) {
-    const auto& o = setup.options;
+void print_plan(const driver::RunPlan& plan) {
+    const auto& o = plan.options;
+    const auto& live = *plan.live;
     const auto mem = server::mem_available_bytes();
+    const server::ServerCommand command{live.target.server_bin, live.target.model, live.target.flags};
     std::cout << "plan (--dry-run: nothing is launched)\n"
-              << "  server binary  " << plan.target.server_bin << "\n"
-              << "  model          " << plan.target.model << " ("
-              << server::format_gib(plan.facts.file_bytes) << ", " 
-              << (plan.facts.architecture.empty() ? "not GGUF" : plan.facts.architecture) << ")\n"
+              << "  server binary  " << live.target.server_bin << "\n"
+              << "  model          " << live.target.model << " ("
+              << server::format_gib(live.facts.file_bytes) << ", "
+              << (live.facts.architecture.empty() ? "not GGUF" : live.facts.architecture) << ")\n"
               << "  port           "
-              << (plan.port ? std::to_string(*plan.port) : "a free loopback port per launch") << "\n";
-    if (!plan.limits.reserved_ports.empty()) {
+              << (live.port ? std::to_string(*live.port) : "a free loopback port per launch") << "\n";
+    if (!live.limits.reserved_ports.empty()) {
         std::cout << "  reserved ports";
-        for (auto p : plan.limits.reserved_ports) std::cout << " " << p;
+        for (auto p : live.limits.reserved_ports) std::cout << " " << p;
         std::cout << "\n";
     }
     std::cout << "  MemAvailable   " << (mem ? server::format_gib(*mem) : "unknown") << "\n";
-    for (auto ctx : setup.ctxs) {
+    for (auto ctx : plan.ctxs) {
         std::cout << "  ctx " << ctx << ":\n"
-                  << "    arm A, A'    " << server::quote_argv(server::build_argv(
-                                                {plan.target.server_bin, plan.target.model, plan.target.flags},
-                                                1, ctx, plan.port.value_or(0)))
+                  << "    arm A, A'    "
+                  << server::quote_argv(server::build_argv(command, 1, ctx, live.port.value_or(0)))
                   << "\n";
-        for (int n : setup.parallels) {
-            const auto f = server::project_footprint(plan.facts, ctx * n, o.kv_label);
-            std::cout << "    N=" << n << " arms B, C " << server::quote_argv(server::build_argv(
-                                        {plan.target.server_bin, plan.target.model, plan.target.flags},
-                                        n, ctx * n, plan.port.value_or(0)))
-                      << "\n      footprint " << describe_footprint(f) << "\n"
-                      << "      cert      " << o.out_dir << "/"
-                      << core::cert_file_name(o.model_alias, ctx, n) << "\n";
+        for (int n : plan.parallels) {
+            std::cout << "    N=" << n << " arms B, C "
+                      << server::quote_argv(
+                             server::build_argv(command, n, ctx * n, live.port.value_or(0)))
+                      << "\n      footprint " << describe_footprint(plan.footprint(ctx, n)) << "\n"
+                      << "      cert      " << plan.cert_path(ctx, n) << "\n";
         }
     }
     std::cout << "  arms           A and A' serial; per N: B serial, then " << o.passes
@@ -251,39 +201,27 @@ int run_live_cells(int argc, char** argv, bool sweep) {
     if (!args.unmatched().empty()) usage("unexpected argument '" + args.unmatched().front() + "'");
 
     RunSetup setup = prepare_run(args, sweep, ProfileScope::ModelsFileFirst);
-    const LivePlan plan = prepare_live(args, setup);
+    plan_from_options(args, setup);
     if (args.count("dry-run")) {
-        print_plan(plan, setup);
+        print_plan(setup.plan);
         return kExitPromotable;
     }
     driver::install_interrupt_handlers();
     driver::Progress progress(driver::Progress::detect(setup.quiet), std::cerr);
-    struct Row {
-        std::int64_t ctx;
-        int n;
-        std::string summary;
-        bool promotable;
-    };
-    std::vector<Row> rows;
+    const auto results = driver::run_plan(setup.plan, *setup.scorer, setup.rows, progress,
+                                          [&setup](const driver::CellResult& cell) {
+                                              report_outcome(cell, setup);
+                                          });
     bool all_promotable = true;
-    for (auto ctx : setup.ctxs) {
-        auto launcher = make_launcher(plan, setup, ctx);
-        driver::CellRunner runner(launcher, *setup.scorer, setup.options, progress);
-        const auto baseline = runner.run_baseline(ctx, setup.rows);
-        for (int n : setup.parallels) {
-            const auto outcome = runner.run_cell(baseline, n);
-            all_promotable &= outcome.promotable;
-            rows.push_back({ctx, n, core::verdict_summary(outcome.verdict), outcome.promotable});
-            report_outcome(outcome, setup, ctx, n);
-        }
-    }
+    for (const auto& cell : results) all_promotable &= cell.outcome.promotable;
     if (sweep && !setup.json) {
-        std::cout << "\nsummary (" << setup.options.model_alias << ")\n";
+        std::cout << "\nsummary (" << setup.plan.options.model_alias << ")\n";
         std::printf("  %-8s %-4s %-44s %s\n", "ctx", "N", "verdict", "promotable");
         std::cout.flush();
-        for (const auto& row : rows)
-            std::printf("  %-8lld %-4d %-44s %s\n", static_cast<long long>(row.ctx), row.n,
-                        row.summary.c_str(), row.promotable ? "yes" : "no");
+        for (const auto& cell : results)
+            std::printf("  %-8lld %-4d %-44s %s\n", static_cast<long long>(cell.ctx), cell.parallel,
+                        core::verdict_summary(cell.outcome.verdict).c_str(),
+                        cell.outcome.promotable ? "yes" : "no");
         std::fflush(stdout);
     }
     return all_promotable ? kExitPromotable : kExitNotPromotable;
@@ -317,7 +255,7 @@ int plan_n_main(int argc, char** argv) {
         std::cout << options.help() << "\n";
         return kExitPromotable;
     }
-    const LiveTarget target = resolve_target(args);
+    const driver::LiveTarget target = resolve_target(args);
     server::check_model(target.model);
     const auto ctx = args["ctx"].as<std::int64_t>();
     const int max_n = args["max-n"].as<int>();

@@ -4,9 +4,8 @@
 
 #include "commands.hpp"
 #include "core/error.hpp"
-#include "driver/cell_runner.hpp"
 #include "driver/interrupt.hpp"
-#include "driver/mock_launcher.hpp"
+#include "driver/run_plan.hpp"
 #include "exit_codes.hpp"
 #include "mock/mock_config.hpp"
 #include "run_setup.hpp"
@@ -58,12 +57,11 @@ int run_mock_main(int argc, char** argv) {
     RunSetup setup = prepare_run(args);
     driver::install_interrupt_handlers();
     driver::Progress progress(driver::Progress::detect(setup.quiet), std::cerr);
-    driver::MockLauncher launcher(base);
-    driver::CellRunner runner(launcher, *setup.scorer, setup.options, progress);
-    const auto baseline = runner.run_baseline(setup.ctx(), setup.rows);
-    const auto outcome = runner.run_cell(baseline, setup.parallel());
-    report_outcome(outcome, setup, setup.ctx(), setup.parallel());
-    return outcome.verdict.status == core::Status::Green ? kExitPromotable : kExitNotPromotable;
+    setup.plan.mock = base;
+    const auto results = driver::run_plan(setup.plan, *setup.scorer, setup.rows, progress);
+    report_outcome(results.front(), setup);
+    return results.front().outcome.verdict.status == core::Status::Green ? kExitPromotable
+                                                                         : kExitNotPromotable;
 }
 
 }  // namespace bi::cli

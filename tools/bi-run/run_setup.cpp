@@ -116,12 +116,12 @@ void add_run_options(cxxopts::Options& options, const std::string& default_alias
 RunSetup prepare_run(const cxxopts::ParseResult& args, bool allow_lists,
                      ProfileScope profile_scope) {
     RunSetup setup;
-    auto& o = setup.options;
+    auto& o = setup.plan.options;
     o.out_dir = prepare_out_dir(args.count("out-dir") ? args["out-dir"].as<std::string>() : "");
     o.model_alias = args["model-alias"].as<std::string>();
     o.kv_label = args["kv-label"].as<std::string>();
-    setup.ctxs = int_list<std::int64_t>(args["ctx"].as<std::string>(), "ctx", 16, allow_lists);
-    setup.parallels = int_list<int>(args["parallel"].as<std::string>(), "parallel", 1, allow_lists);
+    setup.plan.ctxs = int_list<std::int64_t>(args["ctx"].as<std::string>(), "ctx", 16, allow_lists);
+    setup.plan.parallels = int_list<int>(args["parallel"].as<std::string>(), "parallel", 1, allow_lists);
     o.passes = positive<int>(args, "passes");
     if (args.count("gate-passes")) o.passes = positive<int>(args, "gate-passes");
     o.reps = positive<int>(args, "reps");
@@ -203,8 +203,10 @@ RunSetup prepare_run(const cxxopts::ParseResult& args, bool allow_lists,
     return setup;
 }
 
-int report_outcome(const driver::CellOutcome& outcome, const RunSetup& setup, std::int64_t ctx,
-                   int parallel) {
+int report_outcome(const driver::CellResult& result, const RunSetup& setup) {
+    const driver::CellOutcome& outcome = result.outcome;
+    const std::int64_t ctx = result.ctx;
+    const int parallel = result.parallel;
     const core::Cert& cert = outcome.cert;
     const std::string source(core::name(cert.source));
     const int code = outcome.promotable ? kExitPromotable : kExitNotPromotable;
@@ -212,7 +214,7 @@ int report_outcome(const driver::CellOutcome& outcome, const RunSetup& setup, st
         const auto& v = cert.verdict;
         core::Json summary = core::Json::Object{
             {"cert", outcome.cert_path},
-            {"model", setup.options.model_alias},
+            {"model", setup.plan.options.model_alias},
             {"ctx", ctx},
             {"dispatch_n", parallel},
             {"status", std::string(core::name(v.status))},
@@ -227,7 +229,7 @@ int report_outcome(const driver::CellOutcome& outcome, const RunSetup& setup, st
         std::cout << io::to_json_text(summary) << std::endl;
         return code;
     }
-    std::cout << setup.options.model_alias << "  ctx " << ctx << "  N " << parallel
+    std::cout << setup.plan.options.model_alias << "  ctx " << ctx << "  N " << parallel
               << ": " << core::verdict_summary(outcome.verdict) << "  [source " << source
               << (outcome.promotable ? ", promotable" : ", not promotable") << "]\n";
     for (const auto& reason : outcome.verdict.decision_reasons) std::cout << "  - " << reason << "\n";

@@ -7,7 +7,7 @@
 #include <memory>
 #include <string>
 
-#include "driver/cell_runner.hpp"
+#include "driver/run_plan.hpp"
 #include "plugin_host/plugin_set.hpp"
 #include "profile_choice.hpp"
 
@@ -16,14 +16,10 @@ namespace bi::cli {
 void add_run_options(cxxopts::Options& options, const std::string& default_alias);
 
 struct RunSetup {
-    driver::RunOptions options;
+    driver::RunPlan plan;  // options, ctx and N lists; the live target or the mock is added later
     std::unique_ptr<plugin_host::PluginSet> plugins;
     std::unique_ptr<plugin_host::ScorerInstance> scorer;
     driver::WorkRowSource rows;
-    std::vector<std::int64_t> ctxs;  // one value except for sweep
-    std::vector<int> parallels;
-    std::int64_t ctx() const { return ctxs.front(); }
-    int parallel() const { return parallels.front(); }
     bool quiet = false;
     bool json = false;
     std::string plugin_profile;  // the measurement profile --profile selected, or ""
@@ -37,7 +33,6 @@ RunSetup prepare_run(const cxxopts::ParseResult& args, bool allow_lists = false,
                      ProfileScope profile_scope = ProfileScope::PluginOnly);
 
 // Prints the verdict (stdout; one JSON line with --json) and returns the exit status for it.
-int report_outcome(const driver::CellOutcome& outcome, const RunSetup& setup, std::int64_t ctx,
-                   int parallel);
+int report_outcome(const driver::CellResult& result, const RunSetup& setup);
 
 }  // namespace bi::cli

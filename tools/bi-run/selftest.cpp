@@ -11,9 +11,8 @@
 #include "commands.hpp"
 #include "core/error.hpp"
 #include "driver/builtin_workset.hpp"
-#include "driver/cell_runner.hpp"
+#include "driver/run_plan.hpp"
 #include "driver/interrupt.hpp"
-#include "driver/live_launcher.hpp"
 #include "exit_codes.hpp"
 #include "gguf/synth_model.hpp"
 #include "io/json_text.hpp"
@@ -108,12 +107,13 @@ int selftest_main(int argc, char** argv) {
     if (parallel < 2) usage("--parallel must be at least 2 (a selftest needs co-batching)");
     std::vector<std::string> flags;
     if (args.count("server-flag")) flags = args["server-flag"].as<std::vector<std::string>>();
-    server::check_binary(binary);
+    server::check_binary(binary);  // before the model is written; plan_live checks the rest
     server::check_user_flags(flags);
     const auto dtype = args["dtype"].as<std::string>();
     if (dtype != "f32" && dtype != "f16") usage("--dtype must be f32 or f16");
 
-    driver::RunOptions o;
+    driver::RunPlan plan;
+    driver::RunOptions& o = plan.options;
     o.model_alias = std::string("bi-selftest-") + dtype;
     o.passes = args["passes"].as<int>();
     o.request.endpoint = http::EndpointKind::Completion;
@@ -148,18 +148,24 @@ int selftest_main(int argc, char** argv) {
         progress.note("selftest model " + model + " (" + synth.name + "), cert and log in " +
                       o.out_dir);
 
-    driver::LiveServerConfig config;
-    config.command = {binary, model, flags};
-    config.log_path = o.out_dir + "/selftest.server.log";
-    config.ready_timeout = std::chrono::milliseconds(
+    driver::LivePlan live;
+    live.target = {binary, model, o.model_alias, "f16", flags};
+    live.ready_timeout = std::chrono::milliseconds(
         static_cast<std::int64_t>(args["ready-timeout"].as<double>() * 1000));
-    driver::LiveLauncher launcher(config);
-    driver::CellRunner runner(launcher, *scorer, o, progress);
-    const auto baseline = runner.run_baseline(ctx, [](const plugin_host::TokenCounter&,
-                                                      const std::string&, std::int64_t) {
+    plan.ctxs = {ctx};
+    plan.parallels = {parallel};
+    plan.log_file = "selftest.server.log";
+    const auto selftest_model = o.model_file;
+    driver::plan_live(plan, std::move(live), true, std::string("f16"));
+    o.model_file = selftest_model;  // the synthetic model's own record
+    const auto results = driver::run_plan(plan, *scorer, [](const plugin_host::TokenCounter&,
+                                                            const std::string&, std::int64_t) {
         return driver::builtin_work_rows();
-    });
-    const auto outcome = runner.run_cell(baseline, parallel);
+    }, progress);
+    const auto& outcome = results.front().outcome;
+    const std::size_t n_prompts = outcome.cert.run && outcome.cert.run->n_items
+                                      ? static_cast<std::size_t>(*outcome.cert.run->n_items)
+                                      : 0;
     std::error_code ignored;
     std::filesystem::remove(model, ignored);  // 16 MB of random weights; the cert keeps its facts
 
@@ -178,12 +184,12 @@ int selftest_main(int argc, char** argv) {
             {"serial_reproducible", v.serial_check && v.serial_check->clean()},
             {"b_matches_a", v.ab && v.ab->clean()},
             {"per_pass", per_pass},
-            {"n_prompts", baseline.items.size()},
+            {"n_prompts", n_prompts},
             {"interpretation", interpretation(v, parallel)}};
         std::cout << io::to_json_text(summary) << std::endl;
         return code;
     }
-    std::cout << "selftest of " << binary << " at N=" << parallel << " (" << baseline.items.size()
+    std::cout << "selftest of " << binary << " at N=" << parallel << " (" << n_prompts
               << " prompts x " << o.request.n_predict << " tokens, " << v.ac.per_pass.size()
               << " concurrent passes)\n"
               << "  serial runs reproduce themselves: "
@@ -193,7 +199,7 @@ int selftest_main(int argc, char** argv) {
     for (std::size_t t = 0; t < v.ac.per_pass.size(); ++t) {
         const auto c = changes_in(v.ac.per_pass[t]);
         std::cout << "  concurrent pass " << t + 1 << ": " << c.tokens << " of "
-                  << baseline.items.size() << " prompts changed tokens, " << c.logprobs
+                  << n_prompts << " prompts changed tokens, " << c.logprobs
                   << " changed logprobs\n";
     }
     std::cout << "  verdict: " << core::verdict_summary(v) << " [source "

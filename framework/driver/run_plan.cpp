@@ -1,0 +1,82 @@
+#include "run_plan.hpp"
+
+#include <memory>
+
+#include "core/cert.hpp"
+#include "core/error.hpp"
+#include "mock_launcher.hpp"
+#include "server/argv.hpp"
+
+namespace bi::driver {
+
+std::string RunPlan::cert_path(std::int64_t ctx, int parallel) const {
+    return options.out_dir + "/" + core::cert_file_name(options.model_alias, ctx, parallel);
+}
+
+std::string RunPlan::log_path(std::int64_t ctx) const {
+    if (log_file) return options.out_dir + "/" + *log_file;
+    std::string stem = core::cert_file_name(options.model_alias, ctx, 0);
+    stem = stem.substr(0, stem.find("__N"));
+    return options.out_dir + "/" + stem + ".server.log";
+}
+
+LiveServerConfig RunPlan::launcher_config(std::int64_t ctx) const {
+    LiveServerConfig config;
+    config.command = {live->target.server_bin, live->target.model, live->target.flags};
+    config.limits = live->limits;
+    config.port = live->port;
+    config.ready_timeout = live->ready_timeout;
+    config.grace = live->grace;
+    config.log_path = log_path(ctx);
+    return config;
+}
+
+server::Footprint RunPlan::footprint(std::int64_t ctx, int parallel) const {
+    return server::project_footprint(live->facts, ctx * parallel, options.kv_label);
+}
+
+void plan_live(RunPlan& plan, LivePlan live, bool alias_given,
+               const std::optional<std::string>& kv_label_given) {
+    server::check_binary(live.target.server_bin);
+    server::check_model(live.target.model);
+    server::check_user_flags(live.target.flags);
+    if (live.port) server::check_port(*live.port, live.limits);
+    live.facts = server::read_model_facts(live.target.model);
+
+    const auto mem = server::mem_available_bytes();
+    for (auto ctx : plan.ctxs)
+        for (int n : plan.parallels)
+            server::check_footprint(
+                server::project_footprint(live.facts, ctx * n, live.target.kv), live.limits, mem);
+
+    auto& o = plan.options;
+    if (!alias_given) o.model_alias = live.target.alias;
+    o.kv_label = kv_label_given ? *kv_label_given : live.target.kv;
+    o.run_labels.server_flags = live.target.flags;
+    o.model_file = core::ModelFileRecord{live.facts.path,
+                                         static_cast<std::int64_t>(live.facts.file_bytes),
+                                         live.facts.sha256_head, live.facts.architecture, {}};
+    plan.live = std::move(live);
+}
+
+std::vector<CellResult> run_plan(const RunPlan& plan, plugin_host::ScorerInstance& scorer,
+                                 const WorkRowSource& rows, Progress& progress,
+                                 const std::function<void(const CellResult&)>& on_cell) {
+    if (!plan.live && !plan.mock)
+        throw Error(ErrorCategory::Internal, "a run plan needs a live target or the mock");
+    std::vector<CellResult> results;
+    for (auto ctx : plan.ctxs) {
+        std::unique_ptr<ServerLauncher> launcher;
+        if (plan.live) launcher = std::make_unique<LiveLauncher>(plan.launcher_config(ctx));
+        else launcher = std::make_unique<MockLauncher>(*plan.mock);
+        CellRunner runner(*launcher, scorer, plan.options, progress);
+        const auto baseline = runner.run_baseline(ctx, rows);
+        for (int n : plan.parallels) {
+            results.push_back({ctx, n, runner.run_cell(baseline, n)});
+            if (on_cell) on_cell(results.back());
+        }
+    }
+    return results;
+}
+
+}  // namespace bi::driver

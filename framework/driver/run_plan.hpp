@@ -1,0 +1,74 @@
+// A plan for a cell or a sweep, resolved and checked before anything launches: the target, the
+// guards over every ctx x N, footprints, launcher configs, log and cert paths. The CLI parses
+// options into a plan and runs it; run-mock, run-live, sweep and selftest share run_plan().
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "cell_runner.hpp"
+#include "live_launcher.hpp"
+#include "mock/mock_config.hpp"
+#include "server/guards.hpp"
+#include "server/model_facts.hpp"
+
+namespace bi::driver {
+
+// Where the server binary, model, flags and KV label come from (options or models.toml).
+struct LiveTarget {
+    std::string server_bin;
+    std::string model;
+    std::string alias;  // the model's name when --model-alias is not given
+    std::string kv;
+    std::vector<std::string> flags;
+};
+
+// The live half of a plan.
+struct LivePlan {
+    LiveTarget target;
+    server::ModelFacts facts;
+    server::GuardLimits limits;
+    std::optional<std::uint16_t> port;  // absent: a free loopback port per launch
+    std::chrono::milliseconds ready_timeout = std::chrono::minutes(10);
+    std::chrono::milliseconds grace = std::chrono::seconds(10);
+};
+
+struct RunPlan {
+    RunOptions options;
+    std::vector<std::int64_t> ctxs;  // one value except for a sweep
+    std::vector<int> parallels;
+    std::optional<LivePlan> live;         // run-live, sweep, selftest
+    std::optional<mock::MockConfig> mock;  // run-mock: the in-process mock
+    std::optional<std::string> log_file;   // replaces the per-ctx server log name
+
+    std::string cert_path(std::int64_t ctx, int parallel) const;
+    std::string log_path(std::int64_t ctx) const;
+    LiveServerConfig launcher_config(std::int64_t ctx) const;  // requires `live`
+    server::Footprint footprint(std::int64_t ctx, int parallel) const;  // requires `live`
+};
+
+// Checks the target (binary, model, user flags, port) and the footprint of every ctx x N of the
+// plan against MemAvailable and the cap, then fills in what the target decides: the model alias
+// unless `alias_given`, the KV label unless `kv_label_given`, the server flags and model file
+// record. Throws bi::Error(Usage/Guard) naming what is wrong; launches nothing.
+void plan_live(RunPlan& plan, LivePlan live, bool alias_given,
+               const std::optional<std::string>& kv_label_given);
+
+struct CellResult {
+    std::int64_t ctx = 0;
+    int parallel = 0;
+    CellOutcome outcome;
+};
+
+// Runs every cell of the plan: one shared A baseline per ctx, then B and C for each N, calling
+// `on_cell` after each cert is written. Throws (writing no cert for the cell in progress) when a
+// server dies, a signal arrives or anything else ends the run.
+std::vector<CellResult> run_plan(const RunPlan& plan, plugin_host::ScorerInstance& scorer,
+                                 const WorkRowSource& rows, Progress& progress,
+                                 const std::function<void(const CellResult&)>& on_cell = {});
+
+}  // namespace bi::driver

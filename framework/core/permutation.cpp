@@ -8,8 +8,6 @@ namespace bi::core {
 
 namespace {
 
-constexpr std::uint64_t kGolden = 0x9E3779B97F4A7C15ULL;
-
 std::vector<std::size_t> shuffled(std::size_t n, SplitMix64& rng) {
     std::vector<std::size_t> order(n);
     std::iota(order.begin(), order.end(), std::size_t{0});
@@ -33,31 +31,10 @@ bool more_permutations_than(std::size_t n, std::uint64_t count) {
 std::uint64_t pass_stream_seed(std::uint64_t seed, int pass) {
     // Conversion to unsigned is modular, so a negative pass is still well defined.
     const auto p = static_cast<std::uint64_t>(static_cast<std::int64_t>(pass));
-    return seed ^ mix64(p + kGolden);
+    return seed ^ mix64(p + kSplitMix64Gamma);
 }
 
 }  // namespace
-
-std::uint64_t mix64(std::uint64_t z) {
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
-    return z ^ (z >> 31);
-}
-
-std::uint64_t SplitMix64::next() {
-    state_ += kGolden;
-    return mix64(state_);
-}
-
-std::uint64_t SplitMix64::below(std::uint64_t bound) {
-    // 2^64 mod bound, computed in 64 bits: the lowest draws that would over-represent
-    // small results are thrown away.
-    const std::uint64_t threshold = (0 - bound) % bound;
-    for (;;) {
-        const std::uint64_t r = next();
-        if (r >= threshold) return r % bound;
-    }
-}
 
 std::vector<std::vector<std::size_t>> pass_orders(std::size_t n, std::uint64_t seed, int passes) {
     std::vector<std::vector<std::size_t>> orders;

@@ -6,26 +6,9 @@
 #include <cstdint>
 #include <vector>
 
+#include "splitmix64.hpp"
+
 namespace bi::core {
-
-// SplitMix64 (Steele, Lea, Flood 2014): the state advances by 0x9E3779B97F4A7C15 and each output
-// is the state run through mix64. Chosen because every step is written out here: no standard
-// library engine or distribution, whose output may differ between implementations.
-class SplitMix64 {
-public:
-    explicit SplitMix64(std::uint64_t seed) : state_(seed) {}
-    std::uint64_t next();
-    // Uniform in [0, bound) without modulo bias: draws below 2^64 mod bound are rejected.
-    // bound must be > 0.
-    std::uint64_t below(std::uint64_t bound);
-
-private:
-    std::uint64_t state_;
-};
-
-// The SplitMix64 output function: (z ^ z>>30) * 0xBF58476D1CE4E5B9, (z ^ z>>27) *
-// 0x94D049BB133111EB, z ^ z>>31.
-std::uint64_t mix64(std::uint64_t z);
 
 // The order of n items for one pass: a permutation of 0..n-1.
 // Pass p draws from SplitMix64(seed ^ mix64(uint64(p) + 0x9E3779B97F4A7C15)) with Fisher–Yates

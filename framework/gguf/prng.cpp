@@ -1,17 +1,9 @@
-// SplitMix64 and a sum-of-uniforms normal; constants are the published SplitMix64 ones.
+// A sum-of-uniforms normal and per-tensor stream seeds, both over core::SplitMix64.
 #include "prng.hpp"
 
 namespace bi::gguf {
 
-std::uint64_t SplitMix64::next() {
-    state_ += 0x9e3779b97f4a7c15ULL;
-    std::uint64_t z = state_;
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-    return z ^ (z >> 31);
-}
-
-double next_normal(SplitMix64& rng) {
+double next_normal(core::SplitMix64& rng) {
     // Twelve 32-bit uniforms u_i = (k_i + 0.5) / 2^32, two per draw. Their sum is (K + 6) / 2^32
     // with K < 12 * 2^32 < 2^36: exact in a double, as is subtracting 6.
     std::uint64_t sum = 0;
@@ -29,7 +21,7 @@ std::uint64_t stream_seed(std::uint64_t seed, std::string_view name) {
         hash ^= static_cast<unsigned char>(c);
         hash *= 0x100000001b3ULL;
     }
-    return SplitMix64(seed ^ hash).next();
+    return core::SplitMix64(seed ^ hash).next();
 }
 
 }  // namespace bi::gguf

@@ -49,7 +49,7 @@ std::uint64_t count_parameters(const ModelSpec& spec, std::uint64_t vocab_size) 
 TensorValues random_weights(std::uint64_t seed, std::string name, std::int64_t fan_in,
                             std::int64_t rows) {
     return [seed, name = std::move(name), fan_in, rows] {
-        SplitMix64 rng(stream_seed(seed, name));
+        core::SplitMix64 rng(stream_seed(seed, name));
         const double scale = 1.0 / std::sqrt(static_cast<double>(fan_in));
         std::vector<float> values(static_cast<std::size_t>(fan_in * rows));
         for (float& value : values) value = static_cast<float>(next_normal(rng) * scale);

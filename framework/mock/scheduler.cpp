@@ -16,14 +16,6 @@ double ms_between(Clock::time_point from, Clock::time_point to) {
     return std::chrono::duration<double, std::milli>(to - from).count();
 }
 
-std::uint64_t next_coin(std::uint64_t& state) {
-    state += 0x9e3779b97f4a7c15ULL;
-    std::uint64_t x = state;
-    x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
-    x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
-    return x ^ (x >> 31);
-}
-
 }  // namespace
 
 struct Scheduler::Task {
@@ -65,7 +57,7 @@ SchedulerOptions scheduler_options(const MockConfig& config) {
 Scheduler::Scheduler(SchedulerOptions options)
     : options_(options),
       slots_(static_cast<std::size_t>(std::max(options.slots, 1))),
-      coin_state_(options.seed) {}
+      coin_(options.seed) {}
 
 Scheduler::~Scheduler() {
     stop();
@@ -129,7 +121,7 @@ Scheduler::Ticket Scheduler::submit(CompletionJob job) {
         task->id = next_task_id_++;
         // The coin is drawn in arrival order, so a seed reproduces the same pattern.
         const double coin =
-            static_cast<double>(next_coin(coin_state_) >> 11) * (1.0 / 9007199254740992.0);
+            static_cast<double>(coin_.next() >> 11) * (1.0 / 9007199254740992.0);
         task->susceptible = coin < options_.divergence_p;
         queue_.push_back(task);
         admit_locked();

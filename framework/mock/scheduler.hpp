@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "core/json.hpp"
+#include "core/splitmix64.hpp"
 #include "mock_config.hpp"
 #include "token_function.hpp"
 #include "tokenizer.hpp"
@@ -124,7 +125,7 @@ private:
     std::vector<Ticket> finished_;  // finished in the last step, not yet notified
     SchedulerStats counters_;
     std::int64_t next_task_id_ = 0;
-    std::uint64_t coin_state_;
+    core::SplitMix64 coin_;  // the Stochastic divergence coin, one draw per arrival
     bool paused_ = false;
     bool stopping_ = false;
     std::thread thread_;

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 
+#include "core/splitmix64.hpp"
 #include "vocabulary.hpp"
 
 namespace bi::mock {
@@ -12,11 +13,9 @@ namespace {
 constexpr std::uint64_t kScoreSalt = 0x5c0e5c0e5c0e5c0eULL;
 constexpr std::uint64_t kShiftSalt = 0x10a9b10a9b10a9bULL;
 
+// The first SplitMix64 output from state x: a well-mixed hash of x.
 std::uint64_t mix(std::uint64_t x) {
-    x += 0x9e3779b97f4a7c15ULL;
-    x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
-    x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
-    return x ^ (x >> 31);
+    return core::SplitMix64(x).next();
 }
 
 std::uint64_t step_hash(std::uint64_t key, int position) {

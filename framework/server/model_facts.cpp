@@ -1,11 +1,12 @@
 #include "model_facts.hpp"
 
+#include <cstring>
 #include <fstream>
-#include <string_view>
 #include <vector>
 
 #include "core/error.hpp"
 #include "core/sha256.hpp"
+#include "gguf/format.hpp"
 
 namespace bi::server {
 
@@ -42,36 +43,39 @@ private:
     std::ifstream& in_;
 };
 
-enum GgufType : std::uint32_t {
-    kU8 = 0, kI8, kU16, kI16, kU32, kI32, kF32, kBool, kString, kArray, kU64, kI64, kF64
-};
+using gguf::ValueType;
 
-std::uint64_t scalar_size(std::uint32_t type) {
+// A type code as the file stores it; any value, known or not.
+ValueType read_type(Cursor& c) {
+    return static_cast<ValueType>(c.read<std::uint32_t>());
+}
+
+std::uint64_t scalar_size(ValueType type) {
     switch (type) {
-        case kU8: case kI8: case kBool: return 1;
-        case kU16: case kI16: return 2;
-        case kU32: case kI32: case kF32: return 4;
-        case kU64: case kI64: case kF64: return 8;
+        case ValueType::UInt8: case ValueType::Int8: case ValueType::Bool: return 1;
+        case ValueType::UInt16: case ValueType::Int16: return 2;
+        case ValueType::UInt32: case ValueType::Int32: case ValueType::Float32: return 4;
+        case ValueType::UInt64: case ValueType::Int64: case ValueType::Float64: return 8;
         default: return 0;
     }
 }
 
 // Reads an integer-typed value; other types are skipped and yield nothing.
-std::optional<std::int64_t> read_value(Cursor& c, std::uint32_t type) {
+std::optional<std::int64_t> read_value(Cursor& c, ValueType type) {
     switch (type) {
-        case kU8: return c.read<std::uint8_t>();
-        case kI8: return c.read<std::int8_t>();
-        case kU16: return c.read<std::uint16_t>();
-        case kI16: return c.read<std::int16_t>();
-        case kU32: return c.read<std::uint32_t>();
-        case kI32: return c.read<std::int32_t>();
-        case kU64: return static_cast<std::int64_t>(c.read<std::uint64_t>());
-        case kI64: return c.read<std::int64_t>();
-        case kString: c.string(); return std::nullopt;
-        case kArray: {
-            const auto element = c.read<std::uint32_t>();
+        case ValueType::UInt8: return c.read<std::uint8_t>();
+        case ValueType::Int8: return c.read<std::int8_t>();
+        case ValueType::UInt16: return c.read<std::uint16_t>();
+        case ValueType::Int16: return c.read<std::int16_t>();
+        case ValueType::UInt32: return c.read<std::uint32_t>();
+        case ValueType::Int32: return c.read<std::int32_t>();
+        case ValueType::UInt64: return static_cast<std::int64_t>(c.read<std::uint64_t>());
+        case ValueType::Int64: return c.read<std::int64_t>();
+        case ValueType::String: c.string(); return std::nullopt;
+        case ValueType::Array: {
+            const auto element = read_type(c);
             const auto count = c.read<std::uint64_t>();
-            if (element == kString) {
+            if (element == ValueType::String) {
                 for (std::uint64_t i = 0; i < count; ++i) c.string();
             } else if (const auto size = scalar_size(element)) {
                 c.skip(size * count);
@@ -85,15 +89,16 @@ std::optional<std::int64_t> read_value(Cursor& c, std::uint32_t type) {
                 c.skip(size);
                 return std::nullopt;
             }
-            throw Error(ErrorCategory::Input, "unknown metadata type " + std::to_string(type));
+            const auto code = static_cast<std::uint32_t>(type);
+            throw Error(ErrorCategory::Input, "unknown metadata type " + std::to_string(code));
     }
 }
 
 void read_metadata(std::ifstream& in, ModelFacts& facts) {
     Cursor c(in);
-    char magic[4];
-    in.read(magic, 4);
-    if (!in || std::string_view(magic, 4) != "GGUF") return;
+    char magic[sizeof gguf::kMagic];
+    in.read(magic, sizeof magic);
+    if (!in || std::memcmp(magic, gguf::kMagic, sizeof magic) != 0) return;
     const auto version = c.read<std::uint32_t>();
     if (version < 2) return;
     c.read<std::uint64_t>();  // tensor count
@@ -101,8 +106,8 @@ void read_metadata(std::ifstream& in, ModelFacts& facts) {
     std::vector<std::pair<std::string, std::int64_t>> numbers;
     for (std::uint64_t i = 0; i < n_kv; ++i) {
         const std::string key = c.string();
-        const auto type = c.read<std::uint32_t>();
-        if (key == "general.architecture" && type == kString) {
+        const auto type = read_type(c);
+        if (key == "general.architecture" && type == ValueType::String) {
             facts.architecture = c.string();
             continue;
         }

@@ -64,7 +64,7 @@ bool is_runaway_repetition(std::string_view text) {
 }
 
 std::string classify_failure_mode(std::string_view family, std::string_view completion,
-                                  const JsonValue& expected) {
+                                  const Json& expected) {
     if (trim(completion).empty()) return kModeEmpty;
     if (has_reasoning_tags(completion)) return kModeReasoningLeak;
     if (is_runaway_repetition(completion)) return kModeRunaway;

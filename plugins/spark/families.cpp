@@ -29,10 +29,10 @@ std::string fenced_python(const std::string& code) {
     return "```python\n" + code + "\n```";
 }
 
-JsonValue string_list(const std::vector<std::string>& items) {
-    JsonValue::Array out;
-    for (const auto& item : items) out.push_back(JsonValue::string(item));
-    return JsonValue::array(std::move(out));
+Json string_list(const std::vector<std::string>& items) {
+    Json out = json_array();
+    for (const auto& item : items) push_item(out, json_string(item));
+    return out;
 }
 
 }  // namespace spark

@@ -29,21 +29,21 @@ std::string_view type_of_family(std::string_view family) {
     return {};
 }
 
-void require(std::string_view family, const JsonValue& expected, const char* key,
-             JsonValue::Type type, const char* what) {
-    const JsonValue* value = expected.find(key);
-    const bool ok =
-        value && (value->type() == type || (type == JsonValue::Type::Double && value->is_number()));
-    if (!ok) bad_expected(family, std::string("needs \"") + key + "\" as " + what);
+// Any number passes as kNumberType: an integer answer may be written 7.0.
+void require(std::string_view family, const Json& expected, const char* key,
+             rapidjson::Type type, const char* what) {
+    const Json* value = find_member(expected, key);
+    if (!value || value->GetType() != type)
+        bad_expected(family, std::string("needs \"") + key + "\" as " + what);
 }
 
-JsonValue fallback(std::string_view text) {
-    return JsonValue::string(std::string(trim(text)));
+Json fallback(std::string_view text) {
+    return json_string(trim(text));
 }
 
 // "key": the value as text, whatever JSON type the model chose for it.
-std::string value_text(const JsonValue& value) {
-    if (value.is_string()) return value.as_string();
+std::string value_text(const Json& value) {
+    if (value.IsString()) return std::string(string_of(value));
     return to_json(value);
 }
 
@@ -78,130 +78,133 @@ std::optional<std::string> value_from_lines(std::string_view text, const std::st
 }
 
 Extraction extract_exact(std::string_view text) {
-    if (auto quoted = first_quoted_span(text)) return {JsonValue::string(*quoted), true};
-    if (auto code = first_code_token(text)) return {JsonValue::string(*code), true};
+    if (auto quoted = first_quoted_span(text)) return {json_string(*quoted), true};
+    if (auto code = first_code_token(text)) return {json_string(*code), true};
     return {fallback(text), false};
 }
 
 Extraction extract_integer(std::string_view text) {
-    if (auto number = last_number(text)) return {*number, true};
+    if (auto number = last_number(text)) return {std::move(*number), true};
     return {fallback(text), false};
 }
 
 Extraction extract_facts(std::string_view text) {
     const auto items = bullets(text);
     if (items.empty()) return {fallback(text), false};
-    JsonValue::Array out;
-    for (const auto& item : items) out.push_back(JsonValue::string(item));
-    return {JsonValue::array(std::move(out)), true};
+    Json out = json_array();
+    for (const auto& item : items) push_item(out, json_string(item));
+    return {std::move(out), true};
 }
 
-Extraction extract_keys(std::string_view text, const JsonValue& expected) {
-    JsonValue found = JsonValue::object();
+Extraction extract_keys(std::string_view text, const Json& expected) {
+    Json found = json_object();
     if (const auto object = first_json_object(text)) {
-        for (const auto& [key, value] : object->as_object())
-            found.set(key, JsonValue::string(value_text(value)));
-        return {found, true};
+        for (const auto& [key, value] : object->GetObject())
+            set_member(found, string_of(key), json_string(value_text(value)));
+        return {std::move(found), true};
     }
-    for (const auto& [key, value] : expected.find("keys")->as_object())
+    for (const auto& member : find_member(expected, "keys")->GetObject()) {
+        const std::string key(string_of(member.name));
         if (const auto line_value = value_from_lines(text, key))
-            found.set(key, JsonValue::string(*line_value));
-    if (found.as_object().empty()) return {fallback(text), false};
-    return {found, true};
+            set_member(found, key, json_string(*line_value));
+    }
+    if (found.ObjectEmpty()) return {fallback(text), false};
+    return {std::move(found), true};
 }
 
 Extraction extract_json(std::string_view text) {
-    if (auto object = first_json_object(text)) return {*object, true};
+    if (auto object = first_json_object(text)) return {std::move(*object), true};
     return {fallback(text), false};
 }
 
 Extraction extract_tool_call(std::string_view text) {
-    const auto object = first_json_object(text);
+    auto object = first_json_object(text);
     if (!object) return {fallback(text), false};
-    const auto call = as_tool_call(*object);
-    if (!call) return {*object, false};
-    JsonValue normalised = JsonValue::object();
-    normalised.set("name", JsonValue::string(call->name));
-    normalised.set("arguments", call->arguments);
-    return {normalised, true};
+    auto call = as_tool_call(*object);
+    if (!call) return {std::move(*object), false};
+    Json normalised = json_object();
+    set_member(normalised, "name", json_string(call->name));
+    set_member(normalised, "arguments", std::move(call->arguments));
+    return {std::move(normalised), true};
 }
 
-Extraction extract_code(std::string_view text, const JsonValue& expected) {
+Extraction extract_code(std::string_view text, const Json& expected) {
     const auto code = code_block(text);
     if (!code) return {fallback(text), false};
-    const auto function = function_named(*code, expected.find("function")->as_string());
-    return {JsonValue::string(function ? *function : *code), true};
+    const auto function = function_named(*code, string_of(*find_member(expected, "function")));
+    return {json_string(function ? *function : *code), true};
 }
 
-Extraction extract_identifier(std::string_view text, const JsonValue& expected) {
+Extraction extract_identifier(std::string_view text, const Json& expected) {
     std::size_t best_at = std::string_view::npos;
     std::string best;
-    for (const auto& candidate : expected.find("candidates")->as_array()) {
-        const auto at = find_word(text, candidate.as_string());
+    for (const auto& candidate : find_member(expected, "candidates")->GetArray()) {
+        const auto at = find_word(text, string_of(candidate));
         if (at < best_at) {
             best_at = at;
-            best = candidate.as_string();
+            best = std::string(string_of(candidate));
         }
     }
-    if (!best.empty()) return {JsonValue::string(best), true};
+    if (!best.empty()) return {json_string(best), true};
     if (auto quoted = first_quoted_span(text)) {
         std::string name = *quoted;
         if (name.size() > 2 && name.substr(name.size() - 2) == "()") name.resize(name.size() - 2);
-        if (is_identifier(name)) return {JsonValue::string(name), true};
+        if (is_identifier(name)) return {json_string(name), true};
     }
     std::string bare = strip_wrapping(text);
     if (bare.size() > 2 && bare.substr(bare.size() - 2) == "()") bare.resize(bare.size() - 2);
-    if (is_identifier(bare)) return {JsonValue::string(bare), true};
+    if (is_identifier(bare)) return {json_string(bare), true};
     return {fallback(text), false};
 }
 
 }  // namespace
 
-JsonValue parse_expected(std::string_view family, std::string_view expected_json) {
+Json parse_expected(std::string_view family, std::string_view expected_json) {
     const std::string_view type = type_of_family(family);
     if (type.empty())
         throw bi::sdk::Failure(BI_STATUS_INVALID_ARGUMENT,
                                "spark: unknown family '" + std::string(family) +
                                    "' (families: A2, A4, B1, C1, D1, E1, E2, E3, E4, E5)");
     auto expected = parse_json(expected_json);
-    if (!expected || !expected->is_object()) bad_expected(family, "is not a JSON object");
-    const JsonValue* declared = expected->find("type");
-    if (!declared || !declared->is_string() || declared->as_string() != type)
+    if (!expected || !expected->IsObject()) bad_expected(family, "is not a JSON object");
+    const Json* declared = find_member(*expected, "type");
+    if (!declared || !declared->IsString() || string_of(*declared) != type)
         bad_expected(family, "needs \"type\": \"" + std::string(type) + "\"");
-    using T = JsonValue::Type;
+    using rapidjson::kArrayType, rapidjson::kNumberType, rapidjson::kObjectType,
+        rapidjson::kStringType;
     if (type == "exact" || type == "identifier")
-        require(family, *expected, "answer", T::String, "a string");
-    if (type == "integer") require(family, *expected, "answer", T::Double, "a number");
-    if (type == "facts") require(family, *expected, "facts", T::Array, "an array of strings");
-    if (type == "keys") require(family, *expected, "keys", T::Object, "an object");
-    if (type == "json") require(family, *expected, "fields", T::Object, "an object");
+        require(family, *expected, "answer", kStringType, "a string");
+    if (type == "integer") require(family, *expected, "answer", kNumberType, "a number");
+    if (type == "facts") require(family, *expected, "facts", kArrayType, "an array of strings");
+    if (type == "keys") require(family, *expected, "keys", kObjectType, "an object");
+    if (type == "json") require(family, *expected, "fields", kObjectType, "an object");
     if (type == "tool_call") {
-        require(family, *expected, "name", T::String, "a string");
-        require(family, *expected, "arguments", T::Object, "an object");
+        require(family, *expected, "name", kStringType, "a string");
+        require(family, *expected, "arguments", kObjectType, "an object");
     }
     if (type == "code_fix") {
         for (const char* key : {"function", "fixed", "fix", "bug"})
-            require(family, *expected, key, T::String, "a string");
-        require(family, *expected, "equivalents", T::Array, "an array of [canonical, alternative]");
-        for (const auto& pair : expected->find("equivalents")->as_array())
-            if (!pair.is_array() || pair.as_array().size() != 2 ||
-                !pair.as_array()[0].is_string() || !pair.as_array()[1].is_string())
+            require(family, *expected, key, kStringType, "a string");
+        require(family, *expected, "equivalents", kArrayType,
+                "an array of [canonical, alternative]");
+        for (const auto& pair : find_member(*expected, "equivalents")->GetArray())
+            if (!pair.IsArray() || pair.Size() != 2 || !pair[0].IsString() || !pair[1].IsString())
                 bad_expected(family, "has an equivalents entry that is not two strings");
     }
     if (type == "identifier") {
-        require(family, *expected, "candidates", T::Array, "an array of strings");
-        for (const auto& candidate : expected->find("candidates")->as_array())
-            if (!candidate.is_string())
+        require(family, *expected, "candidates", kArrayType, "an array of strings");
+        for (const auto& candidate : find_member(*expected, "candidates")->GetArray())
+            if (!candidate.IsString())
                 bad_expected(family, "has a candidate that is not a string");
     }
     if (type == "facts")
-        for (const auto& fact : expected->find("facts")->as_array())
-            if (!fact.is_string()) bad_expected(family, "has a fact that is not a string");
-    return *expected;
+        for (const auto& fact : find_member(*expected, "facts")->GetArray())
+            if (!fact.IsString()) bad_expected(family, "has a fact that is not a string");
+    return std::move(*expected);
 }
 
 Extraction extract_answer(std::string_view family, std::string_view completion,
-                          const JsonValue& expected) {
+                          const Json& expected) {
     const std::string text = strip_reasoning(completion);
     if (family == "A2") return extract_exact(text);
     if (family == "A4" || family == "B1" || family == "C1") return extract_integer(text);

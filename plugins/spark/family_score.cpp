@@ -22,89 +22,89 @@ std::string without_call_parens(std::string text) {
     return text;
 }
 
-double score_exact(const Extraction& got, const JsonValue& expected) {
-    if (!got.answer.is_string()) return 0.0;
-    return normalise_exact(without_call_parens(got.answer.as_string())) ==
-                   normalise_exact(expected.find("answer")->as_string())
+double score_exact(const Extraction& got, const Json& expected) {
+    if (!got.answer.IsString()) return 0.0;
+    return normalise_exact(without_call_parens(std::string(string_of(got.answer)))) ==
+                   normalise_exact(string_of(*find_member(expected, "answer")))
                ? 1.0
                : 0.0;
 }
 
-double score_integer(const Extraction& got, const JsonValue& expected) {
-    return got.found && typed_equal(got.answer, *expected.find("answer")) ? 1.0 : 0.0;
+double score_integer(const Extraction& got, const Json& expected) {
+    return got.found && typed_equal(got.answer, *find_member(expected, "answer")) ? 1.0 : 0.0;
 }
 
-double score_facts(const Extraction& got, const JsonValue& expected) {
+double score_facts(const Extraction& got, const Json& expected) {
     if (!got.found) return 0.0;
     std::string joined;
-    for (const auto& item : got.answer.as_array()) joined += item.as_string() + "\n";
-    const auto& facts = expected.find("facts")->as_array();
+    for (const auto& item : got.answer.GetArray()) joined += std::string(string_of(item)) + "\n";
+    const auto facts = find_member(expected, "facts")->GetArray();
     std::size_t hits = 0;
-    for (const auto& fact : facts) hits += contains_word(joined, fact.as_string()) ? 1 : 0;
-    return fraction(hits, facts.size());
+    for (const auto& fact : facts) hits += contains_word(joined, string_of(fact)) ? 1 : 0;
+    return fraction(hits, facts.Size());
 }
 
-double score_keys(const Extraction& got, const JsonValue& expected) {
+double score_keys(const Extraction& got, const Json& expected) {
     if (!got.found) return 0.0;
-    const auto& keys = expected.find("keys")->as_object();
+    const auto keys = find_member(expected, "keys")->GetObject();
     std::size_t hits = 0;
     for (const auto& [key, value] : keys) {
-        const JsonValue* answer = got.answer.find(key);
-        const std::string want = value.is_string() ? value.as_string() : to_json(value);
-        if (answer && answer->is_string() &&
-            normalise_exact(answer->as_string()) == normalise_exact(want))
+        const Json* answer = find_member(got.answer, string_of(key));
+        const std::string want = value.IsString() ? std::string(string_of(value)) : to_json(value);
+        if (answer && answer->IsString() &&
+            normalise_exact(string_of(*answer)) == normalise_exact(want))
             ++hits;
     }
-    return fraction(hits, keys.size());
+    return fraction(hits, keys.MemberCount());
 }
 
-double score_fields(const Extraction& got, const JsonValue& expected) {
-    if (!got.found || !got.answer.is_object()) return 0.0;
-    const auto& fields = expected.find("fields")->as_object();
+double score_fields(const Extraction& got, const Json& expected) {
+    if (!got.found || !got.answer.IsObject()) return 0.0;
+    const auto fields = find_member(expected, "fields")->GetObject();
     std::size_t hits = 0;
     for (const auto& [key, value] : fields)
-        if (const JsonValue* answer = got.answer.find(key); answer && typed_equal(*answer, value))
+        if (const Json* answer = find_member(got.answer, string_of(key));
+            answer && typed_equal(*answer, value))
             ++hits;
-    return fraction(hits, fields.size());
+    return fraction(hits, fields.MemberCount());
 }
 
 // A wrong tool is worth nothing; the right tool earns one share, each right argument another.
-double score_tool_call(const Extraction& got, const JsonValue& expected) {
+double score_tool_call(const Extraction& got, const Json& expected) {
     if (!got.found) return 0.0;
     const auto call = as_tool_call(got.answer);
-    if (!call || call->name != expected.find("name")->as_string()) return 0.0;
-    const auto& arguments = expected.find("arguments")->as_object();
+    if (!call || call->name != string_of(*find_member(expected, "name"))) return 0.0;
+    const auto arguments = find_member(expected, "arguments")->GetObject();
     std::size_t hits = 1;
     for (const auto& [key, value] : arguments)
-        if (const JsonValue* answer = call->arguments.find(key);
+        if (const Json* answer = find_member(call->arguments, string_of(key));
             answer && typed_equal(*answer, value))
             ++hits;
-    return fraction(hits, arguments.size() + 1);
+    return fraction(hits, arguments.MemberCount() + 1);
 }
 
 // 1 when the returned function equals the fixed one token for token (after normalisation);
 // 0.5 when it still differs but carries the fix and no longer the bug; else 0.
-double score_code_fix(const Extraction& got, const JsonValue& expected) {
-    if (!got.found || !got.answer.is_string()) return 0.0;
+double score_code_fix(const Extraction& got, const Json& expected) {
+    if (!got.found || !got.answer.IsString()) return 0.0;
+    const auto field = [&](const char* key) { return string_of(*find_member(expected, key)); };
     std::vector<std::pair<std::string, std::string>> equivalents;
-    for (const auto& pair : expected.find("equivalents")->as_array())
-        equivalents.emplace_back(pair.as_array()[0].as_string(), pair.as_array()[1].as_string());
-    const std::string& code = got.answer.as_string();
+    for (const auto& pair : find_member(expected, "equivalents")->GetArray())
+        equivalents.emplace_back(string_of(pair[0]), string_of(pair[1]));
+    const std::string_view code = string_of(got.answer);
     const CodeTokens candidate = normalise_code(code, equivalents);
-    if (candidate == normalise_code(expected.find("fixed")->as_string(), equivalents)) return 1.0;
-    const std::string& name = expected.find("function")->as_string();
-    if (!function_named(code, name)) return 0.0;
-    const bool fixed = contains_tokens(
-        candidate, normalise_snippet(expected.find("fix")->as_string(), equivalents));
-    const bool still_buggy = contains_tokens(
-        candidate, normalise_snippet(expected.find("bug")->as_string(), equivalents));
+    if (candidate == normalise_code(field("fixed"), equivalents)) return 1.0;
+    if (!function_named(code, field("function"))) return 0.0;
+    const bool fixed = contains_tokens(candidate, normalise_snippet(field("fix"), equivalents));
+    const bool still_buggy =
+        contains_tokens(candidate, normalise_snippet(field("bug"), equivalents));
     return fixed && !still_buggy ? 0.5 : 0.0;
 }
 
 }  // namespace
 
 double score_answer(std::string_view family, std::string_view completion,
-                    const JsonValue& expected) {
+                    const Json& expected) {
     const Extraction got = extract_answer(family, completion, expected);
     if (family == "A2" || family == "E5") return score_exact(got, expected);
     if (family == "A4" || family == "B1" || family == "C1") return score_integer(got, expected);

@@ -6,7 +6,7 @@
 #include <string_view>
 #include <vector>
 
-#include "json_value.hpp"
+#include "json.hpp"
 #include "prng.hpp"
 
 namespace spark {
@@ -14,7 +14,7 @@ namespace spark {
 struct Needle {
     std::string text;       // planted as its own paragraph; never holds a blank line
     std::string question;   // asked after the notes
-    JsonValue expected;     // the expected_answer object, without "depth" (the builder adds it)
+    Json expected;          // the expected_answer object, without "depth" (the builder adds it)
     std::string reference;  // a completion that scores 1
 };
 
@@ -43,6 +43,6 @@ Needle make_e5_find_function(Prng& prng);
 
 // Small helpers shared by the makers.
 std::string fenced_python(const std::string& code);
-JsonValue string_list(const std::vector<std::string>& items);
+Json string_list(const std::vector<std::string>& items);
 
 }  // namespace spark

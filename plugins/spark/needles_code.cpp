@@ -129,16 +129,16 @@ Needle make_e4_fix_bug(Prng& prng) {
         "This helper from the utilities module was flagged in review:\n" + fenced_python(buggy);
     n.question = "The function " + name + " in the notes has exactly one bug: it " + t.intent +
                  ". Return only the corrected function in a Python code block.";
-    JsonValue::Array equivalents;
+    Json equivalents = json_array();
     for (const auto& [canonical, alternative] : t.equivalents)
-        equivalents.push_back(string_list({canonical, alternative}));
-    n.expected = JsonValue::object();
-    n.expected.set("type", JsonValue::string("code_fix"));
-    n.expected.set("function", JsonValue::string(name));
-    n.expected.set("fixed", JsonValue::string(fixed));
-    n.expected.set("fix", JsonValue::string(t.fix));
-    n.expected.set("bug", JsonValue::string(t.bug));
-    n.expected.set("equivalents", JsonValue::array(std::move(equivalents)));
+        push_item(equivalents, string_list({canonical, alternative}));
+    n.expected = json_object();
+    set_member(n.expected, "type", json_string("code_fix"));
+    set_member(n.expected, "function", json_string(name));
+    set_member(n.expected, "fixed", json_string(fixed));
+    set_member(n.expected, "fix", json_string(t.fix));
+    set_member(n.expected, "bug", json_string(t.bug));
+    set_member(n.expected, "equivalents", std::move(equivalents));
     n.reference = fenced_python(fixed);
     return n;
 }
@@ -173,10 +173,10 @@ Needle make_e5_find_function(Prng& prng) {
         "The new helpers module under review contains these functions:\n" + fenced_python(module);
     n.question = std::string("Which function in the helpers module from the notes ") +
                  table[target].description + "? Reply with the function name only.";
-    n.expected = JsonValue::object();
-    n.expected.set("type", JsonValue::string("identifier"));
-    n.expected.set("answer", JsonValue::string(answer));
-    n.expected.set("candidates", string_list(names));
+    n.expected = json_object();
+    set_member(n.expected, "type", json_string("identifier"));
+    set_member(n.expected, "answer", json_string(answer));
+    set_member(n.expected, "candidates", string_list(names));
     n.reference = answer;
     return n;
 }

@@ -10,10 +10,10 @@ namespace spark {
 
 namespace {
 
-JsonValue integer_answer(std::int64_t value) {
-    JsonValue expected = JsonValue::object();
-    expected.set("type", JsonValue::string("integer"));
-    expected.set("answer", JsonValue::integer(value));
+Json integer_answer(std::int64_t value) {
+    Json expected = json_object();
+    set_member(expected, "type", json_string("integer"));
+    set_member(expected, "answer", json_integer(value));
     return expected;
 }
 

@@ -67,9 +67,9 @@ Needle make_a2_code_recall(Prng& prng) {
              " service was rotated, and the new deploy key is \"" + code + "\".";
     n.question = "What is the new deploy key for the " + service +
                  " service? Reply with the key only, wrapped in double quotes.";
-    n.expected = JsonValue::object();
-    n.expected.set("type", JsonValue::string("exact"));
-    n.expected.set("answer", JsonValue::string(code));
+    n.expected = json_object();
+    set_member(n.expected, "type", json_string("exact"));
+    set_member(n.expected, "answer", json_string(code));
     n.reference = "\"" + code + "\"";
     return n;
 }
@@ -85,9 +85,9 @@ Needle make_d1_three_facts(Prng& prng) {
              ".";
     n.question = "Summarise the status of the " + system +
                  " migration from the notes as exactly three bullet points, one fact per bullet.";
-    n.expected = JsonValue::object();
-    n.expected.set("type", JsonValue::string("facts"));
-    n.expected.set("facts", string_list({day, tables, owner}));
+    n.expected = json_object();
+    set_member(n.expected, "type", json_string("facts"));
+    set_member(n.expected, "facts", string_list({day, tables, owner}));
     n.reference = "- It finished on day " + day + " of the sprint.\n- It moved " + tables +
                   " tables.\n- Its owner is " + owner + ".";
     return n;
@@ -111,10 +111,10 @@ Needle make_e1_multi_key_recall(Prng& prng) {
         values.push_back(std::move(value));
     }
     const auto asked = prng.distinct(kAsked, kPlanted);
-    JsonValue answer = JsonValue::object();
+    Json answer = json_object();
     std::string reference = "{";
     for (std::size_t i = 0; i < asked.size(); ++i) {
-        answer.set(keys[asked[i]], JsonValue::string(values[asked[i]]));
+        set_member(answer, keys[asked[i]], json_string(values[asked[i]]));
         reference += (i ? ", \"" : "\"") + keys[asked[i]] + "\": \"" + values[asked[i]] + "\"";
     }
     reference += "}";
@@ -122,9 +122,9 @@ Needle make_e1_multi_key_recall(Prng& prng) {
                  " and " + keys[asked[2]] +
                  " from the notes. Reply with a JSON object that maps each setting name to its "
                  "value.";
-    n.expected = JsonValue::object();
-    n.expected.set("type", JsonValue::string("keys"));
-    n.expected.set("keys", std::move(answer));
+    n.expected = json_object();
+    set_member(n.expected, "type", json_string("keys"));
+    set_member(n.expected, "keys", std::move(answer));
     n.reference = reference;
     return n;
 }

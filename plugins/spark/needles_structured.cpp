@@ -35,11 +35,11 @@ std::string hex_commit(Prng& prng) {
     return sha;
 }
 
-JsonValue tool_call(const std::string& name, JsonValue arguments) {
-    JsonValue expected = JsonValue::object();
-    expected.set("type", JsonValue::string("tool_call"));
-    expected.set("name", JsonValue::string(name));
-    expected.set("arguments", std::move(arguments));
+Json tool_call(const std::string& name, Json arguments) {
+    Json expected = json_object();
+    set_member(expected, "type", json_string("tool_call"));
+    set_member(expected, "name", json_string(name));
+    set_member(expected, "arguments", std::move(arguments));
     return expected;
 }
 
@@ -59,22 +59,22 @@ Needle make_e2_json_only(Prng& prng) {
         "Using the ticket note from the notes, reply with a JSON object only, with exactly these "
         "fields: \"ticket\" (string), \"reporter\" (string), \"priority\" (integer), "
         "\"blocking\" (boolean), \"files\" (integer).";
-    JsonValue fields = JsonValue::object();
-    fields.set("ticket", JsonValue::string(ticket));
-    fields.set("reporter", JsonValue::string(reporter));
-    fields.set("priority", JsonValue::integer(priority));
-    fields.set("blocking", JsonValue::boolean(blocking));
-    fields.set("files", JsonValue::integer(files));
-    n.expected = JsonValue::object();
-    n.expected.set("type", JsonValue::string("json"));
-    n.expected.set("fields", fields);
+    Json fields = json_object();
+    set_member(fields, "ticket", json_string(ticket));
+    set_member(fields, "reporter", json_string(reporter));
+    set_member(fields, "priority", json_integer(priority));
+    set_member(fields, "blocking", json_boolean(blocking));
+    set_member(fields, "files", json_integer(files));
+    n.expected = json_object();
+    set_member(n.expected, "type", json_string("json"));
     n.reference = to_json(fields);
+    set_member(n.expected, "fields", std::move(fields));
     return n;
 }
 
 Needle make_e3_tool_call(Prng& prng) {
     Needle n;
-    JsonValue arguments = JsonValue::object();
+    Json arguments = json_object();
     std::string name;
     switch (prng.below(3)) {
         case 0: {
@@ -86,10 +86,10 @@ Needle make_e3_tool_call(Prng& prng) {
             n.text = "The release manager asked for a new branch named " + branch +
                      " in the repository " + repo + ", starting from commit " + sha + ", and it " +
                      (protect ? "must be protected." : "should not be protected.");
-            arguments.set("repo", JsonValue::string(repo));
-            arguments.set("name", JsonValue::string(branch));
-            arguments.set("from_commit", JsonValue::string(sha));
-            arguments.set("protected", JsonValue::boolean(protect));
+            set_member(arguments, "repo", json_string(repo));
+            set_member(arguments, "name", json_string(branch));
+            set_member(arguments, "from_commit", json_string(sha));
+            set_member(arguments, "protected", json_boolean(protect));
             break;
         }
         case 1: {
@@ -100,9 +100,9 @@ Needle make_e3_tool_call(Prng& prng) {
             name = "open_issue";
             n.text = "A request came in to open an issue in the repository " + repo + " titled \"" +
                      title + "\" with priority " + std::to_string(priority) + ".";
-            arguments.set("repo", JsonValue::string(repo));
-            arguments.set("title", JsonValue::string(title));
-            arguments.set("priority", JsonValue::integer(priority));
+            set_member(arguments, "repo", json_string(repo));
+            set_member(arguments, "title", json_string(title));
+            set_member(arguments, "priority", json_integer(priority));
             break;
         }
         default: {
@@ -114,10 +114,10 @@ Needle make_e3_tool_call(Prng& prng) {
             n.text = "Operations asked to scale the " + service + " service to " +
                      std::to_string(replicas) + " replicas in region " + region + ", " +
                      (dry_run ? "as a dry run only." : "for real, not as a dry run.");
-            arguments.set("service", JsonValue::string(service));
-            arguments.set("replicas", JsonValue::integer(replicas));
-            arguments.set("region", JsonValue::string(region));
-            arguments.set("dry_run", JsonValue::boolean(dry_run));
+            set_member(arguments, "service", json_string(service));
+            set_member(arguments, "replicas", json_integer(replicas));
+            set_member(arguments, "region", json_string(region));
+            set_member(arguments, "dry_run", json_boolean(dry_run));
             break;
         }
     }
@@ -125,9 +125,9 @@ Needle make_e3_tool_call(Prng& prng) {
                  "Make the one tool call that carries out the request recorded in the notes. "
                  "Reply with only a JSON object of the form {\"name\": <tool name>, "
                  "\"arguments\": {...}}.";
-    JsonValue call = JsonValue::object();
-    call.set("name", JsonValue::string(name));
-    call.set("arguments", arguments);
+    Json call = json_object();
+    set_member(call, "name", json_string(name));
+    set_member(call, "arguments", json_copy(arguments));
     n.reference = to_json(call);
     n.expected = tool_call(name, std::move(arguments));
     return n;

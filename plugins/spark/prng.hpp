@@ -13,6 +13,7 @@ namespace spark {
 // FNV-1a 64 over `text`, then the SplitMix64 finaliser: a well-mixed seed from any label.
 std::uint64_t seed_from(std::string_view text);
 
+// A copy of the framework's core::SplitMix64, kept here because a plugin sees only the SDK.
 class Prng {
 public:
     explicit Prng(std::uint64_t seed) : state_(seed) {}

@@ -63,8 +63,8 @@ void SparkGenerator::generate(const bi::sdk::GenerateRequest& request,
                 static_cast<std::int64_t>(std::floor(fill * static_cast<double>(request.ctx)));
             const SizedPrompt sized = size_prompt(plan, filler, target, meter);
 
-            JsonValue expected = needle.expected;
-            expected.set("depth", JsonValue::number(depth));
+            Json expected = std::move(needle.expected);
+            set_member(expected, "depth", json_number(depth));
             bi::sdk::Row row;
             row.prompt = sized.text;
             row.system = kSystemMessage;

@@ -3,7 +3,7 @@
 #include <bi/plugin.hpp>
 
 #include "family_rules.hpp"
-#include "json_value.hpp"
+#include "json.hpp"
 #include "spark_generator.hpp"
 #include "text_extract.hpp"
 
@@ -16,15 +16,15 @@ constexpr const char* kVersion = BI_SPARK_VERSION;  // the project version, from
 class SparkScorer final : public bi::sdk::Scorer {
 public:
     std::string extract_answer(const bi::sdk::ScoreInput& input) override {
-        const JsonValue expected = parse_expected(input.family, input.expected_answer_json);
+        const Json expected = parse_expected(input.family, input.expected_answer_json);
         return to_json(spark::extract_answer(input.family, input.completion, expected).answer);
     }
     std::string classify_failure_mode(const bi::sdk::ScoreInput& input) override {
-        const JsonValue expected = parse_expected(input.family, input.expected_answer_json);
+        const Json expected = parse_expected(input.family, input.expected_answer_json);
         return spark::classify_failure_mode(input.family, input.completion, expected);
     }
     bi::sdk::Score score(const bi::sdk::ScoreInput& input) override {
-        const JsonValue expected = parse_expected(input.family, input.expected_answer_json);
+        const Json expected = parse_expected(input.family, input.expected_answer_json);
         const double value = score_answer(input.family, input.completion, expected);
         return {value, value >= 0.5};
     }

@@ -201,8 +201,8 @@ std::optional<std::string> first_code_token(std::string_view text) {
     return std::nullopt;
 }
 
-std::optional<JsonValue> last_number(std::string_view text) {
-    std::optional<JsonValue> last;
+std::optional<Json> last_number(std::string_view text) {
+    std::optional<Json> last;
     std::size_t i = 0;
     while (i < text.size()) {
         if (!is_digit(text[i])) {
@@ -237,14 +237,14 @@ std::optional<JsonValue> last_number(std::string_view text) {
             std::int64_t value = 0;
             const auto r = std::from_chars(digits.data(), digits.data() + digits.size(), value);
             if (r.ec == std::errc()) {
-                last = JsonValue::integer(negative ? -value : value);
+                last = json_integer(negative ? -value : value);
                 continue;
             }
         }
         const std::string literal = digits + (fraction.empty() ? "" : "." + fraction);
         double value = 0.0;
         std::from_chars(literal.data(), literal.data() + literal.size(), value);
-        last = JsonValue::number(negative ? -value : value);
+        last = json_number(negative ? -value : value);
     }
     return last;
 }
@@ -272,7 +272,7 @@ std::vector<std::string> bullets(std::string_view text) {
     return out;
 }
 
-std::optional<JsonValue> first_json_object(std::string_view text, bool* saw_brace) {
+std::optional<Json> first_json_object(std::string_view text, bool* saw_brace) {
     if (saw_brace) *saw_brace = text.find('{') != std::string_view::npos;
     int starts = 0;
     for (auto open = text.find('{'); open != std::string_view::npos && starts < kMaxJsonStarts;
@@ -299,7 +299,7 @@ std::optional<JsonValue> first_json_object(std::string_view text, bool* saw_brac
                 if (--depth > 0) continue;
                 if (c == '}') {
                     auto parsed = parse_json(text.substr(open, i - open + 1));
-                    if (parsed && parsed->is_object()) return parsed;
+                    if (parsed && parsed->IsObject()) return parsed;
                 }
                 break;
             }

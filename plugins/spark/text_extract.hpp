@@ -7,7 +7,7 @@
 #include <string_view>
 #include <vector>
 
-#include "json_value.hpp"
+#include "json.hpp"
 
 namespace spark {
 
@@ -26,14 +26,14 @@ std::optional<std::string> first_code_token(std::string_view text);
 
 // The last number not glued to a letter or underscore (so "v2" and "BUG-5521" do not count):
 // an integer, or a double when it has a fraction. "1,234" reads as 1234.
-std::optional<JsonValue> last_number(std::string_view text);
+std::optional<Json> last_number(std::string_view text);
 
 // The text of every bullet line ("- ", "* ", "+ ", "• ", "1. ", "2) "), trimmed, in order.
 std::vector<std::string> bullets(std::string_view text);
 
 // The first '{' ... '}' span, balanced outside strings, that parses as a JSON object; spans that
 // do not parse are skipped. `saw_brace` tells whether any '{' was there at all.
-std::optional<JsonValue> first_json_object(std::string_view text, bool* saw_brace = nullptr);
+std::optional<Json> first_json_object(std::string_view text, bool* saw_brace = nullptr);
 
 // The first fenced code block holding "def " (else the first fenced block), or bare code from
 // the first line starting with "def " through the lines indented under it.

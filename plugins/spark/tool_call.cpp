@@ -9,29 +9,29 @@ namespace {
 
 constexpr int kMaxNesting = 4;
 
-std::optional<ToolCall> read_call(const JsonValue& value, int depth) {
-    if (depth > kMaxNesting || !value.is_object()) return std::nullopt;
-    if (const JsonValue* calls = value.find("tool_calls");
-        calls && calls->is_array() && !calls->as_array().empty())
-        return read_call(calls->as_array().front(), depth + 1);
-    if (const JsonValue* function = value.find("function"); function && function->is_object())
+std::optional<ToolCall> read_call(const Json& value, int depth) {
+    if (depth > kMaxNesting || !value.IsObject()) return std::nullopt;
+    if (const Json* calls = find_member(value, "tool_calls");
+        calls && calls->IsArray() && !calls->Empty())
+        return read_call((*calls)[0], depth + 1);
+    if (const Json* function = find_member(value, "function"); function && function->IsObject())
         if (auto call = read_call(*function, depth + 1)) return call;
 
-    const JsonValue* name = nullptr;
+    const Json* name = nullptr;
     for (const char* key : {"name", "tool", "tool_name", "function"})
-        if (const JsonValue* v = value.find(key); v && v->is_string() && !name) name = v;
+        if (const Json* v = find_member(value, key); v && v->IsString() && !name) name = v;
     if (!name) return std::nullopt;
     ToolCall call;
-    call.name = std::string(trim(name->as_string()));
-    call.arguments = JsonValue::object();
+    call.name = std::string(trim(string_of(*name)));
+    call.arguments = json_object();
     for (const char* key : {"arguments", "args", "parameters", "input"}) {
-        const JsonValue* args = value.find(key);
+        const Json* args = find_member(value, key);
         if (!args) continue;
-        if (args->is_object()) {
-            call.arguments = *args;
-        } else if (args->is_string()) {
-            if (auto parsed = parse_json(args->as_string()); parsed && parsed->is_object())
-                call.arguments = *parsed;
+        if (args->IsObject()) {
+            call.arguments = json_copy(*args);
+        } else if (args->IsString()) {
+            if (auto parsed = parse_json(string_of(*args)); parsed && parsed->IsObject())
+                call.arguments = std::move(*parsed);
         }
         break;
     }
@@ -40,7 +40,7 @@ std::optional<ToolCall> read_call(const JsonValue& value, int depth) {
 
 }  // namespace
 
-std::optional<ToolCall> as_tool_call(const JsonValue& value) {
+std::optional<ToolCall> as_tool_call(const Json& value) {
     return read_call(value, 0);
 }
 

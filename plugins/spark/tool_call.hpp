@@ -6,15 +6,15 @@
 #include <optional>
 #include <string>
 
-#include "json_value.hpp"
+#include "json.hpp"
 
 namespace spark {
 
 struct ToolCall {
     std::string name;
-    JsonValue arguments;  // always an object
+    Json arguments;  // always an object
 };
 
-std::optional<ToolCall> as_tool_call(const JsonValue& value);
+std::optional<ToolCall> as_tool_call(const Json& value);
 
 }  // namespace spark

@@ -154,52 +154,29 @@ public:
                           RowSink& rows) = 0;
 };
 
-// ---- JSON text helpers (a plugin cannot share the host's JSON library) -------------------------
-
-// `text` as a JSON string literal.
-inline std::string json_string(std::string_view text) {
-    std::string out;
-    out.reserve(text.size() + 2);
-    out += '"';
-    for (const char ch : text) {
-        const auto c = static_cast<unsigned char>(ch);
-        switch (c) {
-            case '"':
-                out += "\\\"";
-                break;
-            case '\\':
-                out += "\\\\";
-                break;
-            case '\n':
-                out += "\\n";
-                break;
-            case '\r':
-                out += "\\r";
-                break;
-            case '\t':
-                out += "\\t";
-                break;
-            case '\b':
-                out += "\\b";
-                break;
-            case '\f':
-                out += "\\f";
-                break;
-            default:
-                if (c < 0x20) {
-                    char escaped[8];
-                    std::snprintf(escaped, sizeof escaped, "\\u%04x", static_cast<unsigned>(c));
-                    out += escaped;
-                } else {
-                    out += ch;
-                }
-        }
-    }
-    out += '"';
-    return out;
-}
+// ---- JSON string codec ------------------------------------------------------------------------
+// Answers and expected answers cross the C ABI as JSON text, and a plugin must not depend on the
+// host's JSON library across it. Most scorers need only JSON strings, so the SDK carries this
+// small codec and no more; a plugin wanting full JSON compiles its own library privately, as the
+// bundled spark plugin does with RapidJSON.
 
 namespace detail {
+
+// JSON's two-character escapes: the letter after the backslash, and the byte it stands for.
+inline constexpr char kShortEscapes[][2] = {{'"', '"'},  {'\\', '\\'}, {'/', '/'},  {'b', '\b'},
+                                            {'f', '\f'}, {'n', '\n'},  {'r', '\r'}, {'t', '\t'}};
+
+inline char escape_letter(char byte) {  // 0 when `byte` has no two-character escape
+    for (const auto& escape : kShortEscapes)
+        if (escape[1] == byte) return escape[0];
+    return 0;
+}
+
+inline char escaped_byte(char letter) {  // 0 when `letter` is no escape letter
+    for (const auto& escape : kShortEscapes)
+        if (escape[0] == letter) return escape[1];
+    return 0;
+}
 
 inline void append_utf8(std::string& out, std::uint32_t code) {
     if (code < 0x80) {
@@ -237,72 +214,67 @@ inline std::optional<std::uint32_t> read_hex4(std::string_view text, std::size_t
     return value;
 }
 
-inline bool is_json_space(char c) {
-    return c == ' ' || c == '\t' || c == '\n' || c == '\r';
-}
-
 }  // namespace detail
+
+// `text` as a JSON string literal.
+inline std::string json_string(std::string_view text) {
+    std::string out;
+    out.reserve(text.size() + 2);
+    out += '"';
+    for (const char ch : text) {
+        const auto c = static_cast<unsigned char>(ch);
+        if (c >= 0x20 && ch != '"' && ch != '\\') {
+            out += ch;
+        } else if (const char letter = detail::escape_letter(ch)) {
+            out += '\\';
+            out += letter;
+        } else {
+            char escaped[8];
+            std::snprintf(escaped, sizeof escaped, "\\u%04x", static_cast<unsigned>(c));
+            out += escaped;
+        }
+    }
+    out += '"';
+    return out;
+}
 
 // The text of `json` when it is a JSON string literal (surrounding whitespace allowed), else
 // nullopt: e.g. an expected answer of "\"Paris\"" gives "Paris", "42" gives nullopt.
 inline std::optional<std::string> json_string_value(std::string_view json) {
-    while (!json.empty() && detail::is_json_space(json.front())) json.remove_prefix(1);
-    while (!json.empty() && detail::is_json_space(json.back())) json.remove_suffix(1);
+    const auto is_space = [](char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; };
+    while (!json.empty() && is_space(json.front())) json.remove_prefix(1);
+    while (!json.empty() && is_space(json.back())) json.remove_suffix(1);
     if (json.size() < 2 || json.front() != '"' || json.back() != '"') return std::nullopt;
+    const std::string_view body = json.substr(1, json.size() - 2);
     std::string out;
-    for (std::size_t i = 1; i + 1 < json.size(); ++i) {
-        const char c = json[i];
+    for (std::size_t i = 0; i < body.size(); ++i) {
+        const char c = body[i];
         if (c == '"' || static_cast<unsigned char>(c) < 0x20) return std::nullopt;
         if (c != '\\') {
             out += c;
             continue;
         }
-        if (++i + 1 >= json.size()) return std::nullopt;
-        switch (json[i]) {
-            case '"':
-                out += '"';
-                break;
-            case '\\':
-                out += '\\';
-                break;
-            case '/':
-                out += '/';
-                break;
-            case 'b':
-                out += '\b';
-                break;
-            case 'f':
-                out += '\f';
-                break;
-            case 'n':
-                out += '\n';
-                break;
-            case 'r':
-                out += '\r';
-                break;
-            case 't':
-                out += '\t';
-                break;
-            case 'u': {
-                auto code = detail::read_hex4(json, i + 1);
-                if (!code) return std::nullopt;
-                i += 4;
-                if (*code >= 0xD800 && *code < 0xDC00) {  // a surrogate pair spells one code point
-                    if (i + 2 >= json.size() || json[i + 1] != '\\' || json[i + 2] != 'u')
-                        return std::nullopt;
-                    const auto low = detail::read_hex4(json, i + 3);
-                    if (!low || *low < 0xDC00 || *low > 0xDFFF) return std::nullopt;
-                    code = 0x10000 + ((*code - 0xD800) << 10) + (*low - 0xDC00);
-                    i += 6;
-                } else if (*code >= 0xDC00 && *code <= 0xDFFF) {
-                    return std::nullopt;
-                }
-                detail::append_utf8(out, *code);
-                break;
-            }
-            default:
-                return std::nullopt;
+        if (++i == body.size()) return std::nullopt;
+        if (body[i] != 'u') {
+            const char byte = detail::escaped_byte(body[i]);
+            if (!byte) return std::nullopt;
+            out += byte;
+            continue;
         }
+        auto code = detail::read_hex4(body, i + 1);
+        if (!code) return std::nullopt;
+        i += 4;
+        if (*code >= 0xD800 && *code < 0xDC00) {  // a surrogate pair spells one code point
+            if (i + 2 >= body.size() || body[i + 1] != '\\' || body[i + 2] != 'u')
+                return std::nullopt;
+            const auto low = detail::read_hex4(body, i + 3);
+            if (!low || *low < 0xDC00 || *low > 0xDFFF) return std::nullopt;
+            code = 0x10000 + ((*code - 0xD800) << 10) + (*low - 0xDC00);
+            i += 6;
+        } else if (*code >= 0xDC00 && *code <= 0xDFFF) {
+            return std::nullopt;
+        }
+        detail::append_utf8(out, *code);
     }
     return out;
 }

@@ -6,6 +6,7 @@
 #include "server/guards.hpp"
 #include "server/model_facts.hpp"
 #include "run_command.hpp"
+#include "scratch_dir.hpp"
 
 using namespace bi;
 

@@ -59,10 +59,11 @@ public:
     // Exit status, or -1 when it has not exited within `seconds` (the destructor kills it).
     int wait_exit(int seconds) {
         int status = 0;
-        reaped_ =
+        const bool exited =
             bi::testing::wait_until([&] { return ::waitpid(pid(), &status, WNOHANG) == pid(); },
                                     std::chrono::seconds(seconds), std::chrono::milliseconds(10));
-        if (!reaped_) return -1;
+        if (!exited) return -1;
+        reaped_ = true;
         return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
     }
 

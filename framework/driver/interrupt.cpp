@@ -32,10 +32,6 @@ const std::atomic<bool>& interrupt_flag() {
     return g_interrupted;
 }
 
-int interrupt_signal() {
-    return g_signal.load();
-}
-
 Interrupted::Interrupted(int signal_number)
     : Error(ErrorCategory::Internal, std::string("interrupted by ") +
                                          (signal_number ? ::strsignal(signal_number) : "request") +

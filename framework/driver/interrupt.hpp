@@ -14,9 +14,6 @@ void install_interrupt_handlers();
 // Set by the handlers; the dispatcher and the cell runner check it.
 const std::atomic<bool>& interrupt_flag();
 
-// The signal that set the flag, 0 when none.
-int interrupt_signal();
-
 // Thrown when the run stops because of a signal; no cert is written.
 class Interrupted : public Error {
 public:

@@ -192,10 +192,6 @@ std::uint16_t MockServer::port() const {
     return impl_->port;
 }
 
-std::string MockServer::base_url() const {
-    return "http://127.0.0.1:" + std::to_string(impl_->port);
-}
-
 bool MockServer::crashed() const {
     return impl_->service->crashed();
 }

@@ -4,7 +4,6 @@
 
 #include <cstdint>
 #include <memory>
-#include <string>
 #include <vector>
 
 #include "mock_config.hpp"
@@ -26,9 +25,8 @@ public:
     // Fails in-flight requests, stops listening and joins every thread; idempotent.
     void stop();
 
-    std::uint16_t port() const;    // 0 before start()
-    std::string base_url() const;  // "http://127.0.0.1:PORT"
-    bool crashed() const;          // crash_after was reached (in-process: no longer answering)
+    std::uint16_t port() const;  // 0 before start()
+    bool crashed() const;        // crash_after was reached (in-process: no longer answering)
 
     // Holds the scheduler's ticks while requests still take slots, so a test can line up N
     // requests and know they are co-batched from their first token.

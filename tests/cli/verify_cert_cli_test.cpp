@@ -5,6 +5,7 @@
 #include "io/cert_io.hpp"
 #include "io/files.hpp"
 #include "run_command.hpp"
+#include "scratch_dir.hpp"
 #include "../unit/trial_builders.hpp"
 
 using namespace bi;

@@ -12,6 +12,7 @@
 #include "gguf_reader.hpp"
 #include "io/files.hpp"
 #include "run_command.hpp"
+#include "scratch_dir.hpp"
 
 using bi::testing::run_command;
 

@@ -14,7 +14,7 @@
 #include "gguf/synth_model.hpp"
 #include "gguf_reader.hpp"
 #include "io/files.hpp"
-#include "run_command.hpp"
+#include "scratch_dir.hpp"
 
 using bi::gguf::ModelSpec;
 using bi::gguf::TensorType;

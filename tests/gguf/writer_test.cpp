@@ -14,7 +14,7 @@
 #include "gguf/writer.hpp"
 #include "gguf_reader.hpp"
 #include "io/files.hpp"
-#include "run_command.hpp"
+#include "scratch_dir.hpp"
 
 using bi::gguf::GgufWriter;
 using bi::gguf::TensorType;

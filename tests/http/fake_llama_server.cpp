@@ -12,11 +12,12 @@
 #include <Poco/ThreadPool.h>
 
 #include <algorithm>
+#include <chrono>
 #include <sstream>
-#include <thread>
 
 #include "core/json.hpp"
 #include "io/json_text.hpp"
+#include "wait_until.hpp"
 
 namespace bi::test {
 
@@ -260,12 +261,7 @@ std::set<std::string> FakeLlamaServer::client_addresses() const {
 
 bool FakeLlamaServer::wait_until(
     const std::function<bool(const FakeLlamaServer&)>& predicate) const {
-    const auto limit = std::chrono::steady_clock::now() + std::chrono::seconds(20);
-    while (!predicate(*this)) {
-        if (std::chrono::steady_clock::now() > limit) return false;
-        std::this_thread::sleep_for(std::chrono::milliseconds(2));
-    }
-    return true;
+    return bi::testing::wait_until([&] { return predicate(*this); }, std::chrono::seconds(20));
 }
 
 std::uint16_t unused_port() {

@@ -8,6 +8,7 @@
 #include "io/cert_schema.hpp"
 #include "io/files.hpp"
 #include "run_command.hpp"
+#include "scratch_dir.hpp"
 
 using namespace bi;
 using testing::run_command;

@@ -10,16 +10,24 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <Poco/Exception.h>
+#include <Poco/Net/HTTPClientSession.h>
+#include <Poco/Net/HTTPRequest.h>
+#include <Poco/Net/HTTPResponse.h>
+#include <Poco/StreamCopier.h>
+
 #include <cerrno>
-#include <chrono>
+#include <cstdint>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
-#include <thread>
 
 #include "core/cert.hpp"
 #include "io/cert_io.hpp"
 #include "io/files.hpp"
 #include "run_command.hpp"
+#include "scratch_dir.hpp"
+#include "wait_until.hpp"
 
 using namespace bi;
 using testing::run_command;
@@ -57,6 +65,34 @@ std::vector<std::string> live_argv(const testing::ScratchDir& dir, const std::st
 
 std::string cert_path(const testing::ScratchDir& dir) {
     return dir.file("out/" + core::cert_file_name("m", 512, 4));
+}
+
+// The port in bi-mock-server's "listening on http://127.0.0.1:PORT" log line; 0 until it is there.
+std::uint16_t listening_port(const std::string& log) {
+    const std::string marker = "listening on http://127.0.0.1:";
+    const std::string text = testing::read_text(log);
+    const auto at = text.find(marker);
+    if (at == std::string::npos) return 0;
+    return static_cast<std::uint16_t>(std::atoi(text.c_str() + at + marker.size()));
+}
+
+// llamacpp:requests_processing from the server's /metrics; -1 when it does not answer.
+int requests_processing(std::uint16_t port) {
+    try {
+        Poco::Net::HTTPClientSession session("127.0.0.1", port);
+        session.setTimeout(Poco::Timespan(2, 0));
+        Poco::Net::HTTPRequest request(Poco::Net::HTTPRequest::HTTP_GET, "/metrics",
+                                       Poco::Net::HTTPMessage::HTTP_1_1);
+        session.sendRequest(request);
+        Poco::Net::HTTPResponse response;
+        std::string text;
+        Poco::StreamCopier::copyToString(session.receiveResponse(response), text);
+        const std::string metric = "\nllamacpp:requests_processing ";
+        const auto at = text.find(metric);
+        return at == std::string::npos ? -1 : std::atoi(text.c_str() + at + metric.size());
+    } catch (const Poco::Exception&) {
+        return -1;
+    }
 }
 
 std::vector<pid_t> server_pids(const core::Json& cert) {
@@ -142,11 +178,10 @@ TEST_CASE("run-live: SIGINT mid-run tears the server down and exits 130", "[life
     pid_t driver = 0;
     REQUIRE(::posix_spawn(&driver, args[0], nullptr, nullptr, args.data(), environ) == 0);
     const auto log = dir.file("out/m__ctx512.server.log");
-    // Wait (bounded) until the server has started and logged its listening line.
-    for (int i = 0; i < 200 && !(fs::exists(log) && io::read_file(log).find("listening") !=
-                                                        std::string::npos); ++i)
-        std::this_thread::sleep_for(std::chrono::milliseconds(50));
-    std::this_thread::sleep_for(std::chrono::milliseconds(200));
+    // Interrupt only once arm A really has a request in flight on the server the log names.
+    std::uint16_t port = 0;
+    CHECK(testing::wait_until([&] { return (port = listening_port(log)) != 0; }));
+    CHECK(testing::wait_until([&] { return requests_processing(port) > 0; }));
     ::kill(driver, SIGINT);
     int status = 0;
     REQUIRE(::waitpid(driver, &status, 0) == driver);

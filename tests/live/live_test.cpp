@@ -10,6 +10,7 @@
 #include "core/cert.hpp"
 #include "io/cert_io.hpp"
 #include "run_command.hpp"
+#include "scratch_dir.hpp"
 
 using namespace bi;
 using testing::run_command;

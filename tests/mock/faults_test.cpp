@@ -3,17 +3,25 @@
 #include <catch2/catch.hpp>
 
 #include <Poco/Exception.h>
+#include <Poco/Net/HTTPClientSession.h>
+#include <Poco/Net/HTTPRequest.h>
+#include <Poco/Net/HTTPResponse.h>
 #include <Poco/Net/SocketAddress.h>
 #include <Poco/Net/StreamSocket.h>
 
+#include <atomic>
+#include <chrono>
 #include <thread>
 
 #include "core/error.hpp"
+#include "io/json_text.hpp"
 #include "test_client.hpp"
+#include "wait_until.hpp"
 
 using namespace bi::mock;
 using namespace bi::mock::test;
 using bi::core::Json;
+using bi::testing::wait_until;
 
 namespace {
 
@@ -34,6 +42,26 @@ std::string raw_exchange(std::uint16_t port, const std::string& bytes) {
         // A reset or a timeout ends the exchange; the caller checks the server still answers.
     }
     return reply;
+}
+
+// POSTs `body` with "Expect: 100-continue". Poco's server answers 100 Continue just before it
+// hands the request to the mock's handler, so `in_handler` turns true once the request has
+// reached it; then waits for the final answer.
+void post_once_handled(std::uint16_t port, const Json& body, std::atomic<bool>& in_handler) {
+    Poco::Net::HTTPClientSession session("127.0.0.1", port);
+    session.setTimeout(Poco::Timespan(20, 0));
+    Poco::Net::HTTPRequest request(Poco::Net::HTTPRequest::HTTP_POST, "/completion",
+                                   Poco::Net::HTTPMessage::HTTP_1_1);
+    const std::string text = bi::io::to_json_text(body);
+    request.setContentType("application/json");
+    request.setContentLength(static_cast<std::streamsize>(text.size()));
+    request.setExpectContinue(true);
+    std::ostream& out = session.sendRequest(request);
+    Poco::Net::HTTPResponse response;
+    if (!session.peekResponse(response)) return;  // answered without 100 Continue
+    out << text << std::flush;
+    in_handler = true;
+    session.receiveResponse(response);
 }
 
 }  // namespace
@@ -88,15 +116,15 @@ TEST_CASE("hang: completions never answer, stop() still ends cleanly", "[mock][f
     CHECK(other.get("/health").status == 200);  // the server is alive, only completions hang
 
     // A second hung request is still waiting when stop() runs; stop() must release it.
-    std::thread waiting([port] {
+    std::atomic<bool> in_handler{false};
+    std::thread waiting([port, &in_handler] {
         try {
-            Client client(port, 20000);
-            client.post("/completion", kPrompt);
+            post_once_handled(port, kPrompt, in_handler);
         } catch (const Poco::Exception&) {
             // The server went away under it: expected.
         }
     });
-    std::this_thread::sleep_for(std::chrono::milliseconds(100));  // let it reach the handler
+    REQUIRE(wait_until([&] { return in_handler.load(); }));
     server.stop();
     waiting.join();
     Client late(port, 2000);
@@ -119,10 +147,8 @@ TEST_CASE("loading: 503 until the loading time has passed, then 200", "[mock][fa
     CHECK(client.post("/completion", kPrompt).status == 503);
 
     int status = 0;
-    for (int i = 0; i < 1000 && status != 200; ++i) {
-        std::this_thread::sleep_for(std::chrono::milliseconds(10));
-        status = client.get("/health").status;
-    }
+    wait_until([&] { return (status = client.get("/health").status) == 200; },
+               std::chrono::seconds(10), std::chrono::milliseconds(10));
     CHECK(status == 200);
     CHECK(client.post("/completion", kPrompt).status == 200);
 }

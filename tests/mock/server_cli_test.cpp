@@ -12,9 +12,9 @@
 #include <cerrno>
 #include <chrono>
 #include <memory>
-#include <thread>
 
 #include "test_client.hpp"
+#include "wait_until.hpp"
 
 using namespace bi::mock::test;
 using bi::core::Json;
@@ -56,17 +56,15 @@ public:
         return 0;
     }
 
-    // Exit status, or -1 when it has not exited within `seconds` (it is then killed).
+    // Exit status, or -1 when it has not exited within `seconds` (the destructor kills it).
     int wait_exit(int seconds) {
-        for (int i = 0; i < seconds * 100; ++i) {
-            int status = 0;
-            if (::waitpid(pid(), &status, WNOHANG) == pid()) {
-                reaped_ = true;
-                return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-            }
-            std::this_thread::sleep_for(std::chrono::milliseconds(10));
-        }
-        return -1;
+        int status = 0;
+        const bool exited =
+            bi::testing::wait_until([&] { return ::waitpid(pid(), &status, WNOHANG) == pid(); },
+                                    std::chrono::seconds(seconds), std::chrono::milliseconds(10));
+        if (!exited) return -1;
+        reaped_ = true;
+        return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
     }
 
 private:

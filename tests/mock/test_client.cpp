@@ -9,6 +9,7 @@
 #include <catch2/catch.hpp>
 #include <fstream>
 #include <sstream>
+#include <thread>
 
 #include "io/json_text.hpp"
 

@@ -5,13 +5,13 @@
 #include <chrono>
 #include <cstdint>
 #include <string>
-#include <thread>
 #include <vector>
 
 #include <Poco/Net/HTTPClientSession.h>
 
 #include "core/json.hpp"
 #include "mock/mock_server.hpp"
+#include "wait_until.hpp"
 
 namespace bi::mock::test {
 
@@ -44,11 +44,7 @@ std::vector<Reply> post_cobatched(MockServer& server, const std::string& path,
 // worse than a failed one). Speed is never asserted.
 template <typename Predicate>
 bool wait_for_stats(const MockServer& server, Predicate predicate) {
-    for (int i = 0; i < 10000; ++i) {
-        if (predicate(server.stats())) return true;
-        std::this_thread::sleep_for(std::chrono::milliseconds(1));
-    }
-    return predicate(server.stats());
+    return testing::wait_until([&] { return predicate(server.stats()); }, std::chrono::seconds(10));
 }
 
 // Paths ("a.b[0].c") present in `reference` but missing from `actual` or of another JSON type.

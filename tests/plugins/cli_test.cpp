@@ -3,18 +3,20 @@
 
 #include <sys/stat.h>
 
+#include "fixture_path.hpp"
 #include "io/json_text.hpp"
 #include "io/workset.hpp"
-#include "test_support.hpp"
+#include "run_command.hpp"
+#include "scratch_dir.hpp"
 
-using bi::test::fixture;
-using bi::test::run_process;
+using bi::testing::fixture;
+using bi::testing::run_command;
 
 namespace {
 
-bi::test::ProcessResult bi_run(std::vector<std::string> args) {
+bi::testing::CommandResult bi_run(std::vector<std::string> args) {
     args.insert(args.begin(), BI_RUN_EXE);
-    return run_process(args);
+    return run_command(args);
 }
 
 bool contains(const std::string& text, const std::string& part) {
@@ -79,7 +81,7 @@ TEST_CASE("bi-run workset writes a generator's rows to stdout", "[cli]") {
 }
 
 TEST_CASE("bi-run workset --out writes the file, byte-identical on a rerun", "[cli]") {
-    const bi::test::TempDir dir;
+    const bi::testing::ScratchDir dir;
     const auto out = dir.file("ws.json");
     const std::vector<std::string> args = {
         "workset", "--plugin", fixture("good_cpp"), "--generator", "codes",
@@ -89,14 +91,14 @@ TEST_CASE("bi-run workset --out writes the file, byte-identical on a rerun", "[c
     REQUIRE(first.exit_code == 0);
     CHECK(first.out.empty());
     CHECK(first.err == "bi-run workset: wrote 3 rows to " + out + "\n");
-    const std::string text = bi::test::read_text(out);
+    const std::string text = bi::testing::read_text(out);
     CHECK(bi::io::load_workset_file(out).size() == 3);
     struct stat info {};
     REQUIRE(::stat(out.c_str(), &info) == 0);
     CHECK((info.st_mode & 0777) == 0644);
 
     REQUIRE(bi_run(args).exit_code == 0);
-    CHECK(bi::test::read_text(out) == text);
+    CHECK(bi::testing::read_text(out) == text);
 }
 
 TEST_CASE("generator parameters keep commas inside a value", "[cli]") {
@@ -126,7 +128,7 @@ TEST_CASE("bi-run workset errors: usage 2, generator failure 1", "[cli]") {
     CHECK(bad_ctx.exit_code == 2);
     CHECK(bad_ctx.err == "bi-run workset: --ctx must be at least 1\n");
 
-    const bi::test::TempDir dir;
+    const bi::testing::ScratchDir dir;
     const auto out = dir.file("ws.json");
     const auto failed = bi_run({"workset", "--plugin", fixture("good_c"), "--generator", "counting",
                                 "--generator-param", "fail=1", "--out", out});

@@ -5,7 +5,7 @@
 #include "core/error.hpp"
 #include "plugin_host/bundled_plugins.hpp"
 #include "plugin_host/plugin_set.hpp"
-#include "test_support.hpp"
+#include "scratch_dir.hpp"
 
 using bi::core::Json;
 
@@ -37,7 +37,7 @@ TEST_CASE("the bundled plugins are found beside the executable", "[exact]") {
 }
 
 TEST_CASE("a missing bundled exact plugin is a clear error", "[exact]") {
-    const bi::test::TempDir empty;
+    const bi::testing::ScratchDir empty;
     bi::plugin_host::PluginSet plugins;
     try {
         plugins.load_bundled({empty.path()});

@@ -7,15 +7,15 @@
 
 #include "core/error.hpp"
 #include "core/work_item.hpp"
+#include "fixture_path.hpp"
 #include "io/json_text.hpp"
 #include "plugin_host/plugin_set.hpp"
-#include "test_support.hpp"
 
 using bi::core::Json;
 using bi::plugin_host::GenerationRequest;
 using bi::plugin_host::PluginSet;
 using bi::plugin_host::ScoreOutcome;
-using bi::test::fixture;
+using bi::testing::fixture;
 
 namespace {
 

@@ -8,11 +8,11 @@
 
 #include "bi/plugin.h"
 #include "core/error.hpp"
+#include "fixture_path.hpp"
 #include "plugin_host/plugin_set.hpp"
-#include "test_support.hpp"
 
 using bi::plugin_host::PluginSet;
-using bi::test::fixture;
+using bi::testing::fixture;
 
 namespace {
 

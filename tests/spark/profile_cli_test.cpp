@@ -11,6 +11,7 @@
 #include "io/cert_io.hpp"
 #include "io/files.hpp"
 #include "run_command.hpp"
+#include "scratch_dir.hpp"
 
 using namespace bi;
 using testing::run_command;

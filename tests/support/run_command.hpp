@@ -1,4 +1,5 @@
-// Runs a program to completion for CLI tests, capturing its exit status, stdout and stderr.
+// Runs a program to completion (no shell), capturing its exit status, stdout and stderr: how the
+// CLI, integration and plugin tests drive the real binaries.
 #pragma once
 
 #include <string>
@@ -12,21 +13,8 @@ struct CommandResult {
     std::string err;
 };
 
-// argv[0] is the program path. `stdin_text` is fed on standard input.
+// argv[0] is the program path. `stdin_text` is fed on standard input (empty: immediate EOF).
+// Throws std::runtime_error when the program cannot be started.
 CommandResult run_command(const std::vector<std::string>& argv, const std::string& stdin_text = "");
-
-// A fresh directory under the system temp dir, removed with everything in it on destruction.
-class ScratchDir {
-public:
-    ScratchDir();
-    ~ScratchDir();
-    ScratchDir(const ScratchDir&) = delete;
-    ScratchDir& operator=(const ScratchDir&) = delete;
-    const std::string& path() const { return path_; }
-    std::string file(const std::string& name) const { return path_ + "/" + name; }
-
-private:
-    std::string path_;
-};
 
 }  // namespace bi::testing

@@ -3,7 +3,7 @@
 #include "core/error.hpp"
 #include "io/files.hpp"
 #include "io/model_profile.hpp"
-#include "run_command.hpp"
+#include "scratch_dir.hpp"
 
 using namespace bi;
 

@@ -44,7 +44,7 @@ const std::string kPrompt = "Question: what is the key?\nECHO: \"KT-4821-QZ\"";
 
 }  // namespace
 
-TEST_CASE("mock echo: the marker line is found and unescaped", "[spark][mock]") {
+TEST_CASE("mock echo: the marker line is found and unescaped", "[mock][echo]") {
     CHECK(find_echo_text(kPrompt) == std::optional<std::string>("\"KT-4821-QZ\""));
     CHECK(find_echo_text("ECHO: - a\\n- b\\\\c\\t\nmore") ==
           std::optional<std::string>("- a\n- b\\c\\t"));
@@ -53,7 +53,7 @@ TEST_CASE("mock echo: the marker line is found and unescaped", "[spark][mock]") 
     CHECK_FALSE(find_echo_text("ECHO: "));
 }
 
-TEST_CASE("mock echo: the completion is the echoed text, then EOS", "[spark][mock]") {
+TEST_CASE("mock echo: the completion is the echoed text, then EOS", "[mock][echo]") {
     const auto outcome = run_together({job_for(kPrompt, 64)}).front();
     CHECK(outcome.content == "\"KT-4821-QZ\"");
     CHECK(outcome.stop_type == "eos");
@@ -62,14 +62,14 @@ TEST_CASE("mock echo: the completion is the echoed text, then EOS", "[spark][moc
     CHECK(run_together({job_for(kPrompt, -1)}).front().content == "\"KT-4821-QZ\"");
 }
 
-TEST_CASE("mock echo: n_predict still cuts the echo short", "[spark][mock]") {
+TEST_CASE("mock echo: n_predict still cuts the echo short", "[mock][echo]") {
     const auto outcome = run_together({job_for(kPrompt, 2)}).front();
     CHECK(outcome.stop_type == "limit");
     CHECK(outcome.tokens.size() == 2);
     CHECK(outcome.content == "\"KT");
 }
 
-TEST_CASE("mock echo: prompts without the marker generate as before", "[spark][mock]") {
+TEST_CASE("mock echo: prompts without the marker generate as before", "[mock][echo]") {
     const std::string plain = "Question: what is the key?";
     CompletionJob with_field = job_for(plain, 8);
     CHECK(with_field.echo.empty());
@@ -78,7 +78,7 @@ TEST_CASE("mock echo: prompts without the marker generate as before", "[spark][m
     CHECK(outcome.content.find("KT") == std::string::npos);
 }
 
-TEST_CASE("mock echo: co-batching divergence still changes echoed answers", "[spark][mock]") {
+TEST_CASE("mock echo: co-batching divergence still changes echoed answers", "[mock][echo]") {
     const auto quiet = run_together({job_for(kPrompt, 64), job_for("Another " + kPrompt, 64)});
     CHECK(quiet[0].content == "\"KT-4821-QZ\"");
     CHECK(quiet[1].content == "\"KT-4821-QZ\"");
@@ -90,7 +90,7 @@ TEST_CASE("mock echo: co-batching divergence still changes echoed answers", "[sp
           "\"KT-4821-QZ\"");
 }
 
-TEST_CASE("mock echo: chat requests carry the marker from the user message", "[spark][mock]") {
+TEST_CASE("mock echo: chat requests carry the marker from the user message", "[mock][echo]") {
     const bi::core::Json body = bi::core::Json::Object{
         {"messages",
          bi::core::Json::Array{bi::core::Json::Object{{"role", "system"}, {"content", "Be brief."}},

@@ -4,7 +4,7 @@
 #include "core/error.hpp"
 #include "io/json_text.hpp"
 #include "io/workset.hpp"
-#include "test_support.hpp"
+#include "scratch_dir.hpp"
 
 using bi::core::Json;
 using bi::io::rows_from_json;
@@ -97,7 +97,7 @@ TEST_CASE("wrong types and ranges are refused", "[workset]") {
 }
 
 TEST_CASE("load_workset_file names the file in every error", "[workset]") {
-    const bi::test::TempDir dir;
+    const bi::testing::ScratchDir dir;
     const auto good = dir.write("good.json", R"([{"prompt": "hello", "expected_answer": "hi"}])");
     CHECK(bi::io::load_workset_file(good).size() == 1);
 

@@ -42,7 +42,7 @@ std::string dump(const std::vector<bi::core::WorkItem>& items) {
 
 }  // namespace
 
-TEST_CASE("test_ids follow model|ctx|family|position|rep|fill", "[work-item]") {
+TEST_CASE("test_ids follow model|ctx|family|position|rep|fill", "[work_item]") {
     const auto items = expand_work_rows(sample_rows(), "llama-7b", 4096, 2);
     REQUIRE(items.size() == 6);
     CHECK(items[0].test_id == "llama-7b|4096|A2|0.250000|0|fill0.35");
@@ -55,21 +55,21 @@ TEST_CASE("test_ids follow model|ctx|family|position|rep|fill", "[work-item]") {
     CHECK(items[0].prompt == "first");
 }
 
-TEST_CASE("positions use (i+1)/(n+1) with six decimals", "[work-item]") {
+TEST_CASE("positions use (i+1)/(n+1) with six decimals", "[work_item]") {
     std::vector<WorkRow> rows(6, sample_rows()[0]);
     const auto items = expand_work_rows(rows, "m", 1, 1);
     CHECK(items[0].test_id == "m|1|A2|0.142857|0|fill0.35");
     CHECK(items[5].test_id == "m|1|A2|0.857143|0|fill0.35");
 }
 
-TEST_CASE("seeds are the first 8 bytes of sha256(test_id), big-endian", "[work-item]") {
+TEST_CASE("seeds are the first 8 bytes of sha256(test_id), big-endian", "[work_item]") {
     const auto items = expand_work_rows(sample_rows(), "m", 8, 1);
     const std::string hex = bi::core::sha256_hex(items[0].test_id).substr(0, 16);
     CHECK(items[0].seed == std::stoull(hex, nullptr, 16));
     CHECK(items[0].seed != items[1].seed);
 }
 
-TEST_CASE("the same inputs always expand to identical items", "[work-item]") {
+TEST_CASE("the same inputs always expand to identical items", "[work_item]") {
     const std::string first = dump(expand_work_rows(sample_rows(), "m", 2048, 3));
     CHECK(first == dump(expand_work_rows(sample_rows(), "m", 2048, 3)));
     // A locale with a decimal comma must not change anything (when the system has one).
@@ -80,7 +80,7 @@ TEST_CASE("the same inputs always expand to identical items", "[work-item]") {
     CHECK(first != dump(expand_work_rows(sample_rows(), "m", 4096, 3)));
 }
 
-TEST_CASE("reps below one are refused", "[work-item]") {
+TEST_CASE("reps below one are refused", "[work_item]") {
     CHECK_THROWS_AS(expand_work_rows(sample_rows(), "m", 1, 0), bi::Error);
     CHECK(expand_work_rows({}, "m", 1, 2).empty());
 }

@@ -1,3 +1,5 @@
+// The seeded pass permutation: SplitMix64 against its reference, bounded draws, and golden,
+// valid and distinct pass orders.
 #include <catch2/catch.hpp>
 
 #include <algorithm>

@@ -1,0 +1,75 @@
+// Golden files of the rendered cert, one per colour: GREEN, RED (A vs C diverged), AMBER (B moved).
+// The context fixes timestamp and paths, so a render is byte-stable; a mismatch leaves
+// <name>.received.json in the build tree, and copying it over the .approved.json approves it.
+#include <catch2/catch.hpp>
+
+#include <string>
+
+#include "core/cert.hpp"
+#include "io/cert_io.hpp"
+#include "io/files.hpp"
+#include "scratch_dir.hpp"
+#include "trial_builders.hpp"
+
+using namespace bi;
+
+namespace {
+
+core::Cert cert_of(const core::CellEvidence& evidence) {
+    core::CertContext c;
+    c.cell = {"tiny/rand-256", 512, 4, "f16", 1};
+    c.source = core::Source::Live;
+    c.ts_utc = "2026-01-01T00:00:00Z";
+    c.run = core::RunRecord{};
+    c.run->seed = 42;
+    c.run->n_predict = 16;
+    return core::build_cert(c, core::decide_verdict(evidence));
+}
+
+// The rendered cert must equal golden/<name>.approved.json byte for byte. A missing approved file
+// reads as empty, so a new case fails the same way and leaves its received file to approve.
+void check_golden(const std::string& name, const core::Cert& cert) {
+    const std::string approved =
+        testing::read_text(std::string(BI_TEST_DATA_DIR) + "/" + name + ".approved.json");
+    const std::string rendered = io::render_cert(cert);
+    const std::string received = std::string(BI_TEST_OUTPUT_DIR) + "/" + name + ".received.json";
+    if (rendered != approved) io::write_file_atomically(received, rendered);
+    INFO("received: " << received);
+    CHECK(rendered == approved);
+}
+
+// A trial whose scored answer moved: every invariant that follows from the answer differs.
+void move_answer(core::TrialRecord& trial, const std::string& answer) {
+    trial.extracted_answer = answer;
+    trial.score = 0.0;
+    trial.passed = false;
+    trial.content = "text-" + answer;
+    trial.content_sha = core::content_sha(trial.content);
+    trial.token_ids = std::vector<std::int64_t>{1, 2, 9, 9};
+}
+
+}  // namespace
+
+TEST_CASE("the cert file matches the approved golden file", "[cert_io][golden]") {
+    check_golden("clean_cell", cert_of(testing::clean_cell(6, 2)));
+}
+
+TEST_CASE("a RED cert (A vs C divergence over two passes) matches its golden file",
+          "[cert_io][golden]") {
+    auto evidence = testing::clean_cell(6, 2);
+    move_answer(evidence.arm_c[0]["id1"], "moved");  // pass 1: one id
+    move_answer(evidence.arm_c[1]["id1"], "moved");  // pass 2: the same id again, and another
+    move_answer(evidence.arm_c[1]["id4"], "other");
+    const auto cert = cert_of(evidence);
+    REQUIRE(cert.verdict.status == core::Status::Failed);
+    check_golden("co_batching_red", cert);
+}
+
+TEST_CASE("an AMBER cert (A and C agree, B disagrees) matches its golden file",
+          "[cert_io][golden]") {
+    auto evidence = testing::clean_cell(6, 2);
+    move_answer(evidence.arm_b->at("id2"), "drifted");
+    const auto cert = cert_of(evidence);
+    REQUIRE(cert.verdict.status == core::Status::GreenWithCaveat);
+    check_golden("control_moved_amber", cert);
+}

@@ -1,0 +1,51 @@
+// The guards before a server starts: the projected memory footprint against the cap and
+// MemAvailable, and free-port picking that never takes a reserved port.
+#include <catch2/catch.hpp>
+
+#include "server/guards.hpp"
+#include "server/model_facts.hpp"
+
+using namespace bi;
+
+TEST_CASE("footprint: KV from the model shape and the cache type", "[server][guards]") {
+    server::ModelFacts facts;
+    facts.file_bytes = 1ull << 30;
+    facts.n_layer = 32;
+    facts.n_embd = 4096;
+    facts.n_head = 32;
+    facts.n_head_kv = 8;
+    const auto f = server::project_footprint(facts, 8192, "f16");
+    // 2 (K and V) x 32 layers x 8192 positions x (128 x 8) wide x 2 bytes = 1 GiB.
+    CHECK(f.kv_bytes == (1ull << 30));
+    CHECK(f.kv_estimated_from_shape);
+    CHECK(f.overhead_bytes == (256ull << 20) + (1ull << 30) / 20);
+    CHECK(server::project_footprint(facts, 8192, "q8_0").kv_bytes == (1ull << 30) * 34 / 64);
+    server::ModelFacts unknown;
+    unknown.file_bytes = 8192;
+    const auto g = server::project_footprint(unknown, 16384, "f16");
+    CHECK_FALSE(g.kv_estimated_from_shape);
+    CHECK(g.kv_bytes == 16384);
+}
+
+TEST_CASE("footprint guard: cap and MemAvailable", "[server][guards]") {
+    server::Footprint f;
+    f.model_bytes = 3ull << 30;
+    server::GuardLimits limits;
+    CHECK_NOTHROW(server::check_footprint(f, limits, 4ull << 30));
+    CHECK_THROWS_WITH(server::check_footprint(f, limits, 2ull << 30),
+                      Catch::Contains("exceeds MemAvailable"));
+    limits.max_footprint_gb = 2.5;
+    CHECK_THROWS_WITH(server::check_footprint(f, limits, std::nullopt),
+                      Catch::Contains("--max-footprint-gb"));
+    CHECK(server::mem_available_bytes().has_value());
+}
+
+TEST_CASE("ports: reserved ports are never picked", "[server][guards]") {
+    server::GuardLimits limits;
+    const auto port = server::pick_free_port(limits);
+    CHECK(port != 0);
+    CHECK(server::port_is_free(port));
+    limits.reserved_ports.push_back(port);
+    CHECK_THROWS_WITH(server::check_port(port, limits), Catch::Contains("reserved"));
+    for (int i = 0; i < 20; ++i) CHECK(server::pick_free_port(limits) != port);
+}

@@ -1,12 +1,13 @@
 #!/usr/bin/env bash
 # Installs the Debian packages the build needs (when missing) and builds into ./build.
 # Used by scripts/run-main.sh and scripts/run-tests.sh; safe to run again (incremental).
+# Extra Debian package names as arguments are installed too (the test tools, for run-tests.sh).
 set -euo pipefail
 
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 build_dir="${BI_BUILD_DIR:-$root/build}"
 packages=(build-essential cmake ninja-build pkg-config libpoco-dev rapidjson-dev libcxxopts-dev
-          catch2 libtomlplusplus-dev)
+          catch2 libtomlplusplus-dev "$@")
 
 missing=()
 for pkg in "${packages[@]}"; do

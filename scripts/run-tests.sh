@@ -3,7 +3,8 @@
 # Live tests run only when BI_LLAMA_SERVER names a llama-server binary; otherwise they skip.
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
-"$root/scripts/bootstrap.sh"
+# clang-format for the `format` test; clang-tidy for the tidy build that .ci/run runs next.
+"$root/scripts/bootstrap.sh" clang-format clang-tidy
 build_dir="${BI_BUILD_DIR:-$root/build}"
 jobs="$(nproc 2>/dev/null || echo 2)"
 cd "$build_dir"

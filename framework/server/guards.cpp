@@ -133,8 +133,10 @@ std::uint16_t pick_free_port(const GuardLimits& limits) {
     // Candidates are chosen here rather than by the kernel (port 0), so a reserved port is never
     // bound, not even for the instant of a probe.
     constexpr std::uint32_t kFirst = 20000, kCount = 40000;
+    // The pid is mixed in 32 bits on purpose (Knuth's multiplicative hash wraps).
+    const std::uint32_t pid_mix = static_cast<std::uint32_t>(::getpid()) * 2654435761u;
     const auto start = static_cast<std::uint32_t>(
-        std::chrono::steady_clock::now().time_since_epoch().count() ^ (::getpid() * 2654435761u));
+        std::chrono::steady_clock::now().time_since_epoch().count() ^ pid_mix);
     for (std::uint32_t attempt = 0; attempt < 512; ++attempt) {
         const auto port = static_cast<std::uint16_t>(kFirst + (start + attempt * 7919u) % kCount);
         if (!is_reserved(port, limits) && try_bind(port) == port) return port;

@@ -25,7 +25,7 @@ namespace bi::server {
 namespace {
 
 constexpr const char* kSetpriv = "/usr/bin/setpriv";
-constexpr std::size_t kTailBytes = 16 * 1024;
+constexpr std::size_t kTailBytes = std::size_t{16} * 1024;
 
 // Every live child, so an exit() that skips destructors still ends them (atexit).
 std::mutex g_live_mutex;

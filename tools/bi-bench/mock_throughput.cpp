@@ -66,6 +66,7 @@ Measurement measure_mock_throughput(const BenchLimits& limits, MockRoute route) 
     http::RequestOptions options;
     options.n_predict = limits.n_predict;
     std::vector<std::string> bodies;
+    bodies.reserve(items.size());
     for (const auto& item : items)
         bodies.push_back(http::build_request_body(options, item.system, item.prompt, item.seed));
     const std::string path(http::request_path(options.endpoint));
@@ -77,6 +78,7 @@ Measurement measure_mock_throughput(const BenchLimits& limits, MockRoute route) 
         std::chrono::duration<double>(limits.time_limit_s));
     const double cpu0 = process_cpu_seconds();
     std::vector<std::thread> threads;
+    threads.reserve(static_cast<std::size_t>(clients));
     for (int k = 0; k < clients; ++k) {
         threads.emplace_back([&, k] {
             http::HttpSession session(endpoint, std::chrono::seconds(30));

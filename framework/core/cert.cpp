@@ -19,7 +19,8 @@ bool has_expert_count(const std::string& name) {
         if (name[i] != 'x' || i == 0 || !std::isdigit(static_cast<unsigned char>(name[i - 1])))
             continue;
         std::size_t j = i + 1;
-        while (j < name.size() && (std::isdigit(static_cast<unsigned char>(name[j])) || name[j] == '.'))
+        while (j < name.size() &&
+               (std::isdigit(static_cast<unsigned char>(name[j])) || name[j] == '.'))
             ++j;
         if (j > i + 1 && j < name.size() && name[j] == 'b') return true;
     }
@@ -73,9 +74,19 @@ CertGates gates_of(const Verdict& v) {
 
 std::string moe_hint(std::string_view model) {
     const std::string name = lower(model);
-    static const char* kMarkers[] = {"moe", "mixtral", "-a3b", "-a22b", "-a2.7b", "-a14b",
-                                     "-a17b", "gpt-oss", "deepseek-v2", "deepseek-v3",
-                                     "granite-3.0-3b-a800m", "olmoe", "phi-3.5-moe"};
+    static const char* kMarkers[] = {"moe",
+                                     "mixtral",
+                                     "-a3b",
+                                     "-a22b",
+                                     "-a2.7b",
+                                     "-a14b",
+                                     "-a17b",
+                                     "gpt-oss",
+                                     "deepseek-v2",
+                                     "deepseek-v3",
+                                     "granite-3.0-3b-a800m",
+                                     "olmoe",
+                                     "phi-3.5-moe"};
     bool moe = has_expert_count(name);
     for (const char* marker : kMarkers) moe = moe || name.find(marker) != std::string::npos;
     if (!moe) return "";

@@ -109,11 +109,11 @@ struct ServerLaunch {
 };
 
 struct ServerRecord {
-    ServerLaunch a;    // the one-slot server of arms A and A'
-    ServerLaunch n;    // the N-slot server of arms B and C
-    Json props;        // the A server's /props, trimmed (the server's own answer)
-    Json props_n;      // the N server's
-    Json build_info;   // props.build_info, or null
+    ServerLaunch a;   // the one-slot server of arms A and A'
+    ServerLaunch n;   // the N-slot server of arms B and C
+    Json props;       // the A server's /props, trimmed (the server's own answer)
+    Json props_n;     // the N server's
+    Json build_info;  // props.build_info, or null
 };
 
 struct ModelFileRecord {

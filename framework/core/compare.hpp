@@ -31,16 +31,16 @@ struct GroupCount {
 struct PairReport {
     std::string left_arm;
     std::string right_arm;
-    std::size_t n_compared = 0;            // ids present in both arms
-    std::size_t n_scored_both = 0;         // of those, failure_mode "ok" on both sides
+    std::size_t n_compared = 0;              // ids present in both arms
+    std::size_t n_scored_both = 0;           // of those, failure_mode "ok" on both sides
     std::vector<std::string> divergent_ids;  // invariant mismatch, or present on one side only
     std::vector<std::string> only_left;
     std::vector<std::string> only_right;
     std::vector<FieldMismatch> rows;
-    std::size_t rows_truncated = 0;  // rows left out when the report was stored in a cert
-    std::vector<std::string> token_only_ids;     // invariants equal, content or token ids differ
+    std::size_t rows_truncated = 0;           // rows left out when the report was stored in a cert
+    std::vector<std::string> token_only_ids;  // invariants equal, content or token ids differ
     std::vector<std::string> logprob_drift_ids;  // invariants equal, chosen-token logprobs differ
-    double max_logprob_delta = 0.0;            // over ids whose token ids agree
+    double max_logprob_delta = 0.0;              // over ids whose token ids agree
     std::map<std::string, std::size_t> first_divergent_token;  // ids whose token ids differ
     std::map<std::string, GroupCount> by_family;
     std::map<std::string, GroupCount> by_fill;

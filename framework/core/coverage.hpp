@@ -51,7 +51,9 @@ struct CompletionCensus {
     std::size_t n = 0;
     std::size_t n_ok = 0;
     std::map<std::string, std::size_t> by_mode;
-    double ratio() const { return n == 0 ? 0.0 : static_cast<double>(n_ok) / static_cast<double>(n); }
+    double ratio() const {
+        return n == 0 ? 0.0 : static_cast<double>(n_ok) / static_cast<double>(n);
+    }
     bool meets(double floor) const { return n > 0 && ratio() >= floor; }
 };
 

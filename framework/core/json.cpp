@@ -10,8 +10,7 @@ namespace bi::core {
 namespace {
 
 [[noreturn]] void type_error(const char* wanted, Json::Type got) {
-    throw Error(ErrorCategory::Json,
-                std::string("expected ") + wanted + ", got " + type_name(got));
+    throw Error(ErrorCategory::Json, std::string("expected ") + wanted + ", got " + type_name(got));
 }
 
 // An int and a double are equal when the double holds exactly that integer.
@@ -25,13 +24,20 @@ bool int_equals_double(std::int64_t i, double d) {
 
 const char* type_name(Json::Type type) {
     switch (type) {
-        case Json::Type::Null: return "null";
-        case Json::Type::Bool: return "bool";
-        case Json::Type::Int: return "integer";
-        case Json::Type::Double: return "number";
-        case Json::Type::String: return "string";
-        case Json::Type::Array: return "array";
-        case Json::Type::Object: return "object";
+        case Json::Type::Null:
+            return "null";
+        case Json::Type::Bool:
+            return "bool";
+        case Json::Type::Int:
+            return "integer";
+        case Json::Type::Double:
+            return "number";
+        case Json::Type::String:
+            return "string";
+        case Json::Type::Array:
+            return "array";
+        case Json::Type::Object:
+            return "object";
     }
     return "unknown";
 }
@@ -133,7 +139,9 @@ std::int64_t Json::int_or(std::string_view key, std::int64_t fallback) const {
     return v && v->is_int() ? v->as_int() : fallback;
 }
 
-bool operator==(const Json& a, const Json& b) { return a.value_ == b.value_; }
+bool operator==(const Json& a, const Json& b) {
+    return a.value_ == b.value_;
+}
 
 bool canonical_equal(const Json& a, const Json& b) {
     using T = Json::Type;
@@ -145,9 +153,12 @@ bool canonical_equal(const Json& a, const Json& b) {
     }
     if (a.type() != b.type()) return false;
     switch (a.type()) {
-        case T::Null: return true;
-        case T::Bool: return a.as_bool() == b.as_bool();
-        case T::String: return a.as_string() == b.as_string();
+        case T::Null:
+            return true;
+        case T::Bool:
+            return a.as_bool() == b.as_bool();
+        case T::String:
+            return a.as_string() == b.as_string();
         case T::Array: {
             const auto& x = a.as_array();
             const auto& y = b.as_array();
@@ -167,7 +178,8 @@ bool canonical_equal(const Json& a, const Json& b) {
                 if (!a.find(key) && !value.is_null()) return false;
             return true;
         }
-        default: return false;
+        default:
+            return false;
     }
 }
 

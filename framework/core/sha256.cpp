@@ -17,7 +17,9 @@ constexpr std::array<std::uint32_t, 64> kRound = {
     0x19a4c116, 0x1e376c08, 0x2748774c, 0x34b0bcb5, 0x391c0cb3, 0x4ed8aa4a, 0x5b9cca4f, 0x682e6ff3,
     0x748f82ee, 0x78a5636f, 0x84c87814, 0x8cc70208, 0x90befffa, 0xa4506ceb, 0xbef9a3f7, 0xc67178f2};
 
-constexpr std::uint32_t rotr(std::uint32_t x, int n) { return (x >> n) | (x << (32 - n)); }
+constexpr std::uint32_t rotr(std::uint32_t x, int n) {
+    return (x >> n) | (x << (32 - n));
+}
 
 }  // namespace
 
@@ -37,11 +39,17 @@ void Sha256::compress(const std::uint8_t* block) {
     }
     auto [a, b, c, d, e, f, g, h] = state_;
     for (int i = 0; i < 64; ++i) {
-        std::uint32_t t1 = h + (rotr(e, 6) ^ rotr(e, 11) ^ rotr(e, 25)) + ((e & f) ^ (~e & g)) +
-                           kRound[i] + w[i];
+        std::uint32_t t1 =
+            h + (rotr(e, 6) ^ rotr(e, 11) ^ rotr(e, 25)) + ((e & f) ^ (~e & g)) + kRound[i] + w[i];
         std::uint32_t t2 = (rotr(a, 2) ^ rotr(a, 13) ^ rotr(a, 22)) + ((a & b) ^ (a & c) ^ (b & c));
-        h = g; g = f; f = e; e = d + t1;
-        d = c; c = b; b = a; a = t1 + t2;
+        h = g;
+        g = f;
+        f = e;
+        e = d + t1;
+        d = c;
+        c = b;
+        b = a;
+        a = t1 + t2;
     }
     const std::array<std::uint32_t, 8> add = {a, b, c, d, e, f, g, h};
     for (int i = 0; i < 8; ++i) state_[i] += add[i];
@@ -75,7 +83,8 @@ std::array<std::uint8_t, 32> Sha256::digest() {
     update(length.data(), length.size());
     std::array<std::uint8_t, 32> out{};
     for (int i = 0; i < 8; ++i)
-        for (int j = 0; j < 4; ++j) out[4 * i + j] = static_cast<std::uint8_t>(state_[i] >> (24 - 8 * j));
+        for (int j = 0; j < 4; ++j)
+            out[4 * i + j] = static_cast<std::uint8_t>(state_[i] >> (24 - 8 * j));
     return out;
 }
 
@@ -89,8 +98,12 @@ std::string Sha256::hex_digest() {
     return hex;
 }
 
-std::string sha256_hex(std::string_view text) { return Sha256().update(text).hex_digest(); }
+std::string sha256_hex(std::string_view text) {
+    return Sha256().update(text).hex_digest();
+}
 
-std::string content_sha(std::string_view content) { return sha256_hex(content).substr(0, 12); }
+std::string content_sha(std::string_view content) {
+    return sha256_hex(content).substr(0, 12);
+}
 
 }  // namespace bi::core

@@ -50,13 +50,11 @@ struct TrialRecord {
     std::string error;
 
     bool ok() const { return failure_mode == name(FailureMode::Ok); }
-    bool has_interval() const {
-        return dispatch_ns && complete_ns && *complete_ns > *dispatch_ns;
-    }
+    bool has_interval() const { return dispatch_ns && complete_ns && *complete_ns > *dispatch_ns; }
 };
 
 inline constexpr std::array<std::string_view, 6> kInvariantFields = {
-    "score", "passed", "extracted_answer", "expected_answer", "prompt_tokens_measured",
+    "score",       "passed", "extracted_answer", "expected_answer", "prompt_tokens_measured",
     "failure_mode"};
 
 // The invariant fields as canonical JSON values, in kInvariantFields order.

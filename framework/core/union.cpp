@@ -10,8 +10,8 @@ UnionReport union_over_passes(const ArmResults& reference, const std::vector<Arm
     UnionReport report;
     std::set<std::string> divergent, token_only, logprob_drift;
     for (std::size_t t = 0; t < passes.size(); ++t) {
-        PairReport pass = compare_arms(reference, passes[t], reference_arm,
-                                       pass_arm + std::to_string(t + 1));
+        PairReport pass =
+            compare_arms(reference, passes[t], reference_arm, pass_arm + std::to_string(t + 1));
         divergent.insert(pass.divergent_ids.begin(), pass.divergent_ids.end());
         token_only.insert(pass.token_only_ids.begin(), pass.token_only_ids.end());
         logprob_drift.insert(pass.logprob_drift_ids.begin(), pass.logprob_drift_ids.end());

@@ -9,9 +9,9 @@
 namespace bi::core {
 
 struct UnionReport {
-    std::vector<PairReport> per_pass;          // reference vs pass t, in pass order
-    std::vector<std::string> divergent_ids;    // diverged (or went missing) on any pass
-    std::vector<std::string> token_only_ids;   // generation moved on some pass, never invariant
+    std::vector<PairReport> per_pass;         // reference vs pass t, in pass order
+    std::vector<std::string> divergent_ids;   // diverged (or went missing) on any pass
+    std::vector<std::string> token_only_ids;  // generation moved on some pass, never invariant
     std::vector<std::string> logprob_drift_ids;
     std::vector<std::size_t> per_pass_divergent;
     std::vector<std::size_t> per_pass_token_only;

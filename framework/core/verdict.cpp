@@ -23,9 +23,13 @@ std::string percent(double ratio) {
     return out.str();
 }
 
-std::string count(std::size_t n) { return std::to_string(n); }
+std::string count(std::size_t n) {
+    return std::to_string(n);
+}
 
-std::string verdict_line(const Verdict& v) { return "verdict " + verdict_summary(v); }
+std::string verdict_line(const Verdict& v) {
+    return "verdict " + verdict_summary(v);
+}
 
 // "co_batching" when B agreed with A; otherwise slot allocation explains at least part of it,
 // and batching adds to it when C also moved away from B.
@@ -150,8 +154,8 @@ const VerdictRule kCompletionFloorRule{
         for (const auto& census : v.census)
             if (!census.meets(kCompletionFloor))
                 r.push_back("completion floor missed in " + census.arm + ": " + count(census.n_ok) +
-                            "/" + count(census.n) + " ok (" + percent(census.ratio()) +
-                            ", need " + percent(kCompletionFloor) + ")");
+                            "/" + count(census.n) + " ok (" + percent(census.ratio()) + ", need " +
+                            percent(kCompletionFloor) + ")");
         if (v.ac.per_pass.empty()) r.push_back("no concurrent pass ran");
         r.push_back(verdict_line(v));
         return r;
@@ -175,8 +179,8 @@ const VerdictRule kCoverage{
                             " id(s) without a request interval, attribution uncertain");
             else
                 r.push_back("pass " + std::to_string(c.pass) + ": only " + count(c.n_cobatched) +
-                            " of " + count(c.n_ids) + " ids co-batched (need " +
-                            count(c.required) + ")");
+                            " of " + count(c.n_ids) + " ids co-batched (need " + count(c.required) +
+                            ")");
         }
         r.push_back(verdict_line(v));
         return r;
@@ -236,10 +240,9 @@ Sensitivity sensitivity_bounds(std::size_t n_hot_trials, std::size_t divergences
 }
 
 const std::vector<VerdictRule>& verdict_rules() {
-    static const std::vector<VerdictRule> kRules{kSerialSelfCheck, kCoBatchingDivergence,
-                                                 kNoOverlap,       kCompletionFloorRule,
-                                                 kCoverage,        kArmBDisagrees,
-                                                 kGenerationDrift};
+    static const std::vector<VerdictRule> kRules{
+        kSerialSelfCheck, kCoBatchingDivergence, kNoOverlap,      kCompletionFloorRule,
+        kCoverage,        kArmBDisagrees,        kGenerationDrift};
     return kRules;
 }
 

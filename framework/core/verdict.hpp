@@ -37,7 +37,7 @@ struct Verdict {
     Status status = Status::GreenUnverified;
     std::optional<DivergenceClass> divergence_class;  // set when something invariant diverged
     std::optional<Anomaly> anomaly;                   // set only for green_with_caveat
-    std::optional<PairReport> serial_check;  // A vs A'
+    std::optional<PairReport> serial_check;           // A vs A'
     UnionReport ac;
     std::optional<PairReport> ab;
     std::optional<UnionReport> bc;

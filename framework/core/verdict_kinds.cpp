@@ -64,11 +64,21 @@ std::optional<Enum> reverse_lookup(const NameTable<Enum, N>& table, std::string_
 
 }  // namespace
 
-std::string_view name(Status status) { return lookup(kStatusNames, status); }
-std::string_view name(DivergenceClass c) { return lookup(kDivergenceClassNames, c); }
-std::string_view name(Anomaly anomaly) { return lookup(kAnomalyNames, anomaly); }
-std::string_view name(Source source) { return lookup(kSourceNames, source); }
-std::string_view name(FailureMode mode) { return lookup(kFailureModeNames, mode); }
+std::string_view name(Status status) {
+    return lookup(kStatusNames, status);
+}
+std::string_view name(DivergenceClass c) {
+    return lookup(kDivergenceClassNames, c);
+}
+std::string_view name(Anomaly anomaly) {
+    return lookup(kAnomalyNames, anomaly);
+}
+std::string_view name(Source source) {
+    return lookup(kSourceNames, source);
+}
+std::string_view name(FailureMode mode) {
+    return lookup(kFailureModeNames, mode);
+}
 
 std::optional<Status> parse_status(std::string_view text) {
     return reverse_lookup(kStatusNames, text);

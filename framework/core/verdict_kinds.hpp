@@ -9,7 +9,12 @@ namespace bi::core {
 
 enum class Status { Green, Failed, GreenWithCaveat, GreenUnverified };
 
-enum class DivergenceClass { SerialNondeterminism, CoBatching, SlotAllocation, SlotAllocationAndCoBatching };
+enum class DivergenceClass {
+    SerialNondeterminism,
+    CoBatching,
+    SlotAllocation,
+    SlotAllocationAndCoBatching
+};
 
 enum class Anomaly { AcAgreeBDisagrees, TokenOnly, TokenAndLogitDrift, LogitDrift };
 

@@ -237,14 +237,14 @@ CellOutcome CellRunner::run_cell(const Baseline& baseline, int parallel) {
 
     core::CertContext context;
     context.cell = {options_.model_alias, baseline.ctx, parallel, options_.kv_label, options_.reps};
-    context.source = launcher_.launches_real_binary() && !reports_mock ? core::Source::Live
-                                                                       : core::Source::Mock;
+    context.source =
+        launcher_.launches_real_binary() && !reports_mock ? core::Source::Live : core::Source::Mock;
     context.ts_utc = io::utc_timestamp();
     context.stopped_early = stopped_early;
     const core::Json* build_info = baseline.props.find("build_info");
-    context.server = core::ServerRecord{baseline.server, server_n, baseline.props,
-                                        trim_props(props_n),
-                                        build_info ? *build_info : core::Json()};
+    context.server =
+        core::ServerRecord{baseline.server, server_n, baseline.props, trim_props(props_n),
+                           build_info ? *build_info : core::Json()};
     context.model_file = options_.model_file;
     context.host = describe_host();
     context.run = run_record(baseline);

@@ -70,8 +70,9 @@ std::unique_ptr<ServerHandle> LiveLauncher::launch(int parallel, std::int64_t ct
     auto handle = std::make_unique<LiveHandle>(std::move(argv), config_, binary_sha256_, port);
     LiveHandle& h = *handle;
     // On any failure the handle's destructor stops the process before the error leaves here.
-    wait_until_ready({"127.0.0.1", port}, config_.ready_timeout, [&h] { return h.alive(); },
-                     [&h] { return h.death_report(); });
+    wait_until_ready(
+        {"127.0.0.1", port}, config_.ready_timeout, [&h] { return h.alive(); },
+        [&h] { return h.death_report(); });
     return handle;
 }
 

@@ -46,8 +46,8 @@ void plan_live(RunPlan& plan, LivePlan live, bool alias_given,
     const auto mem = server::mem_available_bytes();
     for (auto ctx : plan.ctxs)
         for (int n : plan.parallels)
-            server::check_footprint(
-                server::project_footprint(live.facts, ctx * n, live.target.kv), live.limits, mem);
+            server::check_footprint(server::project_footprint(live.facts, ctx * n, live.target.kv),
+                                    live.limits, mem);
 
     auto& o = plan.options;
     if (!alias_given) o.model_alias = live.target.alias;
@@ -55,7 +55,9 @@ void plan_live(RunPlan& plan, LivePlan live, bool alias_given,
     o.run_labels.server_flags = live.target.flags;
     o.model_file = core::ModelFileRecord{live.facts.path,
                                          static_cast<std::int64_t>(live.facts.file_bytes),
-                                         live.facts.sha256_head, live.facts.architecture, {}};
+                                         live.facts.sha256_head,
+                                         live.facts.architecture,
+                                         {}};
     plan.live = std::move(live);
 }
 
@@ -67,8 +69,10 @@ std::vector<CellResult> run_plan(const RunPlan& plan, plugin_host::ScorerInstanc
     std::vector<CellResult> results;
     for (auto ctx : plan.ctxs) {
         std::unique_ptr<ServerLauncher> launcher;
-        if (plan.live) launcher = std::make_unique<LiveLauncher>(plan.launcher_config(ctx));
-        else launcher = std::make_unique<MockLauncher>(*plan.mock);
+        if (plan.live)
+            launcher = std::make_unique<LiveLauncher>(plan.launcher_config(ctx));
+        else
+            launcher = std::make_unique<MockLauncher>(*plan.mock);
         CellRunner runner(*launcher, scorer, plan.options, progress);
         const auto baseline = runner.run_baseline(ctx, rows);
         for (int n : plan.parallels) {

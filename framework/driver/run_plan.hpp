@@ -41,13 +41,13 @@ struct RunPlan {
     RunOptions options;
     std::vector<std::int64_t> ctxs;  // one value except for a sweep
     std::vector<int> parallels;
-    std::optional<LivePlan> live;         // run-live, sweep, selftest
+    std::optional<LivePlan> live;          // run-live, sweep, selftest
     std::optional<mock::MockConfig> mock;  // run-mock: the in-process mock
     std::optional<std::string> log_file;   // replaces the per-ctx server log name
 
     std::string cert_path(std::int64_t ctx, int parallel) const;
     std::string log_path(std::int64_t ctx) const;
-    LiveServerConfig launcher_config(std::int64_t ctx) const;  // requires `live`
+    LiveServerConfig launcher_config(std::int64_t ctx) const;           // requires `live`
     server::Footprint footprint(std::int64_t ctx, int parallel) const;  // requires `live`
 };
 

@@ -48,16 +48,20 @@ core::Json completion_body(const RequestOptions& options, std::string_view syste
 
 std::string_view request_path(EndpointKind endpoint) {
     switch (endpoint) {
-        case EndpointKind::Chat: return "/v1/chat/completions";
-        case EndpointKind::Completion: return "/completion";
+        case EndpointKind::Chat:
+            return "/v1/chat/completions";
+        case EndpointKind::Completion:
+            return "/completion";
     }
     return "";  // unreachable: the switch names every kind (-Werror=switch)
 }
 
 std::string_view endpoint_name(EndpointKind endpoint) {
     switch (endpoint) {
-        case EndpointKind::Chat: return "chat";
-        case EndpointKind::Completion: return "completion";
+        case EndpointKind::Chat:
+            return "chat";
+        case EndpointKind::Completion:
+            return "completion";
     }
     return "";  // unreachable: the switch names every kind (-Werror=switch)
 }
@@ -76,8 +80,12 @@ std::string build_request_body(const RequestOptions& options, std::string_view s
                                std::string_view prompt, std::uint64_t seed) {
     core::Json body;
     switch (options.endpoint) {
-        case EndpointKind::Chat: body = chat_body(options, system, prompt); break;
-        case EndpointKind::Completion: body = completion_body(options, system, prompt); break;
+        case EndpointKind::Chat:
+            body = chat_body(options, system, prompt);
+            break;
+        case EndpointKind::Completion:
+            body = completion_body(options, system, prompt);
+            break;
     }
     body.set("temperature", 0.0);
     body.set("top_k", 1);

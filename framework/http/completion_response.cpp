@@ -188,8 +188,12 @@ CompletionOutcome parse_completion(EndpointKind endpoint, std::string_view body)
     }
     try {
         switch (endpoint) {
-            case EndpointKind::Chat: outcome.result = parse_chat(root); break;
-            case EndpointKind::Completion: outcome.result = parse_plain(root); break;
+            case EndpointKind::Chat:
+                outcome.result = parse_chat(root);
+                break;
+            case EndpointKind::Completion:
+                outcome.result = parse_plain(root);
+                break;
         }
     } catch (const BadResponse& e) {
         outcome.failure = Failure{bad, e.what() + server_error_note(root)};

@@ -166,8 +166,8 @@ struct HttpSession::Impl {
         HttpOutcome outcome;
         for (int attempt_index = 0;; ++attempt_index) {
             if (is_cancelled()) {
-                outcome.failure =
-                    Failure{std::string(core::name(core::FailureMode::HttpError)), "request cancelled"};
+                outcome.failure = Failure{std::string(core::name(core::FailureMode::HttpError)),
+                                          "request cancelled"};
                 return outcome;
             }
             Attempt a = attempt(method, path, body);
@@ -189,8 +189,8 @@ struct HttpSession::Impl {
                         target + "timed out after " + std::to_string(timeout.count()) + " ms"};
                     break;
                 case AttemptError::Cancelled:
-                    outcome.failure =
-                        Failure{std::string(core::name(core::FailureMode::HttpError)), "request cancelled"};
+                    outcome.failure = Failure{std::string(core::name(core::FailureMode::HttpError)),
+                                              "request cancelled"};
                     break;
                 case AttemptError::StaleConnection:
                 case AttemptError::Transport:

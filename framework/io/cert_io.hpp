@@ -18,9 +18,9 @@ std::string render_cert(const core::Cert& cert);
 void write_cert(const std::string& path, const core::Cert& cert);
 
 struct LoadedCert {
-    core::Json document;         // the file's JSON as read
-    core::Cert cert;             // its typed value; meaningful only when shape_problem is empty
-    std::string shape_problem;   // "$.path: message" when the cert is malformed, else empty
+    core::Json document;        // the file's JSON as read
+    core::Cert cert;            // its typed value; meaningful only when shape_problem is empty
+    std::string shape_problem;  // "$.path: message" when the cert is malformed, else empty
     bool digest_intact = false;
 };
 

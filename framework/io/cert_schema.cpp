@@ -24,8 +24,7 @@ struct Codec<Source> : NamedEnumCodec<Source, name, parse_source> {
     }
 };
 template <>
-struct Codec<DivergenceClass>
-    : NamedEnumCodec<DivergenceClass, name, parse_divergence_class> {
+struct Codec<DivergenceClass> : NamedEnumCodec<DivergenceClass, name, parse_divergence_class> {
     static DivergenceClass from_json(const Json& j, const std::string& path) {
         return NamedEnumCodec::from_json(j, path, "divergence class");
     }
@@ -130,13 +129,15 @@ const Table<CompletionFloorGate>& table() {
             "arms",
             [](const G& g, Json& o) {
                 Json arms = Json::object();
-                for (const auto& census : g.arms) arms.set(census.arm, Codec<CompletionCensus>::to_json(census));
+                for (const auto& census : g.arms)
+                    arms.set(census.arm, Codec<CompletionCensus>::to_json(census));
                 o.set("arms", arms);
             },
             [](const Json& o, G& g, const std::string& path) {
                 const Json* arms = o.find("arms");
                 if (!arms) shape_error(child(path, "arms"), "missing");
-                for (auto& [arm, census] : Codec<std::map<std::string, CompletionCensus>>::from_json(
+                for (auto& [arm, census] :
+                     Codec<std::map<std::string, CompletionCensus>>::from_json(
                          *arms, child(path, "arms"))) {
                     census.arm = arm;
                     g.arms.push_back(std::move(census));
@@ -209,7 +210,10 @@ const Table<CertGates>& table() {
                 g.overlap.ok = Codec<bool>::from_json(*ok, child(path, "overlap_ok"));
             }),
         custom<CertGates>(
-            "overlap", [](const CertGates& g, Json& o) { o.set("overlap", Codec<OverlapGate>::to_json(g.overlap)); },
+            "overlap",
+            [](const CertGates& g, Json& o) {
+                o.set("overlap", Codec<OverlapGate>::to_json(g.overlap));
+            },
             [](const Json& o, CertGates& g, const std::string& path) {
                 const Json* overlap = o.find("overlap");
                 if (!overlap) shape_error(child(path, "overlap"), "missing");
@@ -280,7 +284,8 @@ const Table<PairReport>& table() {
             },
             [](const Json& o, R& r, const std::string& path) {
                 if (const Json* n = o.find("rows_truncated"))
-                    r.rows_truncated = Codec<std::size_t>::from_json(*n, child(path, "rows_truncated"));
+                    r.rows_truncated =
+                        Codec<std::size_t>::from_json(*n, child(path, "rows_truncated"));
             }),
         required("token_only_ids", &R::token_only_ids),
         required("logprob_drift_ids", &R::logprob_drift_ids),
@@ -348,7 +353,8 @@ const Table<PromotionScope>& table() {
                                               {"dispatch_n", p.valid_for.dispatch_n},
                                               {"kv_label", p.valid_for.kv_label}};
                 if (p.server_flags)
-                    valid_for.set("server_flags", Codec<std::vector<std::string>>::to_json(*p.server_flags));
+                    valid_for.set("server_flags",
+                                  Codec<std::vector<std::string>>::to_json(*p.server_flags));
                 o.set("valid_for", valid_for);
             },
             [](const Json& o, P& p, const std::string& path) {
@@ -458,16 +464,11 @@ template <>
 const Table<Timings>& table() {
     using T = Timings;
     static const Table<T> rows{
-        optional("launch_A_s", &T::launch_a_s),
-        optional("workset_s", &T::workset_s),
-        optional("arm_A_s", &T::arm_a_s),
-        optional("arm_A_prime_s", &T::arm_a_prime_s),
-        optional("teardown_A_s", &T::teardown_a_s),
-        optional("launch_N_s", &T::launch_n_s),
-        optional("arm_B_s", &T::arm_b_s),
-        optional("arm_C_s", &T::arm_c_s),
-        optional("teardown_N_s", &T::teardown_n_s),
-        optional("total_s", &T::total_s),
+        optional("launch_A_s", &T::launch_a_s),     optional("workset_s", &T::workset_s),
+        optional("arm_A_s", &T::arm_a_s),           optional("arm_A_prime_s", &T::arm_a_prime_s),
+        optional("teardown_A_s", &T::teardown_a_s), optional("launch_N_s", &T::launch_n_s),
+        optional("arm_B_s", &T::arm_b_s),           optional("arm_C_s", &T::arm_c_s),
+        optional("teardown_N_s", &T::teardown_n_s), optional("total_s", &T::total_s),
     };
     return rows;
 }
@@ -487,11 +488,28 @@ const Table<Cert>& table() {
         required("invariant_fields", &Cert::invariant_fields),
         inline_members(&Cert::verdict),
         inline_members(&Cert::gates),
-        derived<Cert>("mismatch", [ac](const Cert& c) { return Codec<std::vector<std::string>>::to_json(ac(c).divergent_ids); }),
-        derived<Cert>("token_divergence_ids", [ac](const Cert& c) { return Codec<std::vector<std::string>>::to_json(ac(c).token_only_ids); }),
-        derived<Cert>("per_pass_ac_divergent", [ac](const Cert& c) { return Codec<std::vector<std::size_t>>::to_json(ac(c).per_pass_divergent); }),
-        derived<Cert>("per_pass_ac_token_only", [ac](const Cert& c) { return Codec<std::vector<std::size_t>>::to_json(ac(c).per_pass_token_only); }),
-        derived<Cert>("first_divergent_token", [ac](const Cert& c) { return Codec<std::map<std::string, std::size_t>>::to_json(ac(c).first_divergent_token); }),
+        derived<Cert>("mismatch",
+                      [ac](const Cert& c) {
+                          return Codec<std::vector<std::string>>::to_json(ac(c).divergent_ids);
+                      }),
+        derived<Cert>("token_divergence_ids",
+                      [ac](const Cert& c) {
+                          return Codec<std::vector<std::string>>::to_json(ac(c).token_only_ids);
+                      }),
+        derived<Cert>("per_pass_ac_divergent",
+                      [ac](const Cert& c) {
+                          return Codec<std::vector<std::size_t>>::to_json(ac(c).per_pass_divergent);
+                      }),
+        derived<Cert>("per_pass_ac_token_only",
+                      [ac](const Cert& c) {
+                          return Codec<std::vector<std::size_t>>::to_json(
+                              ac(c).per_pass_token_only);
+                      }),
+        derived<Cert>("first_divergent_token",
+                      [ac](const Cert& c) {
+                          return Codec<std::map<std::string, std::size_t>>::to_json(
+                              ac(c).first_divergent_token);
+                      }),
         required("divergence_report", &Cert::divergence),
         required("sensitivity", &Cert::sensitivity),
         required("promotion_scope", &Cert::promotion_scope),
@@ -536,7 +554,9 @@ std::string first_difference(const core::Json& a, const core::Json& b, const std
 
 }  // namespace
 
-core::Json cert_to_json(const core::Cert& cert) { return schema::Codec<core::Cert>::to_json(cert); }
+core::Json cert_to_json(const core::Cert& cert) {
+    return schema::Codec<core::Cert>::to_json(cert);
+}
 
 ParsedCert cert_from_json(const core::Json& document) {
     ParsedCert parsed;
@@ -545,9 +565,10 @@ ParsedCert cert_from_json(const core::Json& document) {
         if (!cert.digest) schema::shape_error("$.digest", "missing");
         const auto at = first_difference(document, cert_to_json(cert), "$");
         if (!at.empty())
-            schema::shape_error(at, "does not agree with the rest of the cert (an edited derived "
-                                    "field, or a key that is not part of " +
-                                        std::string(core::kCertSchema) + ")");
+            schema::shape_error(at,
+                                "does not agree with the rest of the cert (an edited derived "
+                                "field, or a key that is not part of " +
+                                    std::string(core::kCertSchema) + ")");
         parsed.cert = std::move(cert);
     } catch (const schema::ShapeError& e) {
         parsed.problem = e.what();

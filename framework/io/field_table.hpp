@@ -181,8 +181,7 @@ inline std::string child(const std::string& path, std::string_view key) {
 // A required member: missing is an error.
 template <typename S, typename T, typename C = Codec<T>>
 Field<S> required(std::string_view key, T S::*member) {
-    return {key,
-            [key, member](const S& s, core::Json& o) { o.set(key, C::to_json(s.*member)); },
+    return {key, [key, member](const S& s, core::Json& o) { o.set(key, C::to_json(s.*member)); },
             [key, member](const core::Json& o, S& s, const std::string& path) {
                 const core::Json* v = o.find(key);
                 if (!v) shape_error(child(path, key), "missing");
@@ -196,21 +195,24 @@ Field<S> optional(std::string_view key, std::optional<T> S::*member,
                   WhenEmpty when_empty = WhenEmpty::Omit) {
     return {key,
             [key, member, when_empty](const S& s, core::Json& o) {
-                if (s.*member) o.set(key, C::to_json(*(s.*member)));
-                else if (when_empty == WhenEmpty::WriteNull) o.set(key, core::Json());
+                if (s.*member)
+                    o.set(key, C::to_json(*(s.*member)));
+                else if (when_empty == WhenEmpty::WriteNull)
+                    o.set(key, core::Json());
             },
             [key, member](const core::Json& o, S& s, const std::string& path) {
                 const core::Json* v = o.find(key);
-                if (!v || v->is_null()) s.*member = std::nullopt;
-                else s.*member = C::from_json(*v, child(path, key));
+                if (!v || v->is_null())
+                    s.*member = std::nullopt;
+                else
+                    s.*member = C::from_json(*v, child(path, key));
             }};
 }
 
 // A nested struct whose members sit in the same JSON object as its parent's.
 template <typename S, typename T>
 Field<S> inline_members(T S::*member) {
-    return {"",
-            [member](const S& s, core::Json& o) { write_rows(s.*member, o); },
+    return {"", [member](const S& s, core::Json& o) { write_rows(s.*member, o); },
             [member](const core::Json& o, S& s, const std::string& path) {
                 read_rows(o, s.*member, path);
             }};

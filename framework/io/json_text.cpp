@@ -16,10 +16,14 @@ namespace {
 
 core::Json from_rapidjson(const rapidjson::Value& v) {
     switch (v.GetType()) {
-        case rapidjson::kNullType: return {};
-        case rapidjson::kFalseType: return false;
-        case rapidjson::kTrueType: return true;
-        case rapidjson::kStringType: return std::string(v.GetString(), v.GetStringLength());
+        case rapidjson::kNullType:
+            return {};
+        case rapidjson::kFalseType:
+            return false;
+        case rapidjson::kTrueType:
+            return true;
+        case rapidjson::kStringType:
+            return std::string(v.GetString(), v.GetStringLength());
         case rapidjson::kNumberType:
             if (v.IsInt64()) return v.GetInt64();
             return v.GetDouble();  // doubles, and integers beyond int64
@@ -45,9 +49,15 @@ template <typename Writer>
 void emit(Writer& w, const core::Json& value) {
     using T = core::Json::Type;
     switch (value.type()) {
-        case T::Null: w.Null(); break;
-        case T::Bool: w.Bool(value.as_bool()); break;
-        case T::Int: w.Int64(value.as_int()); break;
+        case T::Null:
+            w.Null();
+            break;
+        case T::Bool:
+            w.Bool(value.as_bool());
+            break;
+        case T::Int:
+            w.Int64(value.as_int());
+            break;
         case T::Double:
             if (!std::isfinite(value.as_double()))
                 throw Error(ErrorCategory::Json, "cannot write a non-finite number as JSON");
@@ -80,10 +90,9 @@ core::Json parse_json(std::string_view text, std::string_view what) {
     rapidjson::Document doc;
     doc.Parse<rapidjson::kParseFullPrecisionFlag>(text.data(), text.size());
     if (doc.HasParseError())
-        throw Error(ErrorCategory::Json,
-                    std::string(what) + ": invalid JSON at offset " +
-                        std::to_string(doc.GetErrorOffset()) + ": " +
-                        rapidjson::GetParseError_En(doc.GetParseError()));
+        throw Error(ErrorCategory::Json, std::string(what) + ": invalid JSON at offset " +
+                                             std::to_string(doc.GetErrorOffset()) + ": " +
+                                             rapidjson::GetParseError_En(doc.GetParseError()));
     return from_rapidjson(doc);
 }
 

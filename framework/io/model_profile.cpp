@@ -56,8 +56,9 @@ std::string substitute(std::string text, const std::string& models_dir, const st
     static const std::string kPlaceholder = "{MODELS_DIR}";
     for (auto at = text.find(kPlaceholder); at != std::string::npos; at = text.find(kPlaceholder)) {
         if (models_dir.empty())
-            bad(path, "'" + text + "' uses {MODELS_DIR}: set --models-dir, MODELS_DIR or "
-                                   "[defaults] models_dir");
+            bad(path, "'" + text +
+                          "' uses {MODELS_DIR}: set --models-dir, MODELS_DIR or "
+                          "[defaults] models_dir");
         text.replace(at, kPlaceholder.size(), models_dir);
     }
     return text;

@@ -10,9 +10,9 @@ namespace bi::io {
 
 struct ModelProfile {
     std::string alias;
-    std::string gguf;        // {MODELS_DIR} already substituted
-    std::string server_bin;  // the model's own, else [defaults]
-    std::string kv;          // KV cache label, default "f16"
+    std::string gguf;                       // {MODELS_DIR} already substituted
+    std::string server_bin;                 // the model's own, else [defaults]
+    std::string kv;                         // KV cache label, default "f16"
     std::vector<std::string> server_flags;  // [defaults] server_flags, then the model's flags
 };
 

@@ -120,8 +120,7 @@ Scheduler::Ticket Scheduler::submit(CompletionJob job) {
         }
         task->id = next_task_id_++;
         // The coin is drawn in arrival order, so a seed reproduces the same pattern.
-        const double coin =
-            static_cast<double>(coin_.next() >> 11) * (1.0 / 9007199254740992.0);
+        const double coin = static_cast<double>(coin_.next() >> 11) * (1.0 / 9007199254740992.0);
         task->susceptible = coin < options_.divergence_p;
         queue_.push_back(task);
         admit_locked();

@@ -18,7 +18,9 @@ namespace bi::server {
 
 namespace {
 
-[[noreturn]] void refuse(const std::string& message) { throw Error(ErrorCategory::Guard, message); }
+[[noreturn]] void refuse(const std::string& message) {
+    throw Error(ErrorCategory::Guard, message);
+}
 
 constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
 
@@ -50,9 +52,9 @@ std::string format_gib(std::uint64_t bytes) {
 
 std::optional<double> kv_bytes_per_element(const std::string& kv_label) {
     static const std::pair<const char*, double> kSizes[] = {
-        {"f32", 4.0},      {"f16", 2.0},       {"bf16", 2.0},     {"q8_0", 34.0 / 32},
-        {"q5_1", 24.0 / 32}, {"q5_0", 22.0 / 32}, {"q4_1", 20.0 / 32}, {"q4_0", 18.0 / 32},
-        {"iq4_nl", 18.0 / 32}};
+        {"f32", 4.0},        {"f16", 2.0},        {"bf16", 2.0},
+        {"q8_0", 34.0 / 32}, {"q5_1", 24.0 / 32}, {"q5_0", 22.0 / 32},
+        {"q4_1", 20.0 / 32}, {"q4_0", 18.0 / 32}, {"iq4_nl", 18.0 / 32}};
     for (const auto& [name, size] : kSizes)
         if (kv_label == name) return size;
     return std::nullopt;
@@ -65,7 +67,8 @@ Footprint project_footprint(const ModelFacts& model, std::int64_t ctx_total,
     f.overhead_bytes = (256ull << 20) + model.file_bytes / 20;
     const double element = kv_bytes_per_element(kv_label).value_or(2.0);
     if (model.has_shape()) {
-        const double head_dim = static_cast<double>(*model.n_embd) / static_cast<double>(*model.n_head);
+        const double head_dim =
+            static_cast<double>(*model.n_embd) / static_cast<double>(*model.n_head);
         const double n_head_kv = static_cast<double>(model.n_head_kv.value_or(*model.n_head));
         const double k_width = static_cast<double>(model.key_length.value_or(0)) > 0
                                    ? static_cast<double>(*model.key_length) * n_head_kv
@@ -97,8 +100,7 @@ std::optional<std::uint64_t> mem_available_bytes() {
 void check_footprint(const Footprint& footprint, const GuardLimits& limits,
                      std::optional<std::uint64_t> mem_available) {
     const auto total = footprint.total();
-    if (limits.max_footprint_gb &&
-        static_cast<double>(total) > *limits.max_footprint_gb * kGiB)
+    if (limits.max_footprint_gb && static_cast<double>(total) > *limits.max_footprint_gb * kGiB)
         refuse("projected footprint " + format_gib(total) + " exceeds --max-footprint-gb " +
                std::to_string(*limits.max_footprint_gb).substr(0, 6));
     if (mem_available && total > *mem_available)
@@ -127,7 +129,9 @@ bool is_reserved(std::uint16_t port, const GuardLimits& limits) {
            limits.reserved_ports.end();
 }
 
-bool port_is_free(std::uint16_t port) { return try_bind(port) == port; }
+bool port_is_free(std::uint16_t port) {
+    return try_bind(port) == port;
+}
 
 std::uint16_t pick_free_port(const GuardLimits& limits) {
     // Candidates are chosen here rather than by the kernel (port 0), so a reserved port is never
@@ -148,7 +152,8 @@ void check_port(std::uint16_t port, const GuardLimits& limits) {
     if (port == 0) refuse("--port 0 is not a port; leave --port out to pick a free one");
     if (is_reserved(port, limits)) refuse("--port " + std::to_string(port) + " is reserved");
     if (!port_is_free(port))
-        refuse("--port " + std::to_string(port) + " is busy on 127.0.0.1 (something listens there)");
+        refuse("--port " + std::to_string(port) +
+               " is busy on 127.0.0.1 (something listens there)");
 }
 
 }  // namespace bi::server

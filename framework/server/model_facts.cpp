@@ -52,26 +52,48 @@ ValueType read_type(Cursor& c) {
 
 std::uint64_t scalar_size(ValueType type) {
     switch (type) {
-        case ValueType::UInt8: case ValueType::Int8: case ValueType::Bool: return 1;
-        case ValueType::UInt16: case ValueType::Int16: return 2;
-        case ValueType::UInt32: case ValueType::Int32: case ValueType::Float32: return 4;
-        case ValueType::UInt64: case ValueType::Int64: case ValueType::Float64: return 8;
-        default: return 0;
+        case ValueType::UInt8:
+        case ValueType::Int8:
+        case ValueType::Bool:
+            return 1;
+        case ValueType::UInt16:
+        case ValueType::Int16:
+            return 2;
+        case ValueType::UInt32:
+        case ValueType::Int32:
+        case ValueType::Float32:
+            return 4;
+        case ValueType::UInt64:
+        case ValueType::Int64:
+        case ValueType::Float64:
+            return 8;
+        default:
+            return 0;
     }
 }
 
 // Reads an integer-typed value; other types are skipped and yield nothing.
 std::optional<std::int64_t> read_value(Cursor& c, ValueType type) {
     switch (type) {
-        case ValueType::UInt8: return c.read<std::uint8_t>();
-        case ValueType::Int8: return c.read<std::int8_t>();
-        case ValueType::UInt16: return c.read<std::uint16_t>();
-        case ValueType::Int16: return c.read<std::int16_t>();
-        case ValueType::UInt32: return c.read<std::uint32_t>();
-        case ValueType::Int32: return c.read<std::int32_t>();
-        case ValueType::UInt64: return static_cast<std::int64_t>(c.read<std::uint64_t>());
-        case ValueType::Int64: return c.read<std::int64_t>();
-        case ValueType::String: c.string(); return std::nullopt;
+        case ValueType::UInt8:
+            return c.read<std::uint8_t>();
+        case ValueType::Int8:
+            return c.read<std::int8_t>();
+        case ValueType::UInt16:
+            return c.read<std::uint16_t>();
+        case ValueType::Int16:
+            return c.read<std::int16_t>();
+        case ValueType::UInt32:
+            return c.read<std::uint32_t>();
+        case ValueType::Int32:
+            return c.read<std::int32_t>();
+        case ValueType::UInt64:
+            return static_cast<std::int64_t>(c.read<std::uint64_t>());
+        case ValueType::Int64:
+            return c.read<std::int64_t>();
+        case ValueType::String:
+            c.string();
+            return std::nullopt;
         case ValueType::Array: {
             const auto element = read_type(c);
             const auto count = c.read<std::uint64_t>();
@@ -117,12 +139,18 @@ void read_metadata(std::ifstream& in, ModelFacts& facts) {
     for (const auto& [key, value] : numbers) {
         if (key.rfind(prefix, 0) != 0) continue;
         const std::string name = key.substr(prefix.size());
-        if (name == "block_count") facts.n_layer = value;
-        else if (name == "embedding_length") facts.n_embd = value;
-        else if (name == "attention.head_count") facts.n_head = value;
-        else if (name == "attention.head_count_kv") facts.n_head_kv = value;
-        else if (name == "attention.key_length") facts.key_length = value;
-        else if (name == "attention.value_length") facts.value_length = value;
+        if (name == "block_count")
+            facts.n_layer = value;
+        else if (name == "embedding_length")
+            facts.n_embd = value;
+        else if (name == "attention.head_count")
+            facts.n_head = value;
+        else if (name == "attention.head_count_kv")
+            facts.n_head_kv = value;
+        else if (name == "attention.key_length")
+            facts.key_length = value;
+        else if (name == "attention.value_length")
+            facts.value_length = value;
     }
 }
 

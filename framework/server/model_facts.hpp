@@ -11,7 +11,7 @@ namespace bi::server {
 struct ModelFacts {
     std::string path;
     std::uint64_t file_bytes = 0;
-    std::string sha256_head;  // sha256 of the first MiB: identifies the file cheaply
+    std::string sha256_head;   // sha256 of the first MiB: identifies the file cheaply
     std::string architecture;  // general.architecture, empty when not GGUF
     std::optional<std::int64_t> n_layer, n_embd, n_head, n_head_kv, key_length, value_length;
     bool has_shape() const { return n_layer && n_embd && n_head; }

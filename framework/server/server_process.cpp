@@ -134,10 +134,12 @@ ServerProcess::ServerProcess(std::vector<std::string> argv, std::string log_path
         command = kSetpriv;
     }
     try {
-        Poco::ProcessHandle handle = Poco::Process::launch(command, args, nullptr, &d.output, &d.output);
+        Poco::ProcessHandle handle =
+            Poco::Process::launch(command, args, nullptr, &d.output, &d.output);
         d.pid = handle.id();
     } catch (const Poco::Exception& e) {
-        throw Error(ErrorCategory::Server, "cannot start " + d.argv.front() + ": " + e.displayText());
+        throw Error(ErrorCategory::Server,
+                    "cannot start " + d.argv.front() + ": " + e.displayText());
     }
     register_child(d.pid);
     d.reader = std::thread([&d, log = std::move(log)]() mutable { d.pump(std::move(log)); });
@@ -151,12 +153,22 @@ ServerProcess::~ServerProcess() {
     if (impl_->reader.joinable()) impl_->reader.join();
 }
 
-pid_t ServerProcess::pid() const { return impl_->pid; }
-const std::vector<std::string>& ServerProcess::argv() const { return impl_->argv; }
-const std::string& ServerProcess::log_path() const { return impl_->log_path; }
-bool ServerProcess::under_parent_death_signal() const { return impl_->pdeathsig; }
+pid_t ServerProcess::pid() const {
+    return impl_->pid;
+}
+const std::vector<std::string>& ServerProcess::argv() const {
+    return impl_->argv;
+}
+const std::string& ServerProcess::log_path() const {
+    return impl_->log_path;
+}
+bool ServerProcess::under_parent_death_signal() const {
+    return impl_->pdeathsig;
+}
 
-bool ServerProcess::alive() { return impl_->poll(); }
+bool ServerProcess::alive() {
+    return impl_->poll();
+}
 
 std::string ServerProcess::log_tail(std::size_t max_lines) const {
     std::string tail;
@@ -193,7 +205,8 @@ std::string ServerProcess::terminate(std::chrono::milliseconds grace) {
     auto& d = *impl_;
     if (!d.poll()) return d.ended_how;
     if (!d.touchable())
-        throw Error(ErrorCategory::Guard, "refusing to signal untouchable PID " + std::to_string(d.pid));
+        throw Error(ErrorCategory::Guard,
+                    "refusing to signal untouchable PID " + std::to_string(d.pid));
     ::kill(d.pid, SIGTERM);
     const auto give_up = std::chrono::steady_clock::now() + grace;
     auto pause = std::chrono::milliseconds(1);
@@ -212,8 +225,8 @@ std::string ServerProcess::terminate(std::chrono::milliseconds grace) {
     }
     // The child is gone, so its output has reached end of file: note how it ended.
     if (d.reader.joinable()) d.reader.join();
-    std::ofstream(d.log_path, std::ios::app) << "=== bi-run teardown " << io::utc_timestamp() << ": "
-                                             << d.ended_how << "\n";
+    std::ofstream(d.log_path, std::ios::app)
+        << "=== bi-run teardown " << io::utc_timestamp() << ": " << d.ended_how << "\n";
     return d.ended_how;
 }
 

@@ -30,8 +30,8 @@ std::string_view type_of_family(std::string_view family) {
 }
 
 // Any number passes as kNumberType: an integer answer may be written 7.0.
-void require(std::string_view family, const Json& expected, const char* key,
-             rapidjson::Type type, const char* what) {
+void require(std::string_view family, const Json& expected, const char* key, rapidjson::Type type,
+             const char* what) {
     const Json* value = find_member(expected, key);
     if (!value || value->GetType() != type)
         bad_expected(family, std::string("needs \"") + key + "\" as " + what);
@@ -194,8 +194,7 @@ Json parse_expected(std::string_view family, std::string_view expected_json) {
     if (type == "identifier") {
         require(family, *expected, "candidates", kArrayType, "an array of strings");
         for (const auto& candidate : find_member(*expected, "candidates")->GetArray())
-            if (!candidate.IsString())
-                bad_expected(family, "has a candidate that is not a string");
+            if (!candidate.IsString()) bad_expected(family, "has a candidate that is not a string");
     }
     if (type == "facts")
         for (const auto& fact : find_member(*expected, "facts")->GetArray())

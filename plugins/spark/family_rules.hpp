@@ -35,8 +35,7 @@ std::string classify_failure_mode(std::string_view family, std::string_view comp
                                   const Json& expected);
 
 // In [0, 1]; computed whatever the failure mode (a leaked reasoning block is ignored).
-double score_answer(std::string_view family, std::string_view completion,
-                    const Json& expected);
+double score_answer(std::string_view family, std::string_view completion, const Json& expected);
 
 // n-gram and periodic-substring mass: true when most of the text repeats itself.
 bool is_runaway_repetition(std::string_view text);

@@ -103,8 +103,7 @@ double score_code_fix(const Extraction& got, const Json& expected) {
 
 }  // namespace
 
-double score_answer(std::string_view family, std::string_view completion,
-                    const Json& expected) {
+double score_answer(std::string_view family, std::string_view completion, const Json& expected) {
     const Extraction got = extract_answer(family, completion, expected);
     if (family == "A2" || family == "E5") return score_exact(got, expected);
     if (family == "A4" || family == "B1" || family == "C1") return score_integer(got, expected);

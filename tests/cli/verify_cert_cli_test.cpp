@@ -1,12 +1,12 @@
 // Runs the real bi-run binary against certs written by the core.
 #include <catch2/catch.hpp>
 
+#include "../unit/trial_builders.hpp"
 #include "core/cert.hpp"
 #include "io/cert_io.hpp"
 #include "io/files.hpp"
 #include "run_command.hpp"
 #include "scratch_dir.hpp"
-#include "../unit/trial_builders.hpp"
 
 using namespace bi;
 using testing::run_command;

@@ -80,9 +80,8 @@ TEST_CASE("chat logprobs give chosen-token logprobs and ids", "[parse]") {
 }
 
 TEST_CASE("missing optional fields are absent and fallbacks apply", "[parse]") {
-    const CompletionOutcome chat = parse_completion(
-        EndpointKind::Chat,
-        R"({"choices":[{"message":{"content":null}}],
+    const CompletionOutcome chat = parse_completion(EndpointKind::Chat,
+                                                    R"({"choices":[{"message":{"content":null}}],
             "timings":{"prompt_n":3,"cache_n":2,"predicted_n":7}})");
     REQUIRE(chat.ok());
     CHECK(chat.result.content.empty());

@@ -22,10 +22,10 @@ struct MockRun {
 };
 
 MockRun run_mock(const testing::ScratchDir& dir, std::vector<std::string> extra, int parallel = 4) {
-    std::vector<std::string> argv{BI_RUN_PATH, "run-mock", "--out-dir", dir.path(),
-                                  "--workset", BI_SMALL_WORKSET, "--n-predict", "8",
-                                  "--passes", "2", "--parallel", std::to_string(parallel),
-                                  "--ctx", "512", "--tick-ms", "1"};
+    std::vector<std::string> argv{
+        BI_RUN_PATH,   "run-mock", "--out-dir", dir.path(), "--workset",  BI_SMALL_WORKSET,
+        "--n-predict", "8",        "--passes",  "2",        "--parallel", std::to_string(parallel),
+        "--ctx",       "512",      "--tick-ms", "1"};
     argv.insert(argv.end(), extra.begin(), extra.end());
     MockRun run;
     run.result = run_command(argv);
@@ -121,8 +121,12 @@ TEST_CASE("run-mock: contamination is RED and names the contaminated ids", "[int
     const auto& mismatch = run.cert.find("mismatch")->as_array();
     REQUIRE_FALSE(mismatch.empty());
     CHECK_THAT(mismatch[0].as_string(), Catch::StartsWith("bi-mock|512|"));
-    const auto& rows = run.cert.find("divergence_report")->find("AC")->find("per_pass")
-                           ->as_array()[0].find("rows")->as_array();
+    const auto& rows = run.cert.find("divergence_report")
+                           ->find("AC")
+                           ->find("per_pass")
+                           ->as_array()[0]
+                           .find("rows")
+                           ->as_array();
     REQUIRE_FALSE(rows.empty());
     CHECK(rows[0].find("field")->as_string() == "extracted_answer");
 }
@@ -148,9 +152,9 @@ TEST_CASE("run-mock: a crash mid-run ends without a cert, exit 1", "[integration
     testing::ScratchDir dir;
     const std::string existing = dir.file(core::cert_file_name("bi-mock", 512, 4));
     io::write_file_atomically(existing, "previous cert\n");
-    auto r = run_command({BI_RUN_PATH, "run-mock", "--out-dir", dir.path(), "--workset",
-                          BI_SMALL_WORKSET, "--n-predict", "8", "--ctx", "512",
-                          "--crash-after", "5"});
+    auto r =
+        run_command({BI_RUN_PATH, "run-mock", "--out-dir", dir.path(), "--workset",
+                     BI_SMALL_WORKSET, "--n-predict", "8", "--ctx", "512", "--crash-after", "5"});
     CHECK(r.exit_code == 1);
     CHECK_THAT(r.err, Catch::Contains("died"));
     CHECK(io::read_file(existing) == "previous cert\n");  // untouched
@@ -158,7 +162,8 @@ TEST_CASE("run-mock: a crash mid-run ends without a cert, exit 1", "[integration
 
 TEST_CASE("run-mock: bad flags are refused before anything runs", "[integration]") {
     testing::ScratchDir dir;
-    auto r = run_command({BI_RUN_PATH, "run-mock", "--out-dir", dir.path(), "--divergence", "bogus"});
+    auto r =
+        run_command({BI_RUN_PATH, "run-mock", "--out-dir", dir.path(), "--divergence", "bogus"});
     CHECK(r.exit_code == 2);
     CHECK_THAT(r.err, Catch::Contains("bogus"));
     r = run_command({BI_RUN_PATH, "run-mock", "--out-dir", dir.path(), "--passes", "0"});
@@ -167,7 +172,8 @@ TEST_CASE("run-mock: bad flags are refused before anything runs", "[integration]
     r = run_command({BI_RUN_PATH, "run-mock"});
     CHECK(r.exit_code == 2);
     CHECK_THAT(r.err, Catch::Contains("--out-dir is required"));
-    r = run_command({BI_RUN_PATH, "run-mock", "--out-dir", dir.path(), "--workset", dir.file("no.json")});
+    r = run_command(
+        {BI_RUN_PATH, "run-mock", "--out-dir", dir.path(), "--workset", dir.file("no.json")});
     CHECK(r.exit_code == 2);
     CHECK_THAT(r.err, Catch::Contains("no.json"));
     CHECK(std::filesystem::is_empty(dir.path()));

@@ -2,11 +2,11 @@
 // process left behind, in every failure path.
 #include <catch2/catch.hpp>
 
-#include <signal.h>
-#include <sys/socket.h>
-#include <netinet/in.h>
 #include <arpa/inet.h>
+#include <netinet/in.h>
+#include <signal.h>
 #include <spawn.h>
+#include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -37,7 +37,9 @@ extern char** environ;
 
 namespace {
 
-bool process_exists(pid_t pid) { return pid > 0 && (::kill(pid, 0) == 0 || errno == EPERM); }
+bool process_exists(pid_t pid) {
+    return pid > 0 && (::kill(pid, 0) == 0 || errno == EPERM);
+}
 
 pid_t read_pid(const std::string& path) {
     std::ifstream in(path);
@@ -55,10 +57,16 @@ std::string fake_model(const testing::ScratchDir& dir) {
 
 std::vector<std::string> live_argv(const testing::ScratchDir& dir, const std::string& server,
                                    std::vector<std::string> extra) {
-    std::vector<std::string> argv{BI_RUN_PATH, "run-live", "--server-bin", server, "--model",
-                                  fake_model(dir), "--model-alias", "m", "--out-dir", dir.file("out"),
-                                  "--workset", BI_SMALL_WORKSET, "--n-predict", "8", "--passes", "2",
-                                  "--ctx", "512", "--quiet"};
+    std::vector<std::string> argv{BI_RUN_PATH,     "run-live",
+                                  "--server-bin",  server,
+                                  "--model",       fake_model(dir),
+                                  "--model-alias", "m",
+                                  "--out-dir",     dir.file("out"),
+                                  "--workset",     BI_SMALL_WORKSET,
+                                  "--n-predict",   "8",
+                                  "--passes",      "2",
+                                  "--ctx",         "512",
+                                  "--quiet"};
     argv.insert(argv.end(), extra.begin(), extra.end());
     return argv;
 }
@@ -104,7 +112,8 @@ std::vector<pid_t> server_pids(const core::Json& cert) {
 
 }  // namespace
 
-TEST_CASE("run-live against bi-mock-server: a cert with source mock, no server left", "[lifecycle]") {
+TEST_CASE("run-live against bi-mock-server: a cert with source mock, no server left",
+          "[lifecycle]") {
     testing::ScratchDir dir;
     auto r = run_command(live_argv(dir, BI_MOCK_SERVER_PATH, {}));
     INFO(r.err);
@@ -121,9 +130,9 @@ TEST_CASE("run-live against bi-mock-server: a cert with source mock, no server l
 
 TEST_CASE("run-live: a server that exits at start -> exit 1, no cert", "[lifecycle]") {
     testing::ScratchDir dir;
-    auto r = run_command(live_argv(dir, BI_STAND_IN_PATH,
-                                   {"--server-flag=--stand-in=exit",
-                                    "--server-flag=--pid-file=" + dir.file("pid")}));
+    auto r = run_command(live_argv(
+        dir, BI_STAND_IN_PATH,
+        {"--server-flag=--stand-in=exit", "--server-flag=--pid-file=" + dir.file("pid")}));
     CHECK(r.exit_code == 1);
     CHECK_THAT(r.err, Catch::Contains("exited before it was ready") &&
                           Catch::Contains("exited with status 3") &&
@@ -134,10 +143,10 @@ TEST_CASE("run-live: a server that exits at start -> exit 1, no cert", "[lifecyc
 
 TEST_CASE("run-live: a server that hangs before ready -> exit 1, no cert, killed", "[lifecycle]") {
     testing::ScratchDir dir;
-    auto r = run_command(live_argv(dir, BI_STAND_IN_PATH,
-                                   {"--server-flag=--stand-in=hang",
-                                    "--server-flag=--pid-file=" + dir.file("pid"),
-                                    "--ready-timeout", "1"}));
+    auto r = run_command(
+        live_argv(dir, BI_STAND_IN_PATH,
+                  {"--server-flag=--stand-in=hang", "--server-flag=--pid-file=" + dir.file("pid"),
+                   "--ready-timeout", "1"}));
     CHECK(r.exit_code == 1);
     CHECK_THAT(r.err, Catch::Contains("not ready after"));
     CHECK_FALSE(fs::exists(cert_path(dir)));
@@ -159,7 +168,8 @@ TEST_CASE("run-live: a server that dies mid-arm -> exit 1, old cert untouched", 
 
 TEST_CASE("run-live: a server that ignores SIGTERM is killed after the grace", "[lifecycle]") {
     testing::ScratchDir dir;
-    auto r = run_command(live_argv(dir, BI_MOCK_SERVER_PATH, {"--server-flag=--ignore-sigterm", "--shutdown-grace", "0.5"}));
+    auto r = run_command(live_argv(dir, BI_MOCK_SERVER_PATH,
+                                   {"--server-flag=--ignore-sigterm", "--shutdown-grace", "0.5"}));
     INFO(r.err);
     CHECK(r.exit_code == 3);
     auto loaded = io::read_cert(cert_path(dir));
@@ -233,14 +243,14 @@ TEST_CASE("run-live guards refuse with exit 2 and write nothing", "[lifecycle][g
         CHECK_THAT(r.err, Catch::Contains("is busy"));
     }
     SECTION("footprint over the cap") {
-        auto r = base({"--server-bin", BI_MOCK_SERVER_PATH, "--model", model,
-                       "--max-footprint-gb", "0.01"});
+        auto r = base(
+            {"--server-bin", BI_MOCK_SERVER_PATH, "--model", model, "--max-footprint-gb", "0.01"});
         CHECK(r.exit_code == 2);
         CHECK_THAT(r.err, Catch::Contains("exceeds --max-footprint-gb"));
     }
     SECTION("a managed flag") {
-        auto r = base({"--server-bin", BI_MOCK_SERVER_PATH, "--model", model,
-                       "--server-flag=--port=9"});
+        auto r =
+            base({"--server-bin", BI_MOCK_SERVER_PATH, "--model", model, "--server-flag=--port=9"});
         CHECK(r.exit_code == 2);
         CHECK_THAT(r.err, Catch::Contains("bi-run sets --port itself"));
     }
@@ -272,10 +282,17 @@ TEST_CASE("run-live with a profile from models.toml", "[lifecycle]") {
         "[defaults]\nserver_bin = \"" + std::string(BI_MOCK_SERVER_PATH) +
             "\"\nserver_flags = [\"--tick-ms=1\"]\n\n[[models]]\nalias = \"tiny\"\n"
             "gguf = \"{MODELS_DIR}/model.gguf\"\nkv = \"q8_0\"\n");
-    auto r = run_command({BI_RUN_PATH, "run-live", "--profile", "tiny", "--models-toml",
-                          dir.file("models.toml"), "--models-dir", dir.path(), "--out-dir",
-                          dir.file("out"), "--workset", BI_SMALL_WORKSET, "--n-predict", "4",
-                          "--passes", "1", "--ctx", "256", "--parallel", "2", "--quiet"});
+    auto r = run_command({BI_RUN_PATH,     "run-live",
+                          "--profile",     "tiny",
+                          "--models-toml", dir.file("models.toml"),
+                          "--models-dir",  dir.path(),
+                          "--out-dir",     dir.file("out"),
+                          "--workset",     BI_SMALL_WORKSET,
+                          "--n-predict",   "4",
+                          "--passes",      "1",
+                          "--ctx",         "256",
+                          "--parallel",    "2",
+                          "--quiet"});
     INFO(r.err);
     CHECK(r.exit_code == 3);
     auto loaded = io::read_cert(dir.file("out/tiny__ctx256__N2.json"));
@@ -285,14 +302,21 @@ TEST_CASE("run-live with a profile from models.toml", "[lifecycle]") {
 
 TEST_CASE("sweep: one cert per cell and a summary", "[lifecycle]") {
     testing::ScratchDir dir;
-    auto r = run_command({BI_RUN_PATH, "sweep", "--server-bin", BI_MOCK_SERVER_PATH, "--model",
-                          fake_model(dir), "--model-alias", "m", "--out-dir", dir.file("out"),
-                          "--workset", BI_SMALL_WORKSET, "--n-predict", "4", "--passes", "1",
-                          "--ctx", "256,512", "--parallel", "2,4", "--quiet"});
+    auto r = run_command({BI_RUN_PATH,     "sweep",
+                          "--server-bin",  BI_MOCK_SERVER_PATH,
+                          "--model",       fake_model(dir),
+                          "--model-alias", "m",
+                          "--out-dir",     dir.file("out"),
+                          "--workset",     BI_SMALL_WORKSET,
+                          "--n-predict",   "4",
+                          "--passes",      "1",
+                          "--ctx",         "256,512",
+                          "--parallel",    "2,4",
+                          "--quiet"});
     INFO(r.err);
     CHECK(r.exit_code == 3);
-    for (const char* name : {"m__ctx256__N2.json", "m__ctx256__N4.json", "m__ctx512__N2.json",
-                             "m__ctx512__N4.json"})
+    for (const char* name :
+         {"m__ctx256__N2.json", "m__ctx256__N4.json", "m__ctx512__N2.json", "m__ctx512__N4.json"})
         CHECK(fs::exists(dir.file(std::string("out/") + name)));
     CHECK_THAT(r.out, Catch::Contains("summary"));
     // One A baseline per ctx: two 1-slot launches in all, plus one per (ctx, N).
@@ -314,8 +338,8 @@ TEST_CASE("plan-n prints a footprint row per N", "[lifecycle]") {
 
 TEST_CASE("selftest against the mock as a stand-in binary reports source mock", "[lifecycle]") {
     testing::ScratchDir dir;
-    auto r = run_command({BI_RUN_PATH, "selftest", "--server-bin", BI_MOCK_SERVER_PATH,
-                          "--out-dir", dir.path(), "--passes", "1", "--n-predict", "8",
+    auto r = run_command({BI_RUN_PATH, "selftest", "--server-bin", BI_MOCK_SERVER_PATH, "--out-dir",
+                          dir.path(), "--passes", "1", "--n-predict", "8",
                           "--server-flag=--tick-ms=1", "--quiet"});
     INFO(r.err);
     CHECK(r.exit_code == 3);
@@ -331,7 +355,8 @@ TEST_CASE("selftest refuses bad usage with exit 2", "[lifecycle]") {
     auto r = run_command({BI_RUN_PATH, "selftest"});
     CHECK(r.exit_code == 2);
     CHECK_THAT(r.err, Catch::Contains("--server-bin is required"));
-    r = run_command({BI_RUN_PATH, "selftest", "--server-bin", BI_MOCK_SERVER_PATH, "--parallel", "1"});
+    r = run_command(
+        {BI_RUN_PATH, "selftest", "--server-bin", BI_MOCK_SERVER_PATH, "--parallel", "1"});
     CHECK(r.exit_code == 2);
     CHECK_THAT(r.err, Catch::Contains("at least 2"));
 }

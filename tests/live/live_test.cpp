@@ -17,7 +17,9 @@ using testing::run_command;
 
 namespace {
 
-std::string server_bin() { return std::getenv("BI_LLAMA_SERVER"); }
+std::string server_bin() {
+    return std::getenv("BI_LLAMA_SERVER");
+}
 
 void check_live_evidence(const core::Json& cert) {
     CHECK(cert.find("source")->as_string() == "live");
@@ -35,16 +37,19 @@ TEST_CASE("live: one cell against the real server with a synthesised model", "[l
     const auto model = dir.file("tiny.gguf");
     auto synth = run_command({BI_RUN_PATH, "synth-model", "--out", model, "--seed", "7"});
     REQUIRE(synth.exit_code == 0);
-    auto r = run_command({BI_RUN_PATH, "run-live", "--server-bin", server_bin(), "--model", model,
-                          "--out-dir", dir.path(), "--workset", BI_SMALL_WORKSET, "--ctx", "512",
-                          "--parallel", "4", "--passes", "2", "--n-predict", "16", "--logprobs",
-                          "1", "--endpoint", "completion", "--quiet"});
+    auto r =
+        run_command({BI_RUN_PATH,  "run-live",    "--server-bin", server_bin(), "--model",
+                     model,        "--out-dir",   dir.path(),     "--workset",  BI_SMALL_WORKSET,
+                     "--ctx",      "512",         "--parallel",   "4",          "--passes",
+                     "2",          "--n-predict", "16",           "--logprobs", "1",
+                     "--endpoint", "completion",  "--quiet"});
     INFO(r.err);
     REQUIRE((r.exit_code == 0 || r.exit_code == 3));
     auto loaded = io::read_cert(dir.file(core::cert_file_name("tiny", 512, 4)));
     REQUIRE(loaded.digest_intact);
     check_live_evidence(loaded.document);
-    CHECK(loaded.document.find("server")->find("N")->find("binary_sha256")->as_string().size() == 64);
+    CHECK(loaded.document.find("server")->find("N")->find("binary_sha256")->as_string().size() ==
+          64);
 }
 
 TEST_CASE("live: selftest reports a truthful verdict", "[live]") {
@@ -61,7 +66,8 @@ TEST_CASE("live: selftest reports a truthful verdict", "[live]") {
 int main(int argc, char** argv) {
     const char* server = std::getenv("BI_LLAMA_SERVER");
     if (!server || !*server) {
-        std::printf("skipped: set BI_LLAMA_SERVER to a llama-server binary to run the live tests\n");
+        std::printf(
+            "skipped: set BI_LLAMA_SERVER to a llama-server binary to run the live tests\n");
         return 77;
     }
     return Catch::Session().run(argc, argv);

@@ -117,8 +117,7 @@ TEST_CASE("a failed write leaves the existing file untouched", "[cert_io]") {
     bad.sensitivity.rule_of_three_upper = std::nan("");
     CHECK_THROWS_AS(io::write_cert(path, bad), Error);
     CHECK(io::read_file(path) == "original");
-    CHECK_THROWS_AS(io::write_file_atomically(dir.file("no/such/dir.json"), "x"),
-                    Error);
+    CHECK_THROWS_AS(io::write_file_atomically(dir.file("no/such/dir.json"), "x"), Error);
 }
 
 TEST_CASE("a cert reads back through the field table and agrees with itself", "[cert_io]") {

@@ -17,8 +17,8 @@ core::CertContext context(const std::string& source = "live") {
 }
 
 core::Json green_cert(const std::string& source = "live") {
-    core::Json cert =
-        io::cert_to_json(core::build_cert(context(source), core::decide_verdict(testing::clean_cell())));
+    core::Json cert = io::cert_to_json(
+        core::build_cert(context(source), core::decide_verdict(testing::clean_cell())));
     cert.set("digest", "0000");  // validate_cert_shape needs it; promotion takes digest_intact
     return cert;
 }
@@ -39,12 +39,34 @@ bool has_reason(const core::Promotion& p, const std::string& text) {
 
 TEST_CASE("cert carries the upstream field names", "[cert]") {
     auto cert = green_cert();
-    for (const char* key :
-         {"model", "ctx", "dispatch_n", "status", "source", "gate", "overlap_ok", "overlap",
-          "completion_floor", "cobatch_coverage", "arm_b", "divergence_class", "anomaly",
-          "token_divergence_ids", "mismatch", "n_passes", "reps", "kv_label", "invariant_fields",
-          "per_pass_ac_divergent", "per_pass_ac_token_only", "sensitivity", "promotion_scope",
-          "divergence_report", "decision_reasons", "ts_utc", "schema", "serial_self_check"})
+    for (const char* key : {"model",
+                            "ctx",
+                            "dispatch_n",
+                            "status",
+                            "source",
+                            "gate",
+                            "overlap_ok",
+                            "overlap",
+                            "completion_floor",
+                            "cobatch_coverage",
+                            "arm_b",
+                            "divergence_class",
+                            "anomaly",
+                            "token_divergence_ids",
+                            "mismatch",
+                            "n_passes",
+                            "reps",
+                            "kv_label",
+                            "invariant_fields",
+                            "per_pass_ac_divergent",
+                            "per_pass_ac_token_only",
+                            "sensitivity",
+                            "promotion_scope",
+                            "divergence_report",
+                            "decision_reasons",
+                            "ts_utc",
+                            "schema",
+                            "serial_self_check"})
         CHECK(cert.find(key) != nullptr);
     CHECK(cert.find("gate")->as_string() == "abc_union");
     CHECK(cert.find("schema")->as_string() == "bi-cert/1");
@@ -166,8 +188,12 @@ TEST_CASE("the cert records RED evidence", "[cert]") {
     CHECK(cert.find("mismatch")->as_array() == core::Json::Array{"id2"});
     CHECK(cert.find("per_pass_ac_divergent")->as_array() == core::Json::Array{0, 1, 0});
     CHECK(cert.find("first_divergent_token")->find("id2")->as_int() == 2);
-    const auto& rows = cert.find("divergence_report")->find("AC")->find("per_pass")->as_array()[1]
-                           .find("rows")->as_array();
+    const auto& rows = cert.find("divergence_report")
+                           ->find("AC")
+                           ->find("per_pass")
+                           ->as_array()[1]
+                           .find("rows")
+                           ->as_array();
     REQUIRE(rows.size() == 1);
     CHECK(rows[0].find("field")->as_string() == "score");
 }

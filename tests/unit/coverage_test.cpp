@@ -67,9 +67,12 @@ TEST_CASE("a missing interval makes attribution uncertain and fails closed", "[c
 
 TEST_CASE("co-batching is detected against later and earlier neighbours", "[coverage]") {
     core::ArmResults pass = bi::testing::arm(3);
-    pass["id0"].dispatch_ns = 0;   pass["id0"].complete_ns = 100;
-    pass["id1"].dispatch_ns = 50;  pass["id1"].complete_ns = 60;   // inside id0
-    pass["id2"].dispatch_ns = 100; pass["id2"].complete_ns = 200;  // touches id0 only
+    pass["id0"].dispatch_ns = 0;
+    pass["id0"].complete_ns = 100;
+    pass["id1"].dispatch_ns = 50;
+    pass["id1"].complete_ns = 60;  // inside id0
+    pass["id2"].dispatch_ns = 100;
+    pass["id2"].complete_ns = 200;  // touches id0 only
     auto c = core::pass_coverage(pass, 1);
     CHECK(c.n_cobatched == 2);
     CHECK(c.not_cobatched_ids == std::vector<std::string>{"id2"});

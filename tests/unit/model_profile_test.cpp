@@ -30,9 +30,11 @@ TEST_CASE("models.toml: clear errors", "[model_profile]") {
                       Catch::Contains("no model with alias 'b' (known: a)"));
     CHECK_THROWS_WITH(io::load_model_profile(path, "a", ""), Catch::Contains("{MODELS_DIR}"));
     io::write_file_atomically(path, "[[models]]\nalias = 3\n");
-    CHECK_THROWS_WITH(io::load_model_profile(path, "a", ""), Catch::Contains("alias must be a string"));
+    CHECK_THROWS_WITH(io::load_model_profile(path, "a", ""),
+                      Catch::Contains("alias must be a string"));
     io::write_file_atomically(path, "[[models]\n");
-    CHECK_THROWS_WITH(io::load_model_profile(path, "a", ""), Catch::Contains("invalid TOML at line 1"));
+    CHECK_THROWS_WITH(io::load_model_profile(path, "a", ""),
+                      Catch::Contains("invalid TOML at line 1"));
     io::write_file_atomically(path, "[defaults]\nserver_bin = \"x\"\n");
     CHECK_THROWS_WITH(io::load_model_profile(path, "a", ""), Catch::Contains("no [[models]]"));
 }

@@ -12,7 +12,8 @@
 namespace bi::testing {
 
 // A genuinely scored trial whose answer is "answer-<id>" and whose text is "text-<id>".
-inline core::TrialRecord scored(const std::string& id, std::string family = "A2", double fill = 0.35) {
+inline core::TrialRecord scored(const std::string& id, std::string family = "A2",
+                                double fill = 0.35) {
     core::TrialRecord r;
     r.test_id = id;
     r.family = std::move(family);

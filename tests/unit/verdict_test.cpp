@@ -67,7 +67,8 @@ TEST_CASE("row 2: dirty B -> slot_allocation class", "[verdict]") {
     CHECK(v.status == core::Status::Failed);
     CHECK(v.divergence_class == core::DivergenceClass::SlotAllocation);
     e.arm_c[1]["id7"].score = 0.5;  // and C also moves away from B elsewhere
-    CHECK(core::decide_verdict(e).divergence_class == core::DivergenceClass::SlotAllocationAndCoBatching);
+    CHECK(core::decide_verdict(e).divergence_class ==
+          core::DivergenceClass::SlotAllocationAndCoBatching);
 }
 
 TEST_CASE("RED wins over missing overlap evidence", "[verdict]") {

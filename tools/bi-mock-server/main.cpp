@@ -8,8 +8,8 @@
 #include <vector>
 
 #include "core/error.hpp"
-#include "mock/server_argv.hpp"
 #include "mock/mock_server.hpp"
+#include "mock/server_argv.hpp"
 
 #ifndef BI_MOCK_SERVER_VERSION
 #define BI_MOCK_SERVER_VERSION "0"

@@ -59,7 +59,8 @@ int report_main(int argc, char** argv) {
         std::cout << options.help() << "\n";
         return kExitPromotable;
     }
-    if (!args.count("paths")) throw Error(ErrorCategory::Usage, "report: name certs or directories");
+    if (!args.count("paths"))
+        throw Error(ErrorCategory::Usage, "report: name certs or directories");
 
     int code = kExitPromotable;
     core::Json rows = core::Json::array();
@@ -77,7 +78,8 @@ int report_main(int argc, char** argv) {
             continue;
         }
         if (!loaded.shape_problem.empty()) {
-            std::cerr << "bi-run report: " << path << ": not a cert: " << loaded.shape_problem << "\n";
+            std::cerr << "bi-run report: " << path << ": not a cert: " << loaded.shape_problem
+                      << "\n";
             code = kExitError;
             continue;
         }
@@ -85,7 +87,8 @@ int report_main(int argc, char** argv) {
         const bool promotable = core::check_promotable(c, loaded.digest_intact).promotable;
         const std::string status(core::name(c.verdict.status));
         const std::string source(core::name(c.source));
-        std::string verdict = core::verdict_summary(c.verdict.status, c.verdict.divergence_class, c.verdict.anomaly);
+        std::string verdict =
+            core::verdict_summary(c.verdict.status, c.verdict.divergence_class, c.verdict.anomaly);
         if (!loaded.digest_intact) verdict += " [DIGEST MISMATCH]";
         const auto diverged = c.divergence.ac.divergent_ids.size();
         if (json) {

@@ -24,33 +24,36 @@ namespace bi::cli {
 
 namespace {
 
-[[noreturn]] void usage(const std::string& message) { throw Error(ErrorCategory::Usage, message); }
+[[noreturn]] void usage(const std::string& message) {
+    throw Error(ErrorCategory::Usage, message);
+}
 
 void add_server_options(cxxopts::Options& options) {
-    options.add_options("Server")
-        ("server-bin", "The llama-server (or work-alike) binary", cxxopts::value<std::string>())
-        ("model", "The GGUF model file", cxxopts::value<std::string>())
-        ("server-flag", "One extra server argv token (repeatable; --server-flag=-t for dash values)",
-         cxxopts::value<std::vector<std::string>>())
-        ("profile", "A models.toml alias (sets binary, model, flags, KV label), or a measurement "
-                    "profile: a plugin generator + scorer of that id, e.g. spark (the models file "
-                    "wins when the name is both)",
-         cxxopts::value<std::string>())
-        ("models-toml", "The models file (default: $BI_MODELS_TOML, else ./models.toml)",
-         cxxopts::value<std::string>())
-        ("models-dir", "Replaces {MODELS_DIR} in models.toml (default: $MODELS_DIR)",
-         cxxopts::value<std::string>())
-        ("port", "Experiment port (default: a free loopback port per launch)", cxxopts::value<int>())
-        ("reserved-port", "A port never bound or addressed (repeatable)",
-         cxxopts::value<std::vector<int>>())
-        ("untouchable-pid", "A PID never signalled (repeatable)", cxxopts::value<std::vector<int>>())
-        ("max-footprint-gb", "Refuse when the projected footprint exceeds this",
-         cxxopts::value<double>())
-        ("ready-timeout", "Seconds a server may take to answer /health",
-         cxxopts::value<double>()->default_value("600"))
-        ("shutdown-grace", "Seconds between SIGTERM and SIGKILL at teardown",
-         cxxopts::value<double>()->default_value("10"))
-        ("dry-run", "Print the plan and launch nothing");
+    options.add_options("Server")("server-bin", "The llama-server (or work-alike) binary",
+                                  cxxopts::value<std::string>())("model", "The GGUF model file",
+                                                                 cxxopts::value<std::string>())(
+        "server-flag", "One extra server argv token (repeatable; --server-flag=-t for dash values)",
+        cxxopts::value<std::vector<std::string>>())(
+        "profile",
+        "A models.toml alias (sets binary, model, flags, KV label), or a measurement "
+        "profile: a plugin generator + scorer of that id, e.g. spark (the models file "
+        "wins when the name is both)",
+        cxxopts::value<std::string>())(
+        "models-toml", "The models file (default: $BI_MODELS_TOML, else ./models.toml)",
+        cxxopts::value<std::string>())(
+        "models-dir", "Replaces {MODELS_DIR} in models.toml (default: $MODELS_DIR)",
+        cxxopts::value<std::string>())("port",
+                                       "Experiment port (default: a free loopback port per launch)",
+                                       cxxopts::value<int>())(
+        "reserved-port", "A port never bound or addressed (repeatable)",
+        cxxopts::value<std::vector<int>>())("untouchable-pid", "A PID never signalled (repeatable)",
+                                            cxxopts::value<std::vector<int>>())(
+        "max-footprint-gb", "Refuse when the projected footprint exceeds this",
+        cxxopts::value<double>())("ready-timeout", "Seconds a server may take to answer /health",
+                                  cxxopts::value<double>()->default_value("600"))(
+        "shutdown-grace", "Seconds between SIGTERM and SIGKILL at teardown",
+        cxxopts::value<double>()->default_value("10"))("dry-run",
+                                                       "Print the plan and launch nothing");
 }
 
 std::string env_or(const char* name, const std::string& fallback) {
@@ -68,7 +71,8 @@ driver::LiveTarget resolve_target(const cxxopts::ParseResult& args, bool profile
         if (!std::filesystem::exists(file))
             usage("--profile needs a models file: " + file + " not found (see --models-toml)");
         const auto profile = io::load_model_profile(file, args["profile"].as<std::string>(), dir);
-        target = {profile.server_bin, profile.gguf, profile.alias, profile.kv, profile.server_flags};
+        target = {profile.server_bin, profile.gguf, profile.alias, profile.kv,
+                  profile.server_flags};
     }
     if (args.count("server-bin")) target.server_bin = args["server-bin"].as<std::string>();
     if (args.count("model")) target.model = args["model"].as<std::string>();
@@ -89,7 +93,8 @@ server::GuardLimits guard_limits(const cxxopts::ParseResult& args) {
     }
     if (args.count("reserved-port"))
         for (int port : args["reserved-port"].as<std::vector<int>>()) {
-            if (port < 1 || port > 65535) usage("--reserved-port " + std::to_string(port) + ": not a port");
+            if (port < 1 || port > 65535)
+                usage("--reserved-port " + std::to_string(port) + ": not a port");
             limits.reserved_ports.push_back(static_cast<std::uint16_t>(port));
         }
     if (args.count("untouchable-pid"))
@@ -108,7 +113,8 @@ std::optional<std::uint16_t> chosen_port(const cxxopts::ParseResult& args) {
 }
 
 std::string describe_footprint(const server::Footprint& f) {
-    return "model " + server::format_gib(f.model_bytes) + " + KV " + server::format_gib(f.kv_bytes) +
+    return "model " + server::format_gib(f.model_bytes) + " + KV " +
+           server::format_gib(f.kv_bytes) +
            (f.kv_estimated_from_shape ? "" : " (estimated without the model's shape)") +
            " + overhead " + server::format_gib(f.overhead_bytes) + " = " +
            server::format_gib(f.total());
@@ -118,7 +124,8 @@ std::string describe_footprint(const server::Footprint& f) {
 void plan_from_options(const cxxopts::ParseResult& args, RunSetup& setup) {
     driver::LivePlan live;
     live.target = resolve_target(args, setup.plugin_profile.empty());
-    if (!setup.plugin_profile.empty() && (live.target.server_bin.empty() || live.target.model.empty()))
+    if (!setup.plugin_profile.empty() &&
+        (live.target.server_bin.empty() || live.target.model.empty()))
         usage("--profile " + setup.plugin_profile +
               " is a measurement profile (generator and scorer), not a models.toml alias: give "
               "--server-bin and --model too");
@@ -130,7 +137,8 @@ void plan_from_options(const cxxopts::ParseResult& args, RunSetup& setup) {
     const double grace = args["shutdown-grace"].as<double>();
     if (grace < 0) usage("--shutdown-grace must not be negative");
     live.grace = std::chrono::milliseconds(static_cast<std::int64_t>(grace * 1000));
-    const bool alias_given = args.count("model-alias") && !args["model-alias"].as<std::string>().empty();
+    const bool alias_given =
+        args.count("model-alias") && !args["model-alias"].as<std::string>().empty();
     std::optional<std::string> kv;
     if (args.count("kv-label")) kv = args["kv-label"].as<std::string>();
     driver::plan_live(setup.plan, std::move(live), alias_given, kv);
@@ -140,14 +148,16 @@ void print_plan(const driver::RunPlan& plan) {
     const auto& o = plan.options;
     const auto& live = *plan.live;
     const auto mem = server::mem_available_bytes();
-    const server::ServerCommand command{live.target.server_bin, live.target.model, live.target.flags};
+    const server::ServerCommand command{live.target.server_bin, live.target.model,
+                                        live.target.flags};
     std::cout << "plan (--dry-run: nothing is launched)\n"
               << "  server binary  " << live.target.server_bin << "\n"
               << "  model          " << live.target.model << " ("
               << server::format_gib(live.facts.file_bytes) << ", "
               << (live.facts.architecture.empty() ? "not GGUF" : live.facts.architecture) << ")\n"
               << "  port           "
-              << (live.port ? std::to_string(*live.port) : "a free loopback port per launch") << "\n";
+              << (live.port ? std::to_string(*live.port) : "a free loopback port per launch")
+              << "\n";
     if (!live.limits.reserved_ports.empty()) {
         std::cout << "  reserved ports";
         for (auto p : live.limits.reserved_ports) std::cout << " " << p;
@@ -178,19 +188,22 @@ void print_plan(const driver::RunPlan& plan) {
 int run_live_cells(int argc, char** argv, bool sweep) {
     cxxopts::Options options(
         sweep ? "bi-run sweep" : "bi-run run-live",
-        sweep ? "Runs run-live over every (ctx, N) of --ctx 4096,8192 --parallel 2,4,8: one cert per\n"
-                "cell, one A baseline per ctx shared by all N at that ctx, a summary table at the\n"
-                "end.\n\n"
-                "Exit status: 0 when every cell is a promotable GREEN, 3 otherwise, 2 usage error\n"
-                "or refused launch, 1 an error before a cell's verdict (cells already done keep\n"
-                "their certs), 130/143 interrupted."
-              : "Verifies one cell (model, ctx, N) against a real server: arm A (--parallel 1,\n"
-                "serial), A' (its repeat), then on a --parallel N server arm B (serial) and T passes\n"
-                "of arm C (N requests at once). Writes one cert; a GREEN is promotable only from a\n"
-                "live server.\n\n"
-                "Exit status: 0 promotable GREEN, 3 a verdict that is not promotable, 2 usage error\n"
-                "or refused launch (no cert), 1 error before a verdict (no cert), 130/143\n"
-                "interrupted.");
+        sweep
+            ? "Runs run-live over every (ctx, N) of --ctx 4096,8192 --parallel 2,4,8: one cert "
+              "per\n"
+              "cell, one A baseline per ctx shared by all N at that ctx, a summary table at the\n"
+              "end.\n\n"
+              "Exit status: 0 when every cell is a promotable GREEN, 3 otherwise, 2 usage error\n"
+              "or refused launch, 1 an error before a cell's verdict (cells already done keep\n"
+              "their certs), 130/143 interrupted."
+            : "Verifies one cell (model, ctx, N) against a real server: arm A (--parallel 1,\n"
+              "serial), A' (its repeat), then on a --parallel N server arm B (serial) and T "
+              "passes\n"
+              "of arm C (N requests at once). Writes one cert; a GREEN is promotable only from a\n"
+              "live server.\n\n"
+              "Exit status: 0 promotable GREEN, 3 a verdict that is not promotable, 2 usage error\n"
+              "or refused launch (no cert), 1 error before a verdict (no cert), 130/143\n"
+              "interrupted.");
     add_run_options(options, "");
     add_server_options(options);
     const auto args = options.parse(argc, argv);
@@ -208,10 +221,9 @@ int run_live_cells(int argc, char** argv, bool sweep) {
     }
     driver::install_interrupt_handlers();
     driver::Progress progress(driver::Progress::detect(setup.quiet), std::cerr);
-    const auto results = driver::run_plan(setup.plan, *setup.scorer, setup.rows, progress,
-                                          [&setup](const driver::CellResult& cell) {
-                                              report_outcome(cell, setup);
-                                          });
+    const auto results =
+        driver::run_plan(setup.plan, *setup.scorer, setup.rows, progress,
+                         [&setup](const driver::CellResult& cell) { report_outcome(cell, setup); });
     bool all_promotable = true;
     for (const auto& cell : results) all_promotable &= cell.outcome.promotable;
     if (sweep && !setup.json) {
@@ -229,27 +241,31 @@ int run_live_cells(int argc, char** argv, bool sweep) {
 
 }  // namespace
 
-int run_live_main(int argc, char** argv) { return run_live_cells(argc, argv, false); }
+int run_live_main(int argc, char** argv) {
+    return run_live_cells(argc, argv, false);
+}
 
-int sweep_main(int argc, char** argv) { return run_live_cells(argc, argv, true); }
+int sweep_main(int argc, char** argv) {
+    return run_live_cells(argc, argv, true);
+}
 
 int plan_n_main(int argc, char** argv) {
     cxxopts::Options options(
         "bi-run plan-n",
         "Prints the projected footprint (model + KV cache + overhead) of a --parallel N server\n"
-        "for N = 1..--max-n at --ctx tokens per slot, against MemAvailable and --max-footprint-gb.");
-    options.add_options()
-        ("model", "The GGUF model file", cxxopts::value<std::string>())
-        ("profile", "A model alias from models.toml", cxxopts::value<std::string>())
-        ("models-toml", "The models file", cxxopts::value<std::string>())
-        ("models-dir", "Replaces {MODELS_DIR}", cxxopts::value<std::string>())
-        ("server-bin", "Ignored here (accepted for symmetry)", cxxopts::value<std::string>())
-        ("server-flag", "Ignored here", cxxopts::value<std::vector<std::string>>())
-        ("ctx", "Context per slot", cxxopts::value<std::int64_t>()->default_value("4096"))
-        ("max-n", "Largest N", cxxopts::value<int>()->default_value("8"))
-        ("kv-label", "KV cache type (f16, q8_0, q4_0 ...)", cxxopts::value<std::string>())
-        ("max-footprint-gb", "Cap to compare against", cxxopts::value<double>())
-        ("h,help", "Show this help");
+        "for N = 1..--max-n at --ctx tokens per slot, against MemAvailable and "
+        "--max-footprint-gb.");
+    options.add_options()("model", "The GGUF model file", cxxopts::value<std::string>())(
+        "profile", "A model alias from models.toml", cxxopts::value<std::string>())(
+        "models-toml", "The models file", cxxopts::value<std::string>())(
+        "models-dir", "Replaces {MODELS_DIR}", cxxopts::value<std::string>())(
+        "server-bin", "Ignored here (accepted for symmetry)", cxxopts::value<std::string>())(
+        "server-flag", "Ignored here", cxxopts::value<std::vector<std::string>>())(
+        "ctx", "Context per slot", cxxopts::value<std::int64_t>()->default_value("4096"))(
+        "max-n", "Largest N", cxxopts::value<int>()->default_value("8"))(
+        "kv-label", "KV cache type (f16, q8_0, q4_0 ...)", cxxopts::value<std::string>())(
+        "max-footprint-gb", "Cap to compare against", cxxopts::value<double>())("h,help",
+                                                                                "Show this help");
     const auto args = options.parse(argc, argv);
     if (args.count("help")) {
         std::cout << options.help() << "\n";
@@ -278,9 +294,10 @@ int plan_n_main(int argc, char** argv) {
         const double gib = static_cast<double>(f.total()) / (1024.0 * 1024.0 * 1024.0);
         const bool fits = (!mem || f.total() <= *mem) && (!cap || gib <= *cap);
         std::printf("%4d %10lld %12s %12s %12s %12s  %s\n", n, static_cast<long long>(ctx * n),
-                    server::format_gib(f.model_bytes).c_str(), server::format_gib(f.kv_bytes).c_str(),
-                    server::format_gib(f.overhead_bytes).c_str(), server::format_gib(f.total()).c_str(),
-                    fits ? "yes" : "no");
+                    server::format_gib(f.model_bytes).c_str(),
+                    server::format_gib(f.kv_bytes).c_str(),
+                    server::format_gib(f.overhead_bytes).c_str(),
+                    server::format_gib(f.total()).c_str(), fits ? "yes" : "no");
     }
     return kExitPromotable;
 }

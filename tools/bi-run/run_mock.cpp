@@ -21,20 +21,22 @@ int run_mock_main(int argc, char** argv) {
         "Exit status: 0 when the mock cell is green, 3 for any other verdict, 2 usage error,\n"
         "1 error before a verdict, 130/143 interrupted.");
     add_run_options(options, "bi-mock");
-    options.add_options("Scoring and work-set")
-        ("profile", "A measurement profile: the plugin generator and scorer of that id (e.g. spark)",
-         cxxopts::value<std::string>());
-    options.add_options("Mock server")
-        ("divergence", "How co-batched requests change: none, score, token, logprob, stochastic, "
-                       "contamination", cxxopts::value<std::string>()->default_value("none"))
-        ("divergence-p", "Probability for --divergence=stochastic",
-         cxxopts::value<double>()->default_value("0.5"))
-        ("tick-ms", "Milliseconds per decode step", cxxopts::value<double>()->default_value("1"))
-        ("empty", "Every completion comes back empty")
-        ("crash-after", "Die after this many completions", cxxopts::value<std::int64_t>())
-        ("hang", "Never answer completion requests (use with --req-timeout)")
-        ("loading-seconds", "Answer 503 'Loading model' this long after start",
-         cxxopts::value<double>()->default_value("0"));
+    options.add_options("Scoring and work-set")(
+        "profile", "A measurement profile: the plugin generator and scorer of that id (e.g. spark)",
+        cxxopts::value<std::string>());
+    options.add_options("Mock server")(
+        "divergence",
+        "How co-batched requests change: none, score, token, logprob, stochastic, "
+        "contamination",
+        cxxopts::value<std::string>()->default_value("none"))(
+        "divergence-p", "Probability for --divergence=stochastic",
+        cxxopts::value<double>()->default_value("0.5"))(
+        "tick-ms", "Milliseconds per decode step", cxxopts::value<double>()->default_value("1"))(
+        "empty", "Every completion comes back empty")(
+        "crash-after", "Die after this many completions", cxxopts::value<std::int64_t>())(
+        "hang", "Never answer completion requests (use with --req-timeout)")(
+        "loading-seconds", "Answer 503 'Loading model' this long after start",
+        cxxopts::value<double>()->default_value("0"));
     const auto args = options.parse(argc, argv);
     if (args.count("help")) {
         std::cout << options.help() << "\n";

@@ -19,7 +19,9 @@ namespace bi::cli {
 
 namespace {
 
-[[noreturn]] void usage(const std::string& message) { throw Error(ErrorCategory::Usage, message); }
+[[noreturn]] void usage(const std::string& message) {
+    throw Error(ErrorCategory::Usage, message);
+}
 
 template <typename T>
 T positive(const cxxopts::ParseResult& args, const char* name, T minimum = 1) {
@@ -76,41 +78,43 @@ std::vector<T> int_list(const std::string& text, const std::string& flag, T mini
 }  // namespace
 
 void add_run_options(cxxopts::Options& options, const std::string& default_alias) {
-    options.add_options("Cell")
-        ("out-dir", "Directory the cert is written to (created when missing)",
-         cxxopts::value<std::string>())
-        ("model-alias", "The cert's model name", cxxopts::value<std::string>()->default_value(default_alias))
-        ("ctx", "Context per slot, in tokens", cxxopts::value<std::string>()->default_value("2048"))
-        ("parallel", "N: slots of the batched server and requests sent at once",
-         cxxopts::value<std::string>()->default_value("4"))
-        ("passes", "Concurrent passes of arm C (T)", cxxopts::value<int>()->default_value("4"))
-        ("gate-passes", "Same as --passes", cxxopts::value<int>())
-        ("reps", "Repetitions of every work-set row", cxxopts::value<int>()->default_value("1"))
-        ("n-predict", "Tokens to generate per request", cxxopts::value<int>()->default_value("32"))
-        ("kv-label", "KV cache type recorded in the cert", cxxopts::value<std::string>()->default_value("f16"));
-    options.add_options("Requests")
-        ("endpoint", "chat (/v1/chat/completions) or completion (/completion, token ids)",
-         cxxopts::value<std::string>()->default_value("chat"))
-        ("logprobs", "Ask for K top logprobs per token (0 = off)", cxxopts::value<int>()->default_value("0"))
-        ("seed", "Seed of the C pass permutations", cxxopts::value<std::uint64_t>()->default_value("42"))
-        ("stagger-ms", "Delay between the first requests of the N workers",
-         cxxopts::value<int>()->default_value("0"))
-        ("req-timeout", "Seconds one request may take", cxxopts::value<double>()->default_value("120"))
-        ("arm-deadline", "Seconds one arm or pass may take (0 = no limit)",
-         cxxopts::value<double>()->default_value("0"))
-        ("stop-on-red", "Stop the C passes at the first invariant divergence");
-    options.add_options("Scoring and work-set")
-        ("plugin", "Load a plugin .so (repeatable)", cxxopts::value<std::vector<std::string>>())
-        ("scorer", "Scorer id (default: exact)", cxxopts::value<std::string>()->default_value(""))
-        ("scorer-config", "JSON text handed to the scorer", cxxopts::value<std::string>()->default_value(""))
-        ("workset", "Work-set JSON file", cxxopts::value<std::string>())
-        ("generator", "Work-set generator id (from a plugin)", cxxopts::value<std::string>())
-        ("generator-param", "KEY=VALUE for the generator (repeatable)",
-         cxxopts::value<std::vector<std::string>>());
-    options.add_options("Output")
-        ("quiet", "No progress on stderr")
-        ("json", "Print a one-line JSON summary on stdout")
-        ("h,help", "Show this help");
+    options.add_options("Cell")(
+        "out-dir", "Directory the cert is written to (created when missing)",
+        cxxopts::value<std::string>())("model-alias", "The cert's model name",
+                                       cxxopts::value<std::string>()->default_value(default_alias))(
+        "ctx", "Context per slot, in tokens", cxxopts::value<std::string>()->default_value("2048"))(
+        "parallel", "N: slots of the batched server and requests sent at once",
+        cxxopts::value<std::string>()->default_value("4"))(
+        "passes", "Concurrent passes of arm C (T)", cxxopts::value<int>()->default_value("4"))(
+        "gate-passes", "Same as --passes", cxxopts::value<int>())(
+        "reps", "Repetitions of every work-set row", cxxopts::value<int>()->default_value("1"))(
+        "n-predict", "Tokens to generate per request", cxxopts::value<int>()->default_value("32"))(
+        "kv-label", "KV cache type recorded in the cert",
+        cxxopts::value<std::string>()->default_value("f16"));
+    options.add_options("Requests")(
+        "endpoint", "chat (/v1/chat/completions) or completion (/completion, token ids)",
+        cxxopts::value<std::string>()->default_value("chat"))(
+        "logprobs", "Ask for K top logprobs per token (0 = off)",
+        cxxopts::value<int>()->default_value("0"))(
+        "seed", "Seed of the C pass permutations",
+        cxxopts::value<std::uint64_t>()->default_value("42"))(
+        "stagger-ms", "Delay between the first requests of the N workers",
+        cxxopts::value<int>()->default_value("0"))("req-timeout", "Seconds one request may take",
+                                                   cxxopts::value<double>()->default_value("120"))(
+        "arm-deadline", "Seconds one arm or pass may take (0 = no limit)",
+        cxxopts::value<double>()->default_value("0"))(
+        "stop-on-red", "Stop the C passes at the first invariant divergence");
+    options.add_options("Scoring and work-set")("plugin", "Load a plugin .so (repeatable)",
+                                                cxxopts::value<std::vector<std::string>>())(
+        "scorer", "Scorer id (default: exact)", cxxopts::value<std::string>()->default_value(""))(
+        "scorer-config", "JSON text handed to the scorer",
+        cxxopts::value<std::string>()->default_value(""))("workset", "Work-set JSON file",
+                                                          cxxopts::value<std::string>())(
+        "generator", "Work-set generator id (from a plugin)", cxxopts::value<std::string>())(
+        "generator-param", "KEY=VALUE for the generator (repeatable)",
+        cxxopts::value<std::vector<std::string>>());
+    options.add_options("Output")("quiet", "No progress on stderr")(
+        "json", "Print a one-line JSON summary on stdout")("h,help", "Show this help");
 }
 
 RunSetup prepare_run(const cxxopts::ParseResult& args, bool allow_lists,
@@ -121,7 +125,8 @@ RunSetup prepare_run(const cxxopts::ParseResult& args, bool allow_lists,
     o.model_alias = args["model-alias"].as<std::string>();
     o.kv_label = args["kv-label"].as<std::string>();
     setup.plan.ctxs = int_list<std::int64_t>(args["ctx"].as<std::string>(), "ctx", 16, allow_lists);
-    setup.plan.parallels = int_list<int>(args["parallel"].as<std::string>(), "parallel", 1, allow_lists);
+    setup.plan.parallels =
+        int_list<int>(args["parallel"].as<std::string>(), "parallel", 1, allow_lists);
     o.passes = positive<int>(args, "passes");
     if (args.count("gate-passes")) o.passes = positive<int>(args, "gate-passes");
     o.reps = positive<int>(args, "reps");
@@ -229,10 +234,11 @@ int report_outcome(const driver::CellResult& result, const RunSetup& setup) {
         std::cout << io::to_json_text(summary) << std::endl;
         return code;
     }
-    std::cout << setup.plan.options.model_alias << "  ctx " << ctx << "  N " << parallel
-              << ": " << core::verdict_summary(outcome.verdict) << "  [source " << source
+    std::cout << setup.plan.options.model_alias << "  ctx " << ctx << "  N " << parallel << ": "
+              << core::verdict_summary(outcome.verdict) << "  [source " << source
               << (outcome.promotable ? ", promotable" : ", not promotable") << "]\n";
-    for (const auto& reason : outcome.verdict.decision_reasons) std::cout << "  - " << reason << "\n";
+    for (const auto& reason : outcome.verdict.decision_reasons)
+        std::cout << "  - " << reason << "\n";
     if (cert.verdict.status == core::Status::Green && cert.source != core::Source::Live)
         std::cout << "  (a GREEN against the mock shows the harness works; only a live server's "
                      "GREEN is promotable)\n";

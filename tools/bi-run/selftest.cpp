@@ -11,8 +11,8 @@
 #include "commands.hpp"
 #include "core/error.hpp"
 #include "driver/builtin_workset.hpp"
-#include "driver/run_plan.hpp"
 #include "driver/interrupt.hpp"
+#include "driver/run_plan.hpp"
 #include "exit_codes.hpp"
 #include "gguf/synth_model.hpp"
 #include "io/json_text.hpp"
@@ -24,11 +24,14 @@ namespace bi::cli {
 
 namespace {
 
-[[noreturn]] void usage(const std::string& message) { throw Error(ErrorCategory::Usage, message); }
+[[noreturn]] void usage(const std::string& message) {
+    throw Error(ErrorCategory::Usage, message);
+}
 
 std::string make_temp_dir() {
     std::string pattern = (std::filesystem::temp_directory_path() / "bi-selftest-XXXXXX").string();
-    if (!::mkdtemp(pattern.data())) throw Error(ErrorCategory::Io, "cannot create a temp directory");
+    if (!::mkdtemp(pattern.data()))
+        throw Error(ErrorCategory::Io, "cannot create a temp directory");
     return pattern;
 }
 
@@ -80,21 +83,20 @@ int selftest_main(int argc, char** argv) {
         "changed tokens or logprobs under co-batching, and the verdict.\n\n"
         "Exit status as run-live: 0 promotable GREEN, 3 any other verdict, 2 usage error or\n"
         "refused launch, 1 error before a verdict, 130/143 interrupted.");
-    options.add_options()
-        ("server-bin", "The llama-server (or work-alike) binary", cxxopts::value<std::string>())
-        ("parallel", "N", cxxopts::value<int>()->default_value("4"))
-        ("server-flag", "One extra server argv token (repeatable)",
-         cxxopts::value<std::vector<std::string>>())
-        ("passes", "Concurrent passes", cxxopts::value<int>()->default_value("3"))
-        ("n-predict", "Tokens per request", cxxopts::value<int>()->default_value("64"))
-        ("ctx", "Context per slot", cxxopts::value<std::int64_t>()->default_value("1024"))
-        ("dtype", "Model matrices: f32 or f16", cxxopts::value<std::string>()->default_value("f32"))
-        ("out-dir", "Where the cert and server log go (default: a new temp directory)",
-         cxxopts::value<std::string>())
-        ("ready-timeout", "Seconds the server may take to load", cxxopts::value<double>()->default_value("120"))
-        ("quiet", "No progress on stderr")
-        ("json", "Print a one-line JSON summary on stdout")
-        ("h,help", "Show this help");
+    options.add_options()("server-bin", "The llama-server (or work-alike) binary",
+                          cxxopts::value<std::string>())("parallel", "N",
+                                                         cxxopts::value<int>()->default_value("4"))(
+        "server-flag", "One extra server argv token (repeatable)",
+        cxxopts::value<std::vector<std::string>>())("passes", "Concurrent passes",
+                                                    cxxopts::value<int>()->default_value("3"))(
+        "n-predict", "Tokens per request", cxxopts::value<int>()->default_value("64"))(
+        "ctx", "Context per slot", cxxopts::value<std::int64_t>()->default_value("1024"))(
+        "dtype", "Model matrices: f32 or f16", cxxopts::value<std::string>()->default_value("f32"))(
+        "out-dir", "Where the cert and server log go (default: a new temp directory)",
+        cxxopts::value<std::string>())("ready-timeout", "Seconds the server may take to load",
+                                       cxxopts::value<double>()->default_value("120"))(
+        "quiet", "No progress on stderr")("json", "Print a one-line JSON summary on stdout")(
+        "h,help", "Show this help");
     const auto args = options.parse(argc, argv);
     if (args.count("help")) {
         std::cout << options.help() << "\n";
@@ -131,8 +133,8 @@ int selftest_main(int argc, char** argv) {
     spec.dtype = dtype == "f16" ? gguf::TensorType::F16 : gguf::TensorType::F32;
     spec.ctx = ctx * parallel;
     const auto synth = gguf::write_synth_model(model, spec);
-    o.model_file = core::ModelFileRecord{model, static_cast<std::int64_t>(synth.file.bytes), {}, {},
-                                         synth.name};
+    o.model_file = core::ModelFileRecord{
+        model, static_cast<std::int64_t>(synth.file.bytes), {}, {}, synth.name};
     o.run_labels.scorer = "exact";
     o.run_labels.workset = "(built-in)";
     o.run_labels.server_flags = flags;
@@ -158,10 +160,12 @@ int selftest_main(int argc, char** argv) {
     const auto selftest_model = o.model_file;
     driver::plan_live(plan, std::move(live), true, std::string("f16"));
     o.model_file = selftest_model;  // the synthetic model's own record
-    const auto results = driver::run_plan(plan, *scorer, [](const plugin_host::TokenCounter&,
-                                                            const std::string&, std::int64_t) {
-        return driver::builtin_work_rows();
-    }, progress);
+    const auto results = driver::run_plan(
+        plan, *scorer,
+        [](const plugin_host::TokenCounter&, const std::string&, std::int64_t) {
+            return driver::builtin_work_rows();
+        },
+        progress);
     const auto& outcome = results.front().outcome;
     const std::size_t n_prompts = outcome.cert.run && outcome.cert.run->n_items
                                       ? static_cast<std::size_t>(*outcome.cert.run->n_items)
@@ -174,18 +178,19 @@ int selftest_main(int argc, char** argv) {
     core::Json per_pass = core::Json::array();
     for (const auto& pass : v.ac.per_pass) {
         const auto c = changes_in(pass);
-        per_pass.push_back(core::Json::Object{{"tokens_changed", c.tokens}, {"logprobs_changed", c.logprobs}});
+        per_pass.push_back(
+            core::Json::Object{{"tokens_changed", c.tokens}, {"logprobs_changed", c.logprobs}});
     }
     if (args.count("json")) {
-        core::Json summary = core::Json::Object{
-            {"cert", outcome.cert_path},
-            {"status", std::string(core::name(v.status))},
-            {"source", std::string(core::name(outcome.cert.source))},
-            {"serial_reproducible", v.serial_check && v.serial_check->clean()},
-            {"b_matches_a", v.ab && v.ab->clean()},
-            {"per_pass", per_pass},
-            {"n_prompts", n_prompts},
-            {"interpretation", interpretation(v, parallel)}};
+        core::Json summary =
+            core::Json::Object{{"cert", outcome.cert_path},
+                               {"status", std::string(core::name(v.status))},
+                               {"source", std::string(core::name(outcome.cert.source))},
+                               {"serial_reproducible", v.serial_check && v.serial_check->clean()},
+                               {"b_matches_a", v.ab && v.ab->clean()},
+                               {"per_pass", per_pass},
+                               {"n_prompts", n_prompts},
+                               {"interpretation", interpretation(v, parallel)}};
         std::cout << io::to_json_text(summary) << std::endl;
         return code;
     }
@@ -198,9 +203,8 @@ int selftest_main(int argc, char** argv) {
               << "\n";
     for (std::size_t t = 0; t < v.ac.per_pass.size(); ++t) {
         const auto c = changes_in(v.ac.per_pass[t]);
-        std::cout << "  concurrent pass " << t + 1 << ": " << c.tokens << " of "
-                  << n_prompts << " prompts changed tokens, " << c.logprobs
-                  << " changed logprobs\n";
+        std::cout << "  concurrent pass " << t + 1 << ": " << c.tokens << " of " << n_prompts
+                  << " prompts changed tokens, " << c.logprobs << " changed logprobs\n";
     }
     std::cout << "  verdict: " << core::verdict_summary(v) << " [source "
               << core::name(outcome.cert.source) << "]\n"

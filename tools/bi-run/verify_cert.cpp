@@ -51,21 +51,23 @@ int verify_one(const std::string& path) {
 }  // namespace
 
 int verify_cert_main(int argc, char** argv) {
-    cxxopts::Options options("bi-run verify-cert",
-                             "Re-check certs: prints each verdict, its source and gates, and every "
-                             "reason a cert is not promotable.\n\nExit status: 0 when every cert is "
-                             "promotable, 3 when any is not, 1 when any file is missing, unreadable, "
-                             "not JSON, not a cert, or fails its digest check.");
+    cxxopts::Options options(
+        "bi-run verify-cert",
+        "Re-check certs: prints each verdict, its source and gates, and every "
+        "reason a cert is not promotable.\n\nExit status: 0 when every cert is "
+        "promotable, 3 when any is not, 1 when any file is missing, unreadable, "
+        "not JSON, not a cert, or fails its digest check.");
     options.positional_help("CERT.json...");
-    options.add_options()("h,help", "Show this help")(
-        "certs", "Cert files", cxxopts::value<std::vector<std::string>>());
+    options.add_options()("h,help", "Show this help")("certs", "Cert files",
+                                                      cxxopts::value<std::vector<std::string>>());
     options.parse_positional({"certs"});
     const auto args = options.parse(argc, argv);
     if (args.count("help")) {
         std::cout << options.help() << "\n";
         return kExitPromotable;
     }
-    if (!args.count("certs")) throw Error(ErrorCategory::Usage, "verify-cert: name at least one cert file");
+    if (!args.count("certs"))
+        throw Error(ErrorCategory::Usage, "verify-cert: name at least one cert file");
 
     int worst = kExitPromotable;
     for (const auto& path : args["certs"].as<std::vector<std::string>>()) {

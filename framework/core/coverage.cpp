@@ -5,7 +5,7 @@
 
 namespace bi::core {
 
-std::size_t max_overlap_depth(std::vector<Interval> intervals) {
+std::size_t max_overlap_depth(const std::vector<Interval>& intervals) {
     std::vector<std::pair<std::int64_t, int>> events;
     events.reserve(intervals.size() * 2);
     for (const auto& interval : intervals) {
@@ -61,8 +61,9 @@ PassCoverage pass_coverage(const ArmResults& pass, int pass_index) {
     std::sort(coverage.not_cobatched_ids.begin(), coverage.not_cobatched_ids.end());
 
     std::vector<Interval> intervals;
+    intervals.reserve(timed.size());
     for (const auto& t : timed) intervals.push_back(t.interval);
-    coverage.client_depth = max_overlap_depth(std::move(intervals));
+    coverage.client_depth = max_overlap_depth(intervals);
     coverage.ok = coverage.attribution_certain && coverage.n_cobatched >= coverage.required;
     return coverage;
 }

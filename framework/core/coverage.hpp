@@ -19,7 +19,7 @@ struct Interval {
 
 // Largest number of intervals open at one instant (sweep line). Touching intervals, where one
 // ends exactly when the next starts, do not overlap.
-std::size_t max_overlap_depth(std::vector<Interval> intervals);
+std::size_t max_overlap_depth(const std::vector<Interval>& intervals);
 
 // Per pass, from that pass's own intervals only.
 struct PassCoverage {

@@ -124,7 +124,7 @@ std::size_t Json::size() const {
     return 0;
 }
 
-std::string Json::string_or(std::string_view key, std::string fallback) const {
+std::string Json::string_or(std::string_view key, const std::string& fallback) const {
     const Json* v = find(key);
     return v && v->is_string() ? v->as_string() : fallback;
 }

@@ -65,7 +65,7 @@ public:
     std::size_t size() const;  // elements of an array or object, else 0
 
     // Lookups that default when the key is missing or of another type.
-    std::string string_or(std::string_view key, std::string fallback) const;
+    std::string string_or(std::string_view key, const std::string& fallback) const;
     bool bool_or(std::string_view key, bool fallback) const;
     std::int64_t int_or(std::string_view key, std::int64_t fallback) const;
 

@@ -40,7 +40,7 @@ std::string models_file_path(const cxxopts::ParseResult& args) {
 std::string chosen_plugin_profile(const cxxopts::ParseResult& args,
                                   const plugin_host::PluginSet& plugins, ProfileScope scope) {
     if (!args.count("profile")) return "";
-    const std::string name = args["profile"].as<std::string>();
+    std::string name = args["profile"].as<std::string>();
     if (scope == ProfileScope::ModelsFileFirst && names_model_alias(models_file_path(args), name))
         return "";
     if (!plugins.has_generator(name) || !plugins.has_scorer(name)) {

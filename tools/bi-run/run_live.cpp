@@ -293,7 +293,7 @@ int plan_n_main(int argc, char** argv) {
         const auto f = server::project_footprint(facts, ctx * n, kv);
         const double gib = static_cast<double>(f.total()) / (1024.0 * 1024.0 * 1024.0);
         const bool fits = (!mem || f.total() <= *mem) && (!cap || gib <= *cap);
-        std::printf("%4d %10lld %12s %12s %12s %12s  %s\n", n, static_cast<long long>(ctx * n),
+        std::printf("%4d %10lld %12s %12s %12s %12s  %s\n", n, static_cast<long long>(ctx) * n,
                     server::format_gib(f.model_bytes).c_str(),
                     server::format_gib(f.kv_bytes).c_str(),
                     server::format_gib(f.overhead_bytes).c_str(),

@@ -1,6 +1,6 @@
 #include "trial.hpp"
 
-#include <cstdio>
+#include "fixed_text.hpp"
 
 namespace bi::core {
 
@@ -23,9 +23,7 @@ std::vector<std::pair<std::string_view, Json>> invariant_values(const TrialRecor
 }
 
 std::string format_fill(double fill) {
-    char buffer[32];
-    std::snprintf(buffer, sizeof buffer, "%.2f", fill);
-    return buffer;
+    return format_fixed(fill, 2);
 }
 
 }  // namespace bi::core

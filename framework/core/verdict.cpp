@@ -3,6 +3,8 @@
 #include <cmath>
 #include <sstream>
 
+#include "fixed_text.hpp"
+
 namespace bi::core {
 
 namespace {
@@ -17,10 +19,7 @@ std::string join_ids(const std::vector<std::string>& ids, std::size_t limit = 8)
 }
 
 std::string percent(double ratio) {
-    std::ostringstream out;
-    out.precision(1);
-    out << std::fixed << ratio * 100.0 << "%";
-    return out.str();
+    return format_fixed(ratio * 100.0, 1) + "%";
 }
 
 std::string count(std::size_t n) {

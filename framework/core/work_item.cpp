@@ -2,24 +2,13 @@
 // machine, the locale or the run.
 #include "work_item.hpp"
 
-#include <charconv>
-#include <system_error>
-
 #include "error.hpp"
+#include "fixed_text.hpp"
 #include "sha256.hpp"
 
 namespace bi::core {
 
 namespace {
-
-// Fixed-point text through to_chars: unlike printf, it ignores the C locale's decimal point.
-std::string fixed(double value, int digits) {
-    char buffer[64];
-    const auto result =
-        std::to_chars(buffer, buffer + sizeof buffer, value, std::chars_format::fixed, digits);
-    if (result.ec != std::errc()) throw Error(ErrorCategory::Internal, "cannot format a number");
-    return std::string(buffer, result.ptr);
-}
 
 // The first 8 bytes of sha256(test_id), big-endian: stable across platforms and runs.
 std::uint64_t seed_of(const std::string& test_id) {
@@ -43,8 +32,8 @@ std::vector<WorkItem> expand_work_rows(const std::vector<WorkRow>& rows, const s
             const WorkRow& row = rows[i];
             WorkItem item;
             item.test_id = model + "|" + std::to_string(ctx) + "|" + row.family + "|" +
-                           fixed(static_cast<double>(i + 1) / slots, 6) + "|" +
-                           std::to_string(rep) + "|fill" + fixed(row.fill, 2);
+                           format_fixed(static_cast<double>(i + 1) / slots, 6) + "|" +
+                           std::to_string(rep) + "|fill" + format_fixed(row.fill, 2);
             item.prompt = row.prompt;
             item.system = row.system;
             item.family = row.family;

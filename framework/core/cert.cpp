@@ -53,7 +53,11 @@ std::optional<std::string> nonempty(std::string text) {
 
 CertGates gates_of(const Verdict& v) {
     CertGates g;
-    g.overlap = {v.overlap_ok, v.client_depth, v.per_pass_client_depth, v.server_c};
+    g.incomplete_ids = v.incomplete_ids;
+    g.missing_evidence = v.missing_evidence;
+    g.overlap = {v.overlap_ok,           v.client_depth,     v.per_pass_client_depth, v.server_c,
+                 v.reported_total_slots, v.overlap_per_pass, v.overlap_problems};
+    g.overlap.server.busy_samples.clear();
     g.completion_floor = {v.completion_floor_ok, kCompletionFloor, v.census};
     g.cobatch_coverage = {v.cobatch_coverage_ok, v.cobatch_coverage_checked, v.coverage};
     g.arm_b.ran = v.ab.has_value();
@@ -109,7 +113,8 @@ Cert build_cert(const CertContext& context, const Verdict& v) {
     for (auto field : kInvariantFields) cert.invariant_fields.emplace_back(field);
     cert.verdict = {v.status, v.divergence_class, v.anomaly, v.decision_reasons};
     cert.gates = gates_of(v);
-    cert.divergence = {stored(v.ac), stored(v.ab), stored(v.bc), stored(v.serial_check)};
+    cert.divergence = {v.concurrency_failures, stored(v.ac), stored(v.ab), stored(v.bc),
+                       stored(v.serial_check)};
     cert.sensitivity = v.sensitivity;
 
     cert.promotion_scope.valid_for = context.cell;

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -30,7 +31,10 @@ struct OverlapGate {
     bool ok = false;
     std::size_t client_max_depth = 0;
     std::vector<std::size_t> per_pass_client_depth;
-    ServerOverlapEvidence server;  // arm C, merged over the passes
+    ServerOverlapEvidence server;             // arm C, merged over the passes
+    std::optional<std::int64_t> total_slots;  // the N-slot server's /props
+    std::vector<PassOverlap> per_pass;        // each pass's own client and server evidence
+    std::vector<std::string> problems;        // why overlap at N is not proven
 };
 
 struct CompletionFloorGate {
@@ -61,6 +65,8 @@ struct SerialSelfCheck {
 };
 
 struct CertGates {
+    std::vector<std::string> incomplete_ids;  // never sent or cut off by bi-run: compared nowhere
+    std::vector<MissingEvidence> missing_evidence;
     OverlapGate overlap;
     CompletionFloorGate completion_floor;
     CoverageGate cobatch_coverage;
@@ -77,6 +83,8 @@ struct CertVerdict {
 
 // The comparisons behind the verdict; per-pair rows are capped at kMaxRowsPerReport.
 struct DivergenceReports {
+    // AC-divergent ids whose concurrent request failed although A scored it, by failure mode.
+    std::map<std::string, std::size_t> failed_under_concurrency;
     UnionReport ac;
     std::optional<PairReport> ab;
     std::optional<UnionReport> bc;

@@ -23,7 +23,15 @@ std::size_t max_overlap_depth(const std::vector<Interval>& intervals) {
     return peak;
 }
 
-PassCoverage pass_coverage(const ArmResults& pass, int pass_index) {
+bool server_concurrent_during(const std::vector<BusySample>& samples, std::int64_t start_ns,
+                              std::int64_t end_ns) {
+    for (const auto& sample : samples)
+        if (sample.busy >= 2 && sample.start_ns >= start_ns && sample.end_ns <= end_ns) return true;
+    return false;
+}
+
+PassCoverage pass_coverage(const ArmResults& pass, int pass_index,
+                           const ServerOverlapEvidence* server) {
     PassCoverage coverage;
     coverage.pass = pass_index;
     coverage.n_ids = pass.size();
@@ -52,13 +60,18 @@ PassCoverage pass_coverage(const ArmResults& pass, int pass_index) {
         const Interval& current = timed[i].interval;
         const bool earlier = max_end_before > current.start_ns;
         const bool later = i + 1 < timed.size() && timed[i + 1].interval.start_ns < current.end_ns;
-        if (earlier || later)
+        const bool server_side =
+            !server ||
+            server_concurrent_during(server->busy_samples, current.start_ns, current.end_ns);
+        if ((earlier || later) && server_side) {
             ++coverage.n_cobatched;
-        else
+            coverage.cobatched_ids.push_back(*timed[i].id);
+        } else
             coverage.not_cobatched_ids.push_back(*timed[i].id);
         max_end_before = std::max(max_end_before, current.end_ns);
     }
     std::sort(coverage.not_cobatched_ids.begin(), coverage.not_cobatched_ids.end());
+    std::sort(coverage.cobatched_ids.begin(), coverage.cobatched_ids.end());
 
     std::vector<Interval> intervals;
     intervals.reserve(timed.size());

@@ -21,6 +21,8 @@ struct Interval {
 // ends exactly when the next starts, do not overlap.
 std::size_t max_overlap_depth(const std::vector<Interval>& intervals);
 
+struct ServerOverlapEvidence;
+
 // Per pass, from that pass's own intervals only.
 struct PassCoverage {
     int pass = 0;
@@ -31,20 +33,40 @@ struct PassCoverage {
     bool attribution_certain = false;  // every id has a valid interval
     std::vector<std::string> missing_interval_ids;
     std::vector<std::string> not_cobatched_ids;
+    std::vector<std::string> cobatched_ids;  // in memory only: which trials count as hot
     bool ok = false;
 };
 
-PassCoverage pass_coverage(const ArmResults& pass, int pass_index);
+// `server`, when given, is that pass's own server evidence: an id then counts as co-batched only
+// when its interval overlaps another id's AND the server showed concurrency inside it.
+PassCoverage pass_coverage(const ArmResults& pass, int pass_index,
+                           const ServerOverlapEvidence* server = nullptr);
 
-// What the server said while an arm ran, from the /slots and /metrics poller.
+// One /slots answer: how many slots were computing, seen at some instant between the request's
+// start and end (steady-clock ns since the run started).
+struct BusySample {
+    std::int64_t start_ns = 0;
+    std::int64_t end_ns = 0;
+    std::int64_t busy = 0;
+};
+
+// What the server said while an arm (or one pass) ran, from the /slots and /metrics poller.
 struct ServerOverlapEvidence {
     std::int64_t peak_busy_slots = 0;           // /slots entries with is_processing == true
     std::int64_t peak_requests_processing = 0;  // /metrics llamacpp:requests_processing
     std::optional<double> mean_busy_slots_per_decode;
     std::size_t n_samples = 0;
+    std::optional<double> mean_busy_slots;  // over the /slots answers of the window
+    bool slots_available = true;            // /slots answered at least once, never 404/501
+    bool metrics_available = true;          // /metrics likewise
+    std::vector<BusySample> busy_samples;   // kept in memory for coverage; not in the cert
 
     bool shows_overlap() const { return peak_busy_slots >= 2 || peak_requests_processing >= 2; }
 };
+
+// Whether the server showed two or more slots computing at an instant inside [start, end].
+bool server_concurrent_during(const std::vector<BusySample>& samples, std::int64_t start_ns,
+                              std::int64_t end_ns);
 
 struct CompletionCensus {
     std::string arm;

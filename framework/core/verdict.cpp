@@ -1,6 +1,7 @@
 #include "verdict.hpp"
 
 #include <cmath>
+#include <set>
 #include <sstream>
 
 #include "fixed_text.hpp"
@@ -47,9 +48,114 @@ std::optional<Anomaly> drift_anomaly(const UnionReport& ac) {
     return std::nullopt;
 }
 
+const ServerOverlapEvidence kNoServerEvidence{};
+
+bool is_incomplete(const TrialRecord& r) {
+    return r.failure_mode == name(FailureMode::Incomplete);
+}
+
+// Ids that some arm never completed because bi-run stopped it; they are compared nowhere.
+std::vector<std::string> incomplete_ids(const CellEvidence& e) {
+    std::set<std::string> ids;
+    const auto scan = [&ids](const ArmResults& arm) {
+        for (const auto& [id, r] : arm)
+            if (is_incomplete(r)) ids.insert(id);
+    };
+    scan(e.arm_a);
+    if (e.arm_a_prime) scan(*e.arm_a_prime);
+    if (e.arm_b) scan(*e.arm_b);
+    for (const auto& pass : e.arm_c) scan(pass);
+    return {ids.begin(), ids.end()};
+}
+
+CellEvidence without_ids(CellEvidence e, const std::vector<std::string>& ids) {
+    const auto drop = [&ids](ArmResults& arm) {
+        for (const auto& id : ids) arm.erase(id);
+    };
+    drop(e.arm_a);
+    if (e.arm_a_prime) drop(*e.arm_a_prime);
+    if (e.arm_b) drop(*e.arm_b);
+    for (auto& pass : e.arm_c) drop(pass);
+    return e;
+}
+
+bool is_transport_failure(const std::string& mode) {
+    for (auto failure : {FailureMode::HttpTimeout, FailureMode::HttpError, FailureMode::ServerDied,
+                         FailureMode::Oom})
+        if (mode == name(failure)) return true;
+    return false;
+}
+
+// Evidence a compared trial lacks although its reference has it, or although it was requested.
+void find_missing_evidence(const ArmResults& reference, const ArmResults& other,
+                           const std::string& arm, bool logprobs_requested,
+                           std::vector<MissingEvidence>& out) {
+    for (const auto& [id, ref] : reference) {
+        const auto it = other.find(id);
+        if (it == other.end() || !ref.ok() || !it->second.ok()) continue;
+        const TrialRecord& r = it->second;
+        if (ref.token_ids && !r.token_ids) out.push_back({id, arm, "token_ids"});
+        if ((ref.token_logprobs || logprobs_requested) && !r.token_logprobs)
+            out.push_back({id, arm, "token_logprobs"});
+    }
+}
+
+std::string cell_overlap_problem(const CellEvidence& e) {
+    if (e.dispatch_n < 2)
+        return "N = " + std::to_string(e.dispatch_n) + ": one request at a time cannot co-batch";
+    if (!e.reported_total_slots) return "the N-slot server did not report total_slots in /props";
+    if (*e.reported_total_slots != e.dispatch_n)
+        return "the N-slot server reports total_slots " + std::to_string(*e.reported_total_slots) +
+               ", asked for N = " + std::to_string(e.dispatch_n);
+    return "";
+}
+
+// Overlap at N for one pass: client depth and server busy slots both reach N, and every source
+// the server offers agrees (/slots, /metrics requests_processing, busy slots per decode).
+PassOverlap pass_overlap(int pass, std::size_t client_depth, const ServerOverlapEvidence* server,
+                         std::int64_t n) {
+    PassOverlap o;
+    o.pass = pass;
+    o.client_depth = client_depth;
+    const std::string at = "pass " + std::to_string(pass) + ": ";
+    const std::string need = " (need " + std::to_string(n) + ")";
+    if (!server) {
+        o.problems.push_back(at + "no server evidence");
+        return o;
+    }
+    o.server = *server;
+    o.server.busy_samples.clear();
+    if (static_cast<std::int64_t>(client_depth) < n)
+        o.problems.push_back(at + "client depth " + std::to_string(client_depth) + need);
+    if (!server->slots_available)
+        o.problems.push_back(at + "/slots gave no evidence (is the server started with --slots?)");
+    else if (server->peak_busy_slots < n)
+        o.problems.push_back(at + "server peak busy slots " +
+                             std::to_string(server->peak_busy_slots) + need);
+    if (!server->metrics_available)
+        o.problems.push_back(at +
+                             "/metrics gave no requests_processing (is it started with "
+                             "--metrics?)");
+    else if (server->peak_requests_processing < n)
+        o.problems.push_back(at + "/metrics requests_processing peaked at " +
+                             std::to_string(server->peak_requests_processing) + need +
+                             (server->slots_available && server->peak_busy_slots >= n
+                                  ? ", contradicting /slots"
+                                  : ""));
+    if (server->mean_busy_slots_per_decode &&
+        !(*server->mean_busy_slots_per_decode > static_cast<double>(n) / 2.0))
+        o.problems.push_back(
+            at + "the decode counters say " + format_fixed(*server->mean_busy_slots_per_decode, 2) +
+            " busy slots per decode (need more than " +
+            format_fixed(static_cast<double>(n) / 2.0, 1) + "), contradicting /slots");
+    return o;
+}
+
 // Every comparison and gate, evaluated whatever the status will be.
-Verdict gather(const CellEvidence& e) {
+Verdict gather(const CellEvidence& all) {
     Verdict v;
+    v.incomplete_ids = incomplete_ids(all);
+    const CellEvidence e = without_ids(all, v.incomplete_ids);
     if (e.arm_a_prime) v.serial_check = compare_arms(e.arm_a, *e.arm_a_prime, "A", "A'");
     v.ac = union_over_passes(e.arm_a, e.arm_c, "A", "C");
     if (e.arm_b) {
@@ -57,15 +163,42 @@ Verdict gather(const CellEvidence& e) {
         v.bc = union_over_passes(*e.arm_b, e.arm_c, "B", "C");
     }
 
-    v.server_c = e.server_c;
+    v.dispatch_n = e.dispatch_n;
+    v.reported_total_slots = e.reported_total_slots;
+    v.server_c = merge_pass_evidence(e.server_c_passes);
     v.server_b = e.server_b;
-    v.arm_b_serial = !e.server_b || e.server_b->peak_busy_slots <= 1;
+    v.arm_b_serial = !e.server_b || (e.server_b->peak_busy_slots <= 1 &&
+                                     e.server_b->peak_requests_processing <= 1);
+    if (v.server_b) v.server_b->busy_samples.clear();
+    if (const auto problem = cell_overlap_problem(e); !problem.empty())
+        v.overlap_problems.push_back(problem);
+    if (!v.arm_b_serial)
+        v.overlap_problems.push_back(
+            "arm B (serial) showed " + std::to_string(e.server_b->peak_busy_slots) +
+            " busy slots and " + std::to_string(e.server_b->peak_requests_processing) +
+            " requests processing at once: the server's evidence cannot be trusted");
     for (std::size_t t = 0; t < e.arm_c.size(); ++t) {
-        v.coverage.push_back(pass_coverage(e.arm_c[t], static_cast<int>(t + 1)));
-        v.per_pass_client_depth.push_back(v.coverage.back().client_depth);
-        v.client_depth = std::max(v.client_depth, v.coverage.back().client_depth);
+        const ServerOverlapEvidence* server =
+            t < e.server_c_passes.size() ? &e.server_c_passes[t] : nullptr;
+        v.coverage.push_back(pass_coverage(e.arm_c[t], static_cast<int>(t + 1),
+                                           server ? server : &kNoServerEvidence));
+        const std::size_t depth = v.coverage.back().client_depth;
+        v.per_pass_client_depth.push_back(depth);
+        v.client_depth = std::max(v.client_depth, depth);
+        v.overlap_per_pass.push_back(
+            pass_overlap(static_cast<int>(t + 1), depth, server, e.dispatch_n));
+        for (const auto& problem : v.overlap_per_pass.back().problems)
+            v.overlap_problems.push_back(problem);
     }
-    v.overlap_ok = v.client_depth >= 2 && e.server_c.shows_overlap();
+    if (e.arm_c.empty()) v.overlap_problems.push_back("no concurrent pass ran");
+    v.overlap_ok = v.overlap_problems.empty();
+
+    find_missing_evidence(e.arm_a, e.arm_a, "A", e.logprobs_requested, v.missing_evidence);
+    if (e.arm_b)
+        find_missing_evidence(e.arm_a, *e.arm_b, "B", e.logprobs_requested, v.missing_evidence);
+    for (std::size_t t = 0; t < e.arm_c.size(); ++t)
+        find_missing_evidence(e.arm_a, e.arm_c[t], "C" + std::to_string(t + 1),
+                              e.logprobs_requested, v.missing_evidence);
 
     v.census.push_back(completion_census(e.arm_a, "A"));
     for (std::size_t t = 0; t < e.arm_c.size(); ++t)
@@ -77,8 +210,39 @@ Verdict gather(const CellEvidence& e) {
     v.cobatch_coverage_ok = v.cobatch_coverage_checked;
     for (const auto& coverage : v.coverage) v.cobatch_coverage_ok &= coverage.ok;
 
-    v.sensitivity = sensitivity_bounds(v.ac.n_scored_comparisons, v.ac.divergent_ids.size());
+    // Only trials whose co-batching was proven on both sides count toward the bound.
+    std::size_t hot = 0;
+    for (std::size_t t = 0; t < e.arm_c.size(); ++t)
+        for (const auto& id : v.coverage[t].cobatched_ids) {
+            const auto a = e.arm_a.find(id);
+            const auto c = e.arm_c[t].find(id);
+            if (a != e.arm_a.end() && c != e.arm_c[t].end() && a->second.ok() && c->second.ok())
+                ++hot;
+        }
+    v.sensitivity = sensitivity_bounds(hot, v.ac.divergent_ids.size());
+
+    // AC-divergent ids that A scored but a concurrent pass failed to complete: the user would see
+    // those requests fail, which is not the same finding as a changed answer.
+    for (const auto& id : v.ac.divergent_ids) {
+        const auto a = e.arm_a.find(id);
+        if (a == e.arm_a.end() || !a->second.ok()) continue;
+        for (const auto& pass : e.arm_c) {
+            const auto c = pass.find(id);
+            if (c != pass.end() && is_transport_failure(c->second.failure_mode)) {
+                ++v.concurrency_failures[c->second.failure_mode];
+                ++v.n_failed_under_concurrency;
+                break;
+            }
+        }
+    }
     return v;
+}
+
+std::string failures_under_concurrency(const Verdict& v) {
+    std::string counts;
+    for (const auto& [mode, n] : v.concurrency_failures)
+        counts += (counts.empty() ? "" : ", ") + mode + " x" + std::to_string(n);
+    return counts;
 }
 
 // Rule 1: the server must reproduce itself serially, or nothing batched can be certified.
@@ -109,6 +273,12 @@ const VerdictRule kCoBatchingDivergence{
         Reasons r{"A vs C: " + count(v.ac.divergent_ids.size()) +
                   " id(s) diverged on at least one of " + count(v.ac.per_pass.size()) +
                   " pass(es): " + join_ids(v.ac.divergent_ids)};
+        if (v.n_failed_under_concurrency > 0) {
+            const std::size_t changed = v.ac.divergent_ids.size() - v.n_failed_under_concurrency;
+            r.push_back(count(v.n_failed_under_concurrency) + " id(s) failed under concurrency (" +
+                        failures_under_concurrency(v) + ") after succeeding serially; " +
+                        count(changed) + " id(s) changed their answer");
+        }
         if (v.ab && !v.ab->clean())
             r.push_back("A vs B also diverged on " + count(v.ab->divergent_ids.size()) +
                         " id(s): slot allocation alone changes outputs");
@@ -121,28 +291,67 @@ const VerdictRule kCoBatchingDivergence{
     },
 };
 
-// Rule 3: without proof that requests really shared a batch, agreement proves nothing.
+// Rule 3: an arm bi-run could not finish says nothing either way (never RED).
+const VerdictRule kIncomplete{
+    "incomplete",
+    [](const Verdict& v) { return !v.incomplete_ids.empty(); },
+    Status::GreenUnverified,
+    nullptr,
+    [](const Verdict& v) {
+        return Reasons{
+            "incomplete run: " + count(v.incomplete_ids.size()) +
+                " item(s) never sent or cut off by bi-run (arm deadline or interrupt): " +
+                join_ids(v.incomplete_ids),
+            verdict_line(v)};
+    },
+    nullptr,
+};
+
+// Rule 4: without proof that N requests really shared a batch in every pass, agreement proves
+// nothing; every evidence source the server offers must agree.
 const VerdictRule kNoOverlap{
     "overlap",
     [](const Verdict& v) { return !v.overlap_ok; },
     Status::GreenUnverified,
     nullptr,
     [](const Verdict& v) {
-        std::ostringstream why;
-        why << "no real overlap: client depth " << v.client_depth << " (need >= 2), server peak "
-            << "busy slots " << v.server_c.peak_busy_slots << ", peak requests_processing "
-            << v.server_c.peak_requests_processing << " (need >= 2)";
-        return Reasons{why.str(), verdict_line(v)};
+        Reasons r;
+        for (const auto& problem : v.overlap_problems)
+            r.push_back("no real overlap at N = " + std::to_string(v.dispatch_n) + ": " + problem);
+        r.push_back(verdict_line(v));
+        return r;
     },
     [](const Verdict& v) {
-        return Reasons{"overlap proven: client depth " + count(v.client_depth) +
+        return Reasons{"overlap proven at N = " + std::to_string(v.dispatch_n) +
+                       " in every pass: client depth " + count(v.client_depth) +
                        ", server peak busy slots " + std::to_string(v.server_c.peak_busy_slots) +
                        ", peak requests_processing " +
-                       std::to_string(v.server_c.peak_requests_processing)};
+                       std::to_string(v.server_c.peak_requests_processing) + ", total_slots " +
+                       std::to_string(v.reported_total_slots.value_or(0))};
     },
 };
 
-// Rule 4: too few genuinely scored completions cannot carry a verdict.
+// Rule 5: evidence that was requested, or that A has, must be in every compared trial.
+const VerdictRule kMissingEvidence{
+    "missing_evidence",
+    [](const Verdict& v) { return !v.missing_evidence.empty(); },
+    Status::GreenUnverified,
+    nullptr,
+    [](const Verdict& v) {
+        std::map<std::string, std::vector<std::string>> by_field;
+        for (const auto& m : v.missing_evidence)
+            by_field[m.field + " in " + m.arm].push_back(m.test_id);
+        Reasons r;
+        for (const auto& [where, ids] : by_field)
+            r.push_back("missing evidence: no " + where + " for " + count(ids.size()) +
+                        " id(s): " + join_ids(ids));
+        r.push_back(verdict_line(v));
+        return r;
+    },
+    nullptr,
+};
+
+// Rule 6: too few genuinely scored completions cannot carry a verdict.
 const VerdictRule kCompletionFloorRule{
     "completion_floor",
     [](const Verdict& v) { return !v.completion_floor_ok; },
@@ -162,7 +371,7 @@ const VerdictRule kCompletionFloorRule{
     [](const Verdict&) { return Reasons{"completion floor met in A and every C pass"}; },
 };
 
-// Rule 5: each pass must co-batch most of its ids, with certain attribution.
+// Rule 7: each pass must co-batch most of its ids, with certain attribution.
 const VerdictRule kCoverage{
     "cobatch_coverage",
     [](const Verdict& v) { return !v.cobatch_coverage_ok; },
@@ -187,7 +396,7 @@ const VerdictRule kCoverage{
     [](const Verdict&) { return Reasons{"co-batch coverage met in every pass"}; },
 };
 
-// Rule 6: A and C agree but B does not: the control moved, so the cell is only AMBER.
+// Rule 8: A and C agree but B does not: the control moved, so the cell is only AMBER.
 const VerdictRule kArmBDisagrees{
     "ab_invariant_divergence",
     [](const Verdict& v) { return v.ab && !v.ab->clean(); },
@@ -201,14 +410,11 @@ const VerdictRule kArmBDisagrees{
     [](const Verdict& v) {
         Reasons r;
         if (v.ab) r.push_back("A vs B: no invariant divergence");
-        if (!v.arm_b_serial)
-            r.push_back("warning: arm B showed " + std::to_string(v.server_b->peak_busy_slots) +
-                        " busy slots at once; it was meant to be serial");
         return r;
     },
 };
 
-// Rule 7: scores held but the generation itself moved.
+// Rule 9: scores held but the generation itself moved.
 const VerdictRule kGenerationDrift{
     "generation_drift",
     [](const Verdict& v) { return drift_anomaly(v.ac).has_value(); },
@@ -265,9 +471,19 @@ Verdict decide_verdict(const CellEvidence& evidence) {
 
 ServerOverlapEvidence merge_pass_evidence(const std::vector<ServerOverlapEvidence>& passes) {
     ServerOverlapEvidence merged;
+    merged.slots_available = !passes.empty();
+    merged.metrics_available = !passes.empty();
     double mean_sum = 0.0;
     std::size_t n_means = 0;
+    double busy_sum = 0.0;
+    std::size_t n_busy = 0;
     for (const auto& pass : passes) {
+        merged.slots_available = merged.slots_available && pass.slots_available;
+        merged.metrics_available = merged.metrics_available && pass.metrics_available;
+        if (pass.mean_busy_slots) {
+            busy_sum += *pass.mean_busy_slots;
+            ++n_busy;
+        }
         merged.peak_busy_slots = std::max(merged.peak_busy_slots, pass.peak_busy_slots);
         merged.peak_requests_processing =
             std::max(merged.peak_requests_processing, pass.peak_requests_processing);
@@ -278,6 +494,7 @@ ServerOverlapEvidence merge_pass_evidence(const std::vector<ServerOverlapEvidenc
         }
     }
     if (n_means > 0) merged.mean_busy_slots_per_decode = mean_sum / static_cast<double>(n_means);
+    if (n_busy > 0) merged.mean_busy_slots = busy_sum / static_cast<double>(n_busy);
     return merged;
 }
 

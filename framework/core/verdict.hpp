@@ -1,6 +1,7 @@
 // The verdict: DESIGN.md §5's precedence over arms A, A', B and the T passes of C.
 #pragma once
 
+#include <map>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -21,13 +22,32 @@ struct CellEvidence {
     ArmResults arm_a;
     std::optional<ArmResults> arm_a_prime;  // the serial self-check, when it ran
     std::optional<ArmResults> arm_b;
-    std::vector<ArmResults> arm_c;  // one map per concurrent pass
-    ServerOverlapEvidence server_c;
+    std::vector<ArmResults> arm_c;                       // one map per concurrent pass
+    std::vector<ServerOverlapEvidence> server_c_passes;  // the server's evidence, one per pass
     std::optional<ServerOverlapEvidence> server_b;
+    std::int64_t dispatch_n = 0;                       // N: slots asked for, requests at once
+    std::optional<std::int64_t> reported_total_slots;  // the N-slot server's /props total_slots
+    bool logprobs_requested = false;                   // --logprobs K > 0
+};
+
+// One C pass's overlap at N, from the client's intervals and the server's own evidence.
+struct PassOverlap {
+    int pass = 0;
+    std::size_t client_depth = 0;
+    ServerOverlapEvidence server;       // that pass's window (samples dropped)
+    std::vector<std::string> problems;  // why overlap at N is not proven; empty when it is
+    bool ok() const { return problems.empty(); }
+};
+
+// A trial that lacks evidence its reference trial has, or that was requested.
+struct MissingEvidence {
+    std::string test_id;
+    std::string arm;    // "A", "B" or "C<t>"
+    std::string field;  // "token_ids" or "token_logprobs"
 };
 
 struct Sensitivity {
-    std::size_t n_hot_trials = 0;  // genuinely scored A<->C comparisons over all passes
+    std::size_t n_hot_trials = 0;  // scored A<->C comparisons whose co-batching was proven
     std::size_t divergences_seen = 0;
     std::optional<double> rule_of_three_upper;       // 3 / n
     std::optional<double> clopper_pearson_upper_95;  // 1 - 0.05^(1/n), only when none was seen
@@ -45,9 +65,19 @@ struct Verdict {
     bool overlap_ok = false;
     std::size_t client_depth = 0;  // max over passes, each pass's intervals on their own
     std::vector<std::size_t> per_pass_client_depth;
-    ServerOverlapEvidence server_c;
+    ServerOverlapEvidence server_c;  // merged over the passes
     std::optional<ServerOverlapEvidence> server_b;
-    bool arm_b_serial = true;  // arm B showed at most one busy slot
+    bool arm_b_serial = true;  // arm B showed at most one busy slot and request processing
+    std::int64_t dispatch_n = 0;
+    std::optional<std::int64_t> reported_total_slots;
+    std::vector<PassOverlap> overlap_per_pass;
+    std::vector<std::string> overlap_problems;  // cell-level and per-pass, in order
+
+    std::vector<MissingEvidence> missing_evidence;
+    std::vector<std::string> incomplete_ids;  // never sent, or cut off by bi-run itself
+    // AC-divergent ids whose concurrent request failed (A scored them), by failure mode.
+    std::map<std::string, std::size_t> concurrency_failures;
+    std::size_t n_failed_under_concurrency = 0;
 
     std::vector<CompletionCensus> census;  // A, then each C pass
     bool completion_floor_ok = false;

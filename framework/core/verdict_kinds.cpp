@@ -36,7 +36,7 @@ constexpr NameTable<Source, 2> kSourceNames{{
     {Source::Live, "live"},
 }};
 
-constexpr NameTable<FailureMode, 9> kFailureModeNames{{
+constexpr NameTable<FailureMode, 10> kFailureModeNames{{
     {FailureMode::Ok, "ok"},
     {FailureMode::Empty, "empty"},
     {FailureMode::PrematureEos, "premature_eos"},
@@ -46,6 +46,7 @@ constexpr NameTable<FailureMode, 9> kFailureModeNames{{
     {FailureMode::Oom, "oom"},
     {FailureMode::BadResponse, "bad_response"},
     {FailureMode::ScorerError, "scorer_error"},
+    {FailureMode::Incomplete, "incomplete"},
 }};
 
 template <typename Enum, std::size_t N>

@@ -33,6 +33,7 @@ enum class FailureMode {
     Oom,
     BadResponse,
     ScorerError,
+    Incomplete,  // never sent, or cut off by bi-run itself (arm deadline, interrupt)
 };
 
 std::string_view name(Status status);

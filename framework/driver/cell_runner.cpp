@@ -84,7 +84,7 @@ CellRunner::ArmRun CellRunner::run_arm(ServerHandle& server,
                                        const std::vector<core::WorkItem>& items,
                                        const std::string& arm, int pass,
                                        std::vector<std::size_t> order, int concurrency,
-                                       const std::string& label) {
+                                       const std::string& label, int pin_slots) {
     throw_if_interrupted();
     ArmRequest request;
     request.arm = arm;
@@ -92,6 +92,7 @@ CellRunner::ArmRun CellRunner::run_arm(ServerHandle& server,
     request.items = &items;
     request.order = std::move(order);
     request.concurrency = concurrency;
+    request.pin_slots = pin_slots;
     request.stagger = concurrency > 1 ? options_.stagger : std::chrono::milliseconds(0);
     request.request = options_.request;
     request.origin = origin_;
@@ -104,7 +105,8 @@ CellRunner::ArmRun CellRunner::run_arm(ServerHandle& server,
 
     progress_.arm_started(label, request.order.size());
     const auto start = clock::now();
-    http::ServerPoller poller(endpoint_of(server));
+    http::ServerPoller poller(endpoint_of(server), std::chrono::milliseconds(10),
+                              std::chrono::seconds(5), origin_);
     poller.start();
     ArmRun run;
     run.records = driver::run_arm(endpoint_of(server), request);
@@ -172,7 +174,6 @@ Baseline CellRunner::run_baseline(std::int64_t ctx, const WorkRowSource& rows) {
 bool CellRunner::run_passes(ServerHandle& server, const std::vector<core::WorkItem>& items,
                             int parallel, core::CellEvidence& evidence, core::Timings& timings) {
     const auto orders = core::pass_orders(items.size(), options_.seed, options_.passes);
-    std::vector<core::ServerOverlapEvidence> pass_servers;
     timings.arm_c_s.emplace();
     bool stopped_early = false;
     for (int t = 0; t < options_.passes; ++t) {
@@ -183,7 +184,7 @@ bool CellRunner::run_passes(ServerHandle& server, const std::vector<core::WorkIt
                          label);
         evidence.arm_c.push_back(score(std::move(c.records), items));
         timings.arm_c_s->push_back(c.seconds);
-        pass_servers.push_back(c.server);
+        evidence.server_c_passes.push_back(c.server);
         const auto this_pass = core::compare_arms(evidence.arm_a, evidence.arm_c.back(), "A", "C");
         progress_.arm_finished(
             this_pass.clean()
@@ -196,7 +197,6 @@ bool CellRunner::run_passes(ServerHandle& server, const std::vector<core::WorkIt
             break;
         }
     }
-    evidence.server_c = core::merge_pass_evidence(pass_servers);
     return stopped_early;
 }
 
@@ -217,8 +217,12 @@ CellOutcome CellRunner::run_cell(const Baseline& baseline, int parallel) {
     const core::Json props_n = fetch_props(*server);
     const bool reports_mock = baseline.reports_mock || props_n.bool_or("bi_mock", false);
 
+    evidence.dispatch_n = parallel;
+    if (const core::Json* slots = props_n.find("total_slots"); slots && slots->is_int())
+        evidence.reported_total_slots = slots->as_int();
+    evidence.logprobs_requested = options_.request.logprobs > 0;
     auto b = run_arm(*server, items, "B", 0, identity_order(items.size()), 1,
-                     "arm B (serial, " + std::to_string(parallel) + " slots)");
+                     "arm B (serial, " + std::to_string(parallel) + " slots)", parallel);
     evidence.arm_b = score(std::move(b.records), items);
     evidence.server_b = b.server;
     timings.arm_b_s = b.seconds;

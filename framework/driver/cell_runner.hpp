@@ -81,7 +81,7 @@ private:
     };
     ArmRun run_arm(ServerHandle& server, const std::vector<core::WorkItem>& items,
                    const std::string& arm, int pass, std::vector<std::size_t> order,
-                   int concurrency, const std::string& label);
+                   int concurrency, const std::string& label, int pin_slots = 0);
     core::ArmResults score(std::vector<core::TrialRecord> records,
                            const std::vector<core::WorkItem>& items);
     // Arm C's T passes; returns whether --stop-on-red ended them early.

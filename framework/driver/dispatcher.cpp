@@ -185,11 +185,12 @@ private:
             timeout = std::min(timeout, left);
         }
         session.set_timeout(timeout);
+        http::RequestOptions options = request_.request;
+        if (request_.pin_slots > 0) options.id_slot = static_cast<int>(i) % request_.pin_slots;
         const Clock::time_point t0 = Clock::now();
         http::CompletionOutcome outcome;
         try {
-            outcome =
-                http::complete(session, request_.request, item.system, item.prompt, item.seed);
+            outcome = http::complete(session, options, item.system, item.prompt, item.seed);
         } catch (const std::exception& e) {
             outcome.failure = http::Failure{std::string(core::name(core::FailureMode::HttpError)),
                                             std::string("client error: ") + e.what()};
@@ -245,12 +246,14 @@ private:
         switch (reason) {
             case StopReason::None:
                 return;
+            // bi-run itself stopped these: the arm is incomplete, which says nothing about the
+            // server's answers (never RED).
             case StopReason::Cancelled:
-                r.failure_mode = std::string(core::name(core::FailureMode::HttpTimeout));
+                r.failure_mode = std::string(core::name(core::FailureMode::Incomplete));
                 r.error = "cancelled: " + detail;
                 return;
             case StopReason::Deadline:
-                r.failure_mode = std::string(core::name(core::FailureMode::HttpTimeout));
+                r.failure_mode = std::string(core::name(core::FailureMode::Incomplete));
                 r.error = "arm deadline: " + detail;
                 return;
             case StopReason::ServerDied:
@@ -264,7 +267,7 @@ private:
         for (std::size_t i = 0; i < total_; ++i) {
             if (sent_[i]) continue;
             core::TrialRecord& r = records_[i];
-            r.failure_mode = std::string(core::name(core::FailureMode::HttpError));
+            r.failure_mode = std::string(core::name(core::FailureMode::Incomplete));
             r.error = "not sent";
             relabel(r, stop_reason(), "not sent");
         }

@@ -25,6 +25,9 @@ struct ArmRequest {
     int concurrency = 1;                   // workers; 1 = serial
     std::chrono::milliseconds stagger{0};  // worker k sends its first request k * stagger late
     http::RequestOptions request;          // endpoint, n_predict, logprobs, seed, timeout
+    // > 0: the i-th request sent asks for slot i % pin_slots (arm B exercises every slot
+    // serially, so an answer that depends on the slot shows as A vs B).
+    int pin_slots = 0;
     std::chrono::steady_clock::time_point origin;  // dispatch_ns / complete_ns count from here
     std::optional<std::chrono::steady_clock::time_point> deadline;  // for the whole arm
     const std::atomic<bool>* cancel = nullptr;  // set by anyone (e.g. a signal handler) to stop

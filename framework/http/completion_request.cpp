@@ -92,6 +92,7 @@ std::string build_request_body(const RequestOptions& options, std::string_view s
     body.set("seed", static_cast<std::int64_t>(wire_seed(options.fixed_seed.value_or(seed))));
     body.set("cache_prompt", false);
     body.set("stream", false);
+    if (options.id_slot) body.set("id_slot", *options.id_slot);
     return io::to_json_text(body);
 }
 

@@ -21,6 +21,7 @@ struct RequestOptions {
     int logprobs = 0;  // K > 0: ask for the top-K logprobs per generated token
     // Empty: each item is sent with its own WorkItem::seed; set: every item uses this seed.
     std::optional<std::uint64_t> fixed_seed;
+    std::optional<int> id_slot;  // set: "id_slot" asks the server for that slot
     std::chrono::milliseconds timeout = std::chrono::seconds(120);
 };
 

@@ -79,13 +79,29 @@ MetricsSample parse_metrics(std::string_view text) {
 
 void OverlapAccumulator::add_slots(const SlotsSample& sample) {
     peak_busy_slots_ = std::max(peak_busy_slots_, sample.busy);
+    busy_sum_ += sample.busy;
+    ++n_slots_answers_;
+}
+
+void OverlapAccumulator::add_slots(const SlotsSample& sample, std::int64_t start_ns,
+                                   std::int64_t end_ns) {
+    add_slots(sample);
+    busy_samples_.push_back({start_ns, end_ns, sample.busy});
+}
+
+void OverlapAccumulator::mark_unavailable(bool slots, bool metrics) {
+    slots_unavailable_ = slots_unavailable_ || slots;
+    metrics_unavailable_ = metrics_unavailable_ || metrics;
 }
 
 void OverlapAccumulator::add_metrics(const MetricsSample& sample) {
-    if (sample.requests_processing && std::isfinite(*sample.requests_processing))
+    ++n_metrics_answers_;
+    if (sample.requests_processing && std::isfinite(*sample.requests_processing)) {
+        peak_requests_processing_seen_ = true;
         peak_requests_processing_ =
             std::max(peak_requests_processing_,
                      static_cast<std::int64_t>(std::llround(*sample.requests_processing)));
+    }
     if (sample.busy_slots_per_decode && sample.decode_total &&
         std::isfinite(*sample.busy_slots_per_decode) && std::isfinite(*sample.decode_total)) {
         DecodeSum sum{*sample.busy_slots_per_decode * *sample.decode_total, *sample.decode_total};
@@ -99,6 +115,13 @@ core::ServerOverlapEvidence OverlapAccumulator::evidence() const {
     out.peak_busy_slots = peak_busy_slots_;
     out.peak_requests_processing = peak_requests_processing_;
     out.n_samples = n_samples_;
+    out.slots_available = !slots_unavailable_ && n_slots_answers_ > 0;
+    out.metrics_available =
+        !metrics_unavailable_ && n_metrics_answers_ > 0 && peak_requests_processing_seen_;
+    if (n_slots_answers_ > 0)
+        out.mean_busy_slots =
+            static_cast<double>(busy_sum_) / static_cast<double>(n_slots_answers_);
+    out.busy_samples = busy_samples_;
     if (first_ && last_) {
         const double decodes = last_->decodes - first_->decodes;
         if (decodes > 0)

@@ -7,6 +7,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "core/coverage.hpp"
 
@@ -39,6 +40,9 @@ MetricsSample parse_metrics(std::string_view text);
 class OverlapAccumulator {
 public:
     void add_slots(const SlotsSample& sample);
+    // The same, seen between start_ns and end_ns (steady-clock ns since the run started).
+    void add_slots(const SlotsSample& sample, std::int64_t start_ns, std::int64_t end_ns);
+    void mark_unavailable(bool slots, bool metrics);
     void add_metrics(const MetricsSample& sample);
     void count_sample() { ++n_samples_; }  // one sampling round that got at least one answer
     core::ServerOverlapEvidence evidence() const;
@@ -49,6 +53,13 @@ private:
         double decodes = 0.0;
     };
     std::int64_t peak_busy_slots_ = 0;
+    std::int64_t busy_sum_ = 0;
+    std::size_t n_slots_answers_ = 0;
+    std::size_t n_metrics_answers_ = 0;
+    bool slots_unavailable_ = false;
+    bool metrics_unavailable_ = false;
+    bool peak_requests_processing_seen_ = false;  // /metrics carried the requests gauge
+    std::vector<core::BusySample> busy_samples_;
     std::int64_t peak_requests_processing_ = 0;
     std::size_t n_samples_ = 0;
     std::optional<DecodeSum> first_;

@@ -21,6 +21,13 @@ struct ServerPoller::Impl {
     Endpoint endpoint;
     std::chrono::milliseconds interval;
     std::chrono::milliseconds request_timeout;
+    std::chrono::steady_clock::time_point origin;
+
+    std::int64_t now_ns() const {
+        return std::chrono::duration_cast<std::chrono::nanoseconds>(
+                   std::chrono::steady_clock::now() - origin)
+            .count();
+    }
 
     mutable std::mutex mutex;  // guards everything below
     std::condition_variable wake;
@@ -45,8 +52,12 @@ struct ServerPoller::Impl {
         std::optional<MetricsSample> metrics;
         bool slots_gone = false;
         bool metrics_gone = false;
+        std::int64_t slots_start = 0;
+        std::int64_t slots_end = 0;
         if (want_slots) {
+            slots_start = now_ns();
             HttpOutcome out = session->get("/slots");
+            slots_end = now_ns();
             if (out.ok()) {
                 try {
                     slots = parse_slots(out.response.body);
@@ -67,7 +78,8 @@ struct ServerPoller::Impl {
         std::lock_guard<std::mutex> lock(mutex);
         if (slots_gone) slots_available = false;
         if (metrics_gone) metrics_available = false;
-        if (slots) accumulator.add_slots(*slots);
+        accumulator.mark_unavailable(slots_gone, metrics_gone);
+        if (slots) accumulator.add_slots(*slots, slots_start, slots_end);
         if (metrics) accumulator.add_metrics(*metrics);
         if (slots || metrics) accumulator.count_sample();
     }
@@ -84,8 +96,10 @@ struct ServerPoller::Impl {
 };
 
 ServerPoller::ServerPoller(Endpoint endpoint, std::chrono::milliseconds interval,
-                           std::chrono::milliseconds request_timeout)
+                           std::chrono::milliseconds request_timeout,
+                           std::chrono::steady_clock::time_point origin)
     : impl_(std::make_unique<Impl>()) {
+    impl_->origin = origin;
     impl_->endpoint = std::move(endpoint);
     impl_->interval = interval;
     impl_->request_timeout = request_timeout;

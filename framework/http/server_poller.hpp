@@ -19,9 +19,12 @@ namespace bi::http {
 // rounds in which at least one endpoint answered usefully.
 class ServerPoller {
 public:
+    // Samples are timestamped in steady-clock ns since `origin` (the run's start), the clock the
+    // dispatcher uses for request intervals.
     explicit ServerPoller(Endpoint endpoint,
                           std::chrono::milliseconds interval = std::chrono::milliseconds(10),
-                          std::chrono::milliseconds request_timeout = std::chrono::seconds(5));
+                          std::chrono::milliseconds request_timeout = std::chrono::seconds(5),
+                          std::chrono::steady_clock::time_point origin = {});
     ~ServerPoller();
     ServerPoller(const ServerPoller&) = delete;
     ServerPoller& operator=(const ServerPoller&) = delete;

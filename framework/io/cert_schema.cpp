@@ -44,6 +44,8 @@ struct Codec<Anomaly> : NamedEnumCodec<Anomaly, name, parse_anomaly> {
 BI_CERT_TABLE(CellIdentity)
 BI_CERT_TABLE(ServerOverlapEvidence)
 BI_CERT_TABLE(OverlapGate)
+BI_CERT_TABLE(PassOverlap)
+BI_CERT_TABLE(MissingEvidence)
 BI_CERT_TABLE(CompletionCensus)
 BI_CERT_TABLE(CompletionFloorGate)
 BI_CERT_TABLE(PassCoverage)
@@ -90,6 +92,9 @@ const Table<ServerOverlapEvidence>& table() {
         required("peak_requests_processing", &E::peak_requests_processing),
         optional("mean_busy_slots_per_decode", &E::mean_busy_slots_per_decode, kNull),
         required("n_samples", &E::n_samples),
+        optional("mean_busy_slots", &E::mean_busy_slots, kNull),
+        required("slots_available", &E::slots_available),
+        required("metrics_available", &E::metrics_available),
     };
     return rows;
 }
@@ -102,6 +107,33 @@ const Table<OverlapGate>& table() {
         required("client_max_depth", &OverlapGate::client_max_depth),
         required("per_pass_client_depth", &OverlapGate::per_pass_client_depth),
         inline_members(&OverlapGate::server),
+        optional("total_slots", &OverlapGate::total_slots, kNull),
+        required("per_pass", &OverlapGate::per_pass),
+        required("problems", &OverlapGate::problems),
+    };
+    return rows;
+}
+
+template <>
+const Table<PassOverlap>& table() {
+    using P = PassOverlap;
+    static const Table<P> rows{
+        required("pass", &P::pass),
+        required("client_depth", &P::client_depth),
+        inline_members(&P::server),
+        required("problems", &P::problems),
+        derived<P>("ok", [](const P& p) { return Json(p.ok()); }),
+    };
+    return rows;
+}
+
+template <>
+const Table<MissingEvidence>& table() {
+    using M = MissingEvidence;
+    static const Table<M> rows{
+        required("test_id", &M::test_id),
+        required("arm", &M::arm),
+        required("field", &M::field),
     };
     return rows;
 }
@@ -202,6 +234,8 @@ template <>
 const Table<CertGates>& table() {
     // The upstream contract keeps overlap_ok at the top level; overlap.ok repeats it.
     static const Table<CertGates> rows{
+        required("incomplete_ids", &CertGates::incomplete_ids),
+        required("missing_evidence", &CertGates::missing_evidence),
         custom<CertGates>(
             "overlap_ok", [](const CertGates& g, Json& o) { o.set("overlap_ok", g.overlap.ok); },
             [](const Json& o, CertGates& g, const std::string& path) {
@@ -321,6 +355,7 @@ template <>
 const Table<DivergenceReports>& table() {
     using D = DivergenceReports;
     static const Table<D> rows{
+        required("failed_under_concurrency", &D::failed_under_concurrency),
         required("AC", &D::ac),
         optional("AB", &D::ab, kNull),
         optional("BC", &D::bc, kNull),

@@ -306,11 +306,11 @@ TEST_CASE("cancel cuts the request in flight and leaves the rest unsent", "[disp
     const auto records = run_arm(endpoint_of(server), request);
     REQUIRE(records.size() == 6);
     CHECK(records[0].failure_mode.empty());
-    CHECK(records[1].failure_mode == "http_timeout");
+    CHECK(records[1].failure_mode == "incomplete");
     CHECK(records[1].error == "cancelled: request cancelled");
     CHECK(records[1].has_interval());
     for (std::size_t i = 2; i < records.size(); ++i) {
-        CHECK(records[i].failure_mode == "http_timeout");
+        CHECK(records[i].failure_mode == "incomplete");
         CHECK(records[i].error == "cancelled: not sent");
         CHECK_FALSE(records[i].dispatch_ns);
     }
@@ -333,7 +333,7 @@ TEST_CASE("the arm deadline stops the arm and nothing is lost", "[dispatcher]") 
     std::size_t stopped = 0;
     for (const auto& r : records) {
         if (r.failure_mode.empty()) continue;
-        CHECK(r.failure_mode == "http_timeout");
+        CHECK(r.failure_mode == "incomplete");
         CHECK_THAT(r.error, Catch::StartsWith("arm deadline"));
         ++stopped;
     }

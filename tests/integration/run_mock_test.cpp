@@ -25,7 +25,7 @@ MockRun run_mock(const testing::ScratchDir& dir, std::vector<std::string> extra,
     std::vector<std::string> argv{
         BI_RUN_PATH,   "run-mock", "--out-dir", dir.path(), "--workset",  BI_SMALL_WORKSET,
         "--n-predict", "8",        "--passes",  "2",        "--parallel", std::to_string(parallel),
-        "--ctx",       "512",      "--tick-ms", "1"};
+        "--ctx",       "512",      "--tick-ms", "5"};
     argv.insert(argv.end(), extra.begin(), extra.end());
     MockRun run;
     run.result = run_command(argv);

@@ -63,7 +63,7 @@ std::vector<std::string> live_argv(const testing::ScratchDir& dir, const std::st
                                   "--model-alias", "m",
                                   "--out-dir",     dir.file("out"),
                                   "--workset",     BI_SMALL_WORKSET,
-                                  "--n-predict",   "8",
+                                  "--n-predict",   "40",
                                   "--passes",      "2",
                                   "--ctx",         "512",
                                   "--quiet"};

@@ -55,7 +55,7 @@ TEST_CASE("spark e2e: run-mock --plugin libspark.so --profile spark, echoed answ
     testing::ScratchDir dir;
     const auto run = run_bi("run-mock", dir,
                             {"--plugin", BI_SPARK_PLUGIN, "--profile", "spark", "--generator-param",
-                             "echo=1", "--tick-ms", "0.2"});
+                             "echo=1", "--tick-ms", "5"});
     INFO(run.result.err << run.result.out);
     CHECK(run.result.exit_code == 0);
     REQUIRE(run.cert.is_object());
@@ -74,7 +74,7 @@ TEST_CASE("spark e2e: co-batching divergence turns echoed right answers wrong", 
     const auto run =
         run_bi("run-mock", dir,
                {"--plugin", BI_SPARK_PLUGIN, "--generator", "spark", "--scorer", "spark",
-                "--generator-param", "echo=1", "--divergence", "score", "--tick-ms", "0.2"});
+                "--generator-param", "echo=1", "--divergence", "score", "--tick-ms", "5"});
     INFO(run.result.err);
     CHECK(run.result.exit_code == 3);
     REQUIRE(run.cert.is_object());
@@ -99,7 +99,7 @@ TEST_CASE("spark e2e: without echo the mock's words are not answers", "[spark]")
     const auto run =
         run_bi("run-mock", dir,
                {"--profile", "spark", "--generator-param", "families=A2,E2", "--generator-param",
-                "corner=short", "--n-predict", "16", "--tick-ms", "0.2"});
+                "corner=short", "--n-predict", "16", "--tick-ms", "5"});
     INFO(run.result.err);
     REQUIRE(run.cert.is_object());
     CHECK(str(run.cert, "status") == "green_unverified");
@@ -161,7 +161,7 @@ TEST_CASE("spark e2e: what --profile means", "[spark]") {
                          "--generator-param", "families=B1,echo=1", "--out", ws});
         REQUIRE(made.exit_code == 0);
         const auto run =
-            run_bi("run-mock", dir, {"--profile", "spark", "--workset", ws, "--tick-ms", "0.2"});
+            run_bi("run-mock", dir, {"--profile", "spark", "--workset", ws, "--tick-ms", "5"});
         INFO(run.result.err);
         REQUIRE(run.cert.is_object());
         CHECK(str(*run.cert.find("run"), "workset") == ws);

@@ -61,12 +61,16 @@ inline core::ArmResults serial(core::ArmResults pass) {
     return pass;
 }
 
+// A pass window in which the server showed `slots` requests computing, sampled inside the
+// interval concurrent() gives every id.
 inline core::ServerOverlapEvidence busy_server(std::int64_t slots = 4) {
     core::ServerOverlapEvidence s;
     s.peak_busy_slots = slots;
     s.peak_requests_processing = slots;
     s.mean_busy_slots_per_decode = static_cast<double>(slots);
+    s.mean_busy_slots = static_cast<double>(slots);
     s.n_samples = 50;
+    s.busy_samples = {{1200, 1300, slots}};
     return s;
 }
 
@@ -76,8 +80,12 @@ inline core::CellEvidence clean_cell(int n_ids = 10, int passes = 3) {
     e.arm_a = serial(arm(n_ids));
     e.arm_a_prime = serial(arm(n_ids));
     e.arm_b = serial(arm(n_ids));
-    for (int t = 0; t < passes; ++t) e.arm_c.push_back(concurrent(arm(n_ids)));
-    e.server_c = busy_server();
+    for (int t = 0; t < passes; ++t) {
+        e.arm_c.push_back(concurrent(arm(n_ids)));
+        e.server_c_passes.push_back(busy_server());
+    }
+    e.dispatch_n = 4;
+    e.reported_total_slots = 4;
     core::ServerOverlapEvidence b;
     b.peak_busy_slots = 1;
     b.peak_requests_processing = 1;

@@ -73,7 +73,7 @@ TEST_CASE("row 2: dirty B -> slot_allocation class", "[verdict]") {
 
 TEST_CASE("RED wins over missing overlap evidence", "[verdict]") {
     auto e = clean_cell();
-    e.server_c = {};
+    e.server_c_passes.clear();
     e.arm_c[0]["id0"].score = 0.0;
     CHECK(core::decide_verdict(e).status == core::Status::Failed);
 }
@@ -90,8 +90,10 @@ TEST_CASE("row 3: no client overlap -> green_unverified", "[verdict]") {
 
 TEST_CASE("row 3: no server overlap -> green_unverified", "[verdict]") {
     auto e = clean_cell();
-    e.server_c.peak_busy_slots = 1;
-    e.server_c.peak_requests_processing = 1;
+    for (auto& s : e.server_c_passes) {
+        s.peak_busy_slots = 1;
+        s.peak_requests_processing = 1;
+    }
     auto v = core::decide_verdict(e);
     CHECK(v.status == core::Status::GreenUnverified);
     CHECK(v.client_depth >= 2);
@@ -100,8 +102,10 @@ TEST_CASE("row 3: no server overlap -> green_unverified", "[verdict]") {
 TEST_CASE("row 3: stale slot info is not evidence", "[verdict]") {
     // A poller that saw only stale id_task entries reports zero busy slots.
     auto e = clean_cell();
-    e.server_c = {};
-    e.server_c.n_samples = 40;
+    for (auto& s : e.server_c_passes) {
+        s = core::ServerOverlapEvidence{};
+        s.n_samples = 40;
+    }
     CHECK(core::decide_verdict(e).status == core::Status::GreenUnverified);
 }
 
@@ -211,12 +215,17 @@ TEST_CASE("no concurrent pass can never be green", "[verdict]") {
     CHECK(core::decide_verdict(e).status == core::Status::GreenUnverified);
 }
 
-TEST_CASE("a busy arm B is flagged but does not change a green", "[verdict]") {
+TEST_CASE("arm B is the canary: a busy serial arm makes the evidence untrusted", "[verdict]") {
     auto e = clean_cell();
     e.server_b->peak_busy_slots = 3;
     auto v = core::decide_verdict(e);
     CHECK_FALSE(v.arm_b_serial);
-    CHECK(mentions(v, "meant to be serial"));
+    CHECK(v.status == core::Status::GreenUnverified);
+    CHECK(mentions(v, "arm B (serial) showed 3 busy slots"));
+    CHECK(mentions(v, "cannot be trusted"));
+    e = clean_cell();
+    e.server_b->peak_requests_processing = 2;  // /metrics alone says so: same verdict
+    CHECK(core::decide_verdict(e).status == core::Status::GreenUnverified);
 }
 
 TEST_CASE("Clopper-Pearson bound is absent once a divergence was seen", "[verdict]") {
@@ -241,9 +250,18 @@ TEST_CASE("the precedence table is the ordered rule list", "[verdict]") {
 }
 
 TEST_CASE("per-pass server evidence merges into one record", "[verdict]") {
-    core::ServerOverlapEvidence p1{3, 2, 2.5, 10};
-    core::ServerOverlapEvidence p2{4, 1, std::nullopt, 5};
-    core::ServerOverlapEvidence p3{2, 4, 3.5, 7};
+    const auto pass = [](std::int64_t busy, std::int64_t processing, std::optional<double> mean,
+                         std::size_t samples) {
+        core::ServerOverlapEvidence s;
+        s.peak_busy_slots = busy;
+        s.peak_requests_processing = processing;
+        s.mean_busy_slots_per_decode = mean;
+        s.n_samples = samples;
+        return s;
+    };
+    const auto p1 = pass(3, 2, 2.5, 10);
+    auto p2 = pass(4, 1, std::nullopt, 5);
+    const auto p3 = pass(2, 4, 3.5, 7);
     const auto merged = core::merge_pass_evidence({p1, p2, p3});
     CHECK(merged.peak_busy_slots == 4);
     CHECK(merged.peak_requests_processing == 4);
@@ -251,4 +269,8 @@ TEST_CASE("per-pass server evidence merges into one record", "[verdict]") {
     REQUIRE(merged.mean_busy_slots_per_decode);
     CHECK(*merged.mean_busy_slots_per_decode == 3.0);
     CHECK_FALSE(core::merge_pass_evidence({}).mean_busy_slots_per_decode);
+    CHECK(merged.slots_available);
+    p2.metrics_available = false;  // one pass without /metrics: the merged record says so
+    CHECK_FALSE(core::merge_pass_evidence({p1, p2, p3}).metrics_available);
+    CHECK_FALSE(core::merge_pass_evidence({}).slots_available);
 }

@@ -1,6 +1,7 @@
 #include "driver_rss.hpp"
 
 #include <algorithm>
+#include <cstdint>
 #include <memory>
 
 #include "arm_timing.hpp"
@@ -59,8 +60,15 @@ Measurement measure_driver_rss(const BenchLimits& limits,
     evidence.arm_a = driver::score_arm(std::move(a.records), items, *scorer);
     evidence.arm_c.push_back(driver::score_arm(std::move(c.records), items, *scorer));
     // The bench runs no poller; the server's overlap evidence is stated, not observed.
-    evidence.server_c.peak_busy_slots = slots;
-    evidence.server_c.n_samples = 1;
+    // Stated, not observed: N requests computing throughout each pass, on every source.
+    core::ServerOverlapEvidence stated;
+    stated.peak_busy_slots = slots;
+    stated.peak_requests_processing = slots;
+    stated.n_samples = 1;
+    stated.busy_samples = {{0, INT64_MAX, slots}};
+    evidence.server_c_passes.assign(evidence.arm_c.size(), stated);
+    evidence.dispatch_n = slots;
+    evidence.reported_total_slots = slots;
     const core::Verdict verdict = core::decide_verdict(evidence);
 
     const long peak = peak_rss_kib();

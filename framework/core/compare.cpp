@@ -7,10 +7,15 @@ namespace bi::core {
 
 namespace {
 
+// Everything the server generated, not only the text: a changed reasoning trace, tool call,
+// token count or stop reason is drift even when the content came out the same.
 bool same_generation(const TrialRecord& a, const TrialRecord& b) {
     if (a.content != b.content) return false;
     if (a.token_ids && b.token_ids && *a.token_ids != *b.token_ids) return false;
-    return true;
+    if (a.reasoning_content != b.reasoning_content) return false;
+    if (!canonical_equal(a.tool_calls, b.tool_calls)) return false;
+    if (a.completion_tokens != b.completion_tokens) return false;
+    return a.finish_reason == b.finish_reason;
 }
 
 // Exact comparison of the chosen-token logprobs; absent on either side means "not compared".

@@ -20,7 +20,8 @@ struct FieldMismatch {
     Json right;
     std::string left_sha;
     std::string right_sha;
-    bool token_identical = false;  // the generated text/tokens were identical anyway
+    bool token_identical = false;  // everything generated (text, tokens, reasoning, tool calls,
+                                   // token count, stop reason) was identical anyway
 };
 
 struct GroupCount {
@@ -37,8 +38,10 @@ struct PairReport {
     std::vector<std::string> only_left;
     std::vector<std::string> only_right;
     std::vector<FieldMismatch> rows;
-    std::size_t rows_truncated = 0;           // rows left out when the report was stored in a cert
-    std::vector<std::string> token_only_ids;  // invariants equal, content or token ids differ
+    std::size_t rows_truncated = 0;  // rows left out when the report was stored in a cert
+    // Invariants equal, but something generated differs: content, token ids, reasoning, tool
+    // calls, generated token count or stop reason.
+    std::vector<std::string> token_only_ids;
     std::vector<std::string> logprob_drift_ids;  // invariants equal, chosen-token logprobs differ
     double max_logprob_delta = 0.0;              // over ids whose token ids agree
     std::map<std::string, std::size_t> first_divergent_token;  // ids whose token ids differ

@@ -30,9 +30,15 @@ struct TrialRecord {
     std::optional<std::int64_t> prompt_tokens_measured;
     std::string failure_mode;
 
-    // Diagnostic: differences raise AMBER, never RED.
+    // Diagnostic: differences raise AMBER, never RED. Everything the server generated is here,
+    // so that drift in any of it (not only in content) is seen.
     std::string content;
     std::string content_sha;
+    std::string reasoning_content;  // chat: message.reasoning_content; "" when none
+    Json tool_calls;                // chat: message.tool_calls as sent; null when none
+    std::optional<std::int64_t> completion_tokens;  // generated token count, when the server said
+    std::string
+        finish_reason;  // "length"/"stop"/"tool_calls" (chat), "limit"/"eos"/"word" (/completion)
     std::optional<std::vector<std::int64_t>> token_ids;
     std::optional<std::vector<double>> token_logprobs;  // chosen-token logprob per position
 
@@ -42,8 +48,6 @@ struct TrialRecord {
     std::optional<std::int64_t> id_slot;
 
     // Volatile: never compared.
-    std::string finish_reason;  // "length"/"stop" (chat) or "limit"/"eos"/"word" (/completion)
-    std::int64_t completion_tokens = 0;
     double wall_ms = 0.0;
     double tokens_per_second = 0.0;
     int retries = 0;

@@ -205,6 +205,8 @@ private:
             const http::CompletionResult& c = outcome.result;
             r.content = c.content;
             r.content_sha = core::content_sha(c.content);
+            r.reasoning_content = c.reasoning_content;
+            r.tool_calls = c.tool_calls;
             r.token_ids = c.token_ids;
             r.token_logprobs = c.token_logprobs;
             r.prompt_tokens_measured = c.prompt_tokens;

@@ -21,7 +21,13 @@ core::ArmResults score_arm(std::vector<core::TrialRecord> records,
         const core::WorkItem& item = *it->second;
         record.expected_answer = item.expected_answer;
         if (record.failure_mode.empty()) {
-            auto outcome = scorer.evaluate(item, record.content);
+            plugin_host::Generation generation;
+            generation.content = record.content;
+            generation.reasoning = record.reasoning_content;
+            generation.tool_calls = record.tool_calls;
+            generation.completion_tokens = record.completion_tokens;
+            generation.stop_reason = record.finish_reason;
+            auto outcome = scorer.evaluate(item, generation);
             record.extracted_answer = std::move(outcome.extracted_answer);
             record.failure_mode = std::move(outcome.failure_mode);
             if (outcome.error.empty()) {

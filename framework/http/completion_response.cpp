@@ -89,6 +89,39 @@ void read_timings(const Json& root, CompletionResult& result, bool need_prompt_t
     }
 }
 
+// The calls as generated: each call's "id" is made up by the server, not by the model.
+Json generated_tool_calls(const Json& calls) {
+    if (calls.size() == 0) return Json();
+    Json out = calls;
+    for (Json& call : out.as_array()) {
+        if (!call.is_object())
+            throw BadResponse("choices[0].message.tool_calls holds a non-object");
+        call.erase("id");
+    }
+    return out;
+}
+
+void read_message(const Json& message, CompletionResult& result) {
+    const Json* content = message.find("content");
+    if (!content) throw BadResponse("choices[0].message.content is missing");
+    if (content->is_string())
+        result.content = content->as_string();
+    else if (!content->is_null())
+        throw BadResponse(std::string("choices[0].message.content is ") +
+                          core::type_name(content->type()) + ", expected string");
+    if (const Json* reasoning =
+            optional_member(message, "reasoning_content", Json::Type::String, "choices[0].message"))
+        result.reasoning_content = reasoning->as_string();
+    if (const Json* calls =
+            optional_member(message, "tool_calls", Json::Type::Array, "choices[0].message"))
+        result.tool_calls = generated_tool_calls(*calls);
+}
+
+void count_from_ids(CompletionResult& result) {
+    if (!result.completion_tokens && result.token_ids)
+        result.completion_tokens = static_cast<std::int64_t>(result.token_ids->size());
+}
+
 CompletionResult parse_chat(const Json& root) {
     CompletionResult result;
     const Json& choices = required_member(root, "choices", Json::Type::Array, "response");
@@ -97,13 +130,7 @@ CompletionResult parse_chat(const Json& root) {
     if (!choice.is_object()) throw BadResponse("response.choices[0] is not an object");
     if (const Json* message =
             optional_member(choice, "message", Json::Type::Object, "choices[0]")) {
-        const Json* content = message->find("content");
-        if (!content) throw BadResponse("choices[0].message.content is missing");
-        if (content->is_string())
-            result.content = content->as_string();
-        else if (!content->is_null())
-            throw BadResponse(std::string("choices[0].message.content is ") +
-                              core::type_name(content->type()) + ", expected string");
+        read_message(*message, result);
     } else if (const Json* text =
                    optional_member(choice, "text", Json::Type::String, "choices[0]")) {
         result.content = text->as_string();  // the /v1/completions shape
@@ -119,18 +146,13 @@ CompletionResult parse_chat(const Json& root) {
                 optional_member(*logprobs, "content", Json::Type::Array, "choices[0].logprobs"))
             read_probabilities(*entries, "choices[0].logprobs.content", result, true);
     }
-    bool have_completion_tokens = false;
     if (const Json* usage = optional_member(root, "usage", Json::Type::Object, "response")) {
         result.prompt_tokens = optional_int(*usage, "prompt_tokens", "usage");
-        if (auto n = optional_int(*usage, "completion_tokens", "usage")) {
-            result.completion_tokens = *n;
-            have_completion_tokens = true;
-        }
+        result.completion_tokens = optional_int(*usage, "completion_tokens", "usage");
     }
     result.id_slot = optional_int(root, "id_slot", "response");
-    read_timings(root, result, !result.prompt_tokens, !have_completion_tokens);
-    if (!have_completion_tokens && result.completion_tokens == 0 && result.token_ids)
-        result.completion_tokens = static_cast<std::int64_t>(result.token_ids->size());
+    read_timings(root, result, !result.prompt_tokens, !result.completion_tokens);
+    count_from_ids(result);
     return result;
 }
 
@@ -148,13 +170,12 @@ CompletionResult parse_plain(const Json& root) {
         if (!ids.empty() || (predicted && *predicted == 0)) result.token_ids = std::move(ids);
     }
     result.prompt_tokens = optional_int(root, "tokens_evaluated", "response");
-    if (predicted) result.completion_tokens = *predicted;
+    result.completion_tokens = predicted;
     if (const Json* stop = optional_member(root, "stop_type", Json::Type::String, "response"))
         result.finish_reason = stop->as_string();
     result.id_slot = optional_int(root, "id_slot", "response");
     read_timings(root, result, !result.prompt_tokens, !predicted);
-    if (!predicted && result.completion_tokens == 0 && result.token_ids)
-        result.completion_tokens = static_cast<std::int64_t>(result.token_ids->size());
+    count_from_ids(result);
     return result;
 }
 

@@ -9,16 +9,22 @@
 #include <vector>
 
 #include "completion_request.hpp"
+#include "core/json.hpp"
 #include "http_session.hpp"
 
 namespace bi::http {
 
 struct CompletionResult {
     std::string content;
+    std::string reasoning_content;  // chat: message.reasoning_content; "" when none
+    // Chat: message.tool_calls with each call's server-made "id" dropped (llama-server invents a
+    // random one per call, which would make every tool call look like drift); null when the
+    // server sent none or an empty list.
+    core::Json tool_calls;
     std::optional<std::vector<std::int64_t>> token_ids;  // generated ids, when the server sent them
     std::optional<std::vector<double>> token_logprobs;   // chosen-token logprob per position
     std::optional<std::int64_t> prompt_tokens;
-    std::int64_t completion_tokens = 0;
+    std::optional<std::int64_t> completion_tokens;  // nullopt when no source below had it
     std::optional<std::int64_t> id_slot;
     // Chat: choices[0].finish_reason ("stop", "length", ...). /completion: stop_type ("eos",
     // "word", "limit", "none"). Empty when the server sent neither.
@@ -47,7 +53,9 @@ struct CompletionOutcome {
 //                 this time (cached ones excluded), so timings.prompt_n + timings.cache_n is
 //                 used only when the first source is absent.
 //  completion tokens  usage.completion_tokens / tokens_predicted, else timings.predicted_n,
-//                 else the number of token ids, else 0
+//                 else the number of token ids, else unknown
+//  reasoning      chat: choices[0].message.reasoning_content (a string)
+//  tool calls     chat: choices[0].message.tool_calls (an array)
 //  id_slot        top-level id_slot (llama-server sends it on /completion only)
 CompletionOutcome parse_completion(EndpointKind endpoint, std::string_view body);
 

@@ -93,10 +93,14 @@ std::string PluginScorer::describe(const std::string& text) const {
     return plugin_error(plugin_->path, "scorer '" + scorer_.id + "': " + text).what();
 }
 
-ScoreOutcome PluginScorer::evaluate(const core::WorkItem& item, std::string_view completion) {
+ScoreOutcome PluginScorer::evaluate(const core::WorkItem& item, const Generation& generation) {
     ScoreOutcome outcome;
     try {
-        const std::string completion_text(completion);
+        // NUL-terminated copies: the views need not be.
+        const std::string completion_text(generation.content);
+        const std::string reasoning_text(generation.reasoning);
+        const std::string tool_calls_json = io::to_json_text(generation.tool_calls);
+        const std::string stop_reason(generation.stop_reason);
         const std::string expected_json = io::to_json_text(item.expected_answer);
         bi_score_input input{};
         input.struct_size = sizeof input;
@@ -110,6 +114,11 @@ ScoreOutcome PluginScorer::evaluate(const core::WorkItem& item, std::string_view
         input.fill = item.fill;
         input.seed = item.seed;
         input.rep = item.rep;
+        input.reasoning = reasoning_text.c_str();
+        input.reasoning_size = reasoning_text.size();
+        input.tool_calls_json = tool_calls_json.c_str();
+        input.completion_tokens = generation.completion_tokens.value_or(-1);
+        input.stop_reason = stop_reason.c_str();
 
         const auto call = [&](const char* step, auto function) {
             SinkState state;

@@ -20,7 +20,8 @@ public:
     PluginScorer(const PluginScorer&) = delete;
     PluginScorer& operator=(const PluginScorer&) = delete;
 
-    ScoreOutcome evaluate(const core::WorkItem& item, std::string_view completion) override;
+    using ScorerInstance::evaluate;
+    ScoreOutcome evaluate(const core::WorkItem& item, const Generation& generation) override;
 
 private:
     std::string describe(const std::string& text) const;

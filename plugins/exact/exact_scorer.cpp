@@ -1,5 +1,6 @@
 // The default scorer, shipped as a plugin through the same SDK third parties use: the stripped
-// completion must equal the stripped expected answer, character for character.
+// completion must equal the stripped expected answer, character for character. Its extracted
+// answer also carries any reasoning and tool calls, so the gate compares those too.
 #include <bi/plugin.hpp>
 
 #include <optional>
@@ -27,13 +28,28 @@ std::optional<std::string> expected_text(std::string_view expected_json) {
     return std::string(json);
 }
 
+bool has_tool_calls(const bi::sdk::ScoreInput& input) {
+    const std::string_view json = strip(input.tool_calls_json);
+    return !json.empty() && json != "null";
+}
+
 class ExactScorer final : public bi::sdk::Scorer {
 public:
+    // The stripped text as a JSON string, exactly as before reasoning and tool calls were seen,
+    // so that plain completions keep their answers (and old certs stay comparable). With either
+    // present: {"content": text, "reasoning": text, "tool_calls": the calls or null}.
     std::string extract_answer(const bi::sdk::ScoreInput& input) override {
-        return bi::sdk::json_string(strip(input.completion));
+        const std::string content = bi::sdk::json_string(strip(input.completion));
+        const std::string_view reasoning = strip(input.reasoning);
+        const bool calls = has_tool_calls(input);
+        if (reasoning.empty() && !calls) return content;
+        return "{\"content\":" + content + ",\"reasoning\":" + bi::sdk::json_string(reasoning) +
+               ",\"tool_calls\":" + std::string(calls ? strip(input.tool_calls_json) : "null") +
+               "}";
     }
+    // A completion that only calls tools has answered; one that only reasoned has not.
     std::string classify_failure_mode(const bi::sdk::ScoreInput& input) override {
-        return strip(input.completion).empty() ? "empty" : "ok";
+        return strip(input.completion).empty() && !has_tool_calls(input) ? "empty" : "ok";
     }
     bi::sdk::Score score(const bi::sdk::ScoreInput& input) override {
         const auto expected = expected_text(input.expected_answer_json);

@@ -88,6 +88,11 @@ void check_completed(const std::vector<TrialRecord>& records, const ArmRequest& 
                                                      ? item.system + "\n\n" + item.prompt
                                                      : item.prompt));
         CHECK(r.content_sha == bi::core::content_sha(r.content));
+        const bool chat = request.request.endpoint == bi::http::EndpointKind::Chat;
+        CHECK(r.reasoning_content == (chat ? "why:" + item.prompt : std::string()));
+        CHECK(r.tool_calls.is_null());
+        CHECK(r.completion_tokens == 3);
+        CHECK(r.finish_reason == (chat ? "length" : "limit"));
         CHECK(r.prompt_tokens_measured.has_value());
         CHECK(r.has_interval());
         CHECK(r.wall_ms >= 0.0);

@@ -110,10 +110,12 @@ struct FakeLlamaServer::State {
                                     {"predicted_per_second", 100.0}};
         Json answer = Json::object();
         if (chat) {
-            Json choice = Json::Object{
-                {"finish_reason", "length"},
-                {"index", 0},
-                {"message", Json::Object{{"role", "assistant"}, {"content", content}}}};
+            Json choice =
+                Json::Object{{"finish_reason", "length"},
+                             {"index", 0},
+                             {"message", Json::Object{{"role", "assistant"},
+                                                      {"content", content},
+                                                      {"reasoning_content", "why:" + prompt}}}};
             if (k > 0) choice.set("logprobs", Json::Object{{"content", probs}});
             answer.set("choices", Json::Array{choice});
             answer.set("usage", Json::Object{{"prompt_tokens", prompt_tokens},

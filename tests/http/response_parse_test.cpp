@@ -79,6 +79,43 @@ TEST_CASE("chat logprobs give chosen-token logprobs and ids", "[parse]") {
     CHECK(out.result.finish_reason == "stop");
 }
 
+TEST_CASE("chat reasoning and tool calls are read, without the server's call ids", "[parse]") {
+    const std::string body = R"({"choices":[{"finish_reason":"tool_calls","index":0,
+        "message":{"role":"assistant","content":null,"reasoning_content":"Look it up.",
+          "tool_calls":[{"type":"function","id":"k3FqQ0cRz1",
+            "function":{"name":"get_weather","arguments":"{\"city\":\"Paris\"}"}}]}}],
+        "usage":{"prompt_tokens":30,"completion_tokens":12,"total_tokens":42}})";
+    const CompletionOutcome out = parse_completion(EndpointKind::Chat, body);
+    REQUIRE(out.ok());
+    const CompletionResult& r = out.result;
+    CHECK(r.content.empty());
+    CHECK(r.reasoning_content == "Look it up.");
+    CHECK(r.finish_reason == "tool_calls");
+    CHECK(r.completion_tokens == 12);
+    REQUIRE(r.tool_calls.is_array());
+    REQUIRE(r.tool_calls.size() == 1);
+    const bi::core::Json& call = r.tool_calls.as_array()[0];
+    CHECK_FALSE(call.find("id"));  // random per request: never part of what was generated
+    CHECK(call.string_or("type", "") == "function");
+    CHECK(call.find("function")->string_or("name", "") == "get_weather");
+    CHECK(call.find("function")->string_or("arguments", "") == R"({"city":"Paris"})");
+}
+
+TEST_CASE("no reasoning and no tool calls read as empty and null", "[parse]") {
+    const auto plain = parse_completion(EndpointKind::Chat, fixture("v1_chat_completions.json"));
+    REQUIRE(plain.ok());
+    CHECK(plain.result.reasoning_content.empty());
+    CHECK(plain.result.tool_calls.is_null());
+    const auto empty_list = parse_completion(
+        EndpointKind::Chat, R"({"choices":[{"message":{"content":"x","tool_calls":[]}}]})");
+    REQUIRE(empty_list.ok());
+    CHECK(empty_list.result.tool_calls.is_null());
+    const auto completion = parse_completion(EndpointKind::Completion, fixture("completion.json"));
+    REQUIRE(completion.ok());
+    CHECK(completion.result.reasoning_content.empty());
+    CHECK(completion.result.tool_calls.is_null());
+}
+
 TEST_CASE("missing optional fields are absent and fallbacks apply", "[parse]") {
     const CompletionOutcome chat = parse_completion(EndpointKind::Chat,
                                                     R"({"choices":[{"message":{"content":null}}],
@@ -92,7 +129,7 @@ TEST_CASE("missing optional fields are absent and fallbacks apply", "[parse]") {
     REQUIRE(plain.ok());
     CHECK_FALSE(plain.result.prompt_tokens);
     CHECK_FALSE(plain.result.token_ids);
-    CHECK(plain.result.completion_tokens == 0);
+    CHECK_FALSE(plain.result.completion_tokens);
 }
 
 TEST_CASE("an empty tokens list is no evidence of ids unless nothing was generated", "[parse]") {
@@ -119,6 +156,15 @@ TEST_CASE("malformed answers are bad_response with a reason", "[parse]") {
         bad_message(EndpointKind::Chat,
                     R"({"choices":[{"message":{"content":"x"}}],"usage":{"prompt_tokens":"7"}})"),
         Catch::Contains("usage.prompt_tokens"));
+    CHECK_THAT(bad_message(EndpointKind::Chat,
+                           R"({"choices":[{"message":{"content":"x","tool_calls":{}}}]})"),
+               Catch::Contains("tool_calls is object, expected array"));
+    CHECK_THAT(bad_message(EndpointKind::Chat,
+                           R"({"choices":[{"message":{"content":"x","tool_calls":[1]}}]})"),
+               Catch::Contains("tool_calls holds a non-object"));
+    CHECK_THAT(bad_message(EndpointKind::Chat,
+                           R"({"choices":[{"message":{"content":"x","reasoning_content":7}}]})"),
+               Catch::Contains("reasoning_content is integer"));
     CHECK_THAT(bad_message(EndpointKind::Completion, R"({"tokens":[1]})"),
                Catch::Contains("content is missing"));
     CHECK_THAT(bad_message(EndpointKind::Completion, R"({"content":"x","tokens":[1,"2"]})"),

@@ -28,7 +28,7 @@ bool contains(const std::string& text, const std::string& part) {
 TEST_CASE("bi-run plugins lists bundled and extra plugins", "[cli]") {
     const auto bundled = bi_run({"plugins"});
     CHECK(bundled.exit_code == 0);
-    CHECK(contains(bundled.out, "exact " BI_PROJECT_VERSION " (ABI 1.0, bundled) "));
+    CHECK(contains(bundled.out, "exact " BI_PROJECT_VERSION " (ABI 1.1, bundled) "));
     CHECK(contains(bundled.out, "  scorer exact - score 1 iff"));
     CHECK(contains(bundled.out, "default scorer: exact\n"));
     CHECK(bundled.err.empty());
@@ -36,10 +36,10 @@ TEST_CASE("bi-run plugins lists bundled and extra plugins", "[cli]") {
     const auto extra =
         bi_run({"plugins", "--plugin", fixture("good_c"), "--plugin", fixture("good_cpp")});
     CHECK(extra.exit_code == 0);
-    CHECK(contains(extra.out, "good-c 2.3.4 (ABI 1.0) " + fixture("good_c") + "\n"));
+    CHECK(contains(extra.out, "good-c 2.3.4 (ABI 1.1) " + fixture("good_c") + "\n"));
     CHECK(contains(extra.out, "  scorer upper - upper-cases the answer\n"));
     CHECK(contains(extra.out, "  generator counting - numbered rows\n"));
-    CHECK(contains(extra.out, "good-cpp 0.9.0 (ABI 1.0) "));
+    CHECK(contains(extra.out, "good-cpp 0.9.0 (ABI 1.1) "));
     CHECK(contains(extra.out, "  generator codes - codes to remember\n"));
 }
 

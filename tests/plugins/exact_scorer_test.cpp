@@ -11,13 +11,28 @@ using bi::core::Json;
 
 namespace {
 
-bi::plugin_host::ScoreOutcome score(const Json& expected, std::string_view completion) {
+bi::plugin_host::ScoreOutcome score(const Json& expected,
+                                    const bi::plugin_host::Generation& generation) {
     bi::plugin_host::PluginSet plugins;
     plugins.load_bundled();
     bi::core::WorkItem item;
     item.test_id = "m|1|f|0.500000|0|fill0.00";
     item.expected_answer = expected;
-    return plugins.create_scorer("")->evaluate(item, completion);
+    return plugins.create_scorer("")->evaluate(item, generation);
+}
+
+bi::plugin_host::ScoreOutcome score(const Json& expected, std::string_view completion) {
+    bi::plugin_host::Generation generation;
+    generation.content = completion;
+    return score(expected, generation);
+}
+
+Json weather_call(const char* city) {
+    Json call = Json::object();
+    call.set("type", "function");
+    call["function"].set("name", "get_weather");
+    call["function"].set("arguments", std::string(R"({"city":")") + city + "\"}");
+    return Json(Json::Array{call});
 }
 
 }  // namespace
@@ -82,4 +97,50 @@ TEST_CASE("exact: text with quotes, escapes and UTF-8 round-trips", "[exact]") {
     const auto outcome = score(text, "\n" + text + " ");
     CHECK(outcome.extracted_answer == Json(text));
     CHECK(outcome.passed);
+}
+
+TEST_CASE("exact: a plain completion's answer ignores its token count and stop reason", "[exact]") {
+    bi::plugin_host::Generation generation;
+    generation.content = " Paris";
+    generation.completion_tokens = 2;
+    generation.stop_reason = "stop";
+    const auto outcome = score("Paris", generation);
+    CHECK(outcome.extracted_answer == Json("Paris"));  // what it always was: goldens stay put
+    CHECK(outcome.passed);
+}
+
+TEST_CASE("exact: reasoning and tool calls join the extracted answer", "[exact]") {
+    bi::plugin_host::Generation generation;
+    generation.content = " Paris\n";
+    generation.reasoning = "\nThe capital of \"France\".\n";
+    const auto reasoned = score("Paris", generation);
+    Json expected = Json::object();
+    expected.set("content", "Paris");
+    expected.set("reasoning", "The capital of \"France\".");
+    expected.set("tool_calls", Json());
+    CHECK(reasoned.extracted_answer == expected);
+    CHECK(reasoned.failure_mode == "ok");
+    CHECK(reasoned.passed);  // the score still looks at the content only
+
+    generation.tool_calls = weather_call("Paris");
+    expected.set("tool_calls", weather_call("Paris"));
+    CHECK(score("Paris", generation).extracted_answer == expected);
+    generation.tool_calls = weather_call("Lyon");
+    CHECK(score("Paris", generation).extracted_answer != expected);  // the gate sees the change
+}
+
+TEST_CASE("exact: a tool-call-only answer is scored, a reasoning-only one is empty", "[exact]") {
+    bi::plugin_host::Generation calls;
+    calls.tool_calls = weather_call("Paris");
+    const auto called = score("Paris", calls);
+    CHECK(called.failure_mode == "ok");
+    CHECK_FALSE(called.passed);
+    REQUIRE(called.extracted_answer.is_object());
+    CHECK(*called.extracted_answer.find("content") == Json(""));
+    CHECK(*called.extracted_answer.find("reasoning") == Json(""));
+    CHECK(*called.extracted_answer.find("tool_calls") == weather_call("Paris"));
+
+    bi::plugin_host::Generation thought;
+    thought.reasoning = "still thinking when the length limit hit";
+    CHECK(score("Paris", thought).failure_mode == "empty");
 }

@@ -66,7 +66,7 @@ TEST_CASE("list() describes a C plugin", "[plugin-calls]") {
     CHECK(info.version == "2.3.4");
     CHECK(info.description == "a C fixture");
     CHECK(info.abi_major == 1);
-    CHECK(info.abi_minor == 0);
+    CHECK(info.abi_minor == 1);
     CHECK_FALSE(info.bundled);
     REQUIRE(info.scorers.size() == 1);
     CHECK(info.scorers[0].id == "upper");

@@ -38,3 +38,31 @@ TEST_CASE("Failure never carries the OK status", "[sdk-helper]") {
     CHECK(bi::sdk::Failure(BI_STATUS_OK, "x").status() == BI_STATUS_ERROR);
     CHECK(bi::sdk::Failure(BI_STATUS_UNAVAILABLE, "x").status() == BI_STATUS_UNAVAILABLE);
 }
+
+TEST_CASE("ScoreInput reads the generated fields only from a host that sends them",
+          "[sdk-helper]") {
+    const char reasoning[] = "think\0more";  // sized, so an inner NUL survives
+    bi_score_input in{};
+    in.struct_size = sizeof in;
+    in.completion = "Paris";
+    in.completion_size = 5;
+    in.reasoning = reasoning;
+    in.reasoning_size = sizeof reasoning - 1;
+    in.tool_calls_json = R"([{"function":{"arguments":"{}","name":"f"}}])";
+    in.completion_tokens = 7;
+    in.stop_reason = "tool_calls";
+    const auto now = bi::sdk::detail::to_score_input(&in);
+    CHECK(now.reasoning == std::string_view(reasoning, 10));
+    CHECK(now.tool_calls_json == in.tool_calls_json);
+    CHECK(now.completion_tokens == 7);
+    CHECK(now.stop_reason == "tool_calls");
+
+    // An ABI 1.0 host's struct ends at failure_mode: what lies beyond is not read.
+    in.struct_size = static_cast<std::uint32_t>(offsetof(bi_score_input, reasoning));
+    const auto old = bi::sdk::detail::to_score_input(&in);
+    CHECK(old.completion == "Paris");
+    CHECK(old.reasoning.empty());
+    CHECK(old.tool_calls_json == "null");
+    CHECK(old.completion_tokens == -1);
+    CHECK(old.stop_reason.empty());
+}

@@ -1,5 +1,9 @@
 #include <catch2/catch.hpp>
 
+#include <functional>
+#include <utility>
+#include <vector>
+
 #include "core/compare.hpp"
 #include "trial_builders.hpp"
 
@@ -105,4 +109,57 @@ TEST_CASE("first token difference handles prefixes", "[compare]") {
     CHECK(core::first_token_difference(V{1, 2}, V{1, 3}) == 1u);
     CHECK(core::first_token_difference(V{1, 2}, V{1, 2, 3}) == 2u);
     CHECK(core::first_token_difference(V{}, V{5}) == 0u);
+}
+
+TEST_CASE("drift in any generated field with equal invariants is token-only", "[compare]") {
+    const auto tool_call = [](const char* arguments) {
+        core::Json call = core::Json::object();
+        call.set("type", "function");
+        call["function"].set("name", "get_weather");
+        call["function"].set("arguments", arguments);
+        core::Json calls = core::Json::array();
+        calls.push_back(call);
+        return calls;
+    };
+    auto a = arm(2);
+    a["id0"].reasoning_content = "Paris is the capital.";
+    a["id0"].tool_calls = tool_call(R"({"city":"Paris"})");
+    const auto same = core::compare_arms(a, a, "A", "C1");
+    CHECK(same.clean());
+    CHECK(same.token_only_ids.empty());
+
+    using Change = std::function<void(core::ArmResults&)>;
+    const std::vector<std::pair<const char*, Change>> changes = {
+        {"reasoning", [](auto& c) { c["id0"].reasoning_content = "Lyon is the capital."; }},
+        {"reasoning appears", [](auto& c) { c["id1"].reasoning_content = "hmm"; }},
+        {"tool call arguments",
+         [&](auto& c) { c["id0"].tool_calls = tool_call(R"({"city":"Lyon"})"); }},
+        {"tool call name",
+         [](auto& c) { c["id0"].tool_calls.as_array()[0]["function"].set("name", "get_time"); }},
+        {"tool calls vanish", [](auto& c) { c["id0"].tool_calls = core::Json(); }},
+        {"generated token count", [](auto& c) { c["id1"].completion_tokens = 5; }},
+        {"token count unknown on one side", [](auto& c) { c["id1"].completion_tokens.reset(); }},
+        {"stop reason", [](auto& c) { c["id1"].finish_reason = "stop"; }},
+    };
+    for (const auto& [what, change] : changes) {
+        INFO(what);
+        auto c = a;
+        change(c);
+        const auto report = core::compare_arms(a, c, "A", "C1");
+        CHECK(report.clean());
+        CHECK(report.token_only_ids.size() == 1);
+        CHECK(report.logprob_drift_ids.empty());
+        CHECK(report.first_divergent_token.empty());  // the token ids themselves agree
+    }
+}
+
+TEST_CASE("an invariant row says whether everything generated was identical", "[compare]") {
+    auto a = arm(1);
+    auto c = a;
+    c["id0"].score = 0.0;
+    c["id0"].reasoning_content = "changed my mind";
+    const auto report = core::compare_arms(a, c, "A", "C1");
+    REQUIRE(report.rows.size() == 1);
+    CHECK_FALSE(report.rows[0].token_identical);
+    CHECK(report.token_only_ids.empty());  // divergent ids are never also token-only
 }

@@ -11,7 +11,8 @@
 
 namespace bi::testing {
 
-// A genuinely scored trial whose answer is "answer-<id>" and whose text is "text-<id>".
+// A genuinely scored trial whose answer is "answer-<id>" and whose text is "text-<id>" (4 tokens,
+// stopped by the length limit, no reasoning, no tool calls).
 inline core::TrialRecord scored(const std::string& id, std::string family = "A2",
                                 double fill = 0.35) {
     core::TrialRecord r;
@@ -28,6 +29,8 @@ inline core::TrialRecord scored(const std::string& id, std::string family = "A2"
     r.content_sha = core::content_sha(r.content);
     r.token_ids = std::vector<std::int64_t>{1, 2, 3, 4};
     r.token_logprobs = std::vector<double>{-0.5, -0.25, -1.0, -2.0};
+    r.completion_tokens = 4;
+    r.finish_reason = "length";
     return r;
 }
 

@@ -181,6 +181,43 @@ TEST_CASE("row 7: token-only drift -> AMBER token_only", "[verdict]") {
     CHECK(v.ac.token_only_ids == std::vector<std::string>{"id1"});
 }
 
+TEST_CASE("row 7: reasoning-only drift -> AMBER token_only, never green", "[verdict]") {
+    auto e = clean_cell();
+    e.arm_c[1]["id2"].reasoning_content = "thought differently under batching";
+    auto v = core::decide_verdict(e);
+    CHECK(v.status == core::Status::GreenWithCaveat);
+    CHECK(v.anomaly == core::Anomaly::TokenOnly);
+    CHECK(v.ac.token_only_ids == std::vector<std::string>{"id2"});
+}
+
+TEST_CASE("row 7: tool-call-only drift -> AMBER token_only, never green", "[verdict]") {
+    const auto call = [](const char* arguments) {
+        core::Json c = core::Json::object();
+        c["function"].set("name", "lookup");
+        c["function"].set("arguments", arguments);
+        return core::Json(core::Json::Array{c});
+    };
+    auto e = clean_cell();
+    for (auto* results : {&e.arm_a, &*e.arm_a_prime, &*e.arm_b})
+        (*results)["id5"].tool_calls = call(R"({"q":"a"})");
+    for (auto& pass : e.arm_c) pass["id5"].tool_calls = call(R"({"q":"a"})");
+    CHECK(core::decide_verdict(e).status == core::Status::Green);  // the same calls everywhere
+    e.arm_c[2]["id5"].tool_calls = call(R"({"q":"b"})");
+    auto v = core::decide_verdict(e);
+    CHECK(v.status == core::Status::GreenWithCaveat);
+    CHECK(v.anomaly == core::Anomaly::TokenOnly);
+    CHECK(v.ac.token_only_ids == std::vector<std::string>{"id5"});
+}
+
+TEST_CASE("row 7: a changed token count or stop reason alone -> AMBER token_only", "[verdict]") {
+    auto e = clean_cell();
+    e.arm_c[0]["id6"].completion_tokens = 3;
+    e.arm_c[0]["id6"].finish_reason = "stop";
+    auto v = core::decide_verdict(e);
+    CHECK(v.status == core::Status::GreenWithCaveat);
+    CHECK(v.anomaly == core::Anomaly::TokenOnly);
+}
+
 TEST_CASE("row 7: logprob-only drift -> AMBER logit_drift", "[verdict]") {
     auto e = clean_cell();
     (*e.arm_c[2]["id8"].token_logprobs)[0] = -0.5000001;

@@ -1,4 +1,4 @@
-/* The batch-invariance plugin contract (ABI 1): all that a scorer or work-set generator plugin
+/* The batch-invariance plugin contract (ABI 1.1): all that a scorer or work-set generator plugin
  * and the host agree on. C99, fixed-width types, only <stdint.h> and <stddef.h>, so a plugin
  * never depends on the host's compiler, standard library or Poco version. */
 #ifndef BI_PLUGIN_H
@@ -15,7 +15,7 @@ extern "C" {
  * are appended to the structs below; each side reads only the fields the other side's
  * struct_size covers, so plugins and hosts of different minors work together. */
 #define BI_PLUGIN_ABI_MAJOR 1
-#define BI_PLUGIN_ABI_MINOR 0
+#define BI_PLUGIN_ABI_MINOR 1
 
 /* The one symbol a plugin exports. */
 #define BI_PLUGIN_ENTRY_SYMBOL "bi_plugin_entry"
@@ -93,6 +93,20 @@ typedef struct bi_score_input {
     const char* extracted_answer_json;
     /* classify_failure_mode's label; NULL before score. Borrowed for the call. [host thread] */
     const char* failure_mode;
+    /* Since ABI 1.1 (check with BI_STRUCT_HAS): the rest of what the server generated. */
+    /* The reasoning text (chat message.reasoning_content), "" when none; reasoning_size counts
+     * its bytes without the terminating NUL. Borrowed for the call. [host thread] */
+    const char* reasoning;
+    size_t reasoning_size;
+    /* The tool calls (chat message.tool_calls) as compact JSON text with sorted keys and each
+     * call's server-made "id" removed; "null" when none (never "[]"). Borrowed for the call.
+     * [host thread] */
+    const char* tool_calls_json;
+    int64_t completion_tokens; /* generated token count, -1 when the server did not say */
+    /* Why generation stopped, as the server said it: chat finish_reason ("stop", "length",
+     * "tool_calls"), /completion stop_type ("eos", "word", "limit"); "" when unknown.
+     * Borrowed for the call. [host thread] */
+    const char* stop_reason;
 } bi_score_input;
 
 /* Where a scorer puts its results. Every function copies its arguments before it returns, so

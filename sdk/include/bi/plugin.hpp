@@ -76,6 +76,12 @@ struct ScoreInput {
     std::int32_t rep = 0;
     std::string_view extracted_answer_json;  // empty during extract_answer
     std::string_view failure_mode;           // empty until score
+    // The rest of what the server generated (ABI 1.1). A host of ABI 1.0 sends none of it, and
+    // then these keep their defaults: no reasoning, no tool calls, unknown count and reason.
+    std::string_view reasoning;                 // empty when none
+    std::string_view tool_calls_json = "null";  // a JSON array, or "null" when none
+    std::int64_t completion_tokens = -1;        // generated tokens, -1 when unknown
+    std::string_view stop_reason;               // "stop", "length", "eos", ...; empty when unknown
 };
 
 struct Score {
@@ -340,6 +346,12 @@ inline ScoreInput to_score_input(const bi_score_input* in) {
     out.rep = in->rep;
     out.extracted_answer_json = view(in->extracted_answer_json);
     out.failure_mode = view(in->failure_mode);
+    if (BI_STRUCT_HAS(in, bi_score_input, stop_reason)) {
+        if (in->reasoning) out.reasoning = std::string_view(in->reasoning, in->reasoning_size);
+        if (in->tool_calls_json) out.tool_calls_json = in->tool_calls_json;
+        out.completion_tokens = in->completion_tokens;
+        out.stop_reason = view(in->stop_reason);
+    }
     return out;
 }
 

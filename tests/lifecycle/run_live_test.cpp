@@ -128,6 +128,27 @@ TEST_CASE("run-live against bi-mock-server: a cert with source mock, no server l
     CHECK(fs::exists(dir.file("out/m__ctx512.server.log")));
 }
 
+TEST_CASE("run-live: a --server-flag with a comma is one argv token in the launch and the cert",
+          "[lifecycle]") {
+    testing::ScratchDir dir;
+    auto r = run_command(
+        live_argv(dir, BI_MOCK_SERVER_PATH, {"--server-flag=--tensor-split", "--server-flag=3,1"}));
+    INFO(r.err);
+    CHECK(r.exit_code == 3);
+    auto loaded = io::read_cert(cert_path(dir));
+    CHECK(loaded.digest_intact);
+    for (const char* which : {"A", "N"}) {
+        const auto& argv = loaded.document.find("server")->find(which)->find("argv")->as_array();
+        auto at = std::find(argv.begin(), argv.end(), core::Json("--tensor-split"));
+        REQUIRE(at != argv.end());
+        REQUIRE(at + 1 != argv.end());
+        CHECK(*(at + 1) == core::Json("3,1"));
+        CHECK(argv.back() == core::Json("3,1"));
+    }
+    CHECK(loaded.document.find("run")->find("server_flags")->as_array() ==
+          core::Json::Array{"--tensor-split", "3,1"});
+}
+
 TEST_CASE("run-live: a server that exits at start -> exit 1, no cert", "[lifecycle]") {
     testing::ScratchDir dir;
     auto r = run_command(live_argv(

@@ -23,6 +23,7 @@
 #include <fstream>
 
 #include "core/cert.hpp"
+#include "core/cert_consistency.hpp"
 #include "io/cert_io.hpp"
 #include "io/files.hpp"
 #include "run_command.hpp"
@@ -122,6 +123,11 @@ TEST_CASE("run-live against bi-mock-server: a cert with source mock, no server l
     CHECK(loaded.digest_intact);
     CHECK(loaded.document.find("source")->as_string() == "mock");
     CHECK(loaded.document.find("status")->as_string() == "green");
+    CHECK(core::cert_disagreements(loaded.cert).empty());
+    CHECK(run_command({BI_RUN_PATH, "verify-cert", cert_path(dir)}).exit_code == 3);
+    loaded.cert.source = core::Source::Live;  // the mock's own /props still say bi_mock
+    CHECK_THAT(core::cert_disagreements(loaded.cert).front(),
+               Catch::StartsWith("source is live but server.props says bi_mock"));
     const auto& argv_n = loaded.document.find("server")->find("N")->find("argv")->as_array();
     CHECK(std::find(argv_n.begin(), argv_n.end(), core::Json("--parallel")) != argv_n.end());
     for (pid_t pid : server_pids(loaded.document)) CHECK_FALSE(process_exists(pid));
@@ -147,6 +153,7 @@ TEST_CASE("run-live: a --server-flag with a comma is one argv token in the launc
     }
     CHECK(loaded.document.find("run")->find("server_flags")->as_array() ==
           core::Json::Array{"--tensor-split", "3,1"});
+    CHECK(core::cert_disagreements(loaded.cert).empty());
 }
 
 TEST_CASE("run-live: a server that exits at start -> exit 1, no cert", "[lifecycle]") {
@@ -369,6 +376,7 @@ TEST_CASE("selftest against the mock as a stand-in binary reports source mock", 
                           Catch::Contains("0 of 32 prompts changed tokens"));
     auto loaded = io::read_cert(dir.file(core::cert_file_name("bi-selftest-f32", 1024, 4)));
     CHECK(loaded.document.find("source")->as_string() == "mock");
+    CHECK(core::cert_disagreements(loaded.cert).empty());
     CHECK_FALSE(fs::exists(dir.file("bi-selftest-f32.gguf")));  // the model is removed after
 }
 

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cctype>
 
+#include "cert_consistency.hpp"
+
 namespace bi::core {
 
 namespace {
@@ -152,6 +154,8 @@ Promotion check_promotable(const Cert& cert, bool digest_intact) {
     if (!g.completion_floor.ok) why.push_back("completion floor not met");
     if (g.cobatch_coverage.checked && !g.cobatch_coverage.ok)
         why.push_back("co-batch coverage not met");
+    for (const auto& line : cert_disagreements(cert))
+        why.push_back("the cert disagrees with itself: " + line);
     p.promotable = why.empty();
     return p;
 }

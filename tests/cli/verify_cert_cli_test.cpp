@@ -1,10 +1,15 @@
 // Runs the real bi-run binary against certs written by the core.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
+#include <functional>
+#include <optional>
+
 #include "../unit/trial_builders.hpp"
 #include "core/cert.hpp"
 #include "io/cert_io.hpp"
 #include "io/files.hpp"
+#include "io/json_text.hpp"
 #include "run_command.hpp"
 #include "scratch_dir.hpp"
 
@@ -13,17 +18,36 @@ using testing::run_command;
 
 namespace {
 
-std::string write_cert(const testing::ScratchDir& dir, const std::string& name,
-                       const std::string& source, bool red) {
-    auto e = testing::clean_cell(6, 2);
-    if (red) e.arm_c[1]["id0"].score = 0.0;
+std::string write_cert_of(const testing::ScratchDir& dir, const std::string& name,
+                          const core::CellEvidence& e, const std::string& source,
+                          std::optional<core::ServerRecord> server = std::nullopt) {
     core::CertContext c;
     c.cell = {"tiny", 512, 4, "f16", 1};
     c.source = *core::parse_source(source);
     c.ts_utc = "2026-01-01T00:00:00Z";
+    c.server = std::move(server);
     const std::string path = dir.file(name);
     io::write_cert(path, core::build_cert(c, core::decide_verdict(e)));
     return path;
+}
+
+std::string write_cert(const testing::ScratchDir& dir, const std::string& name,
+                       const std::string& source, bool red) {
+    auto e = testing::clean_cell(6, 2);
+    if (red) e.arm_c[1]["id0"].score = 0.0;
+    return write_cert_of(dir, name, e, source);
+}
+
+// Edits a cert on disk and recomputes its digest, as a forger who knows the format would.
+void forge(const std::string& path, const std::function<void(core::Json&)>& edit) {
+    core::Json document = io::parse_json(io::read_file(path), path);
+    edit(document);
+    document.set("digest", io::cert_digest(document));
+    io::write_file_atomically(path, io::to_json_text(document, true) + "\n");
+}
+
+std::size_t line_count(const std::string& text) {
+    return static_cast<std::size_t>(std::count(text.begin(), text.end(), '\n'));
 }
 
 testing::CommandResult verify(const std::vector<std::string>& paths) {
@@ -89,6 +113,54 @@ TEST_CASE("verify-cert: a tampered cert fails its digest, exit 1", "[cli][verify
     CHECK_THAT(r.out, Catch::Contains("digest MISMATCH"));
 }
 
+TEST_CASE("verify-cert: a RED cert relabelled green with a fresh digest is INVALID, exit 1",
+          "[cli][verify-cert]") {
+    testing::ScratchDir dir;
+    const auto path = write_cert(dir, "c.json", "live", true);
+    forge(path, [](core::Json& cert) { cert.set("status", "green"); });
+    auto r = verify({path});
+    CHECK(r.exit_code == 1);
+    CHECK_THAT(r.out, Catch::Contains("c.json: INVALID"));
+    CHECK_THAT(r.err, Catch::StartsWith("bi-run: " + path +
+                                        ": the cert disagrees with itself: status is green but "
+                                        "the evidence gives failed (co_batching): A vs C: 1 "
+                                        "id(s) diverged"));
+    CHECK(line_count(r.err) == 1);
+}
+
+TEST_CASE("verify-cert: a mock cert relabelled live is INVALID, exit 1", "[cli][verify-cert]") {
+    testing::ScratchDir dir;
+    core::ServerRecord server;
+    server.a.binary = "bi-mock-server";
+    server.n.binary = "bi-mock-server";
+    server.props = core::Json::Object{{"bi_mock", true}, {"total_slots", 1}};
+    server.props_n = core::Json::Object{{"bi_mock", true}, {"total_slots", 4}};
+    const auto path = write_cert_of(dir, "m.json", testing::clean_cell(6, 2), "mock", server);
+    CHECK(verify({path}).exit_code == 3);  // honest: a mock green, not promotable
+    forge(path, [](core::Json& cert) { cert.set("source", "live"); });
+    auto r = verify({path});
+    CHECK(r.exit_code == 1);
+    CHECK(r.err == "bi-run: " + path +
+                       ": the cert disagrees with itself: source is live but server.props says "
+                       "bi_mock: the server was the mock\n");
+}
+
+TEST_CASE("verify-cert: a gate that contradicts its evidence is INVALID, exit 1",
+          "[cli][verify-cert]") {
+    testing::ScratchDir dir;
+    auto e = testing::clean_cell(6, 2);
+    for (auto* arm : {&e.arm_a, &*e.arm_a_prime, &*e.arm_b, &e.arm_c[0], &e.arm_c[1]})
+        for (auto& [id, r] : *arm) r.failure_mode = "empty";  // green_unverified by the floor
+    const auto path = write_cert_of(dir, "f.json", e, "live");
+    CHECK(verify({path}).exit_code == 3);
+    forge(path, [](core::Json& cert) { cert["completion_floor"].set("ok", true); });
+    auto r = verify({path});
+    CHECK(r.exit_code == 1);
+    CHECK(r.err == "bi-run: " + path +
+                       ": the cert disagrees with itself: completion_floor.ok is true but A has "
+                       "0/6 ok (need 80.0%)\n");
+}
+
 TEST_CASE("verify-cert: the worst result over several files wins", "[cli][verify-cert]") {
     testing::ScratchDir dir;
     const auto green = write_cert(dir, "g.json", "live", false);
@@ -136,4 +208,17 @@ TEST_CASE("report: one row per cert, directories expanded, bad files exit 1", "[
     r = run_command({BI_RUN_PATH, "report", dir.path()});
     CHECK(r.exit_code == 1);
     CHECK_THAT(r.err, Catch::Contains("c.json: not a cert"));
+}
+
+TEST_CASE("report: a cert that disagrees with itself is refused, exit 1", "[cli][report]") {
+    testing::ScratchDir dir;
+    write_cert(dir, "a.json", "live", false);
+    const auto forged = write_cert(dir, "b.json", "live", true);
+    forge(forged, [](core::Json& cert) { cert.set("status", "green"); });
+    auto r = run_command({BI_RUN_PATH, "report", dir.path()});
+    CHECK(r.exit_code == 1);
+    CHECK_THAT(r.err, Catch::StartsWith("bi-run report: " + forged +
+                                        ": the cert disagrees with itself: status is green"));
+    CHECK(line_count(r.err) == 1);
+    CHECK_THAT(r.out, Catch::Contains("tiny"));  // the honest cert still has its row
 }

@@ -4,6 +4,7 @@
 #include <filesystem>
 
 #include "core/cert.hpp"
+#include "core/cert_consistency.hpp"
 #include "io/cert_io.hpp"
 #include "io/cert_schema.hpp"
 #include "io/files.hpp"
@@ -34,6 +35,10 @@ MockRun run_mock(const testing::ScratchDir& dir, std::vector<std::string> extra,
         auto loaded = io::read_cert(run.cert_path);
         REQUIRE(loaded.digest_intact);
         REQUIRE(loaded.shape_problem.empty());
+        // Every cert a run writes must agree with itself, whatever its verdict.
+        const auto disagreements = core::cert_disagreements(loaded.cert);
+        INFO((disagreements.empty() ? "" : disagreements.front()));
+        CHECK(disagreements.empty());
         run.cert = loaded.document;
     }
     return run;

@@ -23,6 +23,7 @@
 #include <fstream>
 
 #include "core/cert.hpp"
+#include "core/cert_consistency.hpp"
 #include "io/cert_io.hpp"
 #include "io/files.hpp"
 #include "run_command.hpp"
@@ -122,10 +123,37 @@ TEST_CASE("run-live against bi-mock-server: a cert with source mock, no server l
     CHECK(loaded.digest_intact);
     CHECK(loaded.document.find("source")->as_string() == "mock");
     CHECK(loaded.document.find("status")->as_string() == "green");
+    CHECK(core::cert_disagreements(loaded.cert).empty());
+    CHECK(run_command({BI_RUN_PATH, "verify-cert", cert_path(dir)}).exit_code == 3);
+    loaded.cert.source = core::Source::Live;  // the mock's own /props still say bi_mock
+    CHECK_THAT(core::cert_disagreements(loaded.cert).front(),
+               Catch::StartsWith("source is live but server.props says bi_mock"));
     const auto& argv_n = loaded.document.find("server")->find("N")->find("argv")->as_array();
     CHECK(std::find(argv_n.begin(), argv_n.end(), core::Json("--parallel")) != argv_n.end());
     for (pid_t pid : server_pids(loaded.document)) CHECK_FALSE(process_exists(pid));
     CHECK(fs::exists(dir.file("out/m__ctx512.server.log")));
+}
+
+TEST_CASE("run-live: a --server-flag with a comma is one argv token in the launch and the cert",
+          "[lifecycle]") {
+    testing::ScratchDir dir;
+    auto r = run_command(
+        live_argv(dir, BI_MOCK_SERVER_PATH, {"--server-flag=--tensor-split", "--server-flag=3,1"}));
+    INFO(r.err);
+    CHECK(r.exit_code == 3);
+    auto loaded = io::read_cert(cert_path(dir));
+    CHECK(loaded.digest_intact);
+    for (const char* which : {"A", "N"}) {
+        const auto& argv = loaded.document.find("server")->find(which)->find("argv")->as_array();
+        auto at = std::find(argv.begin(), argv.end(), core::Json("--tensor-split"));
+        REQUIRE(at != argv.end());
+        REQUIRE(at + 1 != argv.end());
+        CHECK(*(at + 1) == core::Json("3,1"));
+        CHECK(argv.back() == core::Json("3,1"));
+    }
+    CHECK(loaded.document.find("run")->find("server_flags")->as_array() ==
+          core::Json::Array{"--tensor-split", "3,1"});
+    CHECK(core::cert_disagreements(loaded.cert).empty());
 }
 
 TEST_CASE("run-live: a server that exits at start -> exit 1, no cert", "[lifecycle]") {
@@ -348,6 +376,7 @@ TEST_CASE("selftest against the mock as a stand-in binary reports source mock", 
                           Catch::Contains("0 of 32 prompts changed tokens"));
     auto loaded = io::read_cert(dir.file(core::cert_file_name("bi-selftest-f32", 1024, 4)));
     CHECK(loaded.document.find("source")->as_string() == "mock");
+    CHECK(core::cert_disagreements(loaded.cert).empty());
     CHECK_FALSE(fs::exists(dir.file("bi-selftest-f32.gguf")));  // the model is removed after
 }
 

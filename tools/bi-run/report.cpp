@@ -9,6 +9,7 @@
 
 #include "commands.hpp"
 #include "core/cert.hpp"
+#include "core/cert_consistency.hpp"
 #include "core/error.hpp"
 #include "exit_codes.hpp"
 #include "io/cert_io.hpp"
@@ -49,7 +50,8 @@ std::string bound(const core::Cert& cert) {
 int report_main(int argc, char** argv) {
     cxxopts::Options options("bi-run report",
                              "Summarises certs (files, or directories of *.json) in one table.\n\n"
-                             "Exit status: 0 when every file was a readable cert, 1 otherwise.");
+                             "Exit status: 0 when every file was a readable cert that agrees with "
+                             "itself, 1 otherwise.");
     options.positional_help("CERT.json|DIR...");
     options.add_options()("json", "One JSON array on stdout")("h,help", "Show this help")(
         "paths", "Certs or directories", cxxopts::value<std::vector<std::string>>());
@@ -84,6 +86,12 @@ int report_main(int argc, char** argv) {
             continue;
         }
         const core::Cert& c = loaded.cert;
+        if (const auto disagreements = core::cert_disagreements(c); !disagreements.empty()) {
+            std::cerr << "bi-run report: " << path
+                      << ": the cert disagrees with itself: " << disagreements.front() << "\n";
+            code = kExitError;
+            continue;
+        }
         const bool promotable = core::check_promotable(c, loaded.digest_intact).promotable;
         const std::string status(core::name(c.verdict.status));
         const std::string source(core::name(c.source));

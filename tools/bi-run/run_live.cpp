@@ -15,6 +15,7 @@
 #include "driver/run_plan.hpp"
 #include "exit_codes.hpp"
 #include "io/model_profile.hpp"
+#include "option_tokens.hpp"
 #include "run_setup.hpp"
 #include "server/argv.hpp"
 #include "server/guards.hpp"
@@ -32,7 +33,9 @@ void add_server_options(cxxopts::Options& options) {
     options.add_options("Server")("server-bin", "The llama-server (or work-alike) binary",
                                   cxxopts::value<std::string>())("model", "The GGUF model file",
                                                                  cxxopts::value<std::string>())(
-        "server-flag", "One extra server argv token (repeatable; --server-flag=-t for dash values)",
+        "server-flag",
+        "One extra server argv token, commas kept (repeatable; --server-flag=-t for dash "
+        "values)",
         cxxopts::value<std::vector<std::string>>())(
         "profile",
         "A models.toml alias (sets binary, model, flags, KV label), or a measurement "
@@ -76,9 +79,7 @@ driver::LiveTarget resolve_target(const cxxopts::ParseResult& args, bool profile
     }
     if (args.count("server-bin")) target.server_bin = args["server-bin"].as<std::string>();
     if (args.count("model")) target.model = args["model"].as<std::string>();
-    if (args.count("server-flag"))
-        for (const auto& flag : args["server-flag"].as<std::vector<std::string>>())
-            target.flags.push_back(flag);
+    for (auto& flag : option_tokens(args, "server-flag")) target.flags.push_back(std::move(flag));
     if (target.kv.empty()) target.kv = "f16";
     if (target.alias.empty() && !target.model.empty())
         target.alias = std::filesystem::path(target.model).stem().string();

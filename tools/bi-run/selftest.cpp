@@ -16,6 +16,7 @@
 #include "exit_codes.hpp"
 #include "gguf/synth_model.hpp"
 #include "io/json_text.hpp"
+#include "option_tokens.hpp"
 #include "plugin_host/plugin_set.hpp"
 #include "server/argv.hpp"
 #include "server/guards.hpp"
@@ -86,7 +87,7 @@ int selftest_main(int argc, char** argv) {
     options.add_options()("server-bin", "The llama-server (or work-alike) binary",
                           cxxopts::value<std::string>())("parallel", "N",
                                                          cxxopts::value<int>()->default_value("4"))(
-        "server-flag", "One extra server argv token (repeatable)",
+        "server-flag", "One extra server argv token, commas kept (repeatable)",
         cxxopts::value<std::vector<std::string>>())("passes", "Concurrent passes",
                                                     cxxopts::value<int>()->default_value("3"))(
         "n-predict", "Tokens per request", cxxopts::value<int>()->default_value("64"))(
@@ -107,8 +108,7 @@ int selftest_main(int argc, char** argv) {
     const std::string binary = args["server-bin"].as<std::string>();
     const int parallel = args["parallel"].as<int>();
     if (parallel < 2) usage("--parallel must be at least 2 (a selftest needs co-batching)");
-    std::vector<std::string> flags;
-    if (args.count("server-flag")) flags = args["server-flag"].as<std::vector<std::string>>();
+    const std::vector<std::string> flags = option_tokens(args, "server-flag");
     server::check_binary(binary);  // before the model is written; plan_live checks the rest
     server::check_user_flags(flags);
     const auto dtype = args["dtype"].as<std::string>();

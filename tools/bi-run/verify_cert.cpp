@@ -5,6 +5,7 @@
 
 #include "commands.hpp"
 #include "core/cert.hpp"
+#include "core/cert_consistency.hpp"
 #include "core/error.hpp"
 #include "exit_codes.hpp"
 #include "io/cert_io.hpp"
@@ -13,7 +14,8 @@ namespace bi::cli {
 
 namespace {
 
-// Returns the exit code for one file: 0 promotable, 3 not promotable, 1 unusable.
+// Returns the exit code for one file: 0 promotable, 3 not promotable, 1 unusable (a cert that
+// disagrees with itself is unusable: its digest was recomputed over an edited verdict).
 int verify_one(const std::string& path) {
     io::LoadedCert loaded;
     try {
@@ -29,6 +31,15 @@ int verify_one(const std::string& path) {
         return kExitError;
     }
     const core::Cert& cert = loaded.cert;
+    if (loaded.digest_intact) {
+        const auto disagreements = core::cert_disagreements(cert);
+        if (!disagreements.empty()) {
+            std::cout << path << ": INVALID\n";
+            std::cerr << "bi-run: " << path
+                      << ": the cert disagrees with itself: " << disagreements.front() << "\n";
+            return kExitError;
+        }
+    }
     const auto promotion = core::check_promotable(cert, loaded.digest_intact);
     const auto& gates = cert.gates;
     std::cout << path << ": " << core::name(cert.verdict.status)
@@ -56,7 +67,8 @@ int verify_cert_main(int argc, char** argv) {
         "Re-check certs: prints each verdict, its source and gates, and every "
         "reason a cert is not promotable.\n\nExit status: 0 when every cert is "
         "promotable, 3 when any is not, 1 when any file is missing, unreadable, "
-        "not JSON, not a cert, or fails its digest check.");
+        "not JSON, not a cert, fails its digest check, or disagrees with itself (its "
+        "status, source or gates are not what its own evidence gives).");
     options.positional_help("CERT.json...");
     options.add_options()("h,help", "Show this help")("certs", "Cert files",
                                                       cxxopts::value<std::vector<std::string>>());

@@ -1,0 +1,387 @@
+// The comparisons are checked against their own rows and passes, each gate against its own
+// evidence, and the status by replaying verdict_rules() over that evidence: no rule is restated.
+#include "cert_consistency.hpp"
+
+#include <algorithm>
+#include <set>
+
+#include "fixed_text.hpp"
+
+namespace bi::core {
+
+namespace {
+
+using Lines = std::vector<std::string>;
+using Ids = std::vector<std::string>;
+
+// decide_verdict's closing line when no rule fires.
+constexpr std::string_view kGreenReason =
+    "verdict green: no divergence detected in this cell (not a proof)";
+
+std::string count(std::size_t n) {
+    return std::to_string(n);
+}
+
+std::string word(bool value) {
+    return value ? "true" : "false";
+}
+
+std::string word(const std::optional<bool>& value) {
+    return value ? word(*value) : "null";
+}
+
+template <typename Enum>
+std::string word(const std::optional<Enum>& value) {
+    return value ? "'" + std::string(name(*value)) + "'" : "null";
+}
+
+std::string percent(double ratio) {
+    return format_fixed(ratio * 100.0, 1) + "%";
+}
+
+// The first of `ids` that is (or is not, per `wanted`) in `among`; nullptr when there is none.
+const std::string* first_with(const Ids& ids, const Ids& among, bool wanted) {
+    for (const auto& id : ids)
+        if ((std::find(among.begin(), among.end(), id) != among.end()) == wanted) return &id;
+    return nullptr;
+}
+
+// ---- the comparisons: every list and count must be what its own rows and passes give ----
+
+void check_pair(const PairReport& r, const std::string& label, Lines& out) {
+    for (const Ids* side : {&r.only_left, &r.only_right})
+        if (const auto* id = first_with(*side, r.divergent_ids, false))
+            out.push_back(label + ": id " + *id + " is missing on one side but not divergent");
+    for (const auto& row : r.rows)
+        if (std::find(r.divergent_ids.begin(), r.divergent_ids.end(), row.test_id) ==
+            r.divergent_ids.end()) {
+            out.push_back(label + ": id " + row.test_id + " has a mismatched " + row.field +
+                          " but is not divergent");
+            break;
+        }
+    for (const Ids* drift : {&r.token_only_ids, &r.logprob_drift_ids})
+        if (const auto* id = first_with(*drift, r.divergent_ids, true))
+            out.push_back(label + ": id " + *id + " is listed both as divergent and as drift");
+    std::size_t by_family = 0;
+    for (const auto& [family, group] : r.by_family) by_family += group.n_divergent;
+    const std::size_t one_sided = r.only_left.size() + r.only_right.size();
+    const std::size_t both_sides =
+        r.divergent_ids.size() > one_sided ? r.divergent_ids.size() - one_sided : 0;
+    if (by_family != both_sides)
+        out.push_back(label + ": the family counts give " + count(by_family) +
+                      " divergent id(s) but " + count(both_sides) + " are listed");
+}
+
+void check_counts(const std::vector<std::size_t>& recorded, const std::vector<std::size_t>& passes,
+                  const std::string& label, const std::string& what, Lines& out) {
+    if (recorded.size() != passes.size()) {
+        out.push_back(label + " has " + count(recorded.size()) + " per-pass " + what +
+                      " count(s) for " + count(passes.size()) + " pass(es)");
+        return;
+    }
+    for (std::size_t t = 0; t < passes.size(); ++t)
+        if (recorded[t] != passes[t])
+            out.push_back(label + " pass " + count(t + 1) + " counts " + count(recorded[t]) + " " +
+                          what + " id(s) but lists " + count(passes[t]));
+}
+
+// union_over_passes' aggregation, redone from the stored passes.
+void check_union(const UnionReport& u, const std::string& label, Lines& out) {
+    std::set<std::string> divergent, token_only, logprob_drift;
+    std::vector<std::size_t> per_pass_divergent, per_pass_token_only;
+    std::size_t n_comparisons = 0, n_scored = 0;
+    for (std::size_t t = 0; t < u.per_pass.size(); ++t) {
+        const PairReport& pass = u.per_pass[t];
+        check_pair(pass, label + " pass " + count(t + 1), out);
+        divergent.insert(pass.divergent_ids.begin(), pass.divergent_ids.end());
+        token_only.insert(pass.token_only_ids.begin(), pass.token_only_ids.end());
+        logprob_drift.insert(pass.logprob_drift_ids.begin(), pass.logprob_drift_ids.end());
+        per_pass_divergent.push_back(pass.divergent_ids.size());
+        per_pass_token_only.push_back(pass.token_only_ids.size());
+        n_comparisons += pass.n_compared;
+        n_scored += pass.n_scored_both;
+    }
+    const Ids divergent_ids(divergent.begin(), divergent.end());
+    if (u.divergent_ids != divergent_ids)
+        out.push_back(label + " lists " + count(u.divergent_ids.size()) +
+                      " divergent id(s) but its passes list " + count(divergent_ids.size()));
+    check_counts(u.per_pass_divergent, per_pass_divergent, label, "divergent", out);
+    check_counts(u.per_pass_token_only, per_pass_token_only, label, "token-only", out);
+    const auto drift_only = [&divergent](const std::set<std::string>& ids) {
+        Ids kept;
+        for (const auto& id : ids)
+            if (!divergent.count(id)) kept.push_back(id);
+        return kept;
+    };
+    if (u.token_only_ids != drift_only(token_only))
+        out.push_back(label + " lists " + count(u.token_only_ids.size()) +
+                      " token-only id(s) but its passes give " +
+                      count(drift_only(token_only).size()));
+    if (u.logprob_drift_ids != drift_only(logprob_drift))
+        out.push_back(label + " lists " + count(u.logprob_drift_ids.size()) +
+                      " logprob-drift id(s) but its passes give " +
+                      count(drift_only(logprob_drift).size()));
+    if (u.n_comparisons != n_comparisons || u.n_scored_comparisons != n_scored)
+        out.push_back(label + " counts " + count(u.n_comparisons) + " comparisons (" +
+                      count(u.n_scored_comparisons) + " scored) but its passes give " +
+                      count(n_comparisons) + " (" + count(n_scored) + ")");
+}
+
+void check_comparisons(const Cert& c, Lines& out) {
+    const DivergenceReports& d = c.divergence;
+    check_union(d.ac, "A vs C", out);
+    if (d.bc) check_union(*d.bc, "B vs C", out);
+    if (d.ab) check_pair(*d.ab, "A vs B", out);
+    if (d.aa_prime) check_pair(*d.aa_prime, "A vs A'", out);
+}
+
+// ---- the gates, each re-derived from its own evidence (the rules of decide_verdict's gather) ----
+
+PassCoverage rederived(PassCoverage c) {
+    c.required = std::max<std::size_t>(2, (c.n_ids * 4 + 4) / 5);
+    c.attribution_certain = c.n_ids > 0 && c.missing_interval_ids.empty();
+    c.ok = c.attribution_certain && c.n_cobatched >= c.required;
+    return c;
+}
+
+// The verdict's gathered inputs as the cert carries them, every gate recomputed, so that the
+// precedence can be replayed without the trials.
+Verdict evidence_of(const Cert& c) {
+    const CertGates& g = c.gates;
+    Verdict v;
+    v.serial_check = c.divergence.aa_prime;
+    v.ac = c.divergence.ac;
+    v.ab = c.divergence.ab;
+    v.bc = c.divergence.bc;
+
+    v.per_pass_client_depth = g.overlap.per_pass_client_depth;
+    for (auto depth : v.per_pass_client_depth) v.client_depth = std::max(v.client_depth, depth);
+    v.server_c = g.overlap.server;
+    v.server_b = g.arm_b.server;
+    v.arm_b_serial = !v.server_b || v.server_b->peak_busy_slots <= 1;
+    v.overlap_ok = v.client_depth >= 2 && v.server_c.shows_overlap();
+
+    const bool any_pass = c.n_passes() > 0;
+    v.census = g.completion_floor.arms;
+    v.completion_floor_ok = any_pass;
+    for (const auto& census : v.census) v.completion_floor_ok &= census.meets(kCompletionFloor);
+
+    v.cobatch_coverage_checked = any_pass;
+    v.cobatch_coverage_ok = any_pass;
+    for (const auto& pass : g.cobatch_coverage.per_pass) {
+        v.coverage.push_back(rederived(pass));
+        v.cobatch_coverage_ok &= v.coverage.back().ok;
+    }
+    v.sensitivity = c.sensitivity;
+    return v;
+}
+
+void check_overlap(const Cert& c, const Verdict& v, Lines& out) {
+    const OverlapGate& g = c.gates.overlap;
+    const auto& coverage = c.gates.cobatch_coverage.per_pass;
+    if (g.per_pass_client_depth.size() != c.n_passes())
+        out.push_back("overlap lists " + count(g.per_pass_client_depth.size()) +
+                      " client depth(s) for " + count(c.n_passes()) + " pass(es)");
+    for (std::size_t t = 0; t < g.per_pass_client_depth.size() && t < coverage.size(); ++t)
+        if (g.per_pass_client_depth[t] != coverage[t].client_depth)
+            out.push_back("overlap gives pass " + count(t + 1) + " client depth " +
+                          count(g.per_pass_client_depth[t]) + " but its coverage says " +
+                          count(coverage[t].client_depth));
+    if (g.client_max_depth != v.client_depth)
+        out.push_back("overlap.client_max_depth is " + count(g.client_max_depth) +
+                      " but the deepest pass reached " + count(v.client_depth));
+    if (g.ok != v.overlap_ok)
+        out.push_back("overlap_ok is " + word(g.ok) + " but client depth is " +
+                      count(v.client_depth) + " (need >= 2) and the server peaks are " +
+                      std::to_string(v.server_c.peak_busy_slots) + " busy slot(s), " +
+                      std::to_string(v.server_c.peak_requests_processing) +
+                      " requests_processing (need >= 2)");
+}
+
+void check_completion_floor(const Cert& c, const Verdict& v, Lines& out) {
+    const CompletionFloorGate& g = c.gates.completion_floor;
+    if (g.threshold != kCompletionFloor)
+        out.push_back("completion_floor.threshold is " + format_fixed(g.threshold, 3) +
+                      " but the verdict's floor is " + format_fixed(kCompletionFloor, 3));
+    Ids arms, expected{"A"};
+    for (const auto& census : g.arms) arms.push_back(census.arm);
+    for (std::size_t t = 1; t <= c.n_passes(); ++t) expected.push_back("C" + count(t));
+    std::sort(arms.begin(), arms.end());
+    std::sort(expected.begin(), expected.end());
+    if (arms != expected)
+        out.push_back("completion_floor lists " + count(arms.size()) +
+                      " arm(s) but the cert has A" + " and " + count(c.n_passes()) +
+                      " pass(es) of C");
+    for (const auto& census : g.arms)
+        if (census.n_ok > census.n)
+            out.push_back("completion_floor arm " + census.arm + " has " + count(census.n_ok) +
+                          " ok of only " + count(census.n) + " trials");
+    if (g.ok == v.completion_floor_ok) return;
+    std::string why = "A and every C pass meet the floor of " + percent(kCompletionFloor);
+    if (c.n_passes() == 0) why = "no concurrent pass ran";
+    for (const auto& census : v.census)
+        if (!census.meets(kCompletionFloor)) {
+            why = census.arm + " has " + count(census.n_ok) + "/" + count(census.n) + " ok (need " +
+                  percent(kCompletionFloor) + ")";
+            break;
+        }
+    out.push_back("completion_floor.ok is " + word(g.ok) + " but " + why);
+}
+
+void check_coverage(const Cert& c, const Verdict& v, Lines& out) {
+    const CoverageGate& g = c.gates.cobatch_coverage;
+    if (g.per_pass.size() != c.n_passes())
+        out.push_back("cobatch_coverage lists " + count(g.per_pass.size()) + " pass(es) but the " +
+                      "cert has " + count(c.n_passes()));
+    for (std::size_t t = 0; t < g.per_pass.size(); ++t) {
+        const PassCoverage& got = g.per_pass[t];
+        const PassCoverage& expect = v.coverage[t];
+        const std::string at = "cobatch_coverage pass " + count(t + 1);
+        if (got.pass != static_cast<int>(t + 1))
+            out.push_back(at + " is numbered " + std::to_string(got.pass));
+        if (got.n_cobatched > got.n_ids)
+            out.push_back(at + ": " + count(got.n_cobatched) + " co-batched of only " +
+                          count(got.n_ids) + " ids");
+        if (got.required != expect.required)
+            out.push_back(at + ": required is " + count(got.required) + " but max(2, ceil(0.8 x " +
+                          count(got.n_ids) + ")) is " + count(expect.required));
+        if (got.attribution_certain != expect.attribution_certain)
+            out.push_back(at + ": attribution_certain is " + word(got.attribution_certain) +
+                          " but " + count(got.missing_interval_ids.size()) + " of " +
+                          count(got.n_ids) + " ids lack an interval");
+        if (got.ok != expect.ok)
+            out.push_back(at + ": ok is " + word(got.ok) + " but " + count(got.n_cobatched) +
+                          " of " + count(got.n_ids) + " ids were co-batched (need " +
+                          count(expect.required) + "), attribution " +
+                          (expect.attribution_certain ? "certain" : "uncertain"));
+    }
+    if (g.checked != v.cobatch_coverage_checked)
+        out.push_back("cobatch_coverage.checked is " + word(g.checked) + " but the cert has " +
+                      count(c.n_passes()) + " pass(es)");
+    if (g.ok != v.cobatch_coverage_ok)
+        out.push_back("cobatch_coverage.ok is " + word(g.ok) + " but its passes give " +
+                      word(v.cobatch_coverage_ok));
+}
+
+std::optional<bool> clean(const std::optional<PairReport>& r) {
+    if (!r) return std::nullopt;
+    return r->clean();
+}
+
+std::optional<bool> clean(const std::optional<UnionReport>& r) {
+    if (!r) return std::nullopt;
+    return r->clean();
+}
+
+void check_arm_b(const Cert& c, const Verdict& v, Lines& out) {
+    const ArmBCheck& b = c.gates.arm_b;
+    const DivergenceReports& d = c.divergence;
+    if (b.ran != d.ab.has_value())
+        out.push_back("arm_b.ran is " + word(b.ran) + " but divergence_report.AB is " +
+                      (d.ab ? "present" : "absent"));
+    if (b.ab_passed != clean(d.ab))
+        out.push_back("arm_b.ab_passed is " + word(b.ab_passed) + " but A vs B lists " +
+                      count(d.ab ? d.ab->divergent_ids.size() : 0) + " divergent id(s)");
+    if (b.bc_passed != clean(d.bc))
+        out.push_back("arm_b.bc_passed is " + word(b.bc_passed) + " but B vs C lists " +
+                      count(d.bc ? d.bc->divergent_ids.size() : 0) + " divergent id(s)");
+    if (b.serial != v.arm_b_serial)
+        out.push_back("arm_b.serial is " + word(b.serial) + " but arm B's server peak is " +
+                      std::to_string(v.server_b ? v.server_b->peak_busy_slots : 0) +
+                      " busy slot(s)");
+}
+
+void check_serial_self_check(const Cert& c, Lines& out) {
+    const SerialSelfCheck& s = c.gates.serial_self_check;
+    const auto& aa = c.divergence.aa_prime;
+    if (s.ran != aa.has_value())
+        out.push_back("serial_self_check.ran is " + word(s.ran) + " but divergence_report." +
+                      "AA_prime is " + (aa ? "present" : "absent"));
+    if (!aa) {
+        if (s.passed || s.n_compared || s.divergent_ids)
+            out.push_back("serial_self_check records a result but no A vs A' comparison");
+        return;
+    }
+    if (s.passed != aa->clean())
+        out.push_back("serial_self_check.passed is " + word(s.passed) + " but A vs A' lists " +
+                      count(aa->divergent_ids.size()) + " divergent id(s)");
+    if (s.n_compared != aa->n_compared || s.divergent_ids != aa->divergent_ids)
+        out.push_back("serial_self_check's counts and ids are not those of A vs A'");
+}
+
+void check_sensitivity(const Cert& c, Lines& out) {
+    const Sensitivity& got = c.sensitivity;
+    const Sensitivity expect = sensitivity_bounds(c.divergence.ac.n_scored_comparisons,
+                                                  c.divergence.ac.divergent_ids.size());
+    if (got.n_hot_trials != expect.n_hot_trials || got.divergences_seen != expect.divergences_seen)
+        out.push_back("sensitivity counts " + count(got.divergences_seen) + " divergence(s) in " +
+                      count(got.n_hot_trials) + " trials but A vs C gives " +
+                      count(expect.divergences_seen) + " in " + count(expect.n_hot_trials));
+    if (got.rule_of_three_upper.has_value() != expect.rule_of_three_upper.has_value() ||
+        got.clopper_pearson_upper_95.has_value() != expect.clopper_pearson_upper_95.has_value())
+        out.push_back("sensitivity's bounds do not fit " + count(expect.divergences_seen) +
+                      " divergence(s) in " + count(expect.n_hot_trials) + " trials");
+}
+
+// ---- the verdict, replayed over the evidence with the one precedence table ----
+
+Verdict replayed(Verdict v) {
+    for (const auto& rule : verdict_rules()) {
+        if (!rule.fires(v)) continue;
+        v.status = rule.status;
+        if (rule.classify) rule.classify(v);
+        v.decision_reasons = rule.fired_reasons(v);
+        return v;
+    }
+    v.status = Status::Green;
+    v.decision_reasons = {std::string(kGreenReason)};
+    return v;
+}
+
+void check_verdict(const Cert& c, const Verdict& expect, Lines& out) {
+    const CertVerdict& got = c.verdict;
+    if (got.status != expect.status)
+        out.push_back("status is " + std::string(name(got.status)) + " but the evidence gives " +
+                      verdict_summary(expect) + ": " + expect.decision_reasons.front());
+    else if (got.divergence_class != expect.divergence_class)
+        out.push_back("divergence_class is " + word(got.divergence_class) +
+                      " but the evidence gives " + word(expect.divergence_class));
+    else if (got.anomaly != expect.anomaly)
+        out.push_back("anomaly is " + word(got.anomaly) + " but the evidence gives " +
+                      word(expect.anomaly));
+    const std::string& last = expect.decision_reasons.back();
+    if (got.decision_reasons.empty())
+        out.push_back("decision_reasons is empty; its last line must be '" + last + "'");
+    else if (got.decision_reasons.back() != last)
+        out.push_back("decision_reasons end with '" + got.decision_reasons.back() + "', not '" +
+                      last + "'");
+}
+
+// ---- the source: a mock's answers relabelled live ----
+
+void check_source(const Cert& c, Lines& out) {
+    if (c.source != Source::Live || !c.server) return;
+    if (c.server->props.bool_or("bi_mock", false))
+        out.push_back("source is live but server.props says bi_mock: the server was the mock");
+    else if (c.server->props_n.bool_or("bi_mock", false))
+        out.push_back("source is live but server.props_N says bi_mock: the server was the mock");
+}
+
+}  // namespace
+
+std::vector<std::string> cert_disagreements(const Cert& cert) {
+    Lines out;
+    check_comparisons(cert, out);
+    const Verdict evidence = evidence_of(cert);
+    check_overlap(cert, evidence, out);
+    check_completion_floor(cert, evidence, out);
+    check_coverage(cert, evidence, out);
+    check_arm_b(cert, evidence, out);
+    check_serial_self_check(cert, out);
+    check_sensitivity(cert, out);
+    check_verdict(cert, replayed(evidence), out);
+    check_source(cert, out);
+    return out;
+}
+
+}  // namespace bi::core

@@ -1,0 +1,16 @@
+// Whether a cert agrees with itself: its gates, status and source re-derived from the evidence it
+// carries, so that an edited cert with a recomputed digest is still refused.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "cert.hpp"
+
+namespace bi::core {
+
+// One line per disagreement, evidence first, then gates, verdict and source (the first line is
+// the root cause to show); empty when the cert is consistent.
+std::vector<std::string> cert_disagreements(const Cert& cert);
+
+}  // namespace bi::core

@@ -1,0 +1,341 @@
+// cert_disagreements: every honest cert of the verdict's rows agrees with itself, and each kind
+// of edit (status, class, gates, comparisons, reasons, source) is named.
+#include <catch2/catch.hpp>
+
+#include <functional>
+#include <utility>
+
+#include "core/cert.hpp"
+#include "core/cert_consistency.hpp"
+#include "io/cert_schema.hpp"
+#include "trial_builders.hpp"
+
+using namespace bi;
+using bi::testing::clean_cell;
+
+namespace {
+
+using Scenario = std::function<void(core::CellEvidence&)>;
+
+core::Cert cert_of(const core::CellEvidence& e, core::Source source = core::Source::Live) {
+    core::CertContext c;
+    c.cell = {"tiny", 512, 4, "f16", 1};
+    c.source = source;
+    c.ts_utc = "2026-01-01T00:00:00Z";
+    return core::build_cert(c, core::decide_verdict(e));
+}
+
+core::Cert cert_of(const Scenario& scenario) {
+    auto e = clean_cell();
+    scenario(e);
+    return cert_of(e);
+}
+
+// The cert as verify-cert sees it: written through the field table and read back.
+core::Cert round_tripped(core::Cert cert) {
+    cert.digest = "0000";
+    auto parsed = io::cert_from_json(io::cert_to_json(cert));
+    REQUIRE(parsed.problem.empty());
+    return *parsed.cert;
+}
+
+bool says(const std::vector<std::string>& lines, const std::string& text) {
+    for (const auto& line : lines)
+        if (line.find(text) != std::string::npos) return true;
+    return false;
+}
+
+std::string first(const std::vector<std::string>& lines) {
+    return lines.empty() ? "" : lines.front();
+}
+
+// Each row of verdict_test.cpp's precedence table, as the evidence that produces it.
+const std::vector<std::pair<std::string, Scenario>>& honest_scenarios() {
+    static const std::vector<std::pair<std::string, Scenario>> kScenarios{
+        {"green", [](core::CellEvidence&) {}},
+        {"row 1 serial",
+         [](core::CellEvidence& e) {
+             (*e.arm_a_prime)["id3"].extracted_answer = "other";
+             e.arm_c[0]["id3"].extracted_answer = "other";
+         }},
+        {"row 2 score flip", [](core::CellEvidence& e) { e.arm_c[2]["id5"].score = 0.0; }},
+        {"row 2 timeout",
+         [](core::CellEvidence& e) { e.arm_c[0]["id0"].failure_mode = "http_timeout"; }},
+        {"row 2 missing id", [](core::CellEvidence& e) { e.arm_c[1].erase("id9"); }},
+        {"row 2 slot allocation",
+         [](core::CellEvidence& e) {
+             (*e.arm_b)["id2"].score = 0.0;
+             for (auto& pass : e.arm_c) pass["id2"].score = 0.0;
+         }},
+        {"row 2 slot allocation and co-batching",
+         [](core::CellEvidence& e) {
+             (*e.arm_b)["id2"].score = 0.0;
+             for (auto& pass : e.arm_c) pass["id2"].score = 0.0;
+             e.arm_c[1]["id7"].score = 0.5;
+         }},
+        {"RED without overlap",
+         [](core::CellEvidence& e) {
+             e.server_c = {};
+             e.arm_c[0]["id0"].score = 0.0;
+         }},
+        {"row 3 no client overlap",
+         [](core::CellEvidence& e) {
+             for (auto& pass : e.arm_c) pass = bi::testing::serial(pass);
+         }},
+        {"row 3 no server overlap",
+         [](core::CellEvidence& e) {
+             e.server_c.peak_busy_slots = 1;
+             e.server_c.peak_requests_processing = 1;
+         }},
+        {"row 4 all failures",
+         [](core::CellEvidence& e) {
+             for (auto* results : {&e.arm_a, &*e.arm_a_prime, &*e.arm_b})
+                 for (auto& [id, r] : *results) r.failure_mode = "empty";
+             for (auto& pass : e.arm_c)
+                 for (auto& [id, r] : pass) r.failure_mode = "empty";
+         }},
+        {"row 5 missing interval",
+         [](core::CellEvidence& e) { e.arm_c[1]["id6"].dispatch_ns.reset(); }},
+        {"row 5 one pass not co-batched",
+         [](core::CellEvidence& e) { e.arm_c[1] = bi::testing::serial(e.arm_c[1]); }},
+        {"row 6 B disagrees",
+         [](core::CellEvidence& e) { (*e.arm_b)["id4"].extracted_answer = "b moved"; }},
+        {"row 7 token only", [](core::CellEvidence& e) { e.arm_c[0]["id1"].content = "x"; }},
+        {"row 7 logit drift",
+         [](core::CellEvidence& e) { (*e.arm_c[2]["id8"].token_logprobs)[0] = -0.5000001; }},
+        {"row 7 token and logit drift",
+         [](core::CellEvidence& e) {
+             e.arm_c[0]["id1"].token_ids = std::vector<std::int64_t>{1, 2, 3, 5};
+             (*e.arm_c[1]["id2"].token_logprobs)[1] = -0.3;
+         }},
+        {"no concurrent pass", [](core::CellEvidence& e) { e.arm_c.clear(); }},
+        {"no A' and no B",
+         [](core::CellEvidence& e) {
+             e.arm_a_prime.reset();
+             e.arm_b.reset();
+             e.server_b.reset();
+         }},
+        {"busy arm B", [](core::CellEvidence& e) { e.server_b->peak_busy_slots = 3; }},
+    };
+    return kScenarios;
+}
+
+core::Cert scenario_cert(const std::string& label) {
+    for (const auto& [name, scenario] : honest_scenarios())
+        if (name == label) return cert_of(scenario);
+    FAIL("no scenario " << label);
+    return {};
+}
+
+core::Cert red_cert() {
+    return cert_of([](core::CellEvidence& e) { e.arm_c[1]["id2"].score = 0.0; });
+}
+
+}  // namespace
+
+TEST_CASE("every honest cert agrees with itself, in memory and read back", "[cert][consistency]") {
+    for (const auto& [label, scenario] : honest_scenarios()) {
+        INFO(label);
+        const auto cert = cert_of(scenario);
+        CHECK(core::cert_disagreements(cert).empty());
+        CHECK(core::cert_disagreements(round_tripped(cert)).empty());
+    }
+    CHECK(core::cert_disagreements(cert_of(clean_cell(6, 1), core::Source::Mock)).empty());
+}
+
+TEST_CASE("a RED cert relabelled green is refused with the rule that fires",
+          "[cert][consistency]") {
+    auto cert = red_cert();
+    cert.verdict.status = core::Status::Green;
+    cert.verdict.divergence_class.reset();
+    const auto lines = core::cert_disagreements(cert);
+    CHECK_THAT(first(lines), Catch::StartsWith("status is green but the evidence gives failed "
+                                               "(co_batching): A vs C: 1 id(s) diverged"));
+    CHECK(lines.size() == 1);  // its reasons still end with the rule that fired
+    cert.verdict.decision_reasons.back() = "verdict green: no divergence detected";
+    CHECK(says(core::cert_disagreements(cert),
+               "decision_reasons end with 'verdict green: no divergence detected', not 'verdict "
+               "failed (co_batching)'"));
+    for (auto status : {core::Status::GreenWithCaveat, core::Status::GreenUnverified}) {
+        cert.verdict.status = status;
+        CHECK_THAT(first(core::cert_disagreements(cert)),
+                   Catch::Contains("but the evidence gives failed (co_batching)"));
+    }
+}
+
+TEST_CASE("a serial self-check failure must stay serial_nondeterminism", "[cert][consistency]") {
+    auto cert = scenario_cert("row 1 serial");
+    REQUIRE(cert.verdict.divergence_class == core::DivergenceClass::SerialNondeterminism);
+    cert.verdict.divergence_class = core::DivergenceClass::CoBatching;
+    CHECK(first(core::cert_disagreements(cert)) ==
+          "divergence_class is 'co_batching' but the evidence gives 'serial_nondeterminism'");
+    cert.verdict.status = core::Status::Green;
+    cert.verdict.divergence_class.reset();
+    cert.verdict.decision_reasons.back() = "verdict green: no divergence";
+    const auto lines = core::cert_disagreements(cert);
+    CHECK_THAT(first(lines), Catch::Contains("serial self-check failed: A and A' differ on 1"));
+    CHECK(says(lines, "not 'serial self-check failed"));
+}
+
+TEST_CASE("AC divergence hidden in the aggregate is still seen in the passes",
+          "[cert][consistency]") {
+    auto cert = red_cert();
+    cert.divergence.ac.divergent_ids.clear();
+    cert.verdict.status = core::Status::Green;
+    auto lines = core::cert_disagreements(cert);
+    CHECK(first(lines) == "A vs C lists 0 divergent id(s) but its passes list 1");
+
+    cert = scenario_cert("green");
+    cert.divergence.ac.per_pass_divergent[1] = 2;
+    lines = core::cert_disagreements(cert);
+    CHECK(first(lines) == "A vs C pass 2 counts 2 divergent id(s) but lists 0");
+
+    cert = red_cert();
+    cert.divergence.ac.per_pass[1].divergent_ids.clear();
+    cert.divergence.ac.divergent_ids.clear();
+    cert.divergence.ac.per_pass_divergent = {0, 0, 0};
+    CHECK(first(core::cert_disagreements(cert)) ==
+          "A vs C pass 2: id id2 has a mismatched score but is not divergent");
+}
+
+TEST_CASE("AMBER and drift certs relabelled green are refused", "[cert][consistency]") {
+    auto cert = scenario_cert("row 6 B disagrees");  // row 6
+    cert.verdict.status = core::Status::Green;
+    cert.verdict.anomaly.reset();
+    CHECK_THAT(first(core::cert_disagreements(cert)),
+               Catch::StartsWith("status is green but the evidence gives green_with_caveat "
+                                 "(AC_agree_B_disagrees): A vs B diverged on 1 id(s)"));
+    cert = scenario_cert("row 7 token only");  // token only
+    cert.verdict.status = core::Status::Green;
+    cert.verdict.anomaly.reset();
+    CHECK_THAT(first(core::cert_disagreements(cert)),
+               Catch::StartsWith("status is green but the evidence gives green_with_caveat "
+                                 "(token_only)"));
+    cert = scenario_cert("row 7 token only");
+    cert.verdict.anomaly = core::Anomaly::LogitDrift;
+    CHECK(first(core::cert_disagreements(cert)) ==
+          "anomaly is 'logit_drift' but the evidence gives 'token_only'");
+}
+
+TEST_CASE("the overlap gate must follow client depth and server peaks", "[cert][consistency]") {
+    auto cert = scenario_cert("row 3 no client overlap");  // no client overlap
+    cert.gates.overlap.ok = true;
+    auto lines = core::cert_disagreements(cert);
+    CHECK(first(lines) ==
+          "overlap_ok is true but client depth is 1 (need >= 2) and the server "
+          "peaks are 4 busy slot(s), 4 requests_processing (need >= 2)");
+    cert = scenario_cert("row 3 no server overlap");  // no server overlap
+    cert.gates.overlap.ok = true;
+    CHECK_THAT(first(core::cert_disagreements(cert)),
+               Catch::Contains("server peaks are 1 busy slot(s), 1 requests_processing"));
+    cert = scenario_cert("green");
+    cert.gates.overlap.client_max_depth = 1;
+    CHECK(first(core::cert_disagreements(cert)) ==
+          "overlap.client_max_depth is 1 but the deepest pass reached 10");
+    cert = scenario_cert("green");
+    cert.gates.overlap.ok = false;
+    CHECK_THAT(first(core::cert_disagreements(cert)), Catch::StartsWith("overlap_ok is false"));
+}
+
+TEST_CASE("the completion floor must follow each arm's census", "[cert][consistency]") {
+    auto cert = scenario_cert("row 4 all failures");  // all failures
+    cert.gates.completion_floor.ok = true;
+    CHECK(first(core::cert_disagreements(cert)) ==
+          "completion_floor.ok is true but A has 0/10 ok (need 80.0%)");
+    cert = scenario_cert("green");
+    cert.gates.completion_floor.ok = false;
+    CHECK(first(core::cert_disagreements(cert)) ==
+          "completion_floor.ok is false but A and every C pass meet the floor of 80.0%");
+    cert = scenario_cert("green");
+    cert.gates.completion_floor.threshold = 0.0;
+    CHECK_THAT(first(core::cert_disagreements(cert)),
+               Catch::StartsWith("completion_floor.threshold is 0.000"));
+    cert = scenario_cert("green");
+    cert.gates.completion_floor.arms.pop_back();
+    CHECK(says(core::cert_disagreements(cert), "completion_floor lists 3 arm(s)"));
+}
+
+TEST_CASE("co-batch coverage must follow each pass's own counts", "[cert][consistency]") {
+    auto cert = scenario_cert("row 5 missing interval");  // missing interval in pass 2
+    auto& pass = cert.gates.cobatch_coverage.per_pass[1];
+    pass.attribution_certain = true;
+    CHECK(first(core::cert_disagreements(cert)) ==
+          "cobatch_coverage pass 2: attribution_certain is true but 1 of 10 ids lack an interval");
+    cert = scenario_cert("row 5 one pass not co-batched");  // pass 2 serial
+    cert.gates.cobatch_coverage.per_pass[1].ok = true;
+    CHECK(first(core::cert_disagreements(cert)) ==
+          "cobatch_coverage pass 2: ok is true but 0 of 10 ids were co-batched (need 8), "
+          "attribution certain");
+    cert = scenario_cert("row 5 one pass not co-batched");
+    cert.gates.cobatch_coverage.per_pass[1].required = 0;
+    CHECK_THAT(first(core::cert_disagreements(cert)),
+               Catch::StartsWith("cobatch_coverage pass 2: required is 0 but"));
+    cert = scenario_cert("row 5 one pass not co-batched");
+    cert.gates.cobatch_coverage.ok = true;
+    CHECK(first(core::cert_disagreements(cert)) ==
+          "cobatch_coverage.ok is true but its passes give false");
+}
+
+TEST_CASE("arm B and the serial self-check must follow their comparisons", "[cert][consistency]") {
+    auto cert = scenario_cert("row 6 B disagrees");  // B disagrees
+    cert.gates.arm_b.ab_passed = true;
+    CHECK(first(core::cert_disagreements(cert)) ==
+          "arm_b.ab_passed is true but A vs B lists 1 divergent id(s)");
+    cert = scenario_cert("busy arm B");  // busy arm B
+    cert.gates.arm_b.serial = true;
+    CHECK(first(core::cert_disagreements(cert)) ==
+          "arm_b.serial is true but arm B's server peak is 3 busy slot(s)");
+    cert = scenario_cert("row 1 serial");  // serial self-check failed
+    cert.gates.serial_self_check.passed = true;
+    CHECK(first(core::cert_disagreements(cert)) ==
+          "serial_self_check.passed is true but A vs A' lists 1 divergent id(s)");
+    cert = scenario_cert("green");
+    cert.gates.arm_b.ran = false;
+    CHECK(first(core::cert_disagreements(cert)) ==
+          "arm_b.ran is false but divergence_report.AB is present");
+}
+
+TEST_CASE("sensitivity must count A vs C", "[cert][consistency]") {
+    auto cert = red_cert();
+    cert.sensitivity = core::sensitivity_bounds(30, 0);
+    const auto lines = core::cert_disagreements(cert);
+    CHECK(first(lines) ==
+          "sensitivity counts 0 divergence(s) in 30 trials but A vs C gives 1 in "
+          "30");
+    CHECK(says(lines, "sensitivity's bounds do not fit 1 divergence(s) in 30 trials"));
+}
+
+TEST_CASE("decision_reasons must end with the verdict's own line", "[cert][consistency]") {
+    auto cert = scenario_cert("row 3 no client overlap");
+    cert.verdict.decision_reasons.back() = "verdict green";
+    CHECK(first(core::cert_disagreements(cert)) ==
+          "decision_reasons end with 'verdict green', not 'verdict green_unverified'");
+    cert.verdict.decision_reasons.clear();
+    CHECK(first(core::cert_disagreements(cert)) ==
+          "decision_reasons is empty; its last line must be 'verdict green_unverified'");
+}
+
+TEST_CASE("a mock cert relabelled live is refused", "[cert][consistency]") {
+    auto cert = cert_of(clean_cell(), core::Source::Live);
+    cert.server = core::ServerRecord{};
+    cert.server->props = core::Json::Object{{"bi_mock", true}};
+    CHECK(first(core::cert_disagreements(cert)) ==
+          "source is live but server.props says bi_mock: the server was the mock");
+    cert.server->props = core::Json::Object{{"bi_mock", false}};
+    cert.server->props_n = core::Json::Object{{"bi_mock", true}};
+    CHECK(first(core::cert_disagreements(cert)) ==
+          "source is live but server.props_N says bi_mock: the server was the mock");
+    cert.source = core::Source::Mock;
+    CHECK(core::cert_disagreements(cert).empty());
+}
+
+TEST_CASE("check_promotable lists every disagreement as a reason", "[cert][consistency]") {
+    auto cert = red_cert();
+    cert.verdict.status = core::Status::Green;
+    cert.verdict.divergence_class.reset();
+    const auto p = core::check_promotable(cert, true);
+    CHECK_FALSE(p.promotable);
+    REQUIRE(p.reasons.size() == core::cert_disagreements(cert).size());
+    CHECK_THAT(p.reasons.front(),
+               Catch::StartsWith("the cert disagrees with itself: status is green but"));
+}

@@ -158,8 +158,25 @@ Verdict evidence_of(const Cert& c) {
     for (auto depth : v.per_pass_client_depth) v.client_depth = std::max(v.client_depth, depth);
     v.server_c = g.overlap.server;
     v.server_b = g.arm_b.server;
-    v.arm_b_serial = !v.server_b || v.server_b->peak_busy_slots <= 1;
-    v.overlap_ok = v.client_depth >= 2 && v.server_c.shows_overlap();
+    v.dispatch_n = c.cell.dispatch_n;
+    v.reported_total_slots = g.overlap.total_slots;
+    OverlapInputs overlap{c.cell.dispatch_n,
+                          g.overlap.total_slots,
+                          g.arm_b.server,
+                          g.overlap.per_pass_client_depth,
+                          {}};
+    for (std::size_t t = 0; t < g.overlap.per_pass_client_depth.size(); ++t)
+        overlap.pass_servers.push_back(t < g.overlap.per_pass.size() ? &g.overlap.per_pass[t].server
+                                                                     : nullptr);
+    OverlapFinding finding = evaluate_overlap(overlap);
+    v.arm_b_serial = finding.arm_b_serial;
+    v.overlap_per_pass = std::move(finding.per_pass);
+    v.overlap_problems = std::move(finding.problems);
+    v.overlap_ok = v.overlap_problems.empty();
+    v.incomplete_ids = g.incomplete_ids;
+    v.missing_evidence = g.missing_evidence;
+    v.concurrency_failures = c.divergence.failed_under_concurrency;
+    for (const auto& [mode, n] : v.concurrency_failures) v.n_failed_under_concurrency += n;
 
     const bool any_pass = c.n_passes() > 0;
     v.census = g.completion_floor.arms;
@@ -190,12 +207,19 @@ void check_overlap(const Cert& c, const Verdict& v, Lines& out) {
     if (g.client_max_depth != v.client_depth)
         out.push_back("overlap.client_max_depth is " + count(g.client_max_depth) +
                       " but the deepest pass reached " + count(v.client_depth));
+    if (g.per_pass.size() != c.n_passes())
+        out.push_back("overlap lists server evidence for " + count(g.per_pass.size()) +
+                      " pass(es) of " + count(c.n_passes()));
     if (g.ok != v.overlap_ok)
-        out.push_back("overlap_ok is " + word(g.ok) + " but client depth is " +
-                      count(v.client_depth) + " (need >= 2) and the server peaks are " +
-                      std::to_string(v.server_c.peak_busy_slots) + " busy slot(s), " +
-                      std::to_string(v.server_c.peak_requests_processing) +
-                      " requests_processing (need >= 2)");
+        out.push_back(
+            "overlap_ok is " + word(g.ok) + " but its evidence gives " +
+            (v.overlap_ok ? std::string("no problem") : "\"" + v.overlap_problems.front() + "\""));
+    if (g.problems != v.overlap_problems)
+        out.push_back("overlap.problems are not what its evidence gives");
+    for (std::size_t t = 0; t < g.per_pass.size() && t < v.overlap_per_pass.size(); ++t)
+        if (g.per_pass[t].problems != v.overlap_per_pass[t].problems ||
+            g.per_pass[t].client_depth != v.overlap_per_pass[t].client_depth)
+            out.push_back("overlap.per_pass[" + count(t) + "] is not what its evidence gives");
 }
 
 void check_completion_floor(const Cert& c, const Verdict& v, Lines& out) {
@@ -286,9 +310,11 @@ void check_arm_b(const Cert& c, const Verdict& v, Lines& out) {
         out.push_back("arm_b.bc_passed is " + word(b.bc_passed) + " but B vs C lists " +
                       count(d.bc ? d.bc->divergent_ids.size() : 0) + " divergent id(s)");
     if (b.serial != v.arm_b_serial)
-        out.push_back("arm_b.serial is " + word(b.serial) + " but arm B's server peak is " +
+        out.push_back("arm_b.serial is " + word(b.serial) + " but arm B's server peaks are " +
                       std::to_string(v.server_b ? v.server_b->peak_busy_slots : 0) +
-                      " busy slot(s)");
+                      " busy slot(s), " +
+                      std::to_string(v.server_b ? v.server_b->peak_requests_processing : 0) +
+                      " requests_processing");
 }
 
 void check_serial_self_check(const Cert& c, Lines& out) {
@@ -310,13 +336,18 @@ void check_serial_self_check(const Cert& c, Lines& out) {
 }
 
 void check_sensitivity(const Cert& c, Lines& out) {
+    // Hot trials are the scored comparisons whose co-batching was proven: at most the scored
+    // comparisons, and at most the co-batched ids of the passes.
     const Sensitivity& got = c.sensitivity;
-    const Sensitivity expect = sensitivity_bounds(c.divergence.ac.n_scored_comparisons,
-                                                  c.divergence.ac.divergent_ids.size());
-    if (got.n_hot_trials != expect.n_hot_trials || got.divergences_seen != expect.divergences_seen)
+    std::size_t cobatched = 0;
+    for (const auto& pass : c.gates.cobatch_coverage.per_pass) cobatched += pass.n_cobatched;
+    const std::size_t most = std::min(c.divergence.ac.n_scored_comparisons, cobatched);
+    const Sensitivity expect =
+        sensitivity_bounds(got.n_hot_trials, c.divergence.ac.divergent_ids.size());
+    if (got.n_hot_trials > most || got.divergences_seen != expect.divergences_seen)
         out.push_back("sensitivity counts " + count(got.divergences_seen) + " divergence(s) in " +
                       count(got.n_hot_trials) + " trials but A vs C gives " +
-                      count(expect.divergences_seen) + " in " + count(expect.n_hot_trials));
+                      count(expect.divergences_seen) + " in at most " + count(most));
     if (got.rule_of_three_upper.has_value() != expect.rule_of_three_upper.has_value() ||
         got.clopper_pearson_upper_95.has_value() != expect.clopper_pearson_upper_95.has_value())
         out.push_back("sensitivity's bounds do not fit " + count(expect.divergences_seen) +

@@ -100,13 +100,12 @@ void find_missing_evidence(const ArmResults& reference, const ArmResults& other,
     }
 }
 
-std::string cell_overlap_problem(const CellEvidence& e) {
-    if (e.dispatch_n < 2)
-        return "N = " + std::to_string(e.dispatch_n) + ": one request at a time cannot co-batch";
-    if (!e.reported_total_slots) return "the N-slot server did not report total_slots in /props";
-    if (*e.reported_total_slots != e.dispatch_n)
-        return "the N-slot server reports total_slots " + std::to_string(*e.reported_total_slots) +
-               ", asked for N = " + std::to_string(e.dispatch_n);
+std::string cell_overlap_problem(std::int64_t n, const std::optional<std::int64_t>& total_slots) {
+    if (n < 2) return "N = " + std::to_string(n) + ": one request at a time cannot co-batch";
+    if (!total_slots) return "the N-slot server did not report total_slots in /props";
+    if (*total_slots != n)
+        return "the N-slot server reports total_slots " + std::to_string(*total_slots) +
+               ", asked for N = " + std::to_string(n);
     return "";
 }
 
@@ -119,10 +118,12 @@ PassOverlap pass_overlap(int pass, std::size_t client_depth, const ServerOverlap
     o.client_depth = client_depth;
     const std::string at = "pass " + std::to_string(pass) + ": ";
     const std::string need = " (need " + std::to_string(n) + ")";
-    if (!server) {
-        o.problems.push_back(at + "no server evidence");
-        return o;
-    }
+    // No window at all reads as a window in which neither endpoint answered, so that a cert's
+    // record of it replays to the same problems.
+    ServerOverlapEvidence none;
+    none.slots_available = false;
+    none.metrics_available = false;
+    if (!server) server = &none;
     o.server = *server;
     o.server.busy_samples.clear();
     if (static_cast<std::int64_t>(client_depth) < n)
@@ -151,6 +152,33 @@ PassOverlap pass_overlap(int pass, std::size_t client_depth, const ServerOverlap
     return o;
 }
 
+}  // namespace
+
+OverlapFinding evaluate_overlap(const OverlapInputs& in) {
+    OverlapFinding f;
+    if (const auto problem = cell_overlap_problem(in.dispatch_n, in.total_slots); !problem.empty())
+        f.problems.push_back(problem);
+    f.arm_b_serial = !in.server_b || (in.server_b->peak_busy_slots <= 1 &&
+                                      in.server_b->peak_requests_processing <= 1);
+    if (!f.arm_b_serial)
+        f.problems.push_back("arm B (serial) showed " +
+                             std::to_string(in.server_b->peak_busy_slots) + " busy slots and " +
+                             std::to_string(in.server_b->peak_requests_processing) +
+                             " requests processing at once: the server's evidence cannot be "
+                             "trusted");
+    for (std::size_t t = 0; t < in.client_depths.size(); ++t) {
+        const ServerOverlapEvidence* server =
+            t < in.pass_servers.size() ? in.pass_servers[t] : nullptr;
+        f.per_pass.push_back(
+            pass_overlap(static_cast<int>(t + 1), in.client_depths[t], server, in.dispatch_n));
+        for (const auto& problem : f.per_pass.back().problems) f.problems.push_back(problem);
+    }
+    if (in.client_depths.empty()) f.problems.push_back("no concurrent pass ran");
+    return f;
+}
+
+namespace {
+
 // Every comparison and gate, evaluated whatever the status will be.
 Verdict gather(const CellEvidence& all) {
     Verdict v;
@@ -167,16 +195,8 @@ Verdict gather(const CellEvidence& all) {
     v.reported_total_slots = e.reported_total_slots;
     v.server_c = merge_pass_evidence(e.server_c_passes);
     v.server_b = e.server_b;
-    v.arm_b_serial = !e.server_b || (e.server_b->peak_busy_slots <= 1 &&
-                                     e.server_b->peak_requests_processing <= 1);
     if (v.server_b) v.server_b->busy_samples.clear();
-    if (const auto problem = cell_overlap_problem(e); !problem.empty())
-        v.overlap_problems.push_back(problem);
-    if (!v.arm_b_serial)
-        v.overlap_problems.push_back(
-            "arm B (serial) showed " + std::to_string(e.server_b->peak_busy_slots) +
-            " busy slots and " + std::to_string(e.server_b->peak_requests_processing) +
-            " requests processing at once: the server's evidence cannot be trusted");
+    OverlapInputs overlap{e.dispatch_n, e.reported_total_slots, v.server_b, {}, {}};
     for (std::size_t t = 0; t < e.arm_c.size(); ++t) {
         const ServerOverlapEvidence* server =
             t < e.server_c_passes.size() ? &e.server_c_passes[t] : nullptr;
@@ -185,12 +205,13 @@ Verdict gather(const CellEvidence& all) {
         const std::size_t depth = v.coverage.back().client_depth;
         v.per_pass_client_depth.push_back(depth);
         v.client_depth = std::max(v.client_depth, depth);
-        v.overlap_per_pass.push_back(
-            pass_overlap(static_cast<int>(t + 1), depth, server, e.dispatch_n));
-        for (const auto& problem : v.overlap_per_pass.back().problems)
-            v.overlap_problems.push_back(problem);
+        overlap.client_depths.push_back(depth);
+        overlap.pass_servers.push_back(server);
     }
-    if (e.arm_c.empty()) v.overlap_problems.push_back("no concurrent pass ran");
+    OverlapFinding finding = evaluate_overlap(overlap);
+    v.arm_b_serial = finding.arm_b_serial;
+    v.overlap_per_pass = std::move(finding.per_pass);
+    v.overlap_problems = std::move(finding.problems);
     v.overlap_ok = v.overlap_problems.empty();
 
     find_missing_evidence(e.arm_a, e.arm_a, "A", e.logprobs_requested, v.missing_evidence);

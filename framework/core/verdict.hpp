@@ -107,6 +107,24 @@ struct VerdictRule {
 // The precedence table, first match wins; `green` when no rule fires.
 const std::vector<VerdictRule>& verdict_rules();
 
+// Overlap at N, from what a cell's evidence (or a cert) records: N, the N-slot server's
+// total_slots, arm B's server evidence, and per pass the client depth and the server's window.
+struct OverlapInputs {
+    std::int64_t dispatch_n = 0;
+    std::optional<std::int64_t> total_slots;
+    std::optional<ServerOverlapEvidence> server_b;
+    std::vector<std::size_t> client_depths;                  // one per C pass
+    std::vector<const ServerOverlapEvidence*> pass_servers;  // one per C pass; null: none
+};
+
+struct OverlapFinding {
+    bool arm_b_serial = true;  // arm B showed at most one busy slot and request processing
+    std::vector<PassOverlap> per_pass;
+    std::vector<std::string> problems;  // cell-level first, then each pass's; empty: proven
+};
+
+OverlapFinding evaluate_overlap(const OverlapInputs& inputs);
+
 // The C passes' server evidence as one record: peaks are maxima over the passes, samples add
 // up, and the busy-slots-per-decode mean is the mean of the passes that reported one.
 ServerOverlapEvidence merge_pass_evidence(const std::vector<ServerOverlapEvidence>& passes);

@@ -35,8 +35,19 @@ std::string verdict_line(const Verdict& v) {
 // and batching adds to it when C also moved away from B.
 DivergenceClass red_class(const Verdict& v) {
     if (!v.ab || v.ab->clean()) return DivergenceClass::CoBatching;
+    if (v.same_slot_compared > 0)
+        return v.same_slot_divergent == 0 ? DivergenceClass::SlotAllocation
+                                          : DivergenceClass::SlotAllocationAndCoBatching;
     return v.bc && !v.bc->clean() ? DivergenceClass::SlotAllocationAndCoBatching
                                   : DivergenceClass::SlotAllocation;
+}
+
+bool same_invariants(const TrialRecord& a, const TrialRecord& b) {
+    const auto x = invariant_values(a);
+    const auto y = invariant_values(b);
+    for (std::size_t f = 0; f < x.size(); ++f)
+        if (!canonical_equal(x[f].second, y[f].second)) return false;
+    return true;
 }
 
 std::optional<Anomaly> drift_anomaly(const UnionReport& ac) {
@@ -241,6 +252,16 @@ Verdict gather(const CellEvidence& all) {
                 ++hot;
         }
     v.sensitivity = sensitivity_bounds(hot, v.ac.divergent_ids.size());
+
+    if (e.arm_b)
+        for (const auto& pass : e.arm_c)
+            for (const auto& [id, c] : pass) {
+                const auto b = e.arm_b->find(id);
+                if (b == e.arm_b->end() || !b->second.id_slot || c.id_slot != b->second.id_slot)
+                    continue;
+                ++v.same_slot_compared;
+                if (!same_invariants(b->second, c)) ++v.same_slot_divergent;
+            }
 
     // AC-divergent ids that A scored but a concurrent pass failed to complete: the user would see
     // those requests fail, which is not the same finding as a changed answer.
@@ -467,7 +488,8 @@ Sensitivity sensitivity_bounds(std::size_t n_hot_trials, std::size_t divergences
 
 const std::vector<VerdictRule>& verdict_rules() {
     static const std::vector<VerdictRule> kRules{
-        kSerialSelfCheck, kCoBatchingDivergence, kNoOverlap,      kCompletionFloorRule,
+        kSerialSelfCheck, kCoBatchingDivergence, kIncomplete,
+        kNoOverlap,       kMissingEvidence,      kCompletionFloorRule,
         kCoverage,        kArmBDisagrees,        kGenerationDrift};
     return kRules;
 }

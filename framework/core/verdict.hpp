@@ -78,6 +78,10 @@ struct Verdict {
     // AC-divergent ids whose concurrent request failed (A scored them), by failure mode.
     std::map<std::string, std::size_t> concurrency_failures;
     std::size_t n_failed_under_concurrency = 0;
+    // C trials that ran on the slot their id used in arm B (B pins slots round-robin), and how
+    // many of those still differ from B: none means the slot, not batching, explains a RED.
+    std::size_t same_slot_compared = 0;
+    std::size_t same_slot_divergent = 0;
 
     std::vector<CompletionCensus> census;  // A, then each C pass
     bool completion_floor_ok = false;

@@ -1,0 +1,273 @@
+#!/usr/bin/env python3
+"""A llama-server work-alike that misbehaves on purpose, for bi-run's adversarial tests.
+
+It takes llama-server's command line (-m, --host, --port, -c, --parallel/-np, --metrics,
+--slots; other flags are ignored) plus --fake-* knobs that choose a misbehaviour. A ticker
+advances every computing request by one token per tick, so co-batching is real: /slots,
+/metrics (requests_processing, n_decode_total, n_busy_slots_per_decode) report what the ticker
+did, unless a knob says to lie. Text is a deterministic function of the prompt; knobs change
+parts of the generation when a request shared a batch with enough others.
+"""
+import hashlib
+import json
+import sys
+import threading
+import time
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+WORDS = ("alpha beta gamma delta echo foxtrot golf hotel india juliet kilo lima mike november "
+         "oscar papa quebec romeo sierra tango uniform victor whiskey xray yankee zulu").split()
+
+
+class Config:
+    def __init__(self, argv):
+        self.host, self.port, self.parallel, self.ctx = "127.0.0.1", 8080, 1, 4096
+        self.model = ""
+        self.tick_s = 0.002
+        self.compute_max = None    # at most K requests advance per tick
+        self.total_slots = None    # slots the server really runs (and reports)
+        self.diverge_at = None     # text changes once a request shared a tick with >= M
+        self.flags = set()
+        i = 0
+        while i < len(argv):
+            arg = argv[i]
+            key, _, inline = arg.partition("=")
+            def value():
+                nonlocal i
+                if inline:
+                    return inline
+                i += 1
+                return argv[i]
+            if key in ("-m", "--model"): self.model = value()
+            elif key == "--host": self.host = value()
+            elif key == "--port": self.port = int(value())
+            elif key in ("-c", "--ctx-size"): self.ctx = int(value())
+            elif key in ("-np", "--parallel"): self.parallel = int(value())
+            elif key == "--fake-tick-ms": self.tick_s = float(value()) / 1000.0
+            elif key == "--fake-compute-max": self.compute_max = int(value())
+            elif key == "--fake-total-slots": self.total_slots = int(value())
+            elif key == "--fake-diverge-at": self.diverge_at = int(value())
+            elif key.startswith("--fake-"): self.flags.add(key[len("--fake-"):])
+            i += 1
+        if self.total_slots is None:
+            self.total_slots = self.parallel
+
+    def has(self, flag):
+        return flag in self.flags
+
+
+class Request:
+    def __init__(self, prompt, n_predict, slot):
+        self.prompt, self.n_predict, self.slot = prompt, n_predict, slot
+        self.generated = 0
+        self.peak_batch = 0
+        self.computing = False
+        self.done = threading.Event()
+
+
+class Scheduler:
+    def __init__(self, config):
+        self.config = config
+        self.lock = threading.Condition()
+        self.slots = [None] * config.total_slots
+        self.n_decode = 0
+        self.busy_slot_decodes = 0
+        threading.Thread(target=self.tick, daemon=True).start()
+
+    def admit(self, prompt, n_predict, wanted_slot):
+        with self.lock:
+            while True:
+                free = [i for i, r in enumerate(self.slots) if r is None]
+                if wanted_slot is not None and 0 <= wanted_slot < len(self.slots):
+                    free = [wanted_slot] if self.slots[wanted_slot] is None else []
+                if free:
+                    request = Request(prompt, n_predict, free[0])
+                    self.slots[free[0]] = request
+                    return request
+                self.lock.wait()
+
+    def release(self, request):
+        with self.lock:
+            self.slots[request.slot] = None
+            self.lock.notify_all()
+
+    def tick(self):
+        while True:
+            time.sleep(self.config.tick_s)
+            with self.lock:
+                active = [r for r in self.slots if r is not None and not r.done.is_set()]
+                limit = self.config.compute_max or len(active)
+                batch = active[:limit]
+                for r in active:
+                    r.computing = r in batch
+                if not batch:
+                    continue
+                self.n_decode += 1
+                self.busy_slot_decodes += len(batch)
+                for r in batch:
+                    r.peak_batch = max(r.peak_batch, len(batch))
+                    r.generated += 1
+                    if r.generated >= r.n_predict:
+                        r.computing = False
+                        r.done.set()
+
+    def slots_view(self):
+        with self.lock:
+            lie = self.config.has("lie-slots")
+            out = []
+            for i, r in enumerate(self.slots):
+                busy = r is not None and (r.computing or (lie and not r.done.is_set()))
+                out.append({"id": i, "n_ctx": self.config.ctx // max(1, self.config.total_slots),
+                            "is_processing": bool(busy), "id_task": -1 if r is None else i})
+            return out
+
+    def metrics_view(self):
+        with self.lock:
+            lie = self.config.has("lie-slots")
+            processing = sum(1 for r in self.slots if r is not None and not r.done.is_set()
+                             and (r.computing or lie))
+            mean = self.busy_slot_decodes / self.n_decode if self.n_decode else 0.0
+            return ("# HELP llamacpp:requests_processing Number of requests processing.\n"
+                    "# TYPE llamacpp:requests_processing gauge\n"
+                    f"llamacpp:requests_processing {processing}\n"
+                    f"llamacpp:requests_deferred 0\n"
+                    f"llamacpp:n_decode_total {self.n_decode}\n"
+                    f"llamacpp:n_busy_slots_per_decode {mean:.6f}\n")
+
+
+def token_ids(prompt, n, variant):
+    ids = []
+    for pos in range(n):
+        digest = hashlib.sha256(f"{prompt}|{pos}|{variant}".encode()).digest()
+        ids.append(10 + digest[0] % len(WORDS))
+    return ids
+
+
+class Handler(BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"
+    wbufsize = 1 << 16               # one write per response (flushed after each request) ...
+    disable_nagle_algorithm = True   # ... sent at once, so a poll takes microseconds, not 40 ms
+    config = None
+    scheduler = None
+
+    def log_message(self, *args):
+        pass
+
+    def send_json(self, status, body):
+        data = json.dumps(body).encode()
+        self.send_response(status)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(data)))
+        self.end_headers()
+        self.wfile.write(data)
+
+    def send_text(self, status, text):
+        data = text.encode()
+        self.send_response(status)
+        self.send_header("Content-Type", "text/plain")
+        self.send_header("Content-Length", str(len(data)))
+        self.end_headers()
+        self.wfile.write(data)
+
+    def do_GET(self):
+        c = self.config
+        if self.path == "/health":
+            return self.send_json(200, {"status": "ok"})
+        if self.path == "/props":
+            return self.send_json(200, {"total_slots": c.total_slots, "model_path": c.model,
+                                        "build_info": "fake-llama-server",
+                                        "default_generation_settings": {"n_ctx": c.ctx}})
+        if self.path == "/slots":
+            if c.has("no-slots"):
+                return self.send_json(501, {"error": {"code": 501, "message": "slots disabled"}})
+            return self.send_json(200, self.scheduler.slots_view())
+        if self.path == "/metrics":
+            if c.has("no-metrics"):
+                return self.send_json(501, {"error": {"code": 501, "message": "no metrics"}})
+            return self.send_text(200, self.scheduler.metrics_view())
+        if self.path == "/v1/models":
+            return self.send_json(200, {"data": [{"id": c.model}]})
+        return self.send_json(404, {"error": {"code": 404, "message": "not found"}})
+
+    def do_POST(self):
+        length = int(self.headers.get("Content-Length", "0"))
+        body = json.loads(self.rfile.read(length) or b"{}")
+        if self.path == "/tokenize":
+            return self.send_json(200, {"tokens": list(range(len(str(body.get("content", "")).split())))})
+        chat = self.path == "/v1/chat/completions"
+        if not chat and self.path != "/completion":
+            return self.send_json(404, {"error": {"code": 404, "message": "not found"}})
+        c = self.config
+        if chat:
+            prompt = "\n".join(str(m.get("content", "")) for m in body.get("messages", []))
+            n_predict = int(body.get("max_tokens", body.get("n_predict", 16)))
+        else:
+            prompt = str(body.get("prompt", ""))
+            n_predict = int(body.get("n_predict", 16))
+        with self.scheduler.lock:
+            busy = sum(1 for r in self.scheduler.slots if r is not None)
+        if c.has("fail-concurrent") and busy >= 1:
+            return self.send_json(503, {"error": {"code": 503, "message": "server busy"}})
+        request = self.scheduler.admit(prompt, n_predict, body.get("id_slot"))
+        try:
+            if c.has("hang-concurrent") and busy >= 1:
+                time.sleep(3600)
+            request.done.wait()
+        finally:
+            self.scheduler.release(request)
+        shared = request.peak_batch
+        variant = 0
+        if c.diverge_at is not None and shared >= c.diverge_at:
+            variant = 1
+        if c.has("slot-dependent") and request.slot != 0:
+            variant = 100 + request.slot
+        ids = token_ids(prompt, n_predict, variant)
+        text = " ".join(WORDS[(i - 10) % len(WORDS)] for i in ids)
+        concurrent = shared >= 2
+        drop = c.has("drop-logprobs") and concurrent
+        n_generated = n_predict - (1 if c.has("token-count-drift") and concurrent else 0)
+        probs = [{"id": i, "token": WORDS[(i - 10) % len(WORDS)], "logprob": -0.5,
+                  "top_logprobs": [{"id": i, "token": WORDS[(i - 10) % len(WORDS)], "logprob": -0.5}]}
+                 for i in ids]
+        if chat:
+            message = {"role": "assistant", "content": text}
+            if c.has("reasoning-drift"):
+                message["reasoning_content"] = "thinking " + ("twice" if concurrent else "once")
+            if c.has("toolcall-drift"):
+                arguments = json.dumps({"branch": "b-2" if concurrent else "b-1"})
+                message["tool_calls"] = [{"type": "function", "id": "call-x",
+                                          "function": {"name": "create_branch",
+                                                       "arguments": arguments}}]
+            choice = {"index": 0, "finish_reason": "length", "message": message}
+            if body.get("logprobs") and not drop:
+                choice["logprobs"] = {"content": probs}
+            return self.send_json(200, {
+                "choices": [{**choice}], "object": "chat.completion", "model": c.model,
+                "usage": {"completion_tokens": n_generated, "prompt_tokens": len(prompt.split()),
+                          "total_tokens": n_generated + len(prompt.split())},
+                "id_slot": request.slot,
+                "timings": {"predicted_n": n_generated, "predicted_per_second": 100.0}})
+        out = {"index": 0, "content": text, "id_slot": request.slot, "stop": True,
+               "tokens_predicted": n_generated, "tokens_evaluated": len(prompt.split()),
+               "stop_type": "limit", "model": c.model,
+               "timings": {"predicted_n": n_generated, "predicted_per_second": 100.0}}
+        if not drop:
+            if body.get("return_tokens"):
+                out["tokens"] = ids
+            if body.get("n_probs"):
+                out["completion_probabilities"] = probs
+        return self.send_json(200, out)
+
+
+def main():
+    config = Config(sys.argv[1:])
+    Handler.config = config
+    Handler.scheduler = Scheduler(config)
+    server = ThreadingHTTPServer((config.host, config.port), Handler)
+    server.daemon_threads = True
+    print(f"fake llama-server listening on {config.host}:{config.port}", flush=True)
+    server.serve_forever()
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,186 @@
+// Every path to a false GREEN that a misbehaving llama-server work-alike can take, one test each,
+// plus the honest controls: bi-run run-live against fake_llama_server.py, asserting the exit
+// status, the cert's status and class, and the reason that names what went wrong.
+#include <catch2/catch.hpp>
+
+#include <string>
+#include <vector>
+
+#include "core/json.hpp"
+#include "io/cert_io.hpp"
+#include "run_command.hpp"
+#include "scratch_dir.hpp"
+
+using namespace bi;
+
+namespace {
+
+struct LiveRun {
+    testing::CommandResult result;
+    core::Json cert;  // null when no cert was written
+};
+
+// One N=4 cell over the small work-set; each `fake` token is passed to the fake server.
+LiveRun run_fake(const std::vector<std::string>& fake, const std::vector<std::string>& extra = {}) {
+    testing::ScratchDir dir;
+    const std::string model = dir.write("model.gguf", "not really a model");
+    std::vector<std::string> argv{BI_RUN_PATH,     "run-live",
+                                  "--server-bin",  BI_FAKE_SERVER,
+                                  "--model",       model,
+                                  "--model-alias", "m",
+                                  "--out-dir",     dir.file("o"),
+                                  "--workset",     BI_SMALL_WORKSET,
+                                  "--ctx",         "512",
+                                  "--parallel",    "4",
+                                  "--passes",      "2",
+                                  "--n-predict",   "16",
+                                  "--quiet",       "--server-flag=--fake-tick-ms=3"};
+    for (const auto& token : fake) argv.push_back("--server-flag=" + token);
+    argv.insert(argv.end(), extra.begin(), extra.end());
+    LiveRun run;
+    run.result = testing::run_command(argv);
+    const std::string path = dir.file("o/m__ctx512__N4.json");
+    try {
+        auto loaded = io::read_cert(path);
+        if (loaded.digest_intact && loaded.shape_problem.empty()) run.cert = loaded.document;
+    } catch (const std::exception&) {
+        // no cert: run.cert stays null
+    }
+    return run;
+}
+
+std::string str(const core::Json& cert, const char* key) {
+    const core::Json* v = cert.find(key);
+    return v && v->is_string() ? v->as_string() : "";
+}
+
+bool says(const core::Json& cert, const std::string& text) {
+    if (const core::Json* reasons = cert.find("decision_reasons"))
+        for (const auto& line : reasons->as_array())
+            if (line.as_string().find(text) != std::string::npos) return true;
+    return false;
+}
+
+}  // namespace
+
+TEST_CASE("control: an honest server is a promotable live GREEN", "[adversarial]") {
+    const auto run = run_fake({});
+    INFO(run.result.out << run.result.err);
+    REQUIRE(run.cert.is_object());
+    CHECK(run.result.exit_code == 0);
+    CHECK(str(run.cert, "status") == "green");
+    CHECK(str(run.cert, "source") == "live");
+    CHECK(says(run.cert, "overlap proven at N = 4 in every pass"));
+}
+
+TEST_CASE("root cause 1: a server that computes at most 2 of 4 at once is not certified",
+          "[adversarial]") {
+    // It would diverge only with 3+ in a batch, which it never forms: the old gate saw 2 busy.
+    const auto run = run_fake({"--fake-compute-max=2", "--fake-diverge-at=3"});
+    INFO(run.result.out);
+    REQUIRE(run.cert.is_object());
+    CHECK(run.result.exit_code == 3);
+    CHECK(str(run.cert, "status") == "green_unverified");
+    CHECK(says(run.cert, "server peak busy slots 2 (need 4)"));
+}
+
+TEST_CASE("root cause 1: a server running 2 slots when asked for 4 is not certified",
+          "[adversarial]") {
+    const auto run = run_fake({"--fake-total-slots=2", "--fake-diverge-at=3"});
+    INFO(run.result.out);
+    REQUIRE(run.cert.is_object());
+    CHECK(str(run.cert, "status") == "green_unverified");
+    CHECK(says(run.cert, "reports total_slots 2, asked for N = 4"));
+}
+
+TEST_CASE("root cause 2: /slots and /metrics that lie are contradicted by the decode counters",
+          "[adversarial]") {
+    const auto run = run_fake({"--fake-compute-max=1", "--fake-lie-slots"});
+    INFO(run.result.out);
+    REQUIRE(run.cert.is_object());
+    CHECK(run.result.exit_code == 3);
+    CHECK(str(run.cert, "status") == "green_unverified");
+    CHECK(says(run.cert, "the decode counters say 1.00 busy slots per decode"));
+    CHECK(says(run.cert, "contradicting /slots"));
+}
+
+TEST_CASE("root cause 2: a server without /slots, or without /metrics, is never green",
+          "[adversarial]") {
+    auto run = run_fake({"--fake-no-slots"});
+    REQUIRE(run.cert.is_object());
+    CHECK(str(run.cert, "status") == "green_unverified");
+    CHECK(says(run.cert, "/slots gave no evidence"));
+    run = run_fake({"--fake-no-metrics"});
+    REQUIRE(run.cert.is_object());
+    CHECK(str(run.cert, "status") == "green_unverified");
+    CHECK(says(run.cert, "/metrics gave no requests_processing"));
+}
+
+TEST_CASE("root cause 3: a change hidden in reasoning_content or tool_calls is caught",
+          "[adversarial]") {
+    for (const char* knob : {"--fake-reasoning-drift", "--fake-toolcall-drift"}) {
+        const auto run = run_fake({knob});
+        INFO(knob << "\n" << run.result.out);
+        REQUIRE(run.cert.is_object());
+        CHECK(run.result.exit_code == 3);
+        // exact's extracted answer carries reasoning and tool calls, so this is RED.
+        CHECK(str(run.cert, "status") == "failed");
+        CHECK(str(run.cert, "divergence_class") == "co_batching");
+        CHECK(says(run.cert, "id(s) diverged on at least one of 2 pass(es)"));
+    }
+}
+
+TEST_CASE("root cause 3: a changed generated-token count is at least AMBER", "[adversarial]") {
+    const auto run = run_fake({"--fake-token-count-drift"});
+    INFO(run.result.out);
+    REQUIRE(run.cert.is_object());
+    CHECK(run.result.exit_code == 3);
+    CHECK(str(run.cert, "status") == "green_with_caveat");
+    CHECK(str(run.cert, "anomaly") == "token_only");
+}
+
+TEST_CASE("root cause 4: logprobs or token ids missing under concurrency fail closed",
+          "[adversarial]") {
+    auto run = run_fake({"--fake-drop-logprobs"}, {"--logprobs", "1"});
+    INFO(run.result.out);
+    REQUIRE(run.cert.is_object());
+    CHECK(str(run.cert, "status") == "green_unverified");
+    CHECK(says(run.cert, "missing evidence: no token_logprobs in C1"));
+    run = run_fake({"--fake-drop-logprobs"}, {"--endpoint", "completion"});
+    REQUIRE(run.cert.is_object());
+    CHECK(str(run.cert, "status") == "green_unverified");
+    CHECK(says(run.cert, "missing evidence: no token_ids in C1"));
+}
+
+TEST_CASE("root cause 5: items the arm deadline never sent are incomplete, not RED",
+          "[adversarial]") {
+    const auto run =
+        run_fake({"--fake-hang-concurrent"}, {"--arm-deadline", "2", "--req-timeout", "60"});
+    INFO(run.result.out);
+    REQUIRE(run.cert.is_object());
+    CHECK(run.result.exit_code == 3);
+    CHECK(str(run.cert, "status") == "green_unverified");
+    CHECK(says(run.cert, "incomplete run:"));
+}
+
+TEST_CASE("root cause 5: requests failing under concurrency are RED and named as failures",
+          "[adversarial]") {
+    const auto run = run_fake({"--fake-fail-concurrent"});
+    INFO(run.result.out);
+    REQUIRE(run.cert.is_object());
+    CHECK(str(run.cert, "status") == "failed");
+    CHECK(says(run.cert, "failed under concurrency (http_error x"));
+}
+
+TEST_CASE("root cause 5: answers that depend only on the slot are slot_allocation",
+          "[adversarial]") {
+    auto run = run_fake({"--fake-slot-dependent"}, {"--endpoint", "completion"});
+    INFO(run.result.out);
+    REQUIRE(run.cert.is_object());
+    CHECK(str(run.cert, "status") == "failed");
+    CHECK(str(run.cert, "divergence_class") == "slot_allocation");
+    // Slot dependence plus a real co-batching change: both named.
+    run = run_fake({"--fake-slot-dependent", "--fake-diverge-at=2"}, {"--endpoint", "completion"});
+    REQUIRE(run.cert.is_object());
+    CHECK(str(run.cert, "divergence_class") == "slot_allocation+co_batching");
+}

@@ -219,8 +219,8 @@ class Handler(BaseHTTPRequestHandler):
         variant = 0
         if c.diverge_at is not None and shared >= c.diverge_at:
             variant = 1
-        if c.has("slot-dependent") and request.slot != 0:
-            variant = 100 + request.slot
+        if c.has("slot-dependent"):
+            variant += 100 * (request.slot + 1)  # every slot its own text, batched or not
         ids = token_ids(prompt, n_predict, variant)
         text = " ".join(WORDS[(i - 10) % len(WORDS)] for i in ids)
         concurrent = shared >= 2

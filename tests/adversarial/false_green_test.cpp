@@ -174,13 +174,15 @@ TEST_CASE("root cause 5: requests failing under concurrency are RED and named as
 
 TEST_CASE("root cause 5: answers that depend only on the slot are slot_allocation",
           "[adversarial]") {
-    auto run = run_fake({"--fake-slot-dependent"}, {"--endpoint", "completion"});
+    // Four passes: C trials land on their arm-B slot often enough to judge (first-free choice).
+    auto run = run_fake({"--fake-slot-dependent"}, {"--endpoint", "completion", "--passes", "4"});
     INFO(run.result.out);
     REQUIRE(run.cert.is_object());
     CHECK(str(run.cert, "status") == "failed");
     CHECK(str(run.cert, "divergence_class") == "slot_allocation");
     // Slot dependence plus a real co-batching change: both named.
-    run = run_fake({"--fake-slot-dependent", "--fake-diverge-at=2"}, {"--endpoint", "completion"});
+    run = run_fake({"--fake-slot-dependent", "--fake-diverge-at=2"},
+                   {"--endpoint", "completion", "--passes", "4"});
     REQUIRE(run.cert.is_object());
     CHECK(str(run.cert, "divergence_class") == "slot_allocation+co_batching");
 }

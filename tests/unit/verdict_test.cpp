@@ -312,3 +312,109 @@ TEST_CASE("per-pass server evidence merges into one record", "[verdict]") {
     CHECK_FALSE(core::merge_pass_evidence({p1, p2, p3}).metrics_available);
     CHECK_FALSE(core::merge_pass_evidence({}).slots_available);
 }
+
+TEST_CASE("row 3: an incomplete arm is green_unverified, never RED", "[verdict]") {
+    auto e = clean_cell();
+    e.arm_c[1]["id4"].failure_mode = "incomplete";  // cut off by the arm deadline
+    auto v = core::decide_verdict(e);
+    CHECK(v.status == core::Status::GreenUnverified);
+    CHECK(v.incomplete_ids == std::vector<std::string>{"id4"});
+    CHECK(mentions(v, "incomplete run: 1 item(s)"));
+    e.arm_c[0]["id1"].score = 0.0;  // a real divergence elsewhere is still RED
+    CHECK(core::decide_verdict(e).status == core::Status::Failed);
+}
+
+TEST_CASE("row 4: overlap must reach N in every pass, from agreeing sources", "[verdict]") {
+    SECTION("total_slots must equal N") {
+        auto e = clean_cell();
+        e.reported_total_slots = 6;
+        auto v = core::decide_verdict(e);
+        CHECK(v.status == core::Status::GreenUnverified);
+        CHECK(mentions(v, "reports total_slots 6, asked for N = 4"));
+    }
+    SECTION("one pass short of N is enough to refuse") {
+        auto e = clean_cell();
+        e.server_c_passes[1].peak_busy_slots = 3;
+        auto v = core::decide_verdict(e);
+        CHECK(v.status == core::Status::GreenUnverified);
+        CHECK(mentions(v, "pass 2: server peak busy slots 3 (need 4)"));
+        CHECK(v.overlap_per_pass[0].ok());
+        CHECK_FALSE(v.overlap_per_pass[1].ok());
+    }
+    SECTION("/metrics must agree with /slots") {
+        auto e = clean_cell();
+        e.server_c_passes[0].peak_requests_processing = 1;
+        CHECK(mentions(core::decide_verdict(e), "contradicting /slots"));
+    }
+    SECTION("the decode counters must agree with /slots") {
+        auto e = clean_cell();
+        for (auto& s : e.server_c_passes) s.mean_busy_slots_per_decode = 1.0;
+        auto v = core::decide_verdict(e);
+        CHECK(v.status == core::Status::GreenUnverified);
+        CHECK(mentions(v, "1.00 busy slots per decode"));
+    }
+    SECTION("a missing endpoint is not evidence") {
+        auto e = clean_cell();
+        e.server_c_passes[0].slots_available = false;
+        CHECK(mentions(core::decide_verdict(e), "/slots gave no evidence"));
+        e = clean_cell();
+        e.server_c_passes[0].metrics_available = false;
+        CHECK(mentions(core::decide_verdict(e), "/metrics gave no requests_processing"));
+    }
+    SECTION("client depth must reach N") {
+        auto e = clean_cell(3, 2);  // three items cannot put four requests in flight
+        CHECK(mentions(core::decide_verdict(e), "client depth 3 (need 4)"));
+    }
+}
+
+TEST_CASE("row 5: requested or reference evidence missing in a compared trial", "[verdict]") {
+    auto e = clean_cell();
+    e.arm_c[2]["id3"].token_logprobs.reset();
+    auto v = core::decide_verdict(e);
+    CHECK(v.status == core::Status::GreenUnverified);
+    CHECK(mentions(v, "missing evidence: no token_logprobs in C3 for 1 id(s): id3"));
+    e = clean_cell();
+    for (auto* arm : {&e.arm_a, &*e.arm_a_prime, &*e.arm_b}) {
+        for (auto& [id, r] : *arm) r.token_logprobs.reset();
+    }
+    for (auto& pass : e.arm_c)
+        for (auto& [id, r] : pass) r.token_logprobs.reset();
+    e.logprobs_requested = true;  // asked for, returned nowhere
+    CHECK(mentions(core::decide_verdict(e), "no token_logprobs in A"));
+}
+
+TEST_CASE("coverage needs the server's own sample inside the interval", "[verdict]") {
+    auto e = clean_cell();
+    for (auto& s : e.server_c_passes) s.busy_samples = {{2500, 2600, 4}};  // after every request
+    auto v = core::decide_verdict(e);
+    CHECK(v.status == core::Status::GreenUnverified);
+    CHECK(mentions(v, "only 0 of 10 ids co-batched"));
+    CHECK(v.sensitivity.n_hot_trials == 0);
+    CHECK(core::decide_verdict(clean_cell()).sensitivity.n_hot_trials == 30);
+}
+
+TEST_CASE("a RED names requests that failed under concurrency", "[verdict]") {
+    auto e = clean_cell();
+    e.arm_c[0]["id1"].failure_mode = "http_timeout";
+    e.arm_c[1]["id2"].failure_mode = "http_error";
+    e.arm_c[1]["id3"].score = 0.0;
+    auto v = core::decide_verdict(e);
+    CHECK(v.status == core::Status::Failed);
+    CHECK(mentions(v,
+                   "2 id(s) failed under concurrency (http_error x1, http_timeout x1) after "
+                   "succeeding serially; 1 id(s) changed their answer"));
+}
+
+TEST_CASE("a RED the slot alone explains is slot_allocation", "[verdict]") {
+    auto e = clean_cell();
+    std::int64_t slot = 0;
+    for (auto& [id, r] : *e.arm_b) r.id_slot = slot++ % 4;
+    (*e.arm_b)["id1"].extracted_answer = "slot-1";  // slot 1 answers differently
+    for (auto& pass : e.arm_c)
+        for (auto& [id, r] : pass) r.id_slot = (*e.arm_b)[id].id_slot;
+    for (auto& pass : e.arm_c) pass["id1"].extracted_answer = "slot-1";
+    CHECK(core::decide_verdict(e).divergence_class == core::DivergenceClass::SlotAllocation);
+    e.arm_c[0]["id5"].extracted_answer = "batched";  // on its B slot, still not B's answer
+    CHECK(core::decide_verdict(e).divergence_class ==
+          core::DivergenceClass::SlotAllocationAndCoBatching);
+}

@@ -73,6 +73,47 @@ std::string interpretation(const core::Verdict& v, int parallel) {
            "detected', not a proof for your real model.";
 }
 
+// The plain-language report (or one JSON line) of a finished selftest.
+void report_selftest(const driver::CellOutcome& outcome, const std::string& binary, int parallel,
+                     std::size_t n_prompts, int n_predict, bool json) {
+    const auto& v = outcome.verdict;
+    core::Json per_pass = core::Json::array();
+    for (const auto& pass : v.ac.per_pass) {
+        const auto c = changes_in(pass);
+        per_pass.push_back(
+            core::Json::Object{{"tokens_changed", c.tokens}, {"logprobs_changed", c.logprobs}});
+    }
+    if (json) {
+        core::Json summary =
+            core::Json::Object{{"cert", outcome.cert_path},
+                               {"status", std::string(core::name(v.status))},
+                               {"source", std::string(core::name(outcome.cert.source))},
+                               {"serial_reproducible", v.serial_check && v.serial_check->clean()},
+                               {"b_matches_a", v.ab && v.ab->clean()},
+                               {"per_pass", per_pass},
+                               {"n_prompts", n_prompts},
+                               {"interpretation", interpretation(v, parallel)}};
+        std::cout << io::to_json_text(summary) << std::endl;
+        return;
+    }
+    std::cout << "selftest of " << binary << " at N=" << parallel << " (" << n_prompts
+              << " prompts x " << n_predict << " tokens, " << v.ac.per_pass.size()
+              << " concurrent passes)\n"
+              << "  serial runs reproduce themselves: "
+              << (v.serial_check && v.serial_check->clean() ? "yes" : "NO") << "\n"
+              << "  arm B (N slots, serial) matches A: " << (v.ab && v.ab->clean() ? "yes" : "NO")
+              << "\n";
+    for (std::size_t t = 0; t < v.ac.per_pass.size(); ++t) {
+        const auto c = changes_in(v.ac.per_pass[t]);
+        std::cout << "  concurrent pass " << t + 1 << ": " << c.tokens << " of " << n_prompts
+                  << " prompts changed tokens, " << c.logprobs << " changed logprobs\n";
+    }
+    std::cout << "  verdict: " << core::verdict_summary(v) << " [source "
+              << core::name(outcome.cert.source) << "]\n"
+              << "  " << interpretation(v, parallel) << "\n"
+              << "cert: " << outcome.cert_path << std::endl;
+}
+
 }  // namespace
 
 int selftest_main(int argc, char** argv) {
@@ -173,44 +214,9 @@ int selftest_main(int argc, char** argv) {
     std::error_code ignored;
     std::filesystem::remove(model, ignored);  // 16 MB of random weights; the cert keeps its facts
 
-    const auto& v = outcome.verdict;
-    const int code = outcome.promotable ? kExitPromotable : kExitNotPromotable;
-    core::Json per_pass = core::Json::array();
-    for (const auto& pass : v.ac.per_pass) {
-        const auto c = changes_in(pass);
-        per_pass.push_back(
-            core::Json::Object{{"tokens_changed", c.tokens}, {"logprobs_changed", c.logprobs}});
-    }
-    if (args.count("json")) {
-        core::Json summary =
-            core::Json::Object{{"cert", outcome.cert_path},
-                               {"status", std::string(core::name(v.status))},
-                               {"source", std::string(core::name(outcome.cert.source))},
-                               {"serial_reproducible", v.serial_check && v.serial_check->clean()},
-                               {"b_matches_a", v.ab && v.ab->clean()},
-                               {"per_pass", per_pass},
-                               {"n_prompts", n_prompts},
-                               {"interpretation", interpretation(v, parallel)}};
-        std::cout << io::to_json_text(summary) << std::endl;
-        return code;
-    }
-    std::cout << "selftest of " << binary << " at N=" << parallel << " (" << n_prompts
-              << " prompts x " << o.request.n_predict << " tokens, " << v.ac.per_pass.size()
-              << " concurrent passes)\n"
-              << "  serial runs reproduce themselves: "
-              << (v.serial_check && v.serial_check->clean() ? "yes" : "NO") << "\n"
-              << "  arm B (N slots, serial) matches A: " << (v.ab && v.ab->clean() ? "yes" : "NO")
-              << "\n";
-    for (std::size_t t = 0; t < v.ac.per_pass.size(); ++t) {
-        const auto c = changes_in(v.ac.per_pass[t]);
-        std::cout << "  concurrent pass " << t + 1 << ": " << c.tokens << " of " << n_prompts
-                  << " prompts changed tokens, " << c.logprobs << " changed logprobs\n";
-    }
-    std::cout << "  verdict: " << core::verdict_summary(v) << " [source "
-              << core::name(outcome.cert.source) << "]\n"
-              << "  " << interpretation(v, parallel) << "\n"
-              << "cert: " << outcome.cert_path << std::endl;
-    return code;
+    report_selftest(outcome, binary, parallel, n_prompts, o.request.n_predict,
+                    args.count("json") > 0);
+    return outcome.promotable ? kExitPromotable : kExitNotPromotable;
 }
 
 }  // namespace bi::cli

@@ -24,13 +24,7 @@ namespace {
 core::Cert sample_cert(bool red = false) {
     auto e = testing::clean_cell(6, 2);
     if (red) e.arm_c[0]["id1"].extracted_answer = "moved";
-    core::CertContext c;
-    c.cell = {"tiny/rand-256", 512, 4, "f16", 1};
-    c.source = core::Source::Live;
-    c.ts_utc = "2026-01-01T00:00:00Z";
-    c.run = core::RunRecord{};
-    c.run->seed = 42;
-    c.run->n_predict = 16;
+    const core::CertContext c = testing::fixed_cert_context();
     return core::build_cert(c, core::decide_verdict(e));
 }
 

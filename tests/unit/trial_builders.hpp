@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "core/cert.hpp"
 #include "core/sha256.hpp"
 #include "core/trial.hpp"
 #include "core/verdict.hpp"
@@ -95,6 +96,18 @@ inline core::CellEvidence clean_cell(int n_ids = 10, int passes = 3) {
     b.n_samples = 30;
     e.server_b = b;
     return e;
+}
+
+// The fixed context of the cert tests: timestamp and run settings pinned so renders are stable.
+inline core::CertContext fixed_cert_context() {
+    core::CertContext c;
+    c.cell = {"tiny/rand-256", 512, 4, "f16", 1};
+    c.source = core::Source::Live;
+    c.ts_utc = "2026-01-01T00:00:00Z";
+    c.run = core::RunRecord{};
+    c.run->seed = 42;
+    c.run->n_predict = 16;
+    return c;
 }
 
 }  // namespace bi::testing

@@ -1,5 +1,7 @@
 #include "bench_items.hpp"
 
+#include <cstdint>
+
 #include <numeric>
 
 #include "driver/builtin_workset.hpp"
@@ -19,6 +21,17 @@ std::vector<std::size_t> identity_order(std::size_t n) {
     std::vector<std::size_t> order(n);
     std::iota(order.begin(), order.end(), std::size_t{0});
     return order;
+}
+
+void state_overlap(core::CellEvidence& evidence, std::int64_t slots) {
+    core::ServerOverlapEvidence stated;
+    stated.peak_busy_slots = slots;
+    stated.peak_requests_processing = slots;
+    stated.n_samples = 1;
+    stated.busy_samples = {{0, INT64_MAX, slots}};
+    evidence.server_c_passes.assign(evidence.arm_c.size(), stated);
+    evidence.dispatch_n = slots;
+    evidence.reported_total_slots = slots;
 }
 
 }  // namespace bi::bench

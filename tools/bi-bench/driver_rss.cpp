@@ -59,16 +59,7 @@ Measurement measure_driver_rss(const BenchLimits& limits,
     core::CellEvidence evidence;
     evidence.arm_a = driver::score_arm(std::move(a.records), items, *scorer);
     evidence.arm_c.push_back(driver::score_arm(std::move(c.records), items, *scorer));
-    // The bench runs no poller; the server's overlap evidence is stated, not observed.
-    // Stated, not observed: N requests computing throughout each pass, on every source.
-    core::ServerOverlapEvidence stated;
-    stated.peak_busy_slots = slots;
-    stated.peak_requests_processing = slots;
-    stated.n_samples = 1;
-    stated.busy_samples = {{0, INT64_MAX, slots}};
-    evidence.server_c_passes.assign(evidence.arm_c.size(), stated);
-    evidence.dispatch_n = slots;
-    evidence.reported_total_slots = slots;
+    state_overlap(evidence, slots);
     const core::Verdict verdict = core::decide_verdict(evidence);
 
     const long peak = peak_rss_kib();

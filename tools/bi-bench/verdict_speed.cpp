@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <string>
 
+#include "bench_items.hpp"
 #include "core/sha256.hpp"
 #include "core/verdict.hpp"
 #include "process_usage.hpp"
@@ -73,15 +74,7 @@ Measurement measure_verdict_speed(const BenchLimits& limits) {
     evidence.arm_a_prime = synthetic_arm(ids, "A'", 0);
     evidence.arm_b = synthetic_arm(ids, "B", 0);
     for (int p = 1; p <= passes; ++p) evidence.arm_c.push_back(synthetic_arm(ids, "C", p));
-    // Stated, not observed: N requests computing throughout each pass, on every source.
-    core::ServerOverlapEvidence stated;
-    stated.peak_busy_slots = kGroup;
-    stated.peak_requests_processing = kGroup;
-    stated.n_samples = 1;
-    stated.busy_samples = {{0, INT64_MAX, kGroup}};
-    evidence.server_c_passes.assign(evidence.arm_c.size(), stated);
-    evidence.dispatch_n = kGroup;
-    evidence.reported_total_slots = kGroup;
+    state_overlap(evidence, kGroup);
     const double build_s = std::chrono::duration<double>(Clock::now() - b0).count();
 
     const double load = load_average()[0];

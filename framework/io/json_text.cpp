@@ -7,12 +7,37 @@
 #include <rapidjson/writer.h>
 
 #include <cmath>
+#include <optional>
 
 #include "core/error.hpp"
 
 namespace bi::io {
 
 namespace {
+
+// The offset of the bracket that opens level kMaxJsonDepth + 1, if any. Converting, comparing
+// and destroying a core::Json recurse once per level, so nesting from outside is bounded
+// before any of that runs (the parse itself is iterative).
+std::optional<std::size_t> too_deep_at(std::string_view text) {
+    std::size_t depth = 0;
+    bool in_string = false;
+    for (std::size_t i = 0; i < text.size(); ++i) {
+        const char c = text[i];
+        if (in_string) {
+            if (c == '\\')
+                ++i;
+            else if (c == '"')
+                in_string = false;
+        } else if (c == '"') {
+            in_string = true;
+        } else if (c == '[' || c == '{') {
+            if (++depth > kMaxJsonDepth) return i;
+        } else if ((c == ']' || c == '}') && depth > 0) {
+            --depth;
+        }
+    }
+    return std::nullopt;
+}
 
 core::Json from_rapidjson(const rapidjson::Value& v) {
     switch (v.GetType()) {
@@ -87,8 +112,13 @@ void emit(Writer& w, const core::Json& value) {
 }  // namespace
 
 core::Json parse_json(std::string_view text, std::string_view what) {
+    if (const auto offset = too_deep_at(text))
+        throw Error(ErrorCategory::Json, std::string(what) + ": JSON nested deeper than " +
+                                             std::to_string(kMaxJsonDepth) + " levels at offset " +
+                                             std::to_string(*offset));
     rapidjson::Document doc;
-    doc.Parse<rapidjson::kParseFullPrecisionFlag>(text.data(), text.size());
+    doc.Parse<rapidjson::kParseFullPrecisionFlag | rapidjson::kParseIterativeFlag>(text.data(),
+                                                                                   text.size());
     if (doc.HasParseError())
         throw Error(ErrorCategory::Json, std::string(what) + ": invalid JSON at offset " +
                                              std::to_string(doc.GetErrorOffset()) + ": " +

@@ -1,6 +1,7 @@
 // JSON text <-> core::Json, through RapidJSON. The only place JSON text is parsed or written.
 #pragma once
 
+#include <cstddef>
 #include <string>
 #include <string_view>
 
@@ -8,7 +9,12 @@
 
 namespace bi::io {
 
-// Parses strict JSON (full-precision doubles). Errors are bi::Error(Json) naming `what`
+// Deepest nesting parse_json accepts: far beyond any cert, work-set or server answer, and far
+// below what the recursive conversion could hold on a thread's stack.
+inline constexpr std::size_t kMaxJsonDepth = 256;
+
+// Parses strict JSON (full-precision doubles), iteratively, refusing nesting deeper than
+// kMaxJsonDepth. Errors are bi::Error(Json) naming `what`
 // and the byte offset: "ws.json: invalid JSON at offset 17: Missing a comma ...".
 core::Json parse_json(std::string_view text, std::string_view what);
 

@@ -70,3 +70,20 @@ TEST_CASE("parse errors name the source and the offset", "[json][io]") {
 TEST_CASE("non-finite numbers are refused on output", "[json][io]") {
     CHECK_THROWS_AS(bi::io::to_json_text(Json(1.0 / 0.0)), bi::Error);
 }
+
+TEST_CASE("nesting from outside is bounded before it can exhaust the stack", "[json]") {
+    const auto nested = [](std::size_t depth, char open, char close) {
+        return std::string(depth, open) + std::string(depth, close);
+    };
+    CHECK(bi::io::parse_json(nested(bi::io::kMaxJsonDepth, '[', ']'), "t").is_array());
+    CHECK_THROWS_WITH(bi::io::parse_json(nested(bi::io::kMaxJsonDepth + 1, '[', ']'), "body"),
+                      "body: JSON nested deeper than 256 levels at offset 256");
+    // A million levels, the shape a hostile server sends, is refused, not a crash.
+    CHECK_THROWS_AS(bi::io::parse_json(nested(1'000'000, '[', ']'), "body"), bi::Error);
+    std::string objects;
+    for (int i = 0; i < 100'000; ++i) objects += "{\"a\":";
+    CHECK_THROWS_AS(bi::io::parse_json(objects + "1" + std::string(100'000, '}'), "body"),
+                    bi::Error);
+    // Brackets inside strings are text, not nesting.
+    CHECK(bi::io::parse_json("[\"" + std::string(1000, '[') + "\\\"\"]", "t").size() == 1);
+}

@@ -112,6 +112,10 @@ void emit(Writer& w, const core::Json& value) {
 }  // namespace
 
 core::Json parse_json(std::string_view text, std::string_view what) {
+    // RapidJSON reads a NUL byte as the end of the text, so whatever follows it would go unseen.
+    if (const auto nul = text.find('\0'); nul != std::string_view::npos)
+        throw Error(ErrorCategory::Json, std::string(what) + ": invalid JSON at offset " +
+                                             std::to_string(nul) + ": a NUL byte");
     if (const auto offset = too_deep_at(text))
         throw Error(ErrorCategory::Json, std::string(what) + ": JSON nested deeper than " +
                                              std::to_string(kMaxJsonDepth) + " levels at offset " +

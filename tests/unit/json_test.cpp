@@ -87,3 +87,9 @@ TEST_CASE("nesting from outside is bounded before it can exhaust the stack", "[j
     // Brackets inside strings are text, not nesting.
     CHECK(bi::io::parse_json("[\"" + std::string(1000, '[') + "\\\"\"]", "t").size() == 1);
 }
+
+TEST_CASE("a NUL byte ends nothing: text after it is still read", "[json]") {
+    const std::string text = std::string("{\"a\":1}") + '\0' + "junk";
+    CHECK_THROWS_WITH(bi::io::parse_json(text, "c.json"),
+                      "c.json: invalid JSON at offset 7: a NUL byte");
+}

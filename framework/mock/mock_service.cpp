@@ -28,34 +28,8 @@ std::string path_of(const std::string& target) {
     return target.substr(0, target.find('?'));
 }
 
-// RapidJSON and core::Json recurse per nesting level; refuse absurd depth before parsing so a
-// hostile body cannot exhaust a handler thread's stack.
-constexpr int kMaxNesting = 256;
-
-bool nests_too_deeply(const std::string& body) {
-    int depth = 0;
-    bool in_string = false;
-    for (std::size_t i = 0; i < body.size(); ++i) {
-        const char c = body[i];
-        if (in_string) {
-            if (c == '\\')
-                ++i;
-            else if (c == '"')
-                in_string = false;
-        } else if (c == '"') {
-            in_string = true;
-        } else if (c == '[' || c == '{') {
-            if (++depth > kMaxNesting) return true;
-        } else if (c == ']' || c == '}') {
-            --depth;
-        }
-    }
-    return false;
-}
-
+// io::parse_json bounds nesting itself, so a hostile body cannot exhaust a handler's stack.
 Json parse_body(const std::string& body) {
-    if (nests_too_deeply(body))
-        throw Error(ErrorCategory::Input, "request body nests deeper than 256 levels");
     return io::parse_json(body, "request body");
 }
 

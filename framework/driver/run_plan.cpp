@@ -1,5 +1,7 @@
 #include "run_plan.hpp"
 
+#include <algorithm>
+#include <cctype>
 #include <memory>
 
 #include "core/cert.hpp"
@@ -35,6 +37,27 @@ server::Footprint RunPlan::footprint(std::int64_t ctx, int parallel) const {
     return server::project_footprint(live->facts, ctx * parallel, options.kv_label);
 }
 
+void check_cell_names(const RunOptions& options) {
+    if (!server::kv_bytes_per_element(options.kv_label))
+        throw Error(ErrorCategory::Usage,
+                    "--kv-label " + options.kv_label +
+                        ": not a llama.cpp cache type (f32, f16, bf16, q8_0, q5_1, q5_0, q4_1, "
+                        "q4_0, iq4_nl)");
+    const std::string& model = options.model_alias;
+    const auto plain_char = [](char c) {
+        return std::isalnum(static_cast<unsigned char>(c)) || c == '.' || c == '_' || c == '-' ||
+               c == '+' || c == '/';
+    };
+    const bool plain = !model.empty() && model.size() <= 200 && model.front() != '.' &&
+                       model.front() != '/' && model.find("..") == std::string::npos &&
+                       std::all_of(model.begin(), model.end(), plain_char);
+    if (!plain)
+        throw Error(ErrorCategory::Usage,
+                    "--model-alias '" + model +
+                        "': not a plain model name (letters, digits and . _ - + /, not starting "
+                        "with . or /, no '..', at most 200 characters)");
+}
+
 void plan_live(RunPlan& plan, LivePlan live, bool alias_given,
                const std::optional<std::string>& kv_label_given) {
     server::check_binary(live.target.server_bin);
@@ -59,6 +82,7 @@ void plan_live(RunPlan& plan, LivePlan live, bool alias_given,
                                          live.facts.architecture,
                                          {}};
     plan.live = std::move(live);
+    check_cell_names(o);
 }
 
 std::vector<CellResult> run_plan(const RunPlan& plan, plugin_host::ScorerInstance& scorer,
@@ -66,6 +90,7 @@ std::vector<CellResult> run_plan(const RunPlan& plan, plugin_host::ScorerInstanc
                                  const std::function<void(const CellResult&)>& on_cell) {
     if (!plan.live && !plan.mock)
         throw Error(ErrorCategory::Internal, "a run plan needs a live target or the mock");
+    check_cell_names(plan.options);
     std::vector<CellResult> results;
     for (auto ctx : plan.ctxs) {
         std::unique_ptr<ServerLauncher> launcher;

@@ -58,6 +58,10 @@ struct RunPlan {
 void plan_live(RunPlan& plan, LivePlan live, bool alias_given,
                const std::optional<std::string>& kv_label_given);
 
+// Refuses (bi::Error(Usage)) a KV label that is not a llama.cpp cache type, and a model name that
+// is not plain: it names the cert file, so "../../x" or ".hidden" would put it elsewhere.
+void check_cell_names(const RunOptions& options);
+
 struct CellResult {
     std::int64_t ctx = 0;
     int parallel = 0;

@@ -181,5 +181,13 @@ TEST_CASE("run-mock: bad flags are refused before anything runs", "[integration]
         {BI_RUN_PATH, "run-mock", "--out-dir", dir.path(), "--workset", dir.file("no.json")});
     CHECK(r.exit_code == 2);
     CHECK_THAT(r.err, Catch::Contains("no.json"));
+    r = run_command({BI_RUN_PATH, "run-mock", "--out-dir", dir.path(), "--kv-label", "bogus"});
+    CHECK(r.exit_code == 2);
+    CHECK_THAT(r.err, Catch::Contains("--kv-label bogus: not a llama.cpp cache type"));
+    for (const char* alias : {"../../x", ".hidden", "a b", "/abs"}) {
+        r = run_command({BI_RUN_PATH, "run-mock", "--out-dir", dir.path(), "--model-alias", alias});
+        CHECK(r.exit_code == 2);
+        CHECK_THAT(r.err, Catch::Contains("not a plain model name"));
+    }
     CHECK(std::filesystem::is_empty(dir.path()));
 }

@@ -206,7 +206,11 @@ TEST_CASE("run-live: a server that ignores SIGTERM is killed after the grace", "
                Catch::Contains("ignoring SIGTERM"));
 }
 
-TEST_CASE("run-live: SIGINT mid-run tears the server down and exits 130", "[lifecycle]") {
+TEST_CASE("run-live: a signal mid-run tears the server down and exits 128 + signal",
+          "[lifecycle]") {
+    const auto [signal_number, expected] = GENERATE(
+        std::make_pair(SIGINT, 130), std::make_pair(SIGTERM, 143), std::make_pair(SIGHUP, 129));
+    INFO("signal " << signal_number);
     testing::ScratchDir dir;
     // A slow mock (100 ms per token) keeps arm A busy long enough to interrupt it.
     auto argv = live_argv(dir, BI_MOCK_SERVER_PATH, {"--server-flag=--tick-ms=100"});
@@ -220,11 +224,11 @@ TEST_CASE("run-live: SIGINT mid-run tears the server down and exits 130", "[life
     std::uint16_t port = 0;
     CHECK(testing::wait_until([&] { return (port = listening_port(log)) != 0; }));
     CHECK(testing::wait_until([&] { return requests_processing(port) > 0; }));
-    ::kill(driver, SIGINT);
+    ::kill(driver, signal_number);
     int status = 0;
     REQUIRE(::waitpid(driver, &status, 0) == driver);
     REQUIRE(WIFEXITED(status));
-    CHECK(WEXITSTATUS(status) == 130);
+    CHECK(WEXITSTATUS(status) == expected);
     CHECK_FALSE(fs::exists(cert_path(dir)));
     // The server's own log says it was stopped by SIGTERM from the driver.
     CHECK_THAT(io::read_file(log), Catch::Contains("stopped"));

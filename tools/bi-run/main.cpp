@@ -55,7 +55,8 @@ void print_usage(std::ostream& out) {
         out << "  " << command.name << std::string(14 - std::strlen(command.name), ' ')
             << command.summary << "\n";
     out << "\nexit status: 0 promotable GREEN, 3 a verdict that is not promotable, 2 usage error "
-           "or refused launch,\n1 error before a verdict, 130/143 interrupted.\n";
+           "or refused launch,\n1 error before a verdict, 129/130/143 interrupted by "
+           "SIGHUP/SIGINT/SIGTERM.\n";
 }
 
 }  // namespace
@@ -83,7 +84,7 @@ int main(int argc, char** argv) {
             return bi::cli::kExitUsage;
         } catch (const bi::driver::Interrupted& e) {
             std::cerr << "bi-run " << command.name << ": " << e.what() << "\n";
-            return e.signal_number() == SIGTERM ? bi::cli::kExitSigterm : bi::cli::kExitSigint;
+            return bi::cli::exit_for_signal(e.signal_number());
         } catch (const bi::Error& e) {
             std::cerr << "bi-run " << command.name << ": " << e.what() << "\n";
             return is_bad_input(e.category()) ? bi::cli::kExitUsage : bi::cli::kExitError;

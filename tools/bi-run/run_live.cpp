@@ -196,14 +196,14 @@ int run_live_cells(int argc, char** argv, bool sweep) {
               "end.\n\n"
               "Exit status: 0 when every cell is a promotable GREEN, 3 otherwise, 2 usage error\n"
               "or refused launch, 1 an error before a cell's verdict (cells already done keep\n"
-              "their certs), 130/143 interrupted."
+              "their certs), 129/130/143 interrupted (SIGHUP/SIGINT/SIGTERM)."
             : "Verifies one cell (model, ctx, N) against a real server: arm A (--parallel 1,\n"
               "serial), A' (its repeat), then on a --parallel N server arm B (serial) and T "
               "passes\n"
               "of arm C (N requests at once). Writes one cert; a GREEN is promotable only from a\n"
               "live server.\n\n"
               "Exit status: 0 promotable GREEN, 3 a verdict that is not promotable, 2 usage error\n"
-              "or refused launch (no cert), 1 error before a verdict (no cert), 130/143\n"
+              "or refused launch (no cert), 1 error before a verdict (no cert), 129/130/143\n"
               "interrupted.");
     add_run_options(options, "");
     add_server_options(options);

@@ -19,7 +19,7 @@ int run_mock_main(int argc, char** argv) {
         "server and writes its cert with source \"mock\" - never promotable. With no divergence\n"
         "the verdict is green; --divergence=score shows a RED.\n\n"
         "Exit status: 0 when the mock cell is green, 3 for any other verdict, 2 usage error,\n"
-        "1 error before a verdict, 130/143 interrupted.");
+        "1 error before a verdict, 129/130/143 interrupted.");
     add_run_options(options, "bi-mock");
     options.add_options("Scoring and work-set")(
         "profile", "A measurement profile: the plugin generator and scorer of that id (e.g. spark)",

@@ -124,7 +124,7 @@ int selftest_main(int argc, char** argv) {
         "whether serial runs reproduce themselves, whether arm B matches A, how many prompts\n"
         "changed tokens or logprobs under co-batching, and the verdict.\n\n"
         "Exit status as run-live: 0 promotable GREEN, 3 any other verdict, 2 usage error or\n"
-        "refused launch, 1 error before a verdict, 130/143 interrupted.");
+        "refused launch, 1 error before a verdict, 129/130/143 interrupted.");
     options.add_options()("server-bin", "The llama-server (or work-alike) binary",
                           cxxopts::value<std::string>())("parallel", "N",
                                                          cxxopts::value<int>()->default_value("4"))(

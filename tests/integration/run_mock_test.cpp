@@ -184,6 +184,20 @@ TEST_CASE("run-mock: bad flags are refused before anything runs", "[integration]
     r = run_command({BI_RUN_PATH, "run-mock", "--out-dir", dir.path(), "--kv-label", "bogus"});
     CHECK(r.exit_code == 2);
     CHECK_THAT(r.err, Catch::Contains("--kv-label bogus: not a llama.cpp cache type"));
+    const std::vector<std::pair<std::vector<std::string>, std::string>> out_of_range{
+        {{"--ctx", "3000000000"}, "--ctx 3000000000: at most 2147483647"},
+        {{"--ctx", "1073741824", "--parallel", "4"}, "= 4294967296 tokens"},
+        {{"--parallel", "100000"}, "--parallel 100000: at most 4096"},
+        {{"--req-timeout", "1e300"}, "--req-timeout: expected a number of seconds"},
+        {{"--arm-deadline", "-1"}, "--arm-deadline must not be negative"},
+    };
+    for (const auto& [flags, message] : out_of_range) {
+        std::vector<std::string> argv{BI_RUN_PATH, "run-mock", "--out-dir", dir.path()};
+        argv.insert(argv.end(), flags.begin(), flags.end());
+        r = run_command(argv);
+        CHECK(r.exit_code == 2);
+        CHECK_THAT(r.err, Catch::Contains(message));
+    }
     for (const char* alias : {"../../x", ".hidden", "a b", "/abs"}) {
         r = run_command({BI_RUN_PATH, "run-mock", "--out-dir", dir.path(), "--model-alias", alias});
         CHECK(r.exit_code == 2);

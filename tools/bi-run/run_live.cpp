@@ -132,12 +132,8 @@ void plan_from_options(const cxxopts::ParseResult& args, RunSetup& setup) {
               "--server-bin and --model too");
     live.limits = guard_limits(args);
     live.port = chosen_port(args);
-    const double ready = args["ready-timeout"].as<double>();
-    if (!(ready > 0)) usage("--ready-timeout must be positive");
-    live.ready_timeout = std::chrono::milliseconds(static_cast<std::int64_t>(ready * 1000));
-    const double grace = args["shutdown-grace"].as<double>();
-    if (grace < 0) usage("--shutdown-grace must not be negative");
-    live.grace = std::chrono::milliseconds(static_cast<std::int64_t>(grace * 1000));
+    live.ready_timeout = seconds_option(args, "ready-timeout");
+    live.grace = seconds_option(args, "shutdown-grace", true);
     const bool alias_given =
         args.count("model-alias") && !args["model-alias"].as<std::string>().empty();
     std::optional<std::string> kv;

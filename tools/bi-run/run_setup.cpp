@@ -3,6 +3,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cmath>
 #include <filesystem>
 #include <iostream>
 
@@ -77,6 +78,17 @@ std::vector<T> int_list(const std::string& text, const std::string& flag, T mini
 
 }  // namespace
 
+std::chrono::milliseconds seconds_option(const cxxopts::ParseResult& args, const char* name,
+                                         bool zero_allowed) {
+    const double seconds = args[name].as<double>();
+    const std::string flag = std::string("--") + name;
+    if (!std::isfinite(seconds) || seconds > 1e6)
+        usage(flag + ": expected a number of seconds up to 1000000");
+    if (zero_allowed ? seconds < 0 : !(seconds > 0))
+        usage(flag + (zero_allowed ? " must not be negative" : " must be positive"));
+    return std::chrono::milliseconds(static_cast<std::int64_t>(seconds * 1000));
+}
+
 void add_run_options(cxxopts::Options& options, const std::string& default_alias) {
     options.add_options("Cell")(
         "out-dir", "Directory the cert is written to (created when missing)",
@@ -127,6 +139,18 @@ RunSetup prepare_run(const cxxopts::ParseResult& args, bool allow_lists,
     setup.plan.ctxs = int_list<std::int64_t>(args["ctx"].as<std::string>(), "ctx", 16, allow_lists);
     setup.plan.parallels =
         int_list<int>(args["parallel"].as<std::string>(), "parallel", 1, allow_lists);
+    // llama-server keeps a context size in 32 bits: refuse what would wrap before any launch.
+    constexpr std::int64_t kMaxContext = 2147483647;
+    for (auto ctx : setup.plan.ctxs) {
+        if (ctx > kMaxContext) usage("--ctx " + std::to_string(ctx) + ": at most 2147483647");
+        for (int n : setup.plan.parallels) {
+            if (n > 4096) usage("--parallel " + std::to_string(n) + ": at most 4096");
+            if (ctx * n > kMaxContext)
+                usage("--ctx " + std::to_string(ctx) + " x --parallel " + std::to_string(n) +
+                      " = " + std::to_string(ctx * n) +
+                      " tokens for the N-slot server: at most 2147483647");
+        }
+    }
     o.passes = positive<int>(args, "passes");
     if (args.count("gate-passes")) o.passes = positive<int>(args, "gate-passes");
     o.reps = positive<int>(args, "reps");
@@ -139,13 +163,9 @@ RunSetup prepare_run(const cxxopts::ParseResult& args, bool allow_lists,
     o.request.endpoint = *endpoint_kind;
     o.seed = args["seed"].as<std::uint64_t>();
     o.stagger = std::chrono::milliseconds(positive<int>(args, "stagger-ms", 0));
-    const double timeout = args["req-timeout"].as<double>();
-    if (!(timeout > 0)) usage("--req-timeout must be positive");
-    o.request.timeout = std::chrono::milliseconds(static_cast<std::int64_t>(timeout * 1000));
-    const double deadline = args["arm-deadline"].as<double>();
-    if (deadline < 0) usage("--arm-deadline must not be negative");
-    if (deadline > 0)
-        o.arm_deadline = std::chrono::milliseconds(static_cast<std::int64_t>(deadline * 1000));
+    o.request.timeout = seconds_option(args, "req-timeout");
+    if (const auto deadline = seconds_option(args, "arm-deadline", true); deadline.count() > 0)
+        o.arm_deadline = deadline;
     o.stop_on_red = args.count("stop-on-red") > 0;
     setup.quiet = args.count("quiet") > 0;
     setup.json = args.count("json") > 0;

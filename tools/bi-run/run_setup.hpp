@@ -4,6 +4,7 @@
 
 #include <cxxopts.hpp>
 
+#include <chrono>
 #include <memory>
 #include <string>
 
@@ -31,6 +32,11 @@ struct RunSetup {
 // only its scorer.
 RunSetup prepare_run(const cxxopts::ParseResult& args, bool allow_lists = false,
                      ProfileScope profile_scope = ProfileScope::PluginOnly);
+
+// A duration option in seconds, as milliseconds: finite, at most 1,000,000 s (so the conversion
+// cannot overflow), and > 0 (or >= 0 when `zero_allowed`); the message names the option.
+std::chrono::milliseconds seconds_option(const cxxopts::ParseResult& args, const char* name,
+                                         bool zero_allowed = false);
 
 // Prints the verdict (stdout; one JSON line with --json) and returns the exit status for it.
 int report_outcome(const driver::CellResult& result, const RunSetup& setup);

@@ -18,6 +18,7 @@
 #include "io/json_text.hpp"
 #include "option_tokens.hpp"
 #include "plugin_host/plugin_set.hpp"
+#include "run_setup.hpp"
 #include "server/argv.hpp"
 #include "server/guards.hpp"
 
@@ -193,8 +194,7 @@ int selftest_main(int argc, char** argv) {
 
     driver::LivePlan live;
     live.target = {binary, model, o.model_alias, "f16", flags};
-    live.ready_timeout = std::chrono::milliseconds(
-        static_cast<std::int64_t>(args["ready-timeout"].as<double>() * 1000));
+    live.ready_timeout = seconds_option(args, "ready-timeout");
     plan.ctxs = {ctx};
     plan.parallels = {parallel};
     plan.log_file = "selftest.server.log";

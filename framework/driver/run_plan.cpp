@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <filesystem>
 #include <memory>
 
 #include "core/cert.hpp"
@@ -91,6 +92,10 @@ std::vector<CellResult> run_plan(const RunPlan& plan, plugin_host::ScorerInstanc
     if (!plan.live && !plan.mock)
         throw Error(ErrorCategory::Internal, "a run plan needs a live target or the mock");
     check_cell_names(plan.options);
+    std::error_code ec;
+    std::filesystem::create_directories(plan.options.out_dir, ec);
+    if (ec)
+        throw Error(ErrorCategory::Io, "--out-dir " + plan.options.out_dir + ": " + ec.message());
     std::vector<CellResult> results;
     for (auto ctx : plan.ctxs) {
         std::unique_ptr<ServerLauncher> launcher;

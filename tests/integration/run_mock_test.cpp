@@ -204,4 +204,12 @@ TEST_CASE("run-mock: bad flags are refused before anything runs", "[integration]
         CHECK_THAT(r.err, Catch::Contains("not a plain model name"));
     }
     CHECK(std::filesystem::is_empty(dir.path()));
+    // A refused run creates no --out-dir either.
+    r = run_command({BI_RUN_PATH, "run-mock", "--out-dir", dir.file("new/certs"), "--passes", "0"});
+    CHECK(r.exit_code == 2);
+    CHECK_FALSE(std::filesystem::exists(dir.file("new")));
+    const std::string file = dir.write("plain-file", "x");
+    r = run_command({BI_RUN_PATH, "run-mock", "--out-dir", file + "/certs"});
+    CHECK(r.exit_code == 2);
+    CHECK_THAT(r.err, Catch::Contains("is not a directory"));
 }

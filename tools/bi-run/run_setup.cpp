@@ -32,15 +32,20 @@ T positive(const cxxopts::ParseResult& args, const char* name, T minimum = 1) {
     return value;
 }
 
-// Creates the directory when missing and proves it is writable, so that a run never ends
-// with a verdict it cannot save.
+// Proves the directory is (or can be created) writable, so that a run never ends with a verdict
+// it cannot save; it is created only when the run starts (driver::run_plan), so a refused run
+// leaves nothing behind.
 std::string prepare_out_dir(const std::string& dir) {
+    namespace fs = std::filesystem;
     if (dir.empty()) usage("--out-dir is required (the directory the cert is written to)");
     std::error_code ec;
-    std::filesystem::create_directories(dir, ec);
-    if (ec) usage("--out-dir " + dir + ": " + ec.message());
-    if (!std::filesystem::is_directory(dir)) usage("--out-dir " + dir + ": not a directory");
-    if (::access(dir.c_str(), W_OK) != 0) usage("--out-dir " + dir + ": not writable");
+    fs::path existing = fs::absolute(dir, ec);
+    while (!existing.empty() && !fs::exists(existing, ec) && existing != existing.parent_path())
+        existing = existing.parent_path();
+    if (!fs::is_directory(existing, ec))
+        usage("--out-dir " + dir + ": " + existing.string() + " is not a directory");
+    if (::access(existing.c_str(), W_OK) != 0)
+        usage("--out-dir " + dir + ": " + existing.string() + " is not writable");
     return dir;
 }
 

@@ -4,6 +4,7 @@
 
 #include <iostream>
 
+#include "command_line.hpp"
 #include "commands.hpp"
 #include "core/error.hpp"
 #include "exit_codes.hpp"
@@ -32,13 +33,11 @@ int plugins_main(int argc, char** argv) {
     options.add_options()("h,help", "Show this help")("plugin",
                                                       "Plugin .so to load as well (repeatable)",
                                                       cxxopts::value<std::vector<std::string>>());
-    const auto args = options.parse(argc, argv);
+    const auto args = parse_command_line(options, argc, argv);
     if (args.count("help")) {
         std::cout << options.help() << "\n";
         return kExitPromotable;
     }
-    if (!args.unmatched().empty())
-        throw Error(ErrorCategory::Usage, "unexpected argument '" + args.unmatched()[0] + "'");
 
     plugin_host::PluginSet plugins;
     load_plugins(plugins, args.count("plugin") ? args["plugin"].as<std::vector<std::string>>()

@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <iostream>
 
+#include "command_line.hpp"
 #include "commands.hpp"
 #include "core/cert.hpp"
 #include "core/cert_consistency.hpp"
@@ -56,7 +57,7 @@ int report_main(int argc, char** argv) {
     options.add_options()("json", "One JSON array on stdout")("h,help", "Show this help")(
         "paths", "Certs or directories", cxxopts::value<std::vector<std::string>>());
     options.parse_positional({"paths"});
-    const auto args = options.parse(argc, argv);
+    const auto args = parse_command_line(options, argc, argv);
     if (args.count("help")) {
         std::cout << options.help() << "\n";
         return kExitPromotable;

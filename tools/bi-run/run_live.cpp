@@ -8,6 +8,7 @@
 #include <iostream>
 #include <sstream>
 
+#include "command_line.hpp"
 #include "commands.hpp"
 #include "core/cert.hpp"
 #include "core/error.hpp"
@@ -89,8 +90,7 @@ driver::LiveTarget resolve_target(const cxxopts::ParseResult& args, bool profile
 server::GuardLimits guard_limits(const cxxopts::ParseResult& args) {
     server::GuardLimits limits;
     if (args.count("max-footprint-gb")) {
-        limits.max_footprint_gb = args["max-footprint-gb"].as<double>();
-        if (!(*limits.max_footprint_gb > 0)) usage("--max-footprint-gb must be positive");
+        limits.max_footprint_gb = number_option(args, "max-footprint-gb", 0.001, 1e6);
     }
     if (args.count("reserved-port"))
         for (int port : args["reserved-port"].as<std::vector<int>>()) {
@@ -203,12 +203,11 @@ int run_live_cells(int argc, char** argv, bool sweep) {
               "interrupted.");
     add_run_options(options, "");
     add_server_options(options);
-    const auto args = options.parse(argc, argv);
+    const auto args = parse_command_line(options, argc, argv);
     if (args.count("help")) {
         std::cout << options.help() << "\n";
         return kExitPromotable;
     }
-    if (!args.unmatched().empty()) usage("unexpected argument '" + args.unmatched().front() + "'");
 
     RunSetup setup = prepare_run(args, sweep, ProfileScope::ModelsFileFirst);
     plan_from_options(args, setup);
@@ -263,7 +262,7 @@ int plan_n_main(int argc, char** argv) {
         "kv-label", "KV cache type (f16, q8_0, q4_0 ...)", cxxopts::value<std::string>())(
         "max-footprint-gb", "Cap to compare against", cxxopts::value<double>())("h,help",
                                                                                 "Show this help");
-    const auto args = options.parse(argc, argv);
+    const auto args = parse_command_line(options, argc, argv);
     if (args.count("help")) {
         std::cout << options.help() << "\n";
         return kExitPromotable;
@@ -277,7 +276,7 @@ int plan_n_main(int argc, char** argv) {
     const std::string kv = args.count("kv-label") ? args["kv-label"].as<std::string>() : target.kv;
     if (!server::kv_bytes_per_element(kv)) usage("--kv-label " + kv + ": unknown cache type");
     std::optional<double> cap;
-    if (args.count("max-footprint-gb")) cap = args["max-footprint-gb"].as<double>();
+    if (args.count("max-footprint-gb")) cap = number_option(args, "max-footprint-gb", 0.001, 1e6);
     const auto facts = server::read_model_facts(target.model);
     const auto mem = server::mem_available_bytes();
     std::cout << target.model << ": " << server::format_gib(facts.file_bytes) << ", "

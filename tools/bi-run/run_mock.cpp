@@ -2,6 +2,7 @@
 // same driver run-live uses; only the server launch differs.
 #include <iostream>
 
+#include "command_line.hpp"
 #include "commands.hpp"
 #include "core/error.hpp"
 #include "driver/interrupt.hpp"
@@ -37,22 +38,20 @@ int run_mock_main(int argc, char** argv) {
         "hang", "Never answer completion requests (use with --req-timeout)")(
         "loading-seconds", "Answer 503 'Loading model' this long after start",
         cxxopts::value<double>()->default_value("0"));
-    const auto args = options.parse(argc, argv);
+    const auto args = parse_command_line(options, argc, argv);
     if (args.count("help")) {
         std::cout << options.help() << "\n";
         return kExitPromotable;
     }
-    if (!args.unmatched().empty())
-        throw Error(ErrorCategory::Usage, "unexpected argument '" + args.unmatched().front() + "'");
 
     mock::MockConfig base;
     base.divergence = mock::parse_divergence(args["divergence"].as<std::string>());
-    base.divergence_p = args["divergence-p"].as<double>();
-    base.tick_ms = args["tick-ms"].as<double>();
+    base.divergence_p = number_option(args, "divergence-p", 0, 1);
+    base.tick_ms = number_option(args, "tick-ms", 0, 60000);
     base.empty = args.count("empty") > 0;
     if (args.count("crash-after")) base.crash_after = args["crash-after"].as<std::int64_t>();
     base.hang = args.count("hang") > 0;
-    base.loading_seconds = args["loading-seconds"].as<double>();
+    base.loading_seconds = number_option(args, "loading-seconds", 0, 3600);
     base.model_alias = args["model-alias"].as<std::string>();
     mock::validate(base);
 

@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <iostream>
 
+#include "command_line.hpp"
 #include "commands.hpp"
 #include "core/error.hpp"
 #include "driver/builtin_workset.hpp"
@@ -140,12 +141,11 @@ int selftest_main(int argc, char** argv) {
                                        cxxopts::value<double>()->default_value("120"))(
         "quiet", "No progress on stderr")("json", "Print a one-line JSON summary on stdout")(
         "h,help", "Show this help");
-    const auto args = options.parse(argc, argv);
+    const auto args = parse_command_line(options, argc, argv);
     if (args.count("help")) {
         std::cout << options.help() << "\n";
         return kExitPromotable;
     }
-    if (!args.unmatched().empty()) usage("unexpected argument '" + args.unmatched().front() + "'");
     if (!args.count("server-bin")) usage("--server-bin is required");
     const std::string binary = args["server-bin"].as<std::string>();
     const int parallel = args["parallel"].as<int>();

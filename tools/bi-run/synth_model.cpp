@@ -11,6 +11,7 @@
 #include <system_error>
 #include <type_traits>
 
+#include "command_line.hpp"
 #include "commands.hpp"
 #include "core/error.hpp"
 #include "exit_codes.hpp"
@@ -89,12 +90,11 @@ int synth_model_main(int argc, char** argv) {
                                           cxxopts::value<std::string>()->default_value("f32"))(
         "seed", "Weight seed",
         cxxopts::value<std::string>()->default_value(std::to_string(defaults.seed)));
-    const auto args = options.parse(argc, argv);
+    const auto args = parse_command_line(options, argc, argv);
     if (args.count("help")) {
         std::cout << options.help() << "\n";
         return kExitPromotable;
     }
-    if (!args.unmatched().empty()) usage_error("unexpected argument '" + args.unmatched()[0] + "'");
     if (!args.count("out")) usage_error("--out is required");
 
     gguf::ModelSpec spec;

@@ -3,6 +3,7 @@
 
 #include <iostream>
 
+#include "command_line.hpp"
 #include "commands.hpp"
 #include "core/cert.hpp"
 #include "core/cert_consistency.hpp"
@@ -73,7 +74,7 @@ int verify_cert_main(int argc, char** argv) {
     options.add_options()("h,help", "Show this help")("certs", "Cert files",
                                                       cxxopts::value<std::vector<std::string>>());
     options.parse_positional({"certs"});
-    const auto args = options.parse(argc, argv);
+    const auto args = parse_command_line(options, argc, argv);
     if (args.count("help")) {
         std::cout << options.help() << "\n";
         return kExitPromotable;

@@ -4,6 +4,7 @@
 
 #include <iostream>
 
+#include "command_line.hpp"
 #include "commands.hpp"
 #include "core/error.hpp"
 #include "exit_codes.hpp"
@@ -33,13 +34,11 @@ int workset_main(int argc, char** argv) {
         "generator-param", "KEY=VALUE for the generator (repeatable)",
         cxxopts::value<std::vector<std::string>>())(
         "out", "File to write atomically (default: stdout)", cxxopts::value<std::string>());
-    const auto args = options.parse(argc, argv);
+    const auto args = parse_command_line(options, argc, argv);
     if (args.count("help")) {
         std::cout << options.help() << "\n";
         return kExitPromotable;
     }
-    if (!args.unmatched().empty())
-        throw Error(ErrorCategory::Usage, "unexpected argument '" + args.unmatched()[0] + "'");
     if (!args.count("generator")) throw Error(ErrorCategory::Usage, "--generator is required");
 
     plugin_host::GenerationRequest request;

@@ -1,0 +1,26 @@
+// Parsing one command's argv with cxxopts, with errors a person can act on.
+#pragma once
+
+#include <cxxopts.hpp>
+
+#include <string>
+#include <string_view>
+
+namespace bi::cli {
+
+// options.parse(), but every parse error is bi::Error(Usage) naming the option: a value that is
+// not a number of the option's kind ("--ctx: 'abc' is not a valid number"), an unknown option
+// ("unknown option --foo (see bi-run run-mock --help)"), a missing value. Anything left over
+// that is not an option is refused too, so a stray word never passes silently.
+cxxopts::ParseResult parse_command_line(cxxopts::Options& options, int argc, char** argv);
+
+// A finite floating-point option within [minimum, maximum]; bi::Error(Usage) naming the option
+// otherwise ("--tick-ms must be between 0 and 60000").
+double number_option(const cxxopts::ParseResult& args, const char* name, double minimum,
+                     double maximum);
+
+// The option whose value was `value` on this command line ("--ctx"), or "" when none was; the
+// option is spelt as typed. Exposed for tests.
+std::string option_given_value(int argc, const char* const* argv, std::string_view value);
+
+}  // namespace bi::cli

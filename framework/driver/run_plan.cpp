@@ -4,9 +4,13 @@
 #include <cctype>
 #include <filesystem>
 #include <memory>
+#include <set>
+#include <string>
+#include <vector>
 
 #include "core/cert.hpp"
 #include "core/error.hpp"
+#include "io/files.hpp"
 #include "mock_launcher.hpp"
 #include "server/argv.hpp"
 
@@ -86,6 +90,43 @@ void plan_live(RunPlan& plan, LivePlan live, bool alias_given,
     check_cell_names(o);
 }
 
+namespace {
+
+// One lock per file this plan writes (every cell's cert and every ctx's server log), so a second
+// run of the same cell into the same directory is refused instead of racing for the same files.
+// Taking them also proves, before any server starts, that the directory takes new files.
+std::vector<std::unique_ptr<io::FileLock>> lock_cells(const RunPlan& plan) {
+    std::set<std::string> targets;  // a --log-file shared by every ctx is locked once
+    for (auto ctx : plan.ctxs) {
+        targets.insert(plan.log_path(ctx));
+        for (int n : plan.parallels) targets.insert(plan.cert_path(ctx, n));
+    }
+    std::vector<std::unique_ptr<io::FileLock>> locks;
+    for (const auto& target : targets) {
+        std::error_code ec;
+        if (std::filesystem::is_directory(target, ec))
+            throw Error(ErrorCategory::Usage,
+                        target + " is a directory; bi-run writes a file there");
+        std::string holder;
+        std::unique_ptr<io::FileLock> lock;
+        try {
+            lock = io::FileLock::try_lock(target + ".lock", holder);
+        } catch (const Error& e) {
+            throw Error(ErrorCategory::Usage,
+                        "--out-dir " + plan.options.out_dir + ": " + e.what());
+        }
+        if (!lock)
+            throw Error(ErrorCategory::Usage,
+                        target + " is being written by another bi-run" +
+                            (holder.empty() ? std::string() : " (pid " + holder + ")") +
+                            "; wait for it to finish or use another --out-dir");
+        locks.push_back(std::move(lock));
+    }
+    return locks;
+}
+
+}  // namespace
+
 std::vector<CellResult> run_plan(const RunPlan& plan, plugin_host::ScorerInstance& scorer,
                                  const WorkRowSource& rows, Progress& progress,
                                  const std::function<void(const CellResult&)>& on_cell) {
@@ -96,6 +137,7 @@ std::vector<CellResult> run_plan(const RunPlan& plan, plugin_host::ScorerInstanc
     std::filesystem::create_directories(plan.options.out_dir, ec);
     if (ec)
         throw Error(ErrorCategory::Io, "--out-dir " + plan.options.out_dir + ": " + ec.message());
+    const auto locks = lock_cells(plan);
     std::vector<CellResult> results;
     for (auto ctx : plan.ctxs) {
         std::unique_ptr<ServerLauncher> launcher;

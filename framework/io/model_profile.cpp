@@ -3,6 +3,7 @@
 #include <toml++/toml.h>
 
 #include "core/error.hpp"
+#include "files.hpp"
 
 namespace bi::io {
 
@@ -14,7 +15,10 @@ namespace {
 
 toml::table parse(const std::string& path) {
     try {
-        return toml::parse_file(path);
+        const std::string text = read_file(path);
+        return toml::parse(text, path);
+    } catch (const Error& e) {
+        throw Error(ErrorCategory::Input, e.what());  // the user named this file
     } catch (const toml::parse_error& e) {
         const auto& where = e.source().begin;
         bad(path, "invalid TOML at line " + std::to_string(where.line) + ": " +

@@ -8,6 +8,8 @@
 #include <string>
 #include <thread>
 
+#include "core/utf8.hpp"
+
 namespace bi::driver {
 
 namespace {
@@ -31,17 +33,19 @@ std::string field_from(const std::string& path, const std::string& key) {
 core::HostRecord describe_host() {
     core::HostRecord host;
     char name[256] = {};
-    if (::gethostname(name, sizeof name - 1) == 0) host.hostname = std::string(name);
-    host.cpu = field_from("/proc/cpuinfo", "model name");
+    if (::gethostname(name, sizeof name - 1) == 0) host.hostname = core::replace_invalid_utf8(name);
+    host.cpu = core::replace_invalid_utf8(field_from("/proc/cpuinfo", "model name"));
     host.n_cpus = static_cast<std::int64_t>(std::thread::hardware_concurrency());
     std::error_code ec;
     const std::filesystem::path nvidia("/proc/driver/nvidia/gpus");
     if (std::filesystem::is_directory(nvidia, ec))
         for (const auto& entry : std::filesystem::directory_iterator(nvidia, ec))
-            host.gpus.push_back(field_from((entry.path() / "information").string(), "Model"));
+            host.gpus.push_back(core::replace_invalid_utf8(
+                field_from((entry.path() / "information").string(), "Model")));
     struct utsname uts {};
     if (::uname(&uts) == 0)
-        host.os = std::string(uts.sysname) + " " + uts.release + " " + uts.machine;
+        host.os = core::replace_invalid_utf8(std::string(uts.sysname) + " " + uts.release + " " +
+                                             uts.machine);
     return host;
 }
 

@@ -10,6 +10,7 @@
 #include <optional>
 
 #include "core/error.hpp"
+#include "core/utf8.hpp"
 
 namespace bi::io {
 
@@ -39,7 +40,18 @@ std::optional<std::size_t> too_deep_at(std::string_view text) {
     return std::nullopt;
 }
 
-core::Json from_rapidjson(const rapidjson::Value& v) {
+// A string RapidJSON decoded: the text was checked to be UTF-8, but a backslash-u escape of a
+// lone surrogate decodes to bytes that are not, so every decoded string is checked again.
+std::string checked_string(const char* data, rapidjson::SizeType size, std::string_view what) {
+    std::string out(data, size);
+    if (core::first_invalid_utf8(out))
+        throw Error(ErrorCategory::Json,
+                    std::string(what) +
+                        ": a \\u escape that is not a Unicode character (a lone surrogate)");
+    return out;
+}
+
+core::Json from_rapidjson(const rapidjson::Value& v, std::string_view what) {
     switch (v.GetType()) {
         case rapidjson::kNullType:
             return {};
@@ -48,26 +60,34 @@ core::Json from_rapidjson(const rapidjson::Value& v) {
         case rapidjson::kTrueType:
             return true;
         case rapidjson::kStringType:
-            return std::string(v.GetString(), v.GetStringLength());
+            return checked_string(v.GetString(), v.GetStringLength(), what);
         case rapidjson::kNumberType:
             if (v.IsInt64()) return v.GetInt64();
             return v.GetDouble();  // doubles, and integers beyond int64
         case rapidjson::kArrayType: {
             core::Json::Array array;
             array.reserve(v.Size());
-            for (const auto& item : v.GetArray()) array.push_back(from_rapidjson(item));
+            for (const auto& item : v.GetArray()) array.push_back(from_rapidjson(item, what));
             return array;
         }
         case rapidjson::kObjectType: {
             core::Json::Object object;
             for (const auto& member : v.GetObject())
                 object.insert_or_assign(
-                    std::string(member.name.GetString(), member.name.GetStringLength()),
-                    from_rapidjson(member.value));
+                    checked_string(member.name.GetString(), member.name.GetStringLength(), what),
+                    from_rapidjson(member.value, what));
             return object;
         }
     }
     return {};
+}
+
+// JSON text is UTF-8: a string that is not (bytes a server, plugin or file sent) is never written.
+void refuse_invalid_utf8(const std::string& text) {
+    if (const auto bad = core::first_invalid_utf8(text))
+        throw Error(ErrorCategory::Json, "cannot write a string that is not UTF-8 as JSON (byte " +
+                                             std::to_string(*bad) + " of a " +
+                                             std::to_string(text.size()) + "-byte string)");
 }
 
 template <typename Writer>
@@ -90,6 +110,7 @@ void emit(Writer& w, const core::Json& value) {
             break;
         case T::String: {
             const auto& s = value.as_string();
+            refuse_invalid_utf8(s);
             w.String(s.data(), static_cast<rapidjson::SizeType>(s.size()));
             break;
         }
@@ -101,6 +122,7 @@ void emit(Writer& w, const core::Json& value) {
         case T::Object:
             w.StartObject();
             for (const auto& [key, item] : value.as_object()) {
+                refuse_invalid_utf8(key);
                 w.Key(key.data(), static_cast<rapidjson::SizeType>(key.size()));
                 emit(w, item);
             }
@@ -116,6 +138,9 @@ core::Json parse_json(std::string_view text, std::string_view what) {
     if (const auto nul = text.find('\0'); nul != std::string_view::npos)
         throw Error(ErrorCategory::Json, std::string(what) + ": invalid JSON at offset " +
                                              std::to_string(nul) + ": a NUL byte");
+    if (const auto bad = core::first_invalid_utf8(text))
+        throw Error(ErrorCategory::Json,
+                    std::string(what) + ": invalid UTF-8 at byte offset " + std::to_string(*bad));
     if (const auto offset = too_deep_at(text))
         throw Error(ErrorCategory::Json, std::string(what) + ": JSON nested deeper than " +
                                              std::to_string(kMaxJsonDepth) + " levels at offset " +
@@ -127,7 +152,7 @@ core::Json parse_json(std::string_view text, std::string_view what) {
         throw Error(ErrorCategory::Json, std::string(what) + ": invalid JSON at offset " +
                                              std::to_string(doc.GetErrorOffset()) + ": " +
                                              rapidjson::GetParseError_En(doc.GetParseError()));
-    return from_rapidjson(doc);
+    return from_rapidjson(doc, what);
 }
 
 std::string to_json_text(const core::Json& value, bool pretty) {

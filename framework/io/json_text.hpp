@@ -14,12 +14,14 @@ namespace bi::io {
 inline constexpr std::size_t kMaxJsonDepth = 256;
 
 // Parses strict JSON (full-precision doubles), iteratively, refusing nesting deeper than
-// kMaxJsonDepth. Errors are bi::Error(Json) naming `what`
-// and the byte offset: "ws.json: invalid JSON at offset 17: Missing a comma ...".
+// kMaxJsonDepth, text that is not UTF-8 and escapes that decode to no Unicode character. Errors
+// are bi::Error(Json) naming `what` and the byte offset: "ws.json: invalid JSON at offset 17:
+// Missing a comma ...", "ws.json: invalid UTF-8 at byte offset 40".
 core::Json parse_json(std::string_view text, std::string_view what);
 
 // Keys come out sorted (core::Json keeps objects ordered). Compact by default; pretty uses a
-// 2-space indent. Non-finite numbers are refused with bi::Error(Json).
+// 2-space indent. Non-finite numbers and strings that are not UTF-8 are refused with
+// bi::Error(Json), so what is written is always valid JSON text.
 std::string to_json_text(const core::Json& value, bool pretty = false);
 
 }  // namespace bi::io

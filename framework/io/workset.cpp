@@ -1,9 +1,13 @@
 #include "workset.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <initializer_list>
+#include <optional>
+#include <set>
 
 #include "core/error.hpp"
+#include "core/utf8.hpp"
 #include "files.hpp"
 #include "json_text.hpp"
 
@@ -60,6 +64,62 @@ private:
     const core::Json& row_;
 };
 
+constexpr std::string_view kKnownKeys[] = {"prompt", "item",       "prompt_text",     "family",
+                                           "fill",   "fill_ratio", "expected_answer", "system"};
+
+// Levenshtein distance, for "did you mean"; keys are short.
+std::size_t edit_distance(std::string_view a, std::string_view b) {
+    std::vector<std::size_t> row(b.size() + 1);
+    for (std::size_t j = 0; j <= b.size(); ++j) row[j] = j;
+    for (std::size_t i = 1; i <= a.size(); ++i) {
+        std::size_t diagonal = row[0];
+        row[0] = i;
+        for (std::size_t j = 1; j <= b.size(); ++j) {
+            const std::size_t above = row[j];
+            row[j] =
+                std::min({row[j] + 1, row[j - 1] + 1, diagonal + (a[i - 1] == b[j - 1] ? 0 : 1)});
+            diagonal = above;
+        }
+    }
+    return row[b.size()];
+}
+
+std::string unknown_key_warning(std::string_view what, std::size_t index, const std::string& key) {
+    std::string warning = std::string(what) + ": rows[" + std::to_string(index) +
+                          "]: unknown key '" + key + "' ignored";
+    std::string_view closest;
+    std::size_t best = 3;  // suggest only within two edits
+    for (const auto known : kKnownKeys)
+        if (const auto d = edit_distance(key, known); d < best) best = d, closest = known;
+    if (!closest.empty()) warning += " (did you mean '" + std::string(closest) + "'?)";
+    return warning;
+}
+
+// The index of the top-level array element that holds byte `offset`, if the text is an array.
+std::optional<std::size_t> element_at(std::string_view text, std::size_t offset) {
+    std::size_t depth = 0, element = 0;
+    bool in_string = false;
+    for (std::size_t i = 0; i < text.size() && i < offset; ++i) {
+        const char c = text[i];
+        if (in_string) {
+            if (c == '\\')
+                ++i;
+            else if (c == '"')
+                in_string = false;
+        } else if (c == '"') {
+            in_string = true;
+        } else if (c == '[' || c == '{') {
+            ++depth;
+        } else if ((c == ']' || c == '}') && depth > 0) {
+            --depth;
+        } else if (c == ',' && depth == 1) {
+            ++element;
+        }
+    }
+    if (depth == 0) return std::nullopt;
+    return element;
+}
+
 core::WorkRow read_row(std::string_view what, std::size_t index, const core::Json& row) {
     RowReader reader(what, index, row);
     if (!row.is_object())
@@ -87,7 +147,8 @@ core::WorkRow read_row(std::string_view what, std::size_t index, const core::Jso
 
 }  // namespace
 
-std::vector<core::WorkRow> rows_from_json(const core::Json& doc, std::string_view what) {
+std::vector<core::WorkRow> rows_from_json(const core::Json& doc, std::string_view what,
+                                          std::vector<std::string>* warnings) {
     if (!doc.is_array())
         throw Error(ErrorCategory::Input, std::string(what) +
                                               ": a work-set is a JSON array of rows, got " +
@@ -97,12 +158,30 @@ std::vector<core::WorkRow> rows_from_json(const core::Json& doc, std::string_vie
         throw Error(ErrorCategory::Input, std::string(what) + ": the work-set is empty");
     std::vector<core::WorkRow> rows;
     rows.reserve(array.size());
-    for (std::size_t i = 0; i < array.size(); ++i) rows.push_back(read_row(what, i, array[i]));
+    std::set<std::string> warned;
+    for (std::size_t i = 0; i < array.size(); ++i) {
+        rows.push_back(read_row(what, i, array[i]));
+        if (!warnings) continue;
+        for (const auto& [key, value] : array[i].as_object()) {
+            const bool known = std::find(std::begin(kKnownKeys), std::end(kKnownKeys), key) !=
+                               std::end(kKnownKeys);
+            if (!known && warned.insert(key).second)
+                warnings->push_back(unknown_key_warning(what, i, key));
+        }
+    }
     return rows;
 }
 
-std::vector<core::WorkRow> load_workset_file(const std::string& path) {
-    return rows_from_json(parse_json(read_file(path), path), path);
+std::vector<core::WorkRow> load_workset_file(const std::string& path,
+                                             std::vector<std::string>* warnings) {
+    const std::string text = read_file(path);
+    if (const auto bad = core::first_invalid_utf8(text)) {
+        const auto row = element_at(text, *bad);
+        throw Error(ErrorCategory::Input,
+                    path + (row ? ": rows[" + std::to_string(*row) + "]" : std::string()) +
+                        ": invalid UTF-8 at byte offset " + std::to_string(*bad));
+    }
+    return rows_from_json(parse_json(text, path), path, warnings);
 }
 
 core::Json rows_to_json(const std::vector<core::WorkRow>& rows) {

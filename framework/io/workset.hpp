@@ -17,12 +17,19 @@ namespace bi::io {
 //   family                       non-empty string, default "default"
 //   fill | fill_ratio            number in [0, 1], default 0
 //   system                       string, default "" (no system message)
-// Other keys are ignored, so files carrying extra metadata still load. Errors are
-// bi::Error(Input): "ws.json: rows[3].fill: expected a number, got string".
-std::vector<core::WorkRow> rows_from_json(const core::Json& doc, std::string_view what);
+// Other keys are ignored, so files carrying extra metadata still load, but each one is reported
+// once in `warnings` (when given), naming the first row that has it and the known key it is
+// probably a misspelling of: "ws.json: rows[3]: unknown key 'famly' ignored (did you mean
+// 'family'?)". Errors are bi::Error(Input): "ws.json: rows[3].fill: expected a number, got
+// string".
+std::vector<core::WorkRow> rows_from_json(const core::Json& doc, std::string_view what,
+                                          std::vector<std::string>* warnings = nullptr);
 
-// read_file + parse_json + rows_from_json, naming `path` in every error.
-std::vector<core::WorkRow> load_workset_file(const std::string& path);
+// read_file + parse_json + rows_from_json, naming `path` in every error. Bytes that are not UTF-8
+// are refused naming the row they are in and their byte offset in the file:
+// "ws.json: rows[2]: invalid UTF-8 at byte offset 117".
+std::vector<core::WorkRow> load_workset_file(const std::string& path,
+                                             std::vector<std::string>* warnings = nullptr);
 
 // The canonical form of rows: prompt, family, fill, expected_answer and system (when set).
 core::Json rows_to_json(const std::vector<core::WorkRow>& rows);

@@ -6,6 +6,7 @@
 
 #include "core/error.hpp"
 #include "core/sha256.hpp"
+#include "core/utf8.hpp"
 #include "gguf/format.hpp"
 
 namespace bi::server {
@@ -130,7 +131,7 @@ void read_metadata(std::ifstream& in, ModelFacts& facts) {
         const std::string key = c.string();
         const auto type = read_type(c);
         if (key == "general.architecture" && type == ValueType::String) {
-            facts.architecture = c.string();
+            facts.architecture = core::replace_invalid_utf8(c.string());
             continue;
         }
         if (auto value = read_value(c, type)) numbers.emplace_back(key, *value);

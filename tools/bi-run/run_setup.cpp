@@ -194,11 +194,13 @@ RunSetup prepare_run(const cxxopts::ParseResult& args, bool allow_lists,
     if (args.count("workset")) {
         const auto path = args["workset"].as<std::string>();
         std::vector<core::WorkRow> rows;
+        std::vector<std::string> warnings;
         try {
-            rows = io::load_workset_file(path);  // fail now, before any server starts
+            rows = io::load_workset_file(path, &warnings);  // fail now, before any server starts
         } catch (const Error& e) {
             usage(std::string("--workset: ") + e.what());
         }
+        for (const auto& warning : warnings) std::cerr << "bi-run: warning: " << warning << "\n";
         if (rows.empty()) usage("--workset " + path + ": the work-set has no rows");
         setup.rows = [rows](const plugin_host::TokenCounter&, const std::string&, std::int64_t) {
             return rows;
@@ -214,6 +216,16 @@ RunSetup prepare_run(const cxxopts::ParseResult& args, bool allow_lists,
         if (args.count("generator-param"))
             request.parameters =
                 parse_generator_params(args["generator-param"].as<std::vector<std::string>>());
+        // A generator refuses bad parameters when it runs, so it runs once now, before any
+        // server starts, on the first cell's context and with estimated token counts.
+        auto probe = request;
+        probe.model_id = o.model_alias;
+        probe.ctx = setup.plan.ctxs.front();
+        try {
+            setup.plugins->generate_rows(id, probe);
+        } catch (const Error& e) {
+            throw Error(e.category(), "--generator " + id + ": " + e.what());
+        }
         // The plugin set lives in the RunSetup, on the heap, for as long as the run.
         const plugin_host::PluginSet* plugins = setup.plugins.get();
         setup.rows = [plugins, id, request](const plugin_host::TokenCounter& count,

@@ -135,3 +135,25 @@ TEST_CASE("the example work-set in examples/ loads", "[workset]") {
     const auto rows = bi::io::load_workset_file(BI_EXAMPLE_WORKSET);
     CHECK(rows.size() >= 4);
 }
+
+TEST_CASE("a work-set byte that is not UTF-8 is refused naming its row and offset", "[workset]") {
+    bi::testing::ScratchDir dir;
+    const std::string path = dir.write(
+        "ws.json", "[{\"prompt\": \"a\"},\n {\"prompt\": \"b\", \"family\": \"x\xFFy\"}]");
+    CHECK_THROWS_WITH(bi::io::load_workset_file(path),
+                      path + ": rows[1]: invalid UTF-8 at byte offset 47");
+}
+
+TEST_CASE("unknown work-set keys are reported once each, with the likely key", "[workset]") {
+    std::vector<std::string> warnings;
+    const auto rows = rows_from_json(
+        bi::io::parse_json(R"([{"prompt": "a", "famly": "x"}, {"prompt": "b", "famly": "y",
+                               "source": "wiki"}])",
+                           "ws.json"),
+        "ws.json", &warnings);
+    CHECK(rows.size() == 2);
+    CHECK(rows[0].family == "default");  // the misspelt key was not read
+    REQUIRE(warnings.size() == 2);
+    CHECK(warnings[0] == "ws.json: rows[0]: unknown key 'famly' ignored (did you mean 'family'?)");
+    CHECK(warnings[1] == "ws.json: rows[1]: unknown key 'source' ignored");
+}

@@ -1,0 +1,147 @@
+// What a person (or an adversary) types reaches bi-run whole or is refused in one line that names
+// the option or the file: exit 2, no cert, no --out-dir, an existing cert untouched.
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <catch2/catch.hpp>
+#include <string>
+#include <vector>
+
+#include "io/files.hpp"
+#include "run_command.hpp"
+#include "scratch_dir.hpp"
+
+using namespace bi;
+using testing::run_command;
+
+namespace {
+
+bool exists(const std::string& path) {
+    struct stat st {};
+    return ::stat(path.c_str(), &st) == 0;
+}
+
+testing::CommandResult run_mock(const testing::ScratchDir& dir, std::vector<std::string> extra) {
+    std::vector<std::string> argv = {BI_RUN_PATH, "run-mock", "--out-dir", dir.file("out"),
+                                     "--quiet"};
+    argv.insert(argv.end(), extra.begin(), extra.end());
+    return run_command(argv);
+}
+
+}  // namespace
+
+TEST_CASE("a value that is not a number names its option", "[cli][hostile-input]") {
+    testing::ScratchDir dir;
+    const std::vector<std::pair<std::vector<std::string>, std::string>> cases = {
+        {{"--passes", "abc"}, "bi-run run-mock: --passes: 'abc' is not a valid number"},
+        {{"--passes=nan"}, "bi-run run-mock: --passes: 'nan' is not a valid number"},
+        {{"--req-timeout", "inf"}, "bi-run run-mock: --req-timeout: 'inf' is not a valid number"},
+        {{"--seed", "-1"}, "bi-run run-mock: --seed: '-1' is not a valid number"},
+        {{"--ctx", "1e12"}, "bi-run run-mock: --ctx 1e12: expected a whole number"},
+        {{"--divergence-p", "2"}, "bi-run run-mock: --divergence-p must be between 0 and 1"},
+        {{"--tick-ms", "-1"}, "bi-run run-mock: --tick-ms must be between 0 and 60000"},
+        {{"--loading-seconds", "1e300"}, "--loading-seconds must be between 0 and 3600"},
+        {{"--bogus"}, "bi-run run-mock: unknown option --bogus (see bi-run run-mock --help)"},
+        {{"stray"}, "bi-run run-mock: unexpected argument 'stray'"},
+    };
+    for (const auto& [extra, message] : cases) {
+        const auto r = run_mock(dir, extra);
+        INFO(extra.front() << ": " << r.err);
+        CHECK(r.exit_code == 2);
+        CHECK_THAT(r.err, Catch::Contains(message));
+        CHECK(r.err.find('\n') == r.err.size() - 1);  // one line
+        CHECK_FALSE(exists(dir.file("out")));
+    }
+}
+
+TEST_CASE("--workset must be a regular UTF-8 file; a FIFO does not block", "[cli][hostile-input]") {
+    testing::ScratchDir dir;
+    const std::string fifo = dir.file("ws.fifo");
+    REQUIRE(::mkfifo(fifo.c_str(), 0600) == 0);
+    const std::string bad_utf8 =
+        dir.write("ws.json", "[{\"prompt\": \"q\", \"family\": \"caf\xC3\"}]");
+    const std::vector<std::pair<std::string, std::string>> cases = {
+        {fifo, "cannot read " + fifo + ": it is a FIFO; only regular files are read"},
+        {dir.path(), "cannot read " + dir.path() + ": it is a directory"},
+        {"/dev/zero", "cannot read /dev/zero: it is a character device"},
+        {bad_utf8, bad_utf8 + ": rows[0]: invalid UTF-8 at byte offset 31"},
+    };
+    for (const auto& [path, message] : cases) {
+        const auto r = run_mock(dir, {"--workset", path});
+        INFO(path << ": " << r.err);
+        CHECK(r.exit_code == 2);
+        CHECK_THAT(r.err, Catch::Contains("--workset: " + message));
+        CHECK_FALSE(exists(dir.file("out")));
+    }
+}
+
+TEST_CASE("verify-cert refuses what is not a regular file, without reading it",
+          "[cli][hostile-input]") {
+    testing::ScratchDir dir;
+    const std::string fifo = dir.file("cert.fifo");
+    REQUIRE(::mkfifo(fifo.c_str(), 0600) == 0);
+    for (const std::string& path : {fifo, std::string("/dev/zero"), dir.path()}) {
+        const auto r = run_command({BI_RUN_PATH, "verify-cert", path});
+        INFO(path << ": " << r.err);
+        CHECK(r.exit_code != 0);
+        CHECK_THAT(r.out, Catch::Contains(path + ": INVALID"));
+        CHECK_THAT(r.err, Catch::Contains("only regular files are read"));
+    }
+}
+
+TEST_CASE("a misspelt work-set key is reported, naming the row and the likely key",
+          "[cli][hostile-input]") {
+    testing::ScratchDir dir;
+    const std::string ws = dir.write(
+        "ws.json", R"([{"prompt": "What is 2+2?", "famly": "math"}, {"prompt": "Name a colour"}])");
+    const auto r = run_mock(dir, {"--workset", ws, "--tick-ms", "5"});
+    INFO(r.err);
+    CHECK_THAT(r.err,
+               Catch::Contains("bi-run: warning: " + ws +
+                               ": rows[0]: unknown key 'famly' ignored (did you mean 'family'?)"));
+    // A warning, not a refusal: the run went on to its verdict and cert.
+    CHECK((r.exit_code == 0 || r.exit_code == 3));
+    CHECK(exists(dir.file("out/bi-mock__ctx2048__N4.json")));
+}
+
+TEST_CASE("a second run of the same cell into the same directory is refused",
+          "[cli][hostile-input]") {
+    testing::ScratchDir dir;
+    const auto first = run_mock(dir, {"--tick-ms", "5"});
+    REQUIRE(first.exit_code == 0);
+    const std::string cert = dir.file("out/bi-mock__ctx2048__N4.json");
+    const std::string before = testing::read_text(cert);
+    REQUIRE_FALSE(before.empty());
+    // Another run holds the cell: this process stands in for it.
+    std::string holder;
+    const auto lock = io::FileLock::try_lock(cert + ".lock", holder);
+    REQUIRE(lock);
+    const auto second = run_mock(dir, {"--tick-ms", "5"});
+    INFO(second.err);
+    CHECK(second.exit_code == 2);
+    CHECK_THAT(second.err, Catch::Contains(cert + " is being written by another bi-run (pid " +
+                                           std::to_string(::getpid()) + ")"));
+    CHECK(testing::read_text(cert) == before);
+}
+
+TEST_CASE("a cert path that is a directory is refused before anything runs",
+          "[cli][hostile-input]") {
+    testing::ScratchDir dir;
+    const std::string cert = dir.file("out/bi-mock__ctx2048__N4.json");
+    REQUIRE(::mkdir(dir.file("out").c_str(), 0755) == 0);
+    REQUIRE(::mkdir(cert.c_str(), 0755) == 0);
+    const auto r = run_mock(dir, {"--tick-ms", "5"});
+    CHECK(r.exit_code == 2);
+    CHECK_THAT(r.err, Catch::Contains(cert + " is a directory"));
+}
+
+TEST_CASE("a generator parameter the plugin refuses stops the run before any server",
+          "[cli][hostile-input]") {
+    testing::ScratchDir dir;
+    const auto r = run_mock(dir, {"--plugin", BI_SPARK_PLUGIN, "--profile", "spark",
+                                  "--generator-param", "families=ZZ9"});
+    CHECK(r.exit_code == 2);
+    CHECK_THAT(r.err, Catch::Contains("--generator spark: "));
+    CHECK_THAT(r.err, Catch::Contains("unknown family 'ZZ9'"));
+    CHECK_FALSE(exists(dir.file("out")));
+}

@@ -113,10 +113,18 @@ HostProcess::~HostProcess() {
     kill_and_reap();
 }
 
+bool HostProcess::exited() const {
+    siginfo_t info{};
+    return ::waitid(P_PID, static_cast<id_t>(pid_), &info, WEXITED | WNOHANG | WNOWAIT) != 0 ||
+           info.si_pid == pid_;
+}
+
 bool HostProcess::wait_ready(short events, Clock::time_point deadline,
                              const std::function<void()>& poll_interrupt) {
     for (;;) {
         if (poll_interrupt) poll_interrupt();
+        // A plugin's child may hold the channel open after the helper died: watch the helper.
+        if (exited()) fail_after_hangup();
         const auto now = Clock::now();
         if (now >= deadline) return false;
         const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - now);
@@ -192,16 +200,21 @@ void HostProcess::fail_after_hangup() {
     // finish dying, so the report says how it ended.
     const auto until = Clock::now() + std::chrono::seconds(1);
     while (Clock::now() < until) {
-        int status = 0;
-        const pid_t got = ::waitpid(pid_, &status, WNOHANG);
-        if (got == pid_ || (got < 0 && errno == ECHILD)) {
-            const std::string how = got == pid_
-                                        ? describe_status(status)
-                                        : std::string("ended (its status was taken elsewhere)");
+        siginfo_t info{};
+        // WNOWAIT: look without reaping, so its group id is still ours to signal.
+        if (::waitid(P_PID, static_cast<id_t>(pid_), &info, WEXITED | WNOHANG | WNOWAIT) != 0) {
+            pid_ = -1;  // not our child any more: someone else reaped it
+            kill_and_reap();
+            throw HostFailure("ended (its status was taken elsewhere)");
+        }
+        if (info.si_pid == pid_) {
+            ::kill(-pid_, SIGKILL);  // whatever it left in its group
+            int status = 0;
+            while (::waitpid(pid_, &status, 0) < 0 && errno == EINTR) {
+            }
             pid_ = -1;
-            ::close(fd_);
-            fd_ = -1;
-            throw HostFailure(how);
+            kill_and_reap();  // closes the channel
+            throw HostFailure(describe_status(status));
         }
         std::this_thread::sleep_for(std::chrono::milliseconds(1));
     }
@@ -215,6 +228,10 @@ void HostProcess::kill_and_reap() {
         fd_ = -1;
     }
     if (pid_ <= 0) return;
+    // Its process group too: the helper leads it (we made it so at spawn), so whatever a plugin
+    // forked without leaving the group goes with it. Until the waitpid below, the pid and group
+    // id cannot have been reused by anything that is not ours.
+    ::kill(-pid_, SIGKILL);
     ::kill(pid_, SIGKILL);
     int status = 0;
     while (::waitpid(pid_, &status, 0) < 0 && errno == EINTR) {

@@ -32,7 +32,9 @@ public:
 
     // Spawns `executable` in its own process group (a terminal's Ctrl-C reaches bi-run, which
     // then kills the helper itself) with the socket on fd 3, stdin /dev/null and stdout sent to
-    // our stderr, so a plugin's printf cannot mix into bi-run's output.
+    // our stderr, so a plugin's printf cannot mix into bi-run's output. The helper asks for
+    // SIGKILL when its parent thread ends (PR_SET_PDEATHSIG), so spawn it from a thread that
+    // lives as long as the set (bi-run: the main thread).
     explicit HostProcess(const std::string& executable);
     ~HostProcess();  // kill_and_reap()
     HostProcess(const HostProcess&) = delete;
@@ -55,6 +57,7 @@ public:
 
 private:
     [[noreturn]] void fail_after_hangup();
+    bool exited() const;  // the helper ended (a zombie now, not reaped yet)
     std::optional<std::string> take_frame();
     bool wait_ready(short events, Clock::time_point deadline,
                     const std::function<void()>& poll_interrupt);

@@ -149,6 +149,7 @@ struct Fault {
 TEST_CASE("a plugin that crashes, exits or garbles in score() ends the run with one line",
           "[isolation]") {
     const Fault fault = GENERATE(Fault{"segv", "score() crashed (signal 11, "},
+                                 Fault{"fork", "score() crashed (signal 11, "},
                                  Fault{"abort", "score() crashed (signal 6, "},
                                  Fault{"stack", "score() crashed (signal 11, "},
                                  Fault{"exit0", "score() exited the plugin host with status 0"},
@@ -248,7 +249,7 @@ TEST_CASE("a plugin whose entry point segfaults is a clear error, not a crash", 
     CHECK_FALSE(std::filesystem::exists(out_dir));
 }
 
-TEST_CASE("--plugin-timeout is range-checked and named", "[isolation]") {
+TEST_CASE("a --plugin-timeout out of range is refused, naming the option", "[isolation]") {
     const ScratchDir scratch;
     for (const char* bad : {"0", "-1", "1e9"}) {
         BiRun run({"plugins", std::string("--plugin-timeout=") + bad}, scratch);

@@ -2,6 +2,7 @@
 
 #include <iostream>
 #include <mutex>
+#include <sstream>
 #include <utility>
 
 #include "bi/plugin.h"
@@ -43,9 +44,11 @@ struct CallSite {
     }
 };
 
+// "30", "0.3", "1.25": the timeout as the user typed it, near enough.
 std::string seconds_text(std::chrono::milliseconds timeout) {
-    const auto ms = timeout.count();
-    return ms % 1000 == 0 ? std::to_string(ms / 1000) : std::to_string(ms / 1000.0);
+    std::ostringstream out;
+    out << static_cast<double>(timeout.count()) / 1000.0;
+    return out.str();
 }
 
 }  // namespace

@@ -1,22 +1,27 @@
 #include "plugin_set.hpp"
 
 #include <iostream>
+#include <mutex>
+#include <sstream>
 #include <utility>
 
 #include "bi/plugin.h"
 #include "bundled_plugins.hpp"
-#include "descriptor_check.hpp"
-#include "generator_call.hpp"
+#include "core/error.hpp"
+#include "host_messages.hpp"
+#include "host_process.hpp"
 #include "io/json_text.hpp"
 #include "io/workset.hpp"
-#include "library_loader.hpp"
-#include "loaded_plugin.hpp"
-#include "plugin_errors.hpp"
-#include "plugin_scorer.hpp"
+#include "plugin_fault.hpp"
 
 namespace bi::plugin_host {
 
 namespace {
+
+using Clock = std::chrono::steady_clock;
+
+// More rows than any work-set needs: a generator that goes on is stopped.
+constexpr std::size_t kMaxGeneratedRows = 1000000;
 
 void log_to_stderr(int level, std::string_view plugin_name, std::string_view message) {
     if (level < BI_LOG_INFO) return;
@@ -27,29 +32,169 @@ void log_to_stderr(int level, std::string_view plugin_name, std::string_view mes
               << message << "\n";
 }
 
-template <typename Tables>
-std::string ids_of(const std::vector<std::shared_ptr<LoadedPlugin>>& plugins,
-                   Tables LoadedPlugin::*tables) {
-    std::string out;
-    for (const auto& plugin : plugins)
-        for (const auto& entry : (*plugin).*tables) out += (out.empty() ? "" : ", ") + entry.id;
-    return out.empty() ? "none" : out;
+// Which plugin call a message is about: "bi: plugin PATH: score() ... on test ID".
+struct CallSite {
+    std::string plugin;
+    std::string call;
+    std::string test_id;
+
+    std::string describe(const std::string& what) const {
+        return "bi: plugin " + plugin + ": " + call + "() " + what +
+               (test_id.empty() ? "" : " on test " + test_id);
+    }
+};
+
+// "30", "0.3", "1.25": the timeout as the user typed it, near enough.
+std::string seconds_text(std::chrono::milliseconds timeout) {
+    std::ostringstream out;
+    out << static_cast<double>(timeout.count()) / 1000.0;
+    return out.str();
 }
 
 }  // namespace
 
-struct PluginSet::State {
-    std::vector<std::shared_ptr<LoadedPlugin>> plugins;
+// The helper and what is needed to talk to it; shared by the set and the scorers it made, so a
+// scorer may outlive its set. Calls are serialised: one request is in flight at a time.
+class HostConnection {
+public:
+    std::chrono::milliseconds timeout = kDefaultPluginTimeout;
+    std::function<void()> interrupt_check;
     PluginLogger logger = log_to_stderr;
 
-    template <typename Table>
-    std::pair<std::shared_ptr<LoadedPlugin>, const Table*> find(
-        std::string_view id, std::vector<Table> LoadedPlugin::*tables) const {
-        for (const auto& plugin : plugins)
-            for (const auto& entry : (*plugin).*tables)
-                if (entry.id == id) return {plugin, &entry};
-        return {nullptr, nullptr};
+    ~HostConnection() {
+        if (process_) process_->shut_down(std::chrono::milliseconds(500));
     }
+
+    bool broken() const { return !broken_.empty(); }
+
+    // Sends `request` and returns the helper's successful reply. A failure the plugin or the
+    // loader reported is rethrown with its own category; a dead, hung or garbled helper becomes
+    // PluginFault described at `site`, and the helper is killed and reaped.
+    core::Json call(const core::Json& request, const CallSite& site,
+                    const TokenCounter* count_tokens = nullptr,
+                    const std::function<void(core::Json)>* on_row = nullptr) {
+        const std::lock_guard<std::mutex> lock(mutex_);
+        if (broken())
+            throw PluginFault(
+                site.describe("cannot run: the plugin host ended after an earlier "
+                              "failure (" +
+                              broken_ + ")"));
+        if (!process_) process_ = std::make_unique<HostProcess>(plugin_host_executable());
+        core::Json reply;
+        try {
+            reply = exchange(request, count_tokens, on_row);
+        } catch (const HostFailure& failure) {
+            process_->kill_and_reap();
+            const std::string what = failure.what();
+            broken_ = site.describe(what == "timed out"
+                                        ? "did not return within " + seconds_text(timeout) +
+                                              " s (--plugin-timeout)"
+                                        : what);
+            throw PluginFault(broken_);
+        } catch (...) {
+            process_->kill_and_reap();
+            broken_ = site.call + "() was abandoned";
+            throw;
+        }
+        if (reply.bool_or("ok", false)) return reply;
+        const auto category = static_cast<ErrorCategory>(
+            reply.int_or("category", static_cast<int>(ErrorCategory::Internal)));
+        const std::string message = reply.string_or("message", "(no message)");
+        if (reply.bool_or("fault", false)) throw PluginFault(site.describe(message));
+        throw Error(category, message);
+    }
+
+private:
+    core::Json exchange(const core::Json& request, const TokenCounter* count_tokens,
+                        const std::function<void(core::Json)>* on_row) {
+        auto deadline = Clock::now() + timeout;
+        process_->send(io::to_json_text(request), deadline, interrupt_check);
+        for (;;) {
+            const std::string text = process_->receive(deadline, interrupt_check);
+            core::Json frame;
+            try {
+                frame = io::parse_json(text, "plugin host message");
+            } catch (const Error& e) {
+                throw HostFailure(std::string("sent a malformed message (") + e.what() + ")");
+            }
+            const std::string type = frame.string_or("t", "");
+            if (type == kFrameReply) return frame;
+            if (type == kFrameLog) {
+                if (logger)
+                    logger(static_cast<int>(frame.int_or("level", BI_LOG_INFO)),
+                           frame.string_or("plugin", "?"), frame.string_or("message", ""));
+            } else if (type == kFrameCountTokens && count_tokens && *count_tokens) {
+                const auto started = Clock::now();
+                std::optional<std::int64_t> count;
+                try {
+                    count = (*count_tokens)(frame.string_or("text", ""));
+                } catch (...) {
+                    count.reset();  // as the in-process bridge does: "unavailable"
+                }
+                deadline += Clock::now() - started;
+                core::Json answer = core::Json::object();
+                answer.set("count", count ? core::Json(*count) : core::Json());
+                process_->send(io::to_json_text(answer), deadline, interrupt_check);
+            } else if (type == kFrameRow && on_row) {
+                const core::Json* row = frame.find("row");
+                if (!row) throw HostFailure("sent a malformed message (a row frame without row)");
+                (*on_row)(*row);
+            } else {
+                throw HostFailure("sent a malformed message (unexpected frame '" + type + "')");
+            }
+        }
+    }
+
+    std::mutex mutex_;
+    std::unique_ptr<HostProcess> process_;
+    std::string broken_;
+};
+
+namespace {
+
+// A scorer instance living in the helper, addressed by its handle there.
+class IsolatedScorer final : public ScorerInstance {
+public:
+    IsolatedScorer(std::shared_ptr<HostConnection> host, std::int64_t handle,
+                   std::string plugin_path)
+        : host_(std::move(host)), handle_(handle), plugin_path_(std::move(plugin_path)) {}
+
+    ~IsolatedScorer() override {
+        if (host_->broken()) return;
+        try {
+            host_->call(core::Json::Object{{"op", "destroy"}, {"instance", handle_}},
+                        {plugin_path_, "destroy", ""});
+        } catch (const std::exception& e) {
+            std::cerr << e.what() << "\n";
+        }
+    }
+
+    using ScorerInstance::evaluate;
+    ScoreOutcome evaluate(const core::WorkItem& item, const Generation& generation) override {
+        const core::Json reply =
+            host_->call(core::Json::Object{{"op", "evaluate"},
+                                           {"instance", handle_},
+                                           {"item", encode_item(item)},
+                                           {"generation", encode_generation(generation)}},
+                        {plugin_path_, "score", item.test_id});
+        const core::Json* outcome = reply.find("outcome");
+        if (!outcome)
+            throw PluginFault(CallSite{plugin_path_, "score", item.test_id}.describe(
+                "got no outcome from the plugin host"));
+        return decode_outcome(*outcome);
+    }
+
+private:
+    std::shared_ptr<HostConnection> host_;
+    std::int64_t handle_;
+    std::string plugin_path_;
+};
+
+}  // namespace
+
+struct PluginSet::State {
+    std::shared_ptr<HostConnection> host = std::make_shared<HostConnection>();
+    std::vector<PluginInfo> plugins;  // as the helper last listed them
 };
 
 PluginSet::PluginSet() : state_(std::make_unique<State>()) {}
@@ -80,82 +225,69 @@ void PluginSet::load_bundled(const std::vector<std::string>& dirs) {
 }
 
 void PluginSet::load_file(const std::string& path, bool bundled) {
-    const std::string canonical = canonical_plugin_path(path);
-    for (const auto& loaded : state_->plugins)
-        if (loaded->canonical_path == canonical) return;
-
-    OpenedLibrary opened = open_plugin_library(path);
-    auto plugin = std::make_shared<LoadedPlugin>();
-    plugin->path = path;
-    plugin->canonical_path = opened.canonical_path;
-    plugin->bundled = bundled;
-    plugin->library = std::move(opened.library);
-    read_descriptor(opened.descriptor, *plugin);
-
-    for (const auto& scorer : plugin->scorers)
-        if (const auto [owner, entry] = state_->find(scorer.id, &LoadedPlugin::scorers); entry)
-            throw plugin_error(
-                path, "duplicate scorer id '" + scorer.id + "' (also in " + owner->path + ")");
-    for (const auto& generator : plugin->generators)
-        if (const auto [owner, entry] = state_->find(generator.id, &LoadedPlugin::generators);
-            entry)
-            throw plugin_error(path, "duplicate generator id '" + generator.id + "' (also in " +
-                                         owner->path + ")");
-    state_->plugins.push_back(std::move(plugin));
+    const core::Json reply =
+        state_->host->call(core::Json::Object{{"op", "load"}, {"path", path}, {"bundled", bundled}},
+                           {path, "load", ""});
+    state_->plugins = decode_infos(*reply.find("plugins"));
 }
 
 std::vector<PluginInfo> PluginSet::list() const {
-    std::vector<PluginInfo> out;
-    for (const auto& plugin : state_->plugins) {
-        PluginInfo info;
-        info.path = plugin->path;
-        info.name = plugin->name;
-        info.version = plugin->version;
-        info.description = plugin->description;
-        info.abi_major = plugin->abi_major;
-        info.abi_minor = plugin->abi_minor;
-        info.bundled = plugin->bundled;
-        for (const auto& s : plugin->scorers) info.scorers.push_back({s.id, s.description});
-        for (const auto& g : plugin->generators) info.generators.push_back({g.id, g.description});
-        out.push_back(std::move(info));
-    }
-    return out;
+    return state_->plugins;
+}
+
+std::string PluginSet::plugin_of_scorer(std::string_view id) const {
+    for (const auto& plugin : state_->plugins)
+        for (const auto& scorer : plugin.scorers)
+            if (scorer.id == id) return plugin.path;
+    return {};
+}
+
+std::string PluginSet::plugin_of_generator(std::string_view id) const {
+    for (const auto& plugin : state_->plugins)
+        for (const auto& generator : plugin.generators)
+            if (generator.id == id) return plugin.path;
+    return {};
 }
 
 bool PluginSet::has_scorer(std::string_view id) const {
-    return state_->find(id, &LoadedPlugin::scorers).second != nullptr;
+    return !plugin_of_scorer(id).empty();
 }
 
 bool PluginSet::has_generator(std::string_view id) const {
-    return state_->find(id, &LoadedPlugin::generators).second != nullptr;
+    return !plugin_of_generator(id).empty();
 }
 
 std::unique_ptr<ScorerInstance> PluginSet::create_scorer(std::string_view id,
                                                          std::string_view config_json) const {
     const std::string_view wanted = id.empty() ? kDefaultScorerId : id;
-    const auto [plugin, scorer] = state_->find(wanted, &LoadedPlugin::scorers);
-    if (!scorer)
-        throw Error(ErrorCategory::Usage,
-                    "bi: no scorer '" + std::string(wanted) + "' in the loaded plugins (scorers: " +
-                        ids_of(state_->plugins, &LoadedPlugin::scorers) + ")");
-    std::string config = config_json.empty() ? std::string("{}") : std::string(config_json);
-    try {
-        io::parse_json(config, "scorer config");
-    } catch (const Error& e) {
-        throw Error(ErrorCategory::Usage, std::string("bi: ") + e.what());
-    }
-    return std::make_unique<PluginScorer>(plugin, *scorer, config, state_->logger);
+    const std::string plugin = plugin_of_scorer(wanted);
+    const core::Json reply =
+        state_->host->call(core::Json::Object{{"op", "create"},
+                                              {"scorer", std::string(wanted)},
+                                              {"config", std::string(config_json)}},
+                           {plugin.empty() ? "host" : plugin, "create", ""});
+    return std::make_unique<IsolatedScorer>(state_->host, reply.int_or("instance", -1), plugin);
 }
 
 core::Json PluginSet::generate(std::string_view generator_id, const GenerationRequest& request,
                                const TokenCounter& count_tokens) const {
-    const auto [plugin, generator] = state_->find(generator_id, &LoadedPlugin::generators);
-    if (!generator)
-        throw Error(ErrorCategory::Usage, "bi: no generator '" + std::string(generator_id) +
-                                              "' in the loaded plugins (generators: " +
-                                              ids_of(state_->plugins, &LoadedPlugin::generators) +
-                                              ")");
-    return call_generator(*plugin, *generator, request, count_tokens, state_->logger);
+    const std::string plugin = plugin_of_generator(generator_id);
+    const CallSite site{plugin.empty() ? "host" : plugin, "generate", ""};
+    core::Json rows = core::Json::array();
+    const std::function<void(core::Json)> on_row = [&rows](core::Json row) {
+        if (rows.size() >= kMaxGeneratedRows)
+            throw HostFailure("emitted more than " + std::to_string(kMaxGeneratedRows) + " rows");
+        rows.push_back(std::move(row));
+    };
+    const core::Json reply =
+        state_->host->call(core::Json::Object{{"op", "generate"},
+                                              {"generator", std::string(generator_id)},
+                                              {"request", encode_request(request)},
+                                              {"count_tokens", static_cast<bool>(count_tokens)}},
+                           site, &count_tokens, &on_row);
+    if (reply.int_or("rows", -1) != static_cast<std::int64_t>(rows.size()))
+        throw PluginFault(site.describe("lost rows on the way"));
+    return rows;
 }
 
 std::vector<core::WorkRow> PluginSet::generate_rows(std::string_view generator_id,
@@ -166,7 +298,15 @@ std::vector<core::WorkRow> PluginSet::generate_rows(std::string_view generator_i
 }
 
 void PluginSet::set_logger(PluginLogger logger) {
-    state_->logger = std::move(logger);
+    state_->host->logger = std::move(logger);
+}
+
+void PluginSet::set_call_timeout(std::chrono::milliseconds timeout) {
+    state_->host->timeout = timeout;
+}
+
+void PluginSet::set_interrupt_check(std::function<void()> check) {
+    state_->host->interrupt_check = std::move(check);
 }
 
 }  // namespace bi::plugin_host

@@ -30,7 +30,8 @@ struct Generation {
 };
 
 // One per-run scorer instance. Called from one thread at a time (after an arm, on the main
-// thread). Never throws for a plugin-side failure: that becomes failure_mode "scorer_error".
+// thread). A failure the plugin reports becomes failure_mode "scorer_error"; a plugin that crashes
+// or hangs throws plugin_host::PluginFault, which ends the run without a verdict.
 class ScorerInstance {
 public:
     virtual ~ScorerInstance() = default;

@@ -16,6 +16,7 @@
 #include "driver_rss.hpp"
 #include "external_mock.hpp"
 #include "mock_throughput.hpp"
+#include "plugin_score.hpp"
 #include "process_usage.hpp"
 #include "report.hpp"
 #include "verdict_speed.hpp"
@@ -31,7 +32,8 @@ constexpr int kExitUsage = 2;
 
 // "mock" selects both mock-throughput runs.
 const std::vector<std::string> kMeasurementNames = {
-    "rss", "verdict", "dispatch", "dispatch-external", "mock", "mock-completions", "mock-health"};
+    "rss",  "verdict",          "dispatch",    "dispatch-external",
+    "mock", "mock-completions", "mock-health", "plugin-score"};
 
 struct Invocation {
     bi::bench::BenchLimits limits;
@@ -74,7 +76,7 @@ Invocation parse(int argc, char** argv, bool& exit_now) {
         ("time-limit", "seconds after which a run stops early (default 30)",
          cxxopts::value<double>())
         ("only", "comma-separated subset of: rss, verdict, dispatch, dispatch-external, mock "
-                 "(= mock-completions + mock-health)",
+                 "(= mock-completions + mock-health), plugin-score",
          cxxopts::value<std::vector<std::string>>())
         ("mock-server", "bi-mock-server binary (default: beside bi-bench)",
          cxxopts::value<std::string>())
@@ -179,6 +181,11 @@ std::vector<bi::bench::Measurement> run_all(const Invocation& inv) {
     if (wanted("mock") || wanted("mock-health")) {
         say("mock throughput (GET /health)");
         results.push_back(measure_mock_throughput(limits, MockRoute::Health));
+    }
+    if (wanted("plugin-score")) {
+        say("scorer calls, in process and in the plugin host");
+        results.push_back(measure_plugin_score(limits, false));
+        results.push_back(measure_plugin_score(limits, true));
     }
     return results;
 }

@@ -11,6 +11,7 @@
 #include "core/error.hpp"
 #include "driver/interrupt.hpp"
 #include "exit_codes.hpp"
+#include "plugin_args.hpp"
 
 namespace {
 
@@ -39,7 +40,8 @@ const Command kCommands[] = {
      bi::cli::synth_model_main},
 };
 
-// Bad flags, files or plugins the user named: exit 2. Everything else before a verdict: exit 1.
+// Bad flags, files or plugins the user named: exit 2. Everything else before a verdict (a plugin
+// that crashed or hung, plugin_host::PluginFault, included): exit 1.
 bool is_bad_input(bi::ErrorCategory category) {
     using C = bi::ErrorCategory;
     return category == C::Usage || category == C::Guard || category == C::Input ||
@@ -86,7 +88,8 @@ int main(int argc, char** argv) {
             std::cerr << "bi-run " << command.name << ": " << e.what() << "\n";
             return bi::cli::exit_for_signal(e.signal_number());
         } catch (const bi::Error& e) {
-            std::cerr << "bi-run " << command.name << ": " << e.what() << "\n";
+            std::cerr << "bi-run " << command.name << ": " << bi::cli::without_bi_prefix(e.what())
+                      << "\n";
             return is_bad_input(e.category()) ? bi::cli::kExitUsage : bi::cli::kExitError;
         } catch (const std::exception& e) {
             std::cerr << "bi-run " << command.name << ": internal error: " << e.what() << "\n";

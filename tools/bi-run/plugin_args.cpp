@@ -1,6 +1,9 @@
 #include "plugin_args.hpp"
 
 #include "core/error.hpp"
+#include "driver/interrupt.hpp"
+#include "plugin_host/plugin_fault.hpp"
+#include "run_setup.hpp"
 
 namespace bi::cli {
 
@@ -10,10 +13,29 @@ std::string without_bi_prefix(const std::string& message) {
                                                             : message;
 }
 
-void load_plugins(plugin_host::PluginSet& plugins, const std::vector<std::string>& paths) {
+void add_plugin_timeout_option(cxxopts::Options& options, const std::string& group) {
+    options.add_options(group)("plugin-timeout",
+                               "Seconds one plugin call (load, create, score, generate) may take "
+                               "before its plugin host is killed",
+                               cxxopts::value<double>()->default_value(
+                                   std::to_string(plugin_host::kDefaultPluginTimeout.count())));
+}
+
+void configure_plugin_calls(plugin_host::PluginSet& plugins, const cxxopts::ParseResult& args) {
+    plugins.set_call_timeout(seconds_option(args, "plugin-timeout"));
+    driver::install_interrupt_handlers();
+    plugins.set_interrupt_check(driver::throw_if_interrupted);
+}
+
+void load_plugins(plugin_host::PluginSet& plugins, const cxxopts::ParseResult& args) {
+    configure_plugin_calls(plugins, args);
     try {
         plugins.load_bundled();
-        for (const auto& path : paths) plugins.load(path);
+        if (args.count("plugin"))
+            for (const auto& path : args["plugin"].as<std::vector<std::string>>())
+                plugins.load(path);
+    } catch (const plugin_host::PluginFault&) {
+        throw;
     } catch (const Error& e) {
         throw Error(ErrorCategory::Usage, without_bi_prefix(e.what()));
     }

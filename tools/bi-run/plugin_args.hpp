@@ -1,6 +1,8 @@
-// Command-line plumbing shared by the subcommands that use plugins: --plugin loading and
-// --generator-param parsing, with errors fit for the CLI edge.
+// Command-line plumbing shared by the subcommands that use plugins: --plugin loading,
+// --plugin-timeout and --generator-param parsing, with errors fit for the CLI edge.
 #pragma once
+
+#include <cxxopts.hpp>
 
 #include <string>
 #include <utility>
@@ -10,9 +12,17 @@
 
 namespace bi::cli {
 
-// Loads the bundled plugins, then each --plugin file in order. A plugin that cannot be loaded is
-// a bad argument: bi::Error(Usage), "libfoo.so: incompatible ABI (plugin 2, host 1)".
-void load_plugins(plugin_host::PluginSet& plugins, const std::vector<std::string>& paths);
+// --plugin-timeout SECONDS (default 30) in `group` of `options`.
+void add_plugin_timeout_option(cxxopts::Options& options, const std::string& group = "");
+
+// Applies --plugin-timeout (range-checked, named in errors) to every call of `plugins`, and makes
+// SIGINT/SIGTERM/SIGHUP abandon a call in progress (the helper is killed; exit 128 + signal).
+void configure_plugin_calls(plugin_host::PluginSet& plugins, const cxxopts::ParseResult& args);
+
+// configure_plugin_calls, then loads the bundled plugins and each --plugin file in order. A
+// plugin that cannot be loaded is a bad argument: bi::Error(Usage), "libfoo.so: incompatible ABI
+// (plugin 2, host 1)"; one that crashes or hangs while loading stays plugin_host::PluginFault.
+void load_plugins(plugin_host::PluginSet& plugins, const cxxopts::ParseResult& args);
 
 // KEY=VALUE pairs from --generator-param values. cxxopts splits a value at commas, so a piece
 // without '=' continues the previous value: "families=A2,A4" keeps its comma.

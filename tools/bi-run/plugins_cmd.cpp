@@ -29,10 +29,12 @@ int plugins_main(int argc, char** argv) {
         "List the plugins bi-run would use: the bundled ones (found beside bi-run or in its "
         "installed plugin directory) and each --plugin file, with their versions, ABI, scorers "
         "and generators. A plugin that fails to load is reported in one line.\n\nExit status: 0 "
-        "all loaded, 2 a plugin could not be loaded or bad arguments.");
+        "all loaded, 2 a plugin could not be loaded or bad arguments, 1 a plugin crashed or hung "
+        "while loading.");
     options.add_options()("h,help", "Show this help")("plugin",
                                                       "Plugin .so to load as well (repeatable)",
                                                       cxxopts::value<std::vector<std::string>>());
+    add_plugin_timeout_option(options);
     const auto args = parse_command_line(options, argc, argv);
     if (args.count("help")) {
         std::cout << options.help() << "\n";
@@ -40,8 +42,7 @@ int plugins_main(int argc, char** argv) {
     }
 
     plugin_host::PluginSet plugins;
-    load_plugins(plugins, args.count("plugin") ? args["plugin"].as<std::vector<std::string>>()
-                                               : std::vector<std::string>{});
+    load_plugins(plugins, args);
     for (const auto& plugin : plugins.list()) {
         std::cout << plugin.name << " " << plugin.version << " (ABI " << plugin.abi_major << "."
                   << plugin.abi_minor << (plugin.bundled ? ", bundled" : "") << ") " << plugin.path

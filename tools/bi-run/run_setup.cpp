@@ -130,6 +130,7 @@ void add_run_options(cxxopts::Options& options, const std::string& default_alias
         "generator", "Work-set generator id (from a plugin)", cxxopts::value<std::string>())(
         "generator-param", "KEY=VALUE for the generator (repeatable)",
         cxxopts::value<std::vector<std::string>>());
+    add_plugin_timeout_option(options, "Scoring and work-set");
     options.add_options("Output")("quiet", "No progress on stderr")(
         "json", "Print a one-line JSON summary on stdout")("h,help", "Show this help");
 }
@@ -176,9 +177,7 @@ RunSetup prepare_run(const cxxopts::ParseResult& args, bool allow_lists,
     setup.json = args.count("json") > 0;
 
     setup.plugins = std::make_unique<plugin_host::PluginSet>();
-    load_plugins(*setup.plugins, args.count("plugin")
-                                     ? args["plugin"].as<std::vector<std::string>>()
-                                     : std::vector<std::string>{});
+    load_plugins(*setup.plugins, args);
     setup.plugin_profile = chosen_plugin_profile(args, *setup.plugins, profile_scope);
     const auto scorer_id =
         setup.plugin_profile.empty() ? args["scorer"].as<std::string>() : setup.plugin_profile;

@@ -18,6 +18,7 @@
 #include "gguf/synth_model.hpp"
 #include "io/json_text.hpp"
 #include "option_tokens.hpp"
+#include "plugin_args.hpp"
 #include "plugin_host/plugin_set.hpp"
 #include "run_setup.hpp"
 #include "server/argv.hpp"
@@ -141,6 +142,7 @@ int selftest_main(int argc, char** argv) {
                                        cxxopts::value<double>()->default_value("120"))(
         "quiet", "No progress on stderr")("json", "Print a one-line JSON summary on stdout")(
         "h,help", "Show this help");
+    add_plugin_timeout_option(options);
     const auto args = parse_command_line(options, argc, argv);
     if (args.count("help")) {
         std::cout << options.help() << "\n";
@@ -183,6 +185,7 @@ int selftest_main(int argc, char** argv) {
     o.run_labels.selftest = true;
 
     plugin_host::PluginSet plugins;
+    configure_plugin_calls(plugins, args);
     plugins.load_bundled();
     auto scorer = plugins.create_scorer("", "");
     const bool quiet = args.count("quiet") > 0;

@@ -7,6 +7,7 @@
 #include "command_line.hpp"
 #include "commands.hpp"
 #include "core/error.hpp"
+#include "driver/interrupt.hpp"
 #include "exit_codes.hpp"
 #include "io/files.hpp"
 #include "io/workset.hpp"
@@ -20,8 +21,8 @@ int workset_main(int argc, char** argv) {
         "Run a work-set generator plugin and write its rows as a work-set JSON file (or to "
         "stdout). The same arguments give byte-identical output. No server is running here, so "
         "the generator cannot count real tokens and uses its own estimate.\n\nExit status: 0 "
-        "written, 2 bad arguments or a plugin that cannot be loaded, 1 the generator failed or "
-        "the file could not be written.");
+        "written, 2 bad arguments or a plugin that cannot be loaded, 1 the generator failed, "
+        "crashed or hung, or the file could not be written.");
     options.add_options()("h,help", "Show this help")(
         "plugin", "Plugin .so to load (repeatable); bundled plugins are always loaded",
         cxxopts::value<std::vector<std::string>>())(
@@ -34,6 +35,7 @@ int workset_main(int argc, char** argv) {
         "generator-param", "KEY=VALUE for the generator (repeatable)",
         cxxopts::value<std::vector<std::string>>())(
         "out", "File to write atomically (default: stdout)", cxxopts::value<std::string>());
+    add_plugin_timeout_option(options);
     const auto args = parse_command_line(options, argc, argv);
     if (args.count("help")) {
         std::cout << options.help() << "\n";
@@ -52,12 +54,13 @@ int workset_main(int argc, char** argv) {
             parse_generator_params(args["generator-param"].as<std::vector<std::string>>());
 
     plugin_host::PluginSet plugins;
-    load_plugins(plugins, args.count("plugin") ? args["plugin"].as<std::vector<std::string>>()
-                                               : std::vector<std::string>{});
+    load_plugins(plugins, args);
     const std::string generator = args["generator"].as<std::string>();
     std::vector<core::WorkRow> rows;
     try {
         rows = plugins.generate_rows(generator, request);
+    } catch (const driver::Interrupted&) {
+        throw;
     } catch (const Error& e) {
         if (e.category() == ErrorCategory::Usage)
             throw Error(ErrorCategory::Usage, without_bi_prefix(e.what()));

@@ -54,7 +54,8 @@ TEST_CASE("a value that is not a number names its option", "[cli][hostile-input]
     }
 }
 
-TEST_CASE("--workset must be a regular UTF-8 file; a FIFO does not block", "[cli][hostile-input]") {
+TEST_CASE("the work-set must be a regular UTF-8 file; a FIFO does not block",
+          "[cli][hostile-input]") {
     testing::ScratchDir dir;
     const std::string fifo = dir.file("ws.fifo");
     REQUIRE(::mkfifo(fifo.c_str(), 0600) == 0);

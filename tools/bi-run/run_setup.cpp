@@ -15,6 +15,7 @@
 #include "io/json_text.hpp"
 #include "io/workset.hpp"
 #include "plugin_args.hpp"
+#include "plugin_host/plugin_fault.hpp"
 
 namespace bi::cli {
 
@@ -222,8 +223,12 @@ RunSetup prepare_run(const cxxopts::ParseResult& args, bool allow_lists,
         probe.ctx = setup.plan.ctxs.front();
         try {
             setup.plugins->generate_rows(id, probe);
+        } catch (const plugin_host::PluginFault&) {
+            throw;  // the plugin failed, not its parameters: the message says so already
         } catch (const Error& e) {
-            throw Error(e.category(), "--generator " + id + ": " + e.what());
+            std::string_view message = e.what();
+            if (message.substr(0, 4) == "bi: ") message.remove_prefix(4);
+            throw Error(e.category(), "--generator " + id + ": " + std::string(message));
         }
         // The plugin set lives in the RunSetup, on the heap, for as long as the run.
         const plugin_host::PluginSet* plugins = setup.plugins.get();

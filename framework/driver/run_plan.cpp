@@ -73,9 +73,11 @@ void plan_live(RunPlan& plan, LivePlan live, bool alias_given,
 
     const auto mem = server::mem_available_bytes();
     for (auto ctx : plan.ctxs)
-        for (int n : plan.parallels)
+        for (int n : plan.parallels) {
+            server::check_context_without_shape(live.facts, ctx * n);
             server::check_footprint(server::project_footprint(live.facts, ctx * n, live.target.kv),
                                     live.limits, mem);
+        }
 
     auto& o = plan.options;
     if (!alias_given) o.model_alias = live.target.alias;

@@ -108,6 +108,15 @@ void check_footprint(const Footprint& footprint, const GuardLimits& limits,
                format_gib(*mem_available) + " (/proc/meminfo)");
 }
 
+void check_context_without_shape(const ModelFacts& model, std::int64_t ctx_total) {
+    if (model.has_shape() || ctx_total <= kMaxContextWithoutShape) return;
+    refuse("model " + model.path +
+           ": its GGUF shape (layers, heads) is unreadable, so the KV "
+           "cache of ctx x N = " +
+           std::to_string(ctx_total) + " tokens cannot be projected; without a shape at most " +
+           std::to_string(kMaxContextWithoutShape) + " tokens are allowed");
+}
+
 void check_binary(const std::string& path) {
     struct stat st {};
     if (path.empty()) refuse("no server binary given (--server-bin or the profile's server_bin)");

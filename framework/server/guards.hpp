@@ -41,6 +41,12 @@ struct GuardLimits {
 void check_footprint(const Footprint& footprint, const GuardLimits& limits,
                      std::optional<std::uint64_t> mem_available);
 
+// Without the model's shape (a file that is not GGUF, or one without the layer and head counts)
+// the KV cache cannot be projected, so the footprint guard proves nothing. Such a model may be
+// served at most this much context in total; beyond it the launch is refused (fail closed).
+inline constexpr std::int64_t kMaxContextWithoutShape = 262144;
+void check_context_without_shape(const ModelFacts& model, std::int64_t ctx_total);
+
 // The binary must be an executable regular file; the model a readable regular file.
 void check_binary(const std::string& path);
 void check_model(const std::string& path);

@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <catch2/catch.hpp>
+#include <filesystem>
 #include <string>
 #include <vector>
 
@@ -144,5 +145,45 @@ TEST_CASE("a generator parameter the plugin refuses stops the run before any ser
     CHECK(r.exit_code == 2);
     CHECK_THAT(r.err, Catch::Contains("--generator spark: "));
     CHECK_THAT(r.err, Catch::Contains("unknown family 'ZZ9'"));
+    CHECK_FALSE(exists(dir.file("out")));
+}
+
+TEST_CASE("a failed selftest leaves nothing in the temp directory unless --keep",
+          "[cli][hostile-input]") {
+    testing::ScratchDir tmp;
+    const auto selftest = [&](bool keep) {
+        std::vector<std::string> argv = {"/usr/bin/env", "TMPDIR=" + tmp.path(), BI_RUN_PATH,
+                                         "selftest",     "--server-bin",         "/bin/false",
+                                         "--quiet"};
+        if (keep) argv.push_back("--keep");
+        return run_command(argv);
+    };
+    const auto entries = [&] {
+        std::vector<std::string> names;
+        for (const auto& entry : std::filesystem::directory_iterator(tmp.path()))
+            names.push_back(entry.path().filename().string());
+        return names;
+    };
+    const auto failed = selftest(false);
+    INFO(failed.err);
+    CHECK(failed.exit_code == 1);
+    CHECK_THAT(failed.err, Catch::Contains("exited before it was ready"));
+    CHECK(entries().empty());
+
+    const auto kept = selftest(true);
+    CHECK(kept.exit_code == 1);
+    const auto names = entries();
+    REQUIRE(names.size() == 1);
+    CHECK(names.front().rfind("bi-selftest-", 0) == 0);
+    // The log stays for reading; the 16 MB synthetic model does not.
+    CHECK(exists(tmp.file(names.front() + "/selftest.server.log")));
+    CHECK_FALSE(exists(tmp.file(names.front() + "/bi-selftest-f32.gguf")));
+}
+
+TEST_CASE("an argument that is not UTF-8 is refused before anything else", "[cli][hostile-input]") {
+    testing::ScratchDir dir;
+    const auto r = run_mock(dir, {"--model-alias", "caf\xC3"});
+    CHECK(r.exit_code == 2);
+    CHECK(r.err == "bi-run: argument 6 is not valid UTF-8 (byte 3)\n");
     CHECK_FALSE(exists(dir.file("out")));
 }

@@ -49,3 +49,18 @@ TEST_CASE("ports: reserved ports are never picked", "[server][guards]") {
     CHECK_THROWS_WITH(server::check_port(port, limits), Catch::Contains("reserved"));
     for (int i = 0; i < 20; ++i) CHECK(server::pick_free_port(limits) != port);
 }
+
+TEST_CASE("a model without a readable shape gets a bounded context, not an unchecked one",
+          "[server][guards]") {
+    server::ModelFacts shapeless;
+    shapeless.path = "m.gguf";
+    CHECK_NOTHROW(server::check_context_without_shape(shapeless, server::kMaxContextWithoutShape));
+    CHECK_THROWS_WITH(
+        server::check_context_without_shape(shapeless, server::kMaxContextWithoutShape + 1),
+        Catch::Contains("model m.gguf: its GGUF shape (layers, heads) is unreadable"));
+    server::ModelFacts shaped = shapeless;
+    shaped.n_layer = 2;
+    shaped.n_embd = 64;
+    shaped.n_head = 4;
+    CHECK_NOTHROW(server::check_context_without_shape(shaped, 4096 * 4096));
+}

@@ -9,6 +9,7 @@
 #include "bi/version.hpp"
 #include "commands.hpp"
 #include "core/error.hpp"
+#include "core/utf8.hpp"
 #include "driver/interrupt.hpp"
 #include "exit_codes.hpp"
 #include "plugin_args.hpp"
@@ -68,6 +69,12 @@ int main(int argc, char** argv) {
         print_usage(std::cerr);
         return bi::cli::kExitUsage;
     }
+    // Arguments end up in certs (flags, paths, names), and a cert is JSON text: UTF-8 only.
+    for (int i = 1; i < argc; ++i)
+        if (const auto bad = bi::core::first_invalid_utf8(argv[i])) {
+            std::cerr << "bi-run: argument " << i << " is not valid UTF-8 (byte " << *bad << ")\n";
+            return bi::cli::kExitUsage;
+        }
     const std::string_view first = argv[1];
     if (first == "-h" || first == "--help" || first == "help") {
         print_usage(std::cout);

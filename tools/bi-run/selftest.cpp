@@ -39,6 +39,33 @@ std::string make_temp_dir() {
     return pattern;
 }
 
+// What a selftest leaves behind. The synthetic model always goes (the cert keeps its facts); a
+// temp directory bi-run made goes too unless the run produced a cert or --keep was given, so a
+// failed selftest leaves nothing in /tmp. A --out-dir the user named is theirs: only the model
+// file is removed from it.
+class SelftestFiles {
+public:
+    SelftestFiles(std::string dir, bool made_here, bool keep)
+        : dir_(std::move(dir)), made_here_(made_here), keep_(keep) {}
+    ~SelftestFiles() {
+        std::error_code ignored;
+        if (!model_.empty()) std::filesystem::remove(model_, ignored);
+        if (made_here_ && !keep_ && !produced_cert_) std::filesystem::remove_all(dir_, ignored);
+    }
+    SelftestFiles(const SelftestFiles&) = delete;
+    SelftestFiles& operator=(const SelftestFiles&) = delete;
+
+    void set_model(std::string path) { model_ = std::move(path); }
+    void keep_for_cert() { produced_cert_ = true; }
+
+private:
+    std::string dir_;
+    std::string model_;
+    bool made_here_;
+    bool keep_;
+    bool produced_cert_ = false;
+};
+
 // Prompts whose generated tokens (or, failing token ids, text) moved in a pass, and prompts
 // whose chosen-token logprobs moved.
 struct PassChange {
@@ -140,6 +167,7 @@ int selftest_main(int argc, char** argv) {
         "out-dir", "Where the cert and server log go (default: a new temp directory)",
         cxxopts::value<std::string>())("ready-timeout", "Seconds the server may take to load",
                                        cxxopts::value<double>()->default_value("120"))(
+        "keep", "Keep the temp directory (server log) even when the selftest fails")(
         "quiet", "No progress on stderr")("json", "Print a one-line JSON summary on stdout")(
         "h,help", "Show this help");
     add_plugin_timeout_option(options);
@@ -169,10 +197,15 @@ int selftest_main(int argc, char** argv) {
     if (o.request.n_predict < 1) usage("--n-predict must be at least 1");
     const auto ctx = args["ctx"].as<std::int64_t>();
     if (ctx < 256) usage("--ctx must be at least 256");
-    o.out_dir = args.count("out-dir") ? args["out-dir"].as<std::string>() : make_temp_dir();
+    if (parallel > 64) usage("--parallel must be at most 64 for a selftest");
+    if (ctx > 1 << 20) usage("--ctx must be at most 1048576 for a selftest");
+    const bool dir_given = args.count("out-dir") > 0;
+    o.out_dir = dir_given ? args["out-dir"].as<std::string>() : make_temp_dir();
     std::filesystem::create_directories(o.out_dir);
+    SelftestFiles files(o.out_dir, !dir_given, args.count("keep") > 0);
 
     const std::string model = o.out_dir + "/" + o.model_alias + ".gguf";
+    files.set_model(model);
     gguf::ModelSpec spec;
     spec.dtype = dtype == "f16" ? gguf::TensorType::F16 : gguf::TensorType::F32;
     spec.ctx = ctx * parallel;
@@ -214,8 +247,7 @@ int selftest_main(int argc, char** argv) {
     const std::size_t n_prompts = outcome.cert.run && outcome.cert.run->n_items
                                       ? static_cast<std::size_t>(*outcome.cert.run->n_items)
                                       : 0;
-    std::error_code ignored;
-    std::filesystem::remove(model, ignored);  // 16 MB of random weights; the cert keeps its facts
+    files.keep_for_cert();
 
     report_selftest(outcome, binary, parallel, n_prompts, o.request.n_predict,
                     args.count("json") > 0);

@@ -82,6 +82,7 @@ SpawnedChild spawn_server(const std::vector<std::string>& argv, const std::strin
     const std::string& binary = argv.front();
     // Everything the child needs is built before fork: it must not allocate.
     std::vector<char*> args;
+    args.reserve(argv.size() + 1);
     for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
     args.push_back(nullptr);
     const std::string name = env_entry.substr(0, env_entry.find('=') + 1);

@@ -140,6 +140,7 @@ struct FakeRun {
     pid_t start(const std::vector<std::string>& fake, const std::vector<std::string>& extra) const {
         const auto a = argv(fake, extra);
         std::vector<char*> args;
+        args.reserve(a.size() + 1);
         for (const auto& s : a) args.push_back(const_cast<char*>(s.c_str()));
         args.push_back(nullptr);
         posix_spawn_file_actions_t actions;
@@ -304,7 +305,7 @@ TEST_CASE("an interrupt mid-run tears down with --shutdown-grace, not a built-in
     check_no_survivors(fake.markers);
 }
 
-TEST_CASE("--untouchable-pid naming the server bi-run launches: exit 2, nothing started",
+TEST_CASE("an untouchable PID for the server bi-run launches: exit 2, nothing started",
           "[adversarial][process_tree]") {
     FakeRun fake;
     // A fresh PID, then the next few thousand as untouchable: the server's fork lands in them.

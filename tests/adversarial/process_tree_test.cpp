@@ -214,11 +214,11 @@ TEST_CASE("a server that serves from a grandchild: the run completes and nothing
 TEST_CASE("a setsid grandchild that ignores SIGTERM is killed after the grace",
           "[adversarial][process_tree]") {
     FakeRun fake;
-    const auto r = fake.run({"--fake-setsid", "--fake-ignore-term"}, {"--shutdown-grace", "0.5"});
+    const auto r = fake.run({"--fake-setsid", "--fake-ignore-term"}, {"--shutdown-grace", "1.5"});
     INFO(r.err);
     CHECK(r.exit_code == 0);
-    CHECK(count(io::read_file(fake.log), "killed with SIGKILL after ignoring SIGTERM for 500 ms") ==
-          2);
+    CHECK(count(io::read_file(fake.log),
+                "killed with SIGKILL after ignoring SIGTERM for 1500 ms") == 2);
     // Every process of the tree got the SIGTERM it ignored, the setsid one included.
     CHECK(marked_pids(fake.markers, "term").size() == 4);
     check_no_survivors(fake.markers);

@@ -222,6 +222,7 @@ std::string ServerProcess::Impl::end_tree(std::chrono::milliseconds grace,
 
     bool killed = false;
     bool hurried = false;
+    bool ended_before_kill = false;  // the launched process itself went on SIGTERM (or earlier)
     clock::time_point killed_at;
     auto pause = std::chrono::milliseconds(1);
     std::vector<ProcessEntry> left;
@@ -238,6 +239,7 @@ std::string ServerProcess::Impl::end_tree(std::chrono::milliseconds grace,
         const auto now = clock::now();
         if (!killed && (now >= give_up || (kill_now && kill_now->load()))) {
             hurried = now < give_up;
+            ended_before_kill = reaped;
             killed = true;
             killed_at = now;
             signal_tree(tree, marks, untouchable, SIGKILL);
@@ -253,10 +255,12 @@ std::string ServerProcess::Impl::end_tree(std::chrono::milliseconds grace,
         pause = std::min(pause * 2, std::chrono::milliseconds(20));
     }
     std::string how = ended_how.empty() ? "gone" : ended_how;
-    if (killed)
-        how = hurried ? "killed with SIGKILL at once (interrupted again)"
-                      : "killed with SIGKILL after ignoring SIGTERM for " +
-                            std::to_string(grace.count()) + " ms";
+    if (killed) {
+        const std::string kill = hurried ? "killed with SIGKILL at once (interrupted again)"
+                                         : "killed with SIGKILL after ignoring SIGTERM for " +
+                                               std::to_string(grace.count()) + " ms";
+        how = ended_before_kill ? how + "; the rest of its tree " + kill : kill;
+    }
     const std::size_t others = seen.size() - seen.count(pid);
     if (others > 0)
         how += "; " + std::to_string(others) + " other process(es) it started ended too";

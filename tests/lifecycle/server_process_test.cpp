@@ -84,6 +84,21 @@ TEST_CASE("a tree that ignores SIGTERM is killed after the grace", "[server_proc
     CHECK_FALSE(process_exists(server.pid()));
 }
 
+TEST_CASE("a server that goes on SIGTERM while a descendant ignores it: both are reported",
+          "[server_process]") {
+    testing::ScratchDir dir;
+    auto server = shell_server(dir,
+                               "(trap '' TERM; exec sleep 1000) & echo $! > \"$D/p1\"; "
+                               "echo ready > \"$D/ready\"; wait");
+    REQUIRE(testing::wait_until([&] { return !testing::read_text(dir.file("ready")).empty(); }));
+    const pid_t p1 = read_pid(dir.file("p1"));
+    const std::string how = server.terminate(milliseconds(300));
+    CHECK_THAT(how, Catch::StartsWith("killed by signal 15") &&
+                        Catch::Contains("the rest of its tree killed with SIGKILL after ignoring "
+                                        "SIGTERM for 300 ms"));
+    CHECK_FALSE(process_exists(p1));
+}
+
 TEST_CASE("kill_now skips the rest of the grace", "[server_process]") {
     testing::ScratchDir dir;
     auto server = shell_server(dir, "trap '' TERM; " + kTwoSleepers);

@@ -88,9 +88,11 @@ TEST_CASE("a server that goes on SIGTERM while a descendant ignores it: both are
           "[server_process]") {
     testing::ScratchDir dir;
     auto server = shell_server(dir,
-                               "(trap '' TERM; exec sleep 1000) & echo $! > \"$D/p1\"; "
-                               "echo ready > \"$D/ready\"; wait");
+                               "(trap '' TERM; echo ready > \"$D/ready\"; exec sleep 1000) & "
+                               "echo $! > \"$D/p1\"; wait");
+    // "ready" comes from the subshell once it ignores SIGTERM.
     REQUIRE(testing::wait_until([&] { return !testing::read_text(dir.file("ready")).empty(); }));
+    REQUIRE(testing::wait_until([&] { return read_pid(dir.file("p1")) > 0; }));
     const pid_t p1 = read_pid(dir.file("p1"));
     const std::string how = server.terminate(milliseconds(300));
     CHECK_THAT(how, Catch::StartsWith("killed by signal 15") &&

@@ -168,6 +168,7 @@ Baseline CellRunner::run_baseline(std::int64_t ctx, const WorkRowSource& rows) {
     start = clock::now();
     server->shutdown();
     baseline.timings.teardown_a_s = seconds_since(start);
+    throw_if_interrupted();  // a signal during the teardown: the N-slot server is never launched
     return baseline;
 }
 
@@ -235,6 +236,7 @@ CellOutcome CellRunner::run_cell(const Baseline& baseline, int parallel) {
     start = clock::now();
     server->shutdown();
     timings.teardown_n_s = seconds_since(start);
+    throw_if_interrupted();
 
     CellOutcome outcome;
     outcome.verdict = core::decide_verdict(evidence);

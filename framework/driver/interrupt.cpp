@@ -9,12 +9,13 @@ namespace bi::driver {
 namespace {
 
 std::atomic<bool> g_interrupted{false};
+std::atomic<bool> g_interrupted_again{false};
 std::atomic<int> g_signal{0};
 
 extern "C" void on_interrupt(int signal_number) {
     int expected = 0;
     g_signal.compare_exchange_strong(expected, signal_number);
-    g_interrupted.store(true);
+    if (g_interrupted.exchange(true)) g_interrupted_again.store(true);
 }
 
 }  // namespace
@@ -30,6 +31,10 @@ void install_interrupt_handlers() {
 
 const std::atomic<bool>& interrupt_flag() {
     return g_interrupted;
+}
+
+const std::atomic<bool>& kill_now_flag() {
+    return g_interrupted_again;
 }
 
 Interrupted::Interrupted(int signal_number)

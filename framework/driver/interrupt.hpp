@@ -1,5 +1,6 @@
 // SIGINT/SIGTERM/SIGHUP become a flag the dispatcher polls, so the run unwinds normally and every
-// server it started is torn down by its RAII handle before the process exits 130/143.
+// server it started is torn down by its RAII handle before the process exits 128 + the signal.
+// A second signal sets a flag that makes a teardown in progress SIGKILL at once.
 #pragma once
 
 #include <atomic>
@@ -13,6 +14,9 @@ void install_interrupt_handlers();
 
 // Set by the handlers; the dispatcher and the cell runner check it.
 const std::atomic<bool>& interrupt_flag();
+
+// Set by the second signal (any of the three): teardown stops waiting for the grace.
+const std::atomic<bool>& kill_now_flag();
 
 // Thrown when the run stops because of a signal; no cert is written.
 class Interrupted : public Error {

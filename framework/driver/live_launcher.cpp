@@ -4,6 +4,7 @@
 
 #include "core/error.hpp"
 #include "core/sha256.hpp"
+#include "interrupt.hpp"
 #include "readiness.hpp"
 #include "server/server_process.hpp"
 
@@ -19,6 +20,13 @@ public:
           grace_(config.grace),
           binary_sha256_(std::move(binary_sha256)),
           port_(port) {}
+    // The error and interrupt paths end here too: the same grace, and a second signal hurries it.
+    ~LiveHandle() override {
+        try {
+            shutdown();
+        } catch (...) {
+        }
+    }
 
     ServerAddress address() const override { return {"127.0.0.1", port_}; }
     bool alive() override { return process_.alive(); }
@@ -34,7 +42,7 @@ public:
         launch.parent_death_signal = process_.under_parent_death_signal();
         return launch;
     }
-    void shutdown() override { process_.terminate(grace_); }
+    void shutdown() override { process_.terminate(grace_, &kill_now_flag()); }
 
 private:
     server::ServerProcess process_;
@@ -59,6 +67,7 @@ LiveLauncher::LiveLauncher(LiveServerConfig config)
     : config_(std::move(config)), binary_sha256_(file_sha256(config_.command.binary)) {}
 
 std::unique_ptr<ServerHandle> LiveLauncher::launch(int parallel, std::int64_t ctx_total) {
+    throw_if_interrupted();  // a signal at any moment before this stops the run from launching
     std::uint16_t port = 0;
     if (config_.port) {
         server::check_port(*config_.port, config_.limits);

@@ -10,6 +10,8 @@ parts of the generation when a request shared a batch with enough others.
 """
 import hashlib
 import json
+import os
+import signal
 import sys
 import threading
 import time
@@ -259,7 +261,68 @@ class Handler(BaseHTTPRequestHandler):
         return self.send_json(200, out)
 
 
+# --- Process-tree knobs (bi-run owns everything it starts) ---------------------------------
+# --fake-fork-exit         the launched process forks a child that serves, and exits at once
+# --fake-grandchild        a grandchild serves; its parent exits, the launched process waits
+# --fake-setsid            the serving grandchild calls setsid() (implies --fake-grandchild)
+# --fake-ignore-term       every process of the fake survives SIGTERM
+# --fake-slow-start=S      sleep S seconds before listening (SIGTERM handled meanwhile)
+# --fake-marker-dir=DIR    each process writes DIR/start.PID at start and DIR/term.PID on SIGTERM
+class ProcessKnobs:
+    def __init__(self, argv):
+        self.flags, self.slow_start, self.marker_dir = set(), 0.0, None
+        i = 0
+        while i < len(argv):
+            key, eq, inline = argv[i].partition("=")
+            if key in ("--fake-slow-start", "--fake-marker-dir"):
+                if not eq:
+                    i += 1
+                    inline = argv[i]
+                if key == "--fake-slow-start":
+                    self.slow_start = float(inline)
+                else:
+                    self.marker_dir = inline
+            elif key in ("--fake-fork-exit", "--fake-grandchild", "--fake-setsid",
+                         "--fake-ignore-term"):
+                self.flags.add(key[len("--fake-"):])
+            i += 1
+        if "setsid" in self.flags:
+            self.flags.add("grandchild")
+
+    def mark(self, what):
+        if self.marker_dir:
+            with open(os.path.join(self.marker_dir, f"{what}.{os.getpid()}"), "w") as f:
+                f.write(f"{os.getpid()}\n")
+
+    def on_term(self, signum, frame):
+        self.mark("term")
+        if "ignore-term" not in self.flags:
+            os._exit(0)
+
+    def start(self):
+        """Installs the SIGTERM handler first, then shapes the process tree; returns in the
+        process that serves (after the slow start), never in the others."""
+        signal.signal(signal.SIGTERM, self.on_term)
+        self.mark("start")
+        if "fork-exit" in self.flags:
+            if os.fork() > 0:
+                os._exit(0)
+            self.mark("start")
+        elif "grandchild" in self.flags:
+            if os.fork() > 0:
+                while True:
+                    signal.pause()
+            if os.fork() > 0:
+                os._exit(0)
+            if "setsid" in self.flags:
+                os.setsid()
+            self.mark("start")
+        if self.slow_start > 0:
+            time.sleep(self.slow_start)
+
+
 def main():
+    ProcessKnobs(sys.argv[1:]).start()
     config = Config(sys.argv[1:])
     Handler.config = config
     Handler.scheduler = Scheduler(config)

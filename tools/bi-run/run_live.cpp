@@ -55,7 +55,9 @@ void add_server_options(cxxopts::Options& options) {
         "max-footprint-gb", "Refuse when the projected footprint exceeds this",
         cxxopts::value<double>())("ready-timeout", "Seconds a server may take to answer /health",
                                   cxxopts::value<double>()->default_value("600"))(
-        "shutdown-grace", "Seconds between SIGTERM and SIGKILL at teardown",
+        "shutdown-grace",
+        "Seconds between SIGTERM and SIGKILL at teardown, on every path (a second interrupt: "
+        "SIGKILL at once)",
         cxxopts::value<double>()->default_value("10"))("dry-run",
                                                        "Print the plan and launch nothing");
 }

@@ -176,8 +176,10 @@ private:
         core::TrialRecord& r = records_[i];
         auto timeout = request_.request.timeout;
         if (request_.deadline) {
-            const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
-                *request_.deadline - Clock::now());
+            // Rounded up, so a request cut short by the deadline ends at or after it and is
+            // labelled as stopped by the deadline, not as the server's timeout.
+            const auto left =
+                std::chrono::ceil<std::chrono::milliseconds>(*request_.deadline - Clock::now());
             if (left.count() < 1) {
                 trigger(StopReason::Deadline);
                 return false;

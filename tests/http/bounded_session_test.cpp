@@ -7,6 +7,7 @@
 
 #include "hostile_server.hpp"
 #include "http/http_session.hpp"
+#include "wait_until.hpp"
 
 using namespace bi::http;
 using bi::test::HostileConnection;
@@ -132,7 +133,7 @@ TEST_CASE("an endless chunked body stops at the size limit and drops the connect
     const Timed next = timed_get(session);
     REQUIRE(next.outcome.ok());
     CHECK(next.outcome.response.body == kBody);
-    CHECK(server.disconnects() >= 1);
+    CHECK(bi::testing::wait_until([&] { return server.disconnects() >= 1; }));
 }
 
 TEST_CASE("an endless body without a length stops at the size limit", "[session][limit]") {

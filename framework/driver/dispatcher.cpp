@@ -60,8 +60,8 @@ public:
         const auto workers =
             std::min<std::size_t>(static_cast<std::size_t>(request.concurrency), total_);
         for (std::size_t k = 0; k < workers; ++k)
-            sessions_.push_back(
-                std::make_unique<http::HttpSession>(endpoint, request.request.timeout));
+            sessions_.push_back(std::make_unique<http::HttpSession>(
+                endpoint, request.request.timeout, request.request.max_response_bytes));
     }
 
     std::vector<core::TrialRecord> run() {

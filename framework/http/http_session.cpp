@@ -60,16 +60,6 @@ public:
     explicit BoundedSocket(BoundedSocketImpl* impl) : StreamSocket(impl) {}
 };
 
-// "30 s", "200 ms", "1.5 s": how long the deadline was, for the failure message.
-std::string describe_duration(std::chrono::milliseconds ms) {
-    if (ms.count() % 1000 == 0) return std::to_string(ms.count() / 1000) + " s";
-    if (ms.count() < 1000) return std::to_string(ms.count()) + " ms";
-    std::string text = std::to_string(ms.count() / 1000) + "." +
-                       std::to_string(1000 + ms.count() % 1000).substr(1);
-    while (text.back() == '0') text.pop_back();
-    return text + " s";
-}
-
 enum class AttemptError { None, Timeout, TooLarge, StaleConnection, Transport, Cancelled };
 
 struct Attempt {
@@ -81,6 +71,15 @@ struct Attempt {
 struct CancelledSignal {};
 
 }  // namespace
+
+std::string describe_duration(std::chrono::milliseconds ms) {
+    if (ms.count() % 1000 == 0) return std::to_string(ms.count() / 1000) + " s";
+    if (ms.count() < 1000) return std::to_string(ms.count()) + " ms";
+    std::string text = std::to_string(ms.count() / 1000) + "." +
+                       std::to_string(1000 + ms.count() % 1000).substr(1);
+    while (text.back() == '0') text.pop_back();
+    return text + " s";
+}
 
 std::optional<Failure> classify_status(int status, std::string_view body) {
     if (status >= 200 && status < 300) return std::nullopt;

@@ -38,6 +38,9 @@ struct HttpOutcome {
     bool ok() const { return !failure; }
 };
 
+// "30 s", "1.5 s", "200 ms": a duration as the failure messages write it.
+std::string describe_duration(std::chrono::milliseconds ms);
+
 // Classifies a complete HTTP answer: 2xx -> none; a 5xx whose body mentions "out of memory" or
 // "failed to allocate" (any case) -> "oom"; any other status -> "http_error".
 std::optional<Failure> classify_status(int status, std::string_view body);

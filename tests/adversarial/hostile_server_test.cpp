@@ -196,7 +196,7 @@ TEST_CASE("deeply nested JSON in completions and /props is refused, not a crash"
     CHECK(run.left.empty());
 }
 
-TEST_CASE("--max-response-bytes out of range is refused before anything starts",
+TEST_CASE("an out-of-range --max-response-bytes is refused before anything starts",
           "[adversarial][hostile]") {
     for (const char* value : {"1023", "1073741825", "-5", "12kb"}) {
         const auto run = run_hostile({}, {std::string("--max-response-bytes=") + value}, true);

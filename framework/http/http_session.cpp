@@ -29,7 +29,7 @@ namespace {
 // server is closing would be lost.
 constexpr auto kIdleReconnect = std::chrono::seconds(2);
 constexpr std::size_t kMessageExcerpt = 200;
-constexpr std::size_t kBodyChunk = 64 * 1024;
+constexpr std::size_t kBodyChunk = std::size_t{64} * 1024;
 
 using Clock = std::chrono::steady_clock;
 

@@ -48,8 +48,9 @@ core::Json trim_props(const core::Json& props) {
     return kept;
 }
 
-core::Json fetch_props(const ServerHandle& server) {
-    http::HttpSession session(endpoint_of(server), std::chrono::seconds(10));
+// At most 10 s for the whole answer: /props is small and immediate on a healthy server.
+core::Json fetch_props(const ServerHandle& server, std::size_t max_response_bytes) {
+    http::HttpSession session(endpoint_of(server), std::chrono::seconds(10), max_response_bytes);
     const auto outcome = session.get("/props");
     if (!outcome.ok()) return core::Json::object();
     try {
@@ -106,8 +107,9 @@ CellRunner::ArmRun CellRunner::run_arm(ServerHandle& server,
     progress_.arm_started(label, request.order.size());
     const auto start = clock::now();
     http::ServerPoller poller(endpoint_of(server), std::chrono::milliseconds(10),
-                              std::chrono::seconds(5), origin_);
-    poller.start();
+                              std::chrono::seconds(5), origin_,
+                              options_.request.max_response_bytes);
+    poller.start(request.deadline);
     ArmRun run;
     run.records = driver::run_arm(endpoint_of(server), request);
     run.server = poller.stop();
@@ -133,11 +135,13 @@ Baseline CellRunner::run_baseline(std::int64_t ctx, const WorkRowSource& rows) {
     auto server = launcher_.launch(1, ctx);
     baseline.timings.launch_a_s = seconds_since(start);
     baseline.server = server->describe();
-    const core::Json props = fetch_props(*server);
+    const core::Json props = fetch_props(*server, options_.request.max_response_bytes);
     baseline.props = trim_props(props);
     baseline.reports_mock = props.bool_or("bi_mock", false);
 
-    http::HttpSession tokenizer(endpoint_of(*server), std::chrono::seconds(30));
+    // Each count ends within 30 s, however the server answers.
+    http::HttpSession tokenizer(endpoint_of(*server), std::chrono::seconds(30),
+                                options_.request.max_response_bytes);
     plugin_host::TokenCounter count_tokens =
         [&tokenizer](std::string_view text) -> std::optional<std::int64_t> {
         const auto outcome = http::tokenize(tokenizer, text);
@@ -215,7 +219,7 @@ CellOutcome CellRunner::run_cell(const Baseline& baseline, int parallel) {
     auto server = launcher_.launch(parallel, baseline.ctx * parallel);
     timings.launch_n_s = seconds_since(start);
     const core::ServerLaunch server_n = server->describe();
-    const core::Json props_n = fetch_props(*server);
+    const core::Json props_n = fetch_props(*server, options_.request.max_response_bytes);
     const bool reports_mock = baseline.reports_mock || props_n.bool_or("bi_mock", false);
 
     evidence.dispatch_n = parallel;

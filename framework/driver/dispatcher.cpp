@@ -60,8 +60,8 @@ public:
         const auto workers =
             std::min<std::size_t>(static_cast<std::size_t>(request.concurrency), total_);
         for (std::size_t k = 0; k < workers; ++k)
-            sessions_.push_back(
-                std::make_unique<http::HttpSession>(endpoint, request.request.timeout));
+            sessions_.push_back(std::make_unique<http::HttpSession>(
+                endpoint, request.request.timeout, request.request.max_response_bytes));
     }
 
     std::vector<core::TrialRecord> run() {
@@ -176,8 +176,10 @@ private:
         core::TrialRecord& r = records_[i];
         auto timeout = request_.request.timeout;
         if (request_.deadline) {
-            const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
-                *request_.deadline - Clock::now());
+            // Rounded up, so a request cut short by the deadline ends at or after it and is
+            // labelled as stopped by the deadline, not as the server's timeout.
+            const auto left =
+                std::chrono::ceil<std::chrono::milliseconds>(*request_.deadline - Clock::now());
             if (left.count() < 1) {
                 trigger(StopReason::Deadline);
                 return false;

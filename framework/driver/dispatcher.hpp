@@ -24,7 +24,7 @@ struct ArmRequest {
     std::vector<std::size_t> order;        // indices into *items, each at most once, in send order
     int concurrency = 1;                   // workers; 1 = serial
     std::chrono::milliseconds stagger{0};  // worker k sends its first request k * stagger late
-    http::RequestOptions request;          // endpoint, n_predict, logprobs, seed, timeout
+    http::RequestOptions request;          // endpoint, n_predict, logprobs, seed, limits
     // > 0: the i-th request sent asks for slot i % pin_slots (arm B exercises every slot
     // serially, so an answer that depends on the slot shows as A vs B).
     int pin_slots = 0;

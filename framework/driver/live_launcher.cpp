@@ -81,7 +81,7 @@ std::unique_ptr<ServerHandle> LiveLauncher::launch(int parallel, std::int64_t ct
     // On any failure the handle's destructor stops the process before the error leaves here.
     wait_until_ready(
         {"127.0.0.1", port}, config_.ready_timeout, [&h] { return h.alive(); },
-        [&h] { return h.death_report(); });
+        [&h] { return h.death_report(); }, config_.max_response_bytes);
     return handle;
 }
 

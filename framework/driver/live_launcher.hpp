@@ -2,9 +2,11 @@
 #pragma once
 
 #include <chrono>
+#include <cstddef>
 #include <optional>
 #include <string>
 
+#include "http/response_limit.hpp"
 #include "server/argv.hpp"
 #include "server/guards.hpp"
 #include "server_handle.hpp"
@@ -16,7 +18,8 @@ struct LiveServerConfig {
     server::GuardLimits limits;
     std::optional<std::uint16_t> port;  // absent: a free port per launch
     std::string log_path;               // appended to by every launch
-    std::chrono::milliseconds ready_timeout = std::chrono::minutes(10);
+    std::chrono::milliseconds ready_timeout = std::chrono::minutes(10);  // the whole wait
+    std::size_t max_response_bytes = http::kDefaultMaxResponseBytes;     // of each /health answer
     std::chrono::milliseconds grace = std::chrono::seconds(10);
 };
 

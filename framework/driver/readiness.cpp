@@ -1,5 +1,6 @@
 #include "readiness.hpp"
 
+#include <algorithm>
 #include <thread>
 
 #include "core/error.hpp"
@@ -7,28 +8,40 @@
 
 namespace bi::driver {
 
+namespace {
+
+// One /health request may take this long before the process is looked at again.
+constexpr auto kHealthAttempt = std::chrono::seconds(2);
+
+}  // namespace
+
 void wait_until_ready(const http::Endpoint& endpoint, std::chrono::milliseconds deadline,
                       const std::function<bool()>& alive,
-                      const std::function<std::string()>& death_report) {
+                      const std::function<std::string()>& death_report,
+                      std::size_t max_response_bytes) {
     using clock = std::chrono::steady_clock;
     const auto give_up = clock::now() + deadline;
-    http::HttpSession session(endpoint, std::chrono::milliseconds(1000));
+    const auto time_left = [&] {
+        return std::chrono::ceil<std::chrono::milliseconds>(give_up - clock::now());
+    };
+    http::HttpSession session(endpoint, kHealthAttempt, max_response_bytes);
     auto pause = std::chrono::milliseconds(5);
-    std::string last;
+    std::string last = "none";
     while (true) {
         throw_if_interrupted();
         if (!alive())
             throw Error(ErrorCategory::Server,
                         "server exited before it was ready: " + death_report());
+        if (time_left().count() <= 0)
+            throw Error(ErrorCategory::Server, "server not ready after " +
+                                                   http::describe_duration(deadline) +
+                                                   " (last /health answer: " + last + ")");
+        session.set_timeout(std::min<std::chrono::milliseconds>(kHealthAttempt, time_left()));
         const auto outcome = session.get("/health");
         if (outcome.ok() && outcome.response.status == 200) return;
         last = outcome.failure ? outcome.failure->message
                                : "HTTP " + std::to_string(outcome.response.status);
-        if (clock::now() >= give_up)
-            throw Error(ErrorCategory::Server, "server not ready after " +
-                                                   std::to_string(deadline.count() / 1000) +
-                                                   "s (last /health answer: " + last + ")");
-        std::this_thread::sleep_for(pause);
+        std::this_thread::sleep_for(std::clamp(time_left(), std::chrono::milliseconds(0), pause));
         pause = std::min(pause * 2, std::chrono::milliseconds(100));
     }
 }

@@ -3,16 +3,22 @@
 #pragma once
 
 #include <chrono>
+#include <cstddef>
 #include <functional>
+#include <string>
 
 #include "http/http_session.hpp"
 
 namespace bi::driver {
 
-// Throws bi::Error(Server) naming the deadline when it passes, or with `death_report()` when
-// `alive()` turns false; driver::Interrupted on a signal.
+// The whole wait ends by `deadline`, however the server answers: each /health request gets at
+// most the time that is left (and its answer at most `max_response_bytes`), so a server that
+// drips or never finishes its answer cannot stretch it. Throws bi::Error(Server) naming the
+// deadline when it passes, or with `death_report()` when `alive()` turns false;
+// driver::Interrupted on a signal.
 void wait_until_ready(const http::Endpoint& endpoint, std::chrono::milliseconds deadline,
                       const std::function<bool()>& alive,
-                      const std::function<std::string()>& death_report);
+                      const std::function<std::string()>& death_report,
+                      std::size_t max_response_bytes = http::kDefaultMaxResponseBytes);
 
 }  // namespace bi::driver

@@ -33,6 +33,7 @@ LiveServerConfig RunPlan::launcher_config(std::int64_t ctx) const {
     config.limits = live->limits;
     config.port = live->port;
     config.ready_timeout = live->ready_timeout;
+    config.max_response_bytes = options.request.max_response_bytes;
     config.grace = live->grace;
     config.log_path = log_path(ctx);
     return config;

@@ -13,8 +13,9 @@
 namespace bi::http {
 
 // Sends build_request_body(options, system, prompt, seed) to request_path(options.endpoint) and
-// parses the answer. Uses the session's current timeout (options.timeout is for the caller to
-// apply, so it can shorten it to an arm deadline). Never throws for server or transport trouble.
+// parses the answer. Uses the session's current timeout and size limit (options.timeout and
+// options.max_response_bytes are for the caller to apply, so it can shorten the timeout to an
+// arm deadline). Never throws for server or transport trouble.
 CompletionOutcome complete(HttpSession& session, const RequestOptions& options,
                            std::string_view system, std::string_view prompt, std::uint64_t seed);
 

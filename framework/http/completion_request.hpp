@@ -3,10 +3,13 @@
 #pragma once
 
 #include <chrono>
+#include <cstddef>
 #include <cstdint>
 #include <optional>
 #include <string>
 #include <string_view>
+
+#include "response_limit.hpp"
 
 namespace bi::http {
 
@@ -22,7 +25,8 @@ struct RequestOptions {
     // Empty: each item is sent with its own WorkItem::seed; set: every item uses this seed.
     std::optional<std::uint64_t> fixed_seed;
     std::optional<int> id_slot;  // set: "id_slot" asks the server for that slot
-    std::chrono::milliseconds timeout = std::chrono::seconds(120);
+    std::chrono::milliseconds timeout = std::chrono::seconds(120);  // total, per request
+    std::size_t max_response_bytes = kDefaultMaxResponseBytes;      // per response
 };
 
 // "/v1/chat/completions" or "/completion".

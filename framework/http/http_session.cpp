@@ -6,7 +6,8 @@
 #include <Poco/Net/HTTPRequest.h>
 #include <Poco/Net/HTTPResponse.h>
 #include <Poco/Net/NetException.h>
-#include <Poco/StreamCopier.h>
+#include <Poco/Net/SocketAddress.h>
+#include <Poco/Net/StreamSocket.h>
 #include <Poco/Timespan.h>
 #include <sys/socket.h>
 #include <unistd.h>
@@ -14,7 +15,9 @@
 #include <algorithm>
 #include <cctype>
 #include <mutex>
+#include <vector>
 
+#include "bounded_socket.hpp"
 #include "core/trial.hpp"
 
 namespace bi::http {
@@ -26,6 +29,9 @@ namespace {
 // server is closing would be lost.
 constexpr auto kIdleReconnect = std::chrono::seconds(2);
 constexpr std::size_t kMessageExcerpt = 200;
+constexpr std::size_t kBodyChunk = std::size_t{64} * 1024;
+
+using Clock = std::chrono::steady_clock;
 
 Poco::Timespan to_timespan(std::chrono::milliseconds ms) {
     return Poco::Timespan(static_cast<Poco::Timespan::TimeDiff>(ms.count()) * 1000);
@@ -48,7 +54,13 @@ std::string one_line(std::string_view text) {
     return out;
 }
 
-enum class AttemptError { None, Timeout, StaleConnection, Transport, Cancelled };
+// StreamSocket's constructor from an implementation is protected; this is the way in.
+class BoundedSocket : public Poco::Net::StreamSocket {
+public:
+    explicit BoundedSocket(BoundedSocketImpl* impl) : StreamSocket(impl) {}
+};
+
+enum class AttemptError { None, Timeout, TooLarge, StaleConnection, Transport, Cancelled };
 
 struct Attempt {
     HttpResponse response;
@@ -59,6 +71,15 @@ struct Attempt {
 struct CancelledSignal {};
 
 }  // namespace
+
+std::string describe_duration(std::chrono::milliseconds ms) {
+    if (ms.count() % 1000 == 0) return std::to_string(ms.count() / 1000) + " s";
+    if (ms.count() < 1000) return std::to_string(ms.count()) + " ms";
+    std::string text = std::to_string(ms.count() / 1000) + "." +
+                       std::to_string(1000 + ms.count() % 1000).substr(1);
+    while (text.back() == '0') text.pop_back();
+    return text + " s";
+}
 
 std::optional<Failure> classify_status(int status, std::string_view body) {
     if (status >= 200 && status < 300) return std::nullopt;
@@ -73,7 +94,9 @@ std::optional<Failure> classify_status(int status, std::string_view body) {
 struct HttpSession::Impl {
     Endpoint endpoint;
     std::chrono::milliseconds timeout;
+    std::size_t max_response_bytes = kDefaultMaxResponseBytes;
     std::unique_ptr<Poco::Net::HTTPClientSession> session;
+    BoundedSocketImpl* socket = nullptr;  // owned by `session` (reference-counted)
 
     // cancel() runs on another thread: it may only shut down our duplicate of the socket in
     // flight, which this thread alone closes, under the mutex, so the descriptor cannot be
@@ -104,14 +127,47 @@ struct HttpSession::Impl {
         throw Poco::IOException(what);
     }
 
-    Attempt attempt(const std::string& method, std::string_view path,
-                    const std::string_view* body) {
-        if (!session) {
-            session = std::make_unique<Poco::Net::HTTPClientSession>(endpoint.host, endpoint.port);
-            session->setKeepAlive(true);
-            session->setKeepAliveTimeout(to_timespan(kIdleReconnect));
-        }
-        // Poco reads a zero timeout as "wait forever".
+    void open_session() {
+        socket = new BoundedSocketImpl;
+        session = std::make_unique<Poco::Net::HTTPClientSession>(BoundedSocket(socket));
+        session->setHost(endpoint.host);
+        session->setPort(endpoint.port);
+        session->setKeepAlive(true);
+        session->setKeepAliveTimeout(to_timespan(kIdleReconnect));
+    }
+
+    // Reads the body in pieces: the socket below bounds the time and the bytes of each piece.
+    std::string read_body(std::istream& in, const Poco::Net::HTTPResponse& response) {
+        if (response.hasContentLength() &&
+            response.getContentLength64() > static_cast<Poco::Int64>(max_response_bytes))
+            throw Poco::Net::MessageException("Content-Length too large");
+        std::string text;
+        std::vector<char> chunk(kBodyChunk);
+        while (in.read(chunk.data(), static_cast<std::streamsize>(chunk.size())) || in.gcount() > 0)
+            text.append(chunk.data(), static_cast<std::size_t>(in.gcount()));
+        if (socket->expired() || socket->over_limit() || in.bad())
+            rethrow_network_error("reading the response body failed");
+        if (response.hasContentLength() &&
+            static_cast<Poco::Int64>(text.size()) != response.getContentLength64())
+            throw Poco::Net::MessageException("response body shorter than its Content-Length");
+        return text;
+    }
+
+    // The socket's own flags say what ended the attempt: Poco wraps or swallows its exceptions.
+    AttemptError bounded_error(const Poco::Net::HTTPResponse& response) const {
+        if (socket && socket->over_limit()) return AttemptError::TooLarge;
+        if (socket && socket->expired()) return AttemptError::Timeout;
+        if (response.hasContentLength() &&
+            response.getContentLength64() > static_cast<Poco::Int64>(max_response_bytes))
+            return AttemptError::TooLarge;
+        return AttemptError::None;
+    }
+
+    Attempt attempt(const std::string& method, std::string_view path, const std::string_view* body,
+                    Clock::time_point deadline) {
+        if (!session) open_session();
+        socket->arm(deadline, max_response_bytes);
+        // Poco reads a zero timeout as "wait forever"; the socket enforces the deadline itself.
         session->setTimeout(to_timespan(std::max(timeout, std::chrono::milliseconds(1))));
         const bool reused = session->connected();
         Poco::Net::HTTPRequest request(method, std::string(path), Poco::Net::HTTPMessage::HTTP_1_1);
@@ -120,20 +176,15 @@ struct HttpSession::Impl {
             request.setContentType("application/json");
             request.setContentLength64(static_cast<Poco::Int64>(body->size()));
         }
+        Poco::Net::HTTPResponse response;
         Attempt result;
         try {
             std::ostream& out = session->sendRequest(request);
             if (body) out.write(body->data(), static_cast<std::streamsize>(body->size()));
             if (!out.good()) rethrow_network_error("sending the request failed");
             track_inflight();
-            Poco::Net::HTTPResponse response;
             std::istream& in = session->receiveResponse(response);
-            std::string text;
-            Poco::StreamCopier::copyToString(in, text);
-            if (in.bad()) rethrow_network_error("reading the response body failed");
-            if (response.hasContentLength() &&
-                static_cast<Poco::Int64>(text.size()) != response.getContentLength64())
-                throw Poco::Net::MessageException("response body shorter than its Content-Length");
+            std::string text = read_body(in, response);
             untrack_inflight();
             result.response = HttpResponse{static_cast<int>(response.getStatus()), std::move(text)};
             return result;
@@ -155,8 +206,11 @@ struct HttpSession::Impl {
             result.error = AttemptError::Transport;
             result.message = e.what();
         }
+        if (const AttemptError bounded = bounded_error(response); bounded != AttemptError::None)
+            result.error = bounded;
         untrack_inflight();
         session.reset();  // a broken connection is never reused
+        socket = nullptr;
         if (is_cancelled()) result.error = AttemptError::Cancelled;
         return result;
     }
@@ -164,13 +218,14 @@ struct HttpSession::Impl {
     HttpOutcome request(const std::string& method, std::string_view path,
                         const std::string_view* body) {
         HttpOutcome outcome;
+        const auto deadline = Clock::now() + std::max(timeout, std::chrono::milliseconds(1));
         for (int attempt_index = 0;; ++attempt_index) {
             if (is_cancelled()) {
                 outcome.failure = Failure{std::string(core::name(core::FailureMode::HttpError)),
                                           "request cancelled"};
                 return outcome;
             }
-            Attempt a = attempt(method, path, body);
+            Attempt a = attempt(method, path, body, deadline);
             if (a.error == AttemptError::StaleConnection && attempt_index == 0) {
                 ++outcome.retries;
                 continue;
@@ -184,9 +239,16 @@ struct HttpSession::Impl {
                     if (outcome.failure) outcome.failure->message.insert(0, target);
                     break;
                 case AttemptError::Timeout:
-                    outcome.failure = Failure{
-                        std::string(core::name(core::FailureMode::HttpTimeout)),
-                        target + "timed out after " + std::to_string(timeout.count()) + " ms"};
+                    outcome.failure =
+                        Failure{std::string(core::name(core::FailureMode::HttpTimeout)),
+                                target + "no complete response within " +
+                                    describe_duration(timeout) + " (total deadline)"};
+                    break;
+                case AttemptError::TooLarge:
+                    outcome.failure =
+                        Failure{std::string(core::name(core::FailureMode::BadResponse)),
+                                target + "response larger than " +
+                                    std::to_string(max_response_bytes) + " bytes"};
                     break;
                 case AttemptError::Cancelled:
                     outcome.failure = Failure{std::string(core::name(core::FailureMode::HttpError)),
@@ -203,10 +265,12 @@ struct HttpSession::Impl {
     }
 };
 
-HttpSession::HttpSession(Endpoint endpoint, std::chrono::milliseconds timeout)
+HttpSession::HttpSession(Endpoint endpoint, std::chrono::milliseconds timeout,
+                         std::size_t max_response_bytes)
     : impl_(std::make_unique<Impl>()) {
     impl_->endpoint = std::move(endpoint);
     impl_->timeout = timeout;
+    impl_->max_response_bytes = max_response_bytes;
 }
 
 HttpSession::~HttpSession() {
@@ -227,6 +291,14 @@ void HttpSession::set_timeout(std::chrono::milliseconds timeout) {
 
 std::chrono::milliseconds HttpSession::timeout() const {
     return impl_->timeout;
+}
+
+void HttpSession::set_max_response_bytes(std::size_t max_bytes) {
+    impl_->max_response_bytes = max_bytes;
+}
+
+std::size_t HttpSession::max_response_bytes() const {
+    return impl_->max_response_bytes;
 }
 
 const Endpoint& HttpSession::endpoint() const {

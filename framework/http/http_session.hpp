@@ -3,11 +3,14 @@
 #pragma once
 
 #include <chrono>
+#include <cstddef>
 #include <cstdint>
 #include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
+
+#include "response_limit.hpp"
 
 namespace bi::http {
 
@@ -35,22 +38,30 @@ struct HttpOutcome {
     bool ok() const { return !failure; }
 };
 
+// "30 s", "1.5 s", "200 ms": a duration as the failure messages write it.
+std::string describe_duration(std::chrono::milliseconds ms);
+
 // Classifies a complete HTTP answer: 2xx -> none; a 5xx whose body mentions "out of memory" or
 // "failed to allocate" (any case) -> "oom"; any other status -> "http_error".
 std::optional<Failure> classify_status(int status, std::string_view body);
 
 // Owns one Poco HTTPClientSession. Not thread-safe, except cancel(), which any thread may call.
-// Timeout: bounds the connect, each send and each receive wait; llama-server answers a
-// non-streamed request in one piece when generation ends, so it bounds the request in practice.
-// Failures: a socket timeout -> "http_timeout"; refused, reset or closed connections and every
-// other transport error -> "http_error"; statuses as classify_status. After any transport error
-// the connection is dropped and the next request opens a new one. A request whose reused
-// keep-alive connection turns out closed by the server before any answer is sent once more on a
-// fresh connection (the server never saw it) and counted in `retries`.
+// Timeout: one wall-clock deadline per request, covering the connect, the send and the whole
+// response (status line, headers and body), however slowly the server sends it; a retry on a
+// fresh connection (below) shares it. Past it the request fails "http_timeout", message
+// "no complete response within 30 s". Size: a response (status line, headers and body as sent,
+// chunk framing included) longer than max_response_bytes fails "bad_response", message
+// "response larger than N bytes", as soon as the excess arrives; a Content-Length above the limit
+// is refused before any of the body is read. Other failures: refused, reset or closed
+// connections and every other transport error -> "http_error"; statuses as classify_status.
+// After any failure the connection is dropped and the next request opens a new one. A request
+// whose reused keep-alive connection turns out closed by the server before any answer is sent
+// once more on a fresh connection (the server never saw it) and counted in `retries`.
 class HttpSession {
 public:
     explicit HttpSession(Endpoint endpoint,
-                         std::chrono::milliseconds timeout = std::chrono::seconds(60));
+                         std::chrono::milliseconds timeout = std::chrono::seconds(60),
+                         std::size_t max_response_bytes = kDefaultMaxResponseBytes);
     ~HttpSession();
     HttpSession(const HttpSession&) = delete;
     HttpSession& operator=(const HttpSession&) = delete;
@@ -60,6 +71,8 @@ public:
 
     void set_timeout(std::chrono::milliseconds timeout);
     std::chrono::milliseconds timeout() const;
+    void set_max_response_bytes(std::size_t max_bytes);
+    std::size_t max_response_bytes() const;
     const Endpoint& endpoint() const;
 
     // Ends the request in flight (it fails with "http_error", message "request cancelled") and

@@ -1,5 +1,6 @@
 #include "server_poller.hpp"
 
+#include <algorithm>
 #include <condition_variable>
 #include <mutex>
 #include <thread>
@@ -22,6 +23,8 @@ struct ServerPoller::Impl {
     std::chrono::milliseconds interval;
     std::chrono::milliseconds request_timeout;
     std::chrono::steady_clock::time_point origin;
+    std::size_t max_response_bytes = kDefaultMaxResponseBytes;
+    std::optional<std::chrono::steady_clock::time_point> deadline;  // set by start()
 
     std::int64_t now_ns() const {
         return std::chrono::duration_cast<std::chrono::nanoseconds>(
@@ -39,6 +42,19 @@ struct ServerPoller::Impl {
     bool slots_available = true;
     bool metrics_available = true;
 
+    // Gives the session the time a request may take now; false once the deadline has passed.
+    bool arm_session() {
+        auto timeout = request_timeout;
+        if (deadline) {
+            const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
+                *deadline - std::chrono::steady_clock::now());
+            if (left.count() < 1) return false;
+            timeout = std::min(timeout, left);
+        }
+        session->set_timeout(timeout);
+        return true;
+    }
+
     // Network calls run without the lock; only the fold into the accumulator takes it.
     void sample_once() {
         bool want_slots = false;
@@ -54,7 +70,7 @@ struct ServerPoller::Impl {
         bool metrics_gone = false;
         std::int64_t slots_start = 0;
         std::int64_t slots_end = 0;
-        if (want_slots) {
+        if (want_slots && arm_session()) {
             slots_start = now_ns();
             HttpOutcome out = session->get("/slots");
             slots_end = now_ns();
@@ -68,7 +84,7 @@ struct ServerPoller::Impl {
                 slots_gone = means_unavailable(out);
             }
         }
-        if (want_metrics) {
+        if (want_metrics && arm_session()) {
             HttpOutcome out = session->get("/metrics");
             if (out.ok())
                 metrics = parse_metrics(out.response.body);
@@ -97,9 +113,11 @@ struct ServerPoller::Impl {
 
 ServerPoller::ServerPoller(Endpoint endpoint, std::chrono::milliseconds interval,
                            std::chrono::milliseconds request_timeout,
-                           std::chrono::steady_clock::time_point origin)
+                           std::chrono::steady_clock::time_point origin,
+                           std::size_t max_response_bytes)
     : impl_(std::make_unique<Impl>()) {
     impl_->origin = origin;
+    impl_->max_response_bytes = max_response_bytes;
     impl_->endpoint = std::move(endpoint);
     impl_->interval = interval;
     impl_->request_timeout = request_timeout;
@@ -109,7 +127,7 @@ ServerPoller::~ServerPoller() {
     stop();
 }
 
-void ServerPoller::start() {
+void ServerPoller::start(std::optional<std::chrono::steady_clock::time_point> deadline) {
     {
         std::lock_guard<std::mutex> lock(impl_->mutex);
         if (impl_->running) return;
@@ -118,8 +136,10 @@ void ServerPoller::start() {
         impl_->accumulator = OverlapAccumulator{};
         impl_->slots_available = true;
         impl_->metrics_available = true;
+        impl_->deadline = deadline;
     }
-    impl_->session = std::make_unique<HttpSession>(impl_->endpoint, impl_->request_timeout);
+    impl_->session = std::make_unique<HttpSession>(impl_->endpoint, impl_->request_timeout,
+                                                   impl_->max_response_bytes);
     impl_->sample_once();
     impl_->thread = std::thread([impl = impl_.get()] { impl->loop(); });
 }

@@ -3,7 +3,9 @@
 #pragma once
 
 #include <chrono>
+#include <cstddef>
 #include <memory>
+#include <optional>
 
 #include "core/coverage.hpp"
 #include "http_session.hpp"
@@ -15,8 +17,11 @@ namespace bi::http {
 // returns the evidence. The destructor stops a running poller. One sampling round asks /slots
 // and /metrics; a 404 or 501 from either (llama-server without --slots / --metrics) marks that
 // endpoint unavailable for the rest of the window: not an error, just no evidence from it.
-// Other failures (timeouts, unparsable bodies) skip that round's answer. n_samples counts the
-// rounds in which at least one endpoint answered usefully.
+// Other failures (timeouts, unparsable bodies, answers over `max_response_bytes`) skip that
+// round's answer. n_samples counts the rounds in which at least one endpoint answered usefully.
+// Each request ends within `request_timeout` (a total deadline, however the server drips), and
+// none outlives the deadline given to start(): past it no request is sent, so a hostile server
+// cannot keep an arm's poller, or its final sample, running beyond the arm's deadline.
 class ServerPoller {
 public:
     // Samples are timestamped in steady-clock ns since `origin` (the run's start), the clock the
@@ -24,12 +29,14 @@ public:
     explicit ServerPoller(Endpoint endpoint,
                           std::chrono::milliseconds interval = std::chrono::milliseconds(10),
                           std::chrono::milliseconds request_timeout = std::chrono::seconds(5),
-                          std::chrono::steady_clock::time_point origin = {});
+                          std::chrono::steady_clock::time_point origin = {},
+                          std::size_t max_response_bytes = kDefaultMaxResponseBytes);
     ~ServerPoller();
     ServerPoller(const ServerPoller&) = delete;
     ServerPoller& operator=(const ServerPoller&) = delete;
 
-    void start();                                  // no-op when already running
+    // No-op when already running.
+    void start(std::optional<std::chrono::steady_clock::time_point> deadline = std::nullopt);
     core::ServerOverlapEvidence stop();            // safe to call when not running
     core::ServerOverlapEvidence evidence() const;  // what the window holds so far
     bool running() const;

@@ -137,6 +137,98 @@ class Scheduler:
                     f"llamacpp:n_busy_slots_per_decode {mean:.6f}\n")
 
 
+# --- Hostile transport: total deadlines and bounded responses ----------------------------------
+# Knobs that attack the client's HTTP layer rather than the gate, each answering with raw bytes:
+#   --fake-drip-health        /health: a valid-looking answer sent one byte per --fake-drip-ms
+#                             (default 100), announcing a 1 MB body, so it never finishes
+#   --fake-drip-completion    the completion routes, likewise
+#   --fake-endless-body       the completion routes: a chunked body that never ends
+#   --fake-huge-length        the completion routes: Content-Length 1 TiB, then nothing
+#   --fake-nested-json=DEPTH  the completion routes and /props: JSON arrays nested DEPTH deep
+class Hostile:
+    def __init__(self, argv):
+        self.flags, self.drip_s, self.nested_depth = set(), 0.1, None
+        for arg in argv:
+            key, _, value = arg.partition("=")
+            if key == "--fake-drip-ms":
+                self.drip_s = float(value) / 1000.0
+            elif key == "--fake-nested-json":
+                self.nested_depth = int(value)
+            elif key in ("--fake-drip-health", "--fake-drip-completion", "--fake-endless-body",
+                         "--fake-huge-length"):
+                self.flags.add(key[len("--fake-"):])
+
+    def answer_health(self, handler):
+        if "drip-health" not in self.flags:
+            return False
+        self.drip(handler)
+        return True
+
+    def answer_props(self, handler):
+        if self.nested_depth is None:
+            return False
+        self.send_nested(handler)
+        return True
+
+    def answer_completion(self, handler):
+        if "drip-completion" in self.flags:
+            self.drip(handler)
+        elif "endless-body" in self.flags:
+            self.endless(handler)
+        elif "huge-length" in self.flags:
+            self.huge(handler)
+        elif self.nested_depth is not None:
+            self.send_nested(handler)
+        else:
+            return False
+        return True
+
+    @staticmethod
+    def write(handler, data):
+        handler.wfile.write(data)
+        handler.wfile.flush()
+
+    def drip(self, handler):
+        handler.close_connection = True
+        data = (b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\n"
+                b"Content-Length: 1000000\r\n\r\n" + b" " * 1000000)
+        try:
+            for i in range(len(data)):
+                self.write(handler, data[i:i + 1])
+                time.sleep(self.drip_s)
+        except OSError:
+            pass
+
+    def endless(self, handler):
+        handler.close_connection = True
+        chunk = b"10000\r\n" + b"[" * 0x10000 + b"\r\n"
+        try:
+            self.write(handler, b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\n"
+                                b"Transfer-Encoding: chunked\r\n\r\n")
+            while True:
+                self.write(handler, chunk)
+        except OSError:
+            pass
+
+    def huge(self, handler):
+        handler.close_connection = True
+        try:
+            self.write(handler, b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\n"
+                                b"Content-Length: 1099511627776\r\n\r\n{")
+            handler.connection.settimeout(3600)
+            handler.connection.recv(1)  # until the client gives up and closes
+        except OSError:
+            pass
+
+    def send_nested(self, handler):
+        data = b"[" * self.nested_depth + b"]" * self.nested_depth
+        handler.send_response(200)
+        handler.send_header("Content-Type", "application/json")
+        handler.send_header("Content-Length", str(len(data)))
+        handler.end_headers()
+        handler.wfile.write(data)
+
+
 def token_ids(prompt, n, variant):
     ids = []
     for pos in range(n):
@@ -151,6 +243,7 @@ class Handler(BaseHTTPRequestHandler):
     disable_nagle_algorithm = True   # ... sent at once, so a poll takes microseconds, not 40 ms
     config = None
     scheduler = None
+    hostile = None
 
     def log_message(self, *args):
         pass
@@ -174,8 +267,12 @@ class Handler(BaseHTTPRequestHandler):
     def do_GET(self):
         c = self.config
         if self.path == "/health":
+            if self.hostile.answer_health(self):
+                return None
             return self.send_json(200, {"status": "ok"})
         if self.path == "/props":
+            if self.hostile.answer_props(self):
+                return None
             return self.send_json(200, {"total_slots": c.total_slots, "model_path": c.model,
                                         "build_info": "fake-llama-server",
                                         "default_generation_settings": {"n_ctx": c.ctx}})
@@ -199,6 +296,8 @@ class Handler(BaseHTTPRequestHandler):
         chat = self.path == "/v1/chat/completions"
         if not chat and self.path != "/completion":
             return self.send_json(404, {"error": {"code": 404, "message": "not found"}})
+        if self.hostile.answer_completion(self):
+            return None
         c = self.config
         if chat:
             prompt = "\n".join(str(m.get("content", "")) for m in body.get("messages", []))
@@ -326,6 +425,7 @@ def main():
     config = Config(sys.argv[1:])
     Handler.config = config
     Handler.scheduler = Scheduler(config)
+    Handler.hostile = Hostile(sys.argv[1:])
     server = ThreadingHTTPServer((config.host, config.port), Handler)
     server.daemon_threads = True
     print(f"fake llama-server listening on {config.host}:{config.port}", flush=True)

@@ -235,7 +235,7 @@ TEST_CASE("a request timeout becomes http_timeout and the arm goes on", "[dispat
     REQUIRE(records.size() == 2);
     for (const auto& r : records) {
         CHECK(r.failure_mode == "http_timeout");
-        CHECK_THAT(r.error, Catch::Contains("timed out"));
+        CHECK_THAT(r.error, Catch::Contains("no complete response within 200 ms"));
         CHECK(r.has_interval());
         CHECK(r.content_sha.empty());
     }

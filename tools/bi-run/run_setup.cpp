@@ -95,6 +95,26 @@ std::chrono::milliseconds seconds_option(const cxxopts::ParseResult& args, const
     return std::chrono::milliseconds(static_cast<std::int64_t>(seconds * 1000));
 }
 
+std::size_t max_response_bytes_option(const cxxopts::ParseResult& args) {
+    constexpr unsigned long long kMin = 1024;
+    constexpr unsigned long long kMax = 1ULL << 30;
+    const std::string text = args["max-response-bytes"].as<std::string>();
+    const bool digits =
+        !text.empty() && text.size() <= 19 &&
+        std::all_of(text.begin(), text.end(), [](char c) { return c >= '0' && c <= '9'; });
+    const unsigned long long value = digits ? std::stoull(text) : 0;
+    if (!digits || value < kMin || value > kMax)
+        usage("--max-response-bytes " + text + ": expected a whole number of bytes from " +
+              std::to_string(kMin) + " to " + std::to_string(kMax));
+    return static_cast<std::size_t>(value);
+}
+
+void add_max_response_bytes_option(cxxopts::OptionAdder& adder) {
+    adder("max-response-bytes", "Most bytes one server answer may have, headers included",
+          cxxopts::value<std::string>()->default_value(
+              std::to_string(http::kDefaultMaxResponseBytes)));
+}
+
 void add_run_options(cxxopts::Options& options, const std::string& default_alias) {
     options.add_options("Cell")(
         "out-dir", "Directory the cert is written to (created when missing)",
@@ -117,11 +137,14 @@ void add_run_options(cxxopts::Options& options, const std::string& default_alias
         "seed", "Seed of the C pass permutations",
         cxxopts::value<std::uint64_t>()->default_value("42"))(
         "stagger-ms", "Delay between the first requests of the N workers",
-        cxxopts::value<int>()->default_value("0"))("req-timeout", "Seconds one request may take",
-                                                   cxxopts::value<double>()->default_value("120"))(
+        cxxopts::value<int>()->default_value("0"))(
+        "req-timeout", "Seconds one request may take in all (connect to last byte)",
+        cxxopts::value<double>()->default_value("120"))(
         "arm-deadline", "Seconds one arm or pass may take (0 = no limit)",
         cxxopts::value<double>()->default_value("0"))(
         "stop-on-red", "Stop the C passes at the first invariant divergence");
+    auto requests = options.add_options("Requests");
+    add_max_response_bytes_option(requests);
     options.add_options("Scoring and work-set")("plugin", "Load a plugin .so (repeatable)",
                                                 cxxopts::value<std::vector<std::string>>())(
         "scorer", "Scorer id (default: exact)", cxxopts::value<std::string>()->default_value(""))(
@@ -171,6 +194,7 @@ RunSetup prepare_run(const cxxopts::ParseResult& args, bool allow_lists,
     o.seed = args["seed"].as<std::uint64_t>();
     o.stagger = std::chrono::milliseconds(positive<int>(args, "stagger-ms", 0));
     o.request.timeout = seconds_option(args, "req-timeout");
+    o.request.max_response_bytes = max_response_bytes_option(args);
     if (const auto deadline = seconds_option(args, "arm-deadline", true); deadline.count() > 0)
         o.arm_deadline = deadline;
     o.stop_on_red = args.count("stop-on-red") > 0;

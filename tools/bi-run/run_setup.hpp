@@ -5,6 +5,7 @@
 #include <cxxopts.hpp>
 
 #include <chrono>
+#include <cstddef>
 #include <memory>
 #include <string>
 
@@ -37,6 +38,12 @@ RunSetup prepare_run(const cxxopts::ParseResult& args, bool allow_lists = false,
 // cannot overflow), and > 0 (or >= 0 when `zero_allowed`); the message names the option.
 std::chrono::milliseconds seconds_option(const cxxopts::ParseResult& args, const char* name,
                                          bool zero_allowed = false);
+
+// --max-response-bytes: a whole number of bytes from 1024 to 1 GiB; the message names the option.
+std::size_t max_response_bytes_option(const cxxopts::ParseResult& args);
+
+// The --max-response-bytes option, for commands that do not take add_run_options.
+void add_max_response_bytes_option(cxxopts::OptionAdder& adder);
 
 // Prints the verdict (stdout; one JSON line with --json) and returns the exit status for it.
 int report_outcome(const driver::CellResult& result, const RunSetup& setup);

@@ -171,6 +171,8 @@ int selftest_main(int argc, char** argv) {
         "quiet", "No progress on stderr")("json", "Print a one-line JSON summary on stdout")(
         "h,help", "Show this help");
     add_plugin_timeout_option(options);
+    auto limits = options.add_options();
+    add_max_response_bytes_option(limits);
     const auto args = parse_command_line(options, argc, argv);
     if (args.count("help")) {
         std::cout << options.help() << "\n";
@@ -193,6 +195,7 @@ int selftest_main(int argc, char** argv) {
     o.request.endpoint = http::EndpointKind::Completion;
     o.request.n_predict = args["n-predict"].as<int>();
     o.request.logprobs = 1;
+    o.request.max_response_bytes = max_response_bytes_option(args);
     if (o.passes < 1) usage("--passes must be at least 1");
     if (o.request.n_predict < 1) usage("--n-predict must be at least 1");
     const auto ctx = args["ctx"].as<std::int64_t>();

@@ -1,0 +1,79 @@
+#include "bounded_socket.hpp"
+
+#include <Poco/Exception.h>
+#include <Poco/Net/NetException.h>
+#include <sys/socket.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <string>
+
+namespace bi::http {
+
+void BoundedSocketImpl::arm(Clock::time_point deadline, std::size_t max_bytes) {
+    deadline_ = deadline;
+    max_bytes_ = max_bytes;
+    received_ = 0;
+    expired_ = false;
+    over_limit_ = false;
+}
+
+Poco::Timespan BoundedSocketImpl::time_left() {
+    const auto left =
+        std::chrono::duration_cast<std::chrono::microseconds>(deadline_ - Clock::now());
+    if (left.count() <= 0) {
+        expired_ = true;
+        throw Poco::TimeoutException("the request's deadline passed");
+    }
+    return Poco::Timespan(static_cast<Poco::Timespan::TimeDiff>(left.count()));
+}
+
+void BoundedSocketImpl::wait_for(int mode) {
+    // poll() may round its wait down to whole milliseconds: ask again until the deadline has
+    // really passed (time_left() throws then).
+    while (!poll(time_left(), mode | SELECT_ERROR)) {
+    }
+}
+
+void BoundedSocketImpl::connect(const Poco::Net::SocketAddress& address,
+                                const Poco::Timespan& timeout) {
+    StreamSocketImpl::connect(address, std::min(timeout, time_left()));
+}
+
+// Non-blocking sends after a bounded wait, so no single send(2) can outlast the deadline.
+int BoundedSocketImpl::sendBytes(const void* buffer, int length, int flags) {
+    const char* data = static_cast<const char*>(buffer);
+    int sent = 0;
+    while (sent < length) {
+        wait_for(SELECT_WRITE);
+        const auto n = ::send(sockfd(), data + sent, static_cast<std::size_t>(length - sent),
+                              flags | MSG_DONTWAIT | MSG_NOSIGNAL);
+        if (n >= 0) {
+            sent += static_cast<int>(n);
+        } else if (errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR) {
+            error(errno);
+        }
+    }
+    return sent;
+}
+
+int BoundedSocketImpl::receiveBytes(void* buffer, int length, int flags) {
+    for (;;) {
+        wait_for(SELECT_READ);
+        const auto n =
+            ::recv(sockfd(), buffer, static_cast<std::size_t>(length), flags | MSG_DONTWAIT);
+        if (n < 0) {
+            if (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR) continue;
+            error(errno);
+        }
+        received_ += static_cast<std::size_t>(n);
+        if (received_ > max_bytes_) {
+            over_limit_ = true;
+            throw Poco::Net::MessageException("response larger than " + std::to_string(max_bytes_) +
+                                              " bytes");
+        }
+        return static_cast<int>(n);
+    }
+}
+
+}  // namespace bi::http

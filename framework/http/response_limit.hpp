@@ -1,0 +1,11 @@
+// The most a server may send back for one request unless --max-response-bytes says otherwise.
+#pragma once
+
+#include <cstddef>
+
+namespace bi::http {
+
+// 16 MiB: a 4096-token completion with 20 top logprobs per token is about 5 MiB of JSON.
+inline constexpr std::size_t kDefaultMaxResponseBytes = std::size_t{16} << 20;
+
+}  // namespace bi::http

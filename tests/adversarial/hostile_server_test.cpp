@@ -1,0 +1,213 @@
+// bi-run run-live against fake_llama_server.py attacking the HTTP layer: a /health or completion
+// that drips, an endless body, a 1 TiB Content-Length, deeply nested JSON. Each run must end
+// within its deadline with the documented exit status, leave no process behind and never crash;
+// no verdict means no cert (an existing one untouched), a verdict is never GREEN.
+#include <catch2/catch.hpp>
+
+#include <dirent.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "core/json.hpp"
+#include "io/cert_io.hpp"
+#include "run_command.hpp"
+#include "scratch_dir.hpp"
+#include "wait_until.hpp"
+
+using namespace bi;
+using namespace std::chrono_literals;
+
+namespace {
+
+// Launching and stopping the fake twice (python start-up, teardown) on a loaded 2-core machine.
+constexpr auto kMargin = 10s;
+const std::string kOldCert = "{\"an\": \"earlier cert\"}\n";
+
+struct HostileRun {
+    testing::CommandResult result;
+    std::chrono::milliseconds elapsed{0};
+    bool cert_exists = false;
+    std::string cert_text;
+    core::Json cert;          // null when none was written or it does not read back
+    std::vector<pid_t> left;  // processes still running that mention the run's directory
+};
+
+// Processes whose command line names `needle` (the scratch directory is in the fake's argv).
+std::vector<pid_t> processes_mentioning(const std::string& needle) {
+    std::vector<pid_t> found;
+    DIR* proc = ::opendir("/proc");
+    if (!proc) return found;
+    while (const dirent* entry = ::readdir(proc)) {
+        const std::string name = entry->d_name;
+        if (name.empty() || !std::all_of(name.begin(), name.end(), ::isdigit)) continue;
+        std::string cmdline = testing::read_text("/proc/" + name + "/cmdline");
+        std::replace(cmdline.begin(), cmdline.end(), '\0', ' ');
+        const pid_t pid = std::stoi(name);
+        if (pid != ::getpid() && cmdline.find(needle) != std::string::npos) found.push_back(pid);
+    }
+    ::closedir(proc);
+    return found;
+}
+
+// One N=2 cell over a one-item work-set, one C pass; `fake` tokens go to the fake server.
+HostileRun run_hostile(const std::vector<std::string>& fake, const std::vector<std::string>& extra,
+                       bool existing_cert = false) {
+    testing::ScratchDir dir;
+    const std::string model = dir.write("model.gguf", "not really a model");
+    const std::string workset = dir.write(
+        "ws.json",
+        R"([{"family": "recall", "fill": 0.1, "prompt": "Say 7.", "expected_answer": "7"}])");
+    const std::string cert_path = dir.file("o/m__ctx512__N2.json");
+    if (existing_cert) {
+        std::filesystem::create_directories(dir.file("o"));
+        dir.write("o/m__ctx512__N2.json", kOldCert);
+    }
+    std::vector<std::string> argv{BI_RUN_PATH, "run-live",    "--server-bin",  BI_FAKE_SERVER,
+                                  "--model",   model,         "--model-alias", "m",
+                                  "--out-dir", dir.file("o"), "--workset",     workset,
+                                  "--ctx",     "512",         "--parallel",    "2",
+                                  "--passes",  "1",           "--n-predict",   "4",
+                                  "--quiet"};
+    for (const auto& token : fake) argv.push_back("--server-flag=" + token);
+    argv.insert(argv.end(), extra.begin(), extra.end());
+    HostileRun run;
+    const auto start = std::chrono::steady_clock::now();
+    run.result = testing::run_command(argv);
+    run.elapsed = std::chrono::duration_cast<std::chrono::milliseconds>(
+        std::chrono::steady_clock::now() - start);
+    run.cert_exists = std::filesystem::exists(cert_path);
+    run.cert_text = testing::read_text(cert_path);
+    try {
+        auto loaded = io::read_cert(cert_path);
+        if (loaded.digest_intact && loaded.shape_problem.empty()) run.cert = loaded.document;
+    } catch (const std::exception&) {
+        // not a cert: run.cert stays null
+    }
+    // bi-run reaps its server before it exits; the wait only absorbs /proc's own lag.
+    testing::wait_until([&] { return processes_mentioning(dir.path()).empty(); }, 5000ms);
+    run.left = processes_mentioning(dir.path());
+    return run;
+}
+
+std::size_t lines(const std::string& text) {
+    return static_cast<std::size_t>(std::count(text.begin(), text.end(), '\n'));
+}
+
+std::string status_of(const core::Json& cert) {
+    const core::Json* v = cert.find("status");
+    return v && v->is_string() ? v->as_string() : "";
+}
+
+// How many of arm `arm`'s trials ended with failure mode `mode` (completion_floor.arms).
+std::int64_t trials_with(const core::Json& cert, const char* arm, const char* mode) {
+    const core::Json* floor = cert.find("completion_floor");
+    const core::Json* arms = floor ? floor->find("arms") : nullptr;
+    const core::Json* one = arms ? arms->find(arm) : nullptr;
+    const core::Json* by_mode = one ? one->find("by_mode") : nullptr;
+    const core::Json* n = by_mode ? by_mode->find(mode) : nullptr;
+    return n && n->is_int() ? n->as_int() : 0;
+}
+
+}  // namespace
+
+TEST_CASE("a /health that drips ends at --ready-timeout: exit 1, one line, no cert written",
+          "[adversarial][hostile]") {
+    const auto run = run_hostile({"--fake-drip-health"}, {"--ready-timeout", "2"}, true);
+    INFO(run.result.err);
+    CHECK(run.result.exit_code == 1);
+    CHECK_THAT(run.result.err,
+               Catch::StartsWith("bi-run run-live: server not ready after 2 s (last /health "
+                                 "answer: GET /health: no complete response within"));
+    CHECK(lines(run.result.err) == 1);
+    CHECK(run.cert_text == kOldCert);  // the earlier cert is untouched
+    CHECK(run.elapsed < 2s + kMargin);
+    CHECK(run.left.empty());
+}
+
+TEST_CASE("a completion that drips is http_timeout at --req-timeout, never GREEN",
+          "[adversarial][hostile]") {
+    // Four requests (A, A', B, C) of at most 1 s each; a byte every 100 ms would take a day.
+    const auto run = run_hostile({"--fake-drip-completion"}, {"--req-timeout", "1"});
+    INFO(run.result.out << run.result.err);
+    CHECK(run.result.exit_code == 3);
+    CHECK(run.result.err.empty());
+    REQUIRE(run.cert.is_object());
+    CHECK(status_of(run.cert) == "green_unverified");
+    CHECK(trials_with(run.cert, "A", "http_timeout") == 1);
+    CHECK(trials_with(run.cert, "C1", "http_timeout") == 1);
+    CHECK(run.elapsed < 4s + kMargin);
+    CHECK(run.left.empty());
+}
+
+TEST_CASE("a completion that drips cannot make an arm outlive --arm-deadline",
+          "[adversarial][hostile]") {
+    const auto run =
+        run_hostile({"--fake-drip-completion"}, {"--req-timeout", "600", "--arm-deadline", "1"});
+    INFO(run.result.out << run.result.err);
+    CHECK(run.result.exit_code == 3);
+    REQUIRE(run.cert.is_object());
+    CHECK(status_of(run.cert) == "green_unverified");
+    CHECK(run.elapsed < 4s + kMargin);  // four arms of at most 1 s each
+    CHECK(run.left.empty());
+}
+
+TEST_CASE("an endless completion body stops at --max-response-bytes: bad_response",
+          "[adversarial][hostile]") {
+    const auto run = run_hostile({"--fake-endless-body"},
+                                 {"--req-timeout", "600", "--max-response-bytes", "100000"});
+    INFO(run.result.out << run.result.err);
+    CHECK(run.result.exit_code == 3);
+    CHECK(run.result.err.empty());
+    REQUIRE(run.cert.is_object());
+    CHECK(status_of(run.cert) == "green_unverified");
+    CHECK(trials_with(run.cert, "A", "bad_response") == 1);
+    CHECK(trials_with(run.cert, "C1", "bad_response") == 1);
+    CHECK(run.elapsed < kMargin);  // the limit, not the 600 s deadline, ended each request
+    CHECK(run.left.empty());
+}
+
+TEST_CASE("a 1 TiB Content-Length is refused unread: bad_response at once",
+          "[adversarial][hostile]") {
+    const auto run = run_hostile({"--fake-huge-length"}, {"--req-timeout", "600"});
+    INFO(run.result.out << run.result.err);
+    CHECK(run.result.exit_code == 3);
+    CHECK(run.result.err.empty());
+    REQUIRE(run.cert.is_object());
+    CHECK(trials_with(run.cert, "A", "bad_response") == 1);
+    CHECK(run.elapsed < kMargin);
+    CHECK(run.left.empty());
+}
+
+TEST_CASE("deeply nested JSON in completions and /props is refused, not a crash",
+          "[adversarial][hostile]") {
+    const auto run = run_hostile({"--fake-nested-json=100000"}, {});
+    INFO(run.result.out << run.result.err);
+    CHECK(run.result.exit_code == 3);
+    CHECK(run.result.err.empty());
+    REQUIRE(run.cert.is_object());
+    CHECK(status_of(run.cert) == "green_unverified");
+    CHECK(trials_with(run.cert, "A", "bad_response") == 1);
+    CHECK_THAT(run.result.out, Catch::Contains("did not report total_slots in /props"));
+    CHECK(run.left.empty());
+}
+
+TEST_CASE("an out-of-range --max-response-bytes is refused before anything starts",
+          "[adversarial][hostile]") {
+    for (const char* value : {"1023", "1073741825", "-5", "12kb"}) {
+        const auto run = run_hostile({}, {std::string("--max-response-bytes=") + value}, true);
+        INFO(value << ": " << run.result.err);
+        CHECK(run.result.exit_code == 2);
+        CHECK_THAT(run.result.err,
+                   Catch::StartsWith(std::string("bi-run run-live: --max-response-bytes ") + value +
+                                     ": expected a whole number of bytes from 1024 to "
+                                     "1073741824"));
+        CHECK(lines(run.result.err) == 1);
+        CHECK(run.cert_text == kOldCert);
+        CHECK(run.left.empty());
+    }
+}

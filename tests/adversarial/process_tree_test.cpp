@@ -232,7 +232,7 @@ TEST_CASE("readiness timed out: the server still gets its SIGTERM, no grace is s
         fake.run({"--fake-slow-start=600"}, {"--ready-timeout", "3", "--shutdown-grace", "120"});
     INFO(r.err);
     CHECK(r.exit_code == 1);
-    CHECK_THAT(r.err, Catch::Contains("not ready after 3s"));
+    CHECK_THAT(r.err, Catch::Contains("not ready after 3 s"));
     CHECK(seconds_since(start) < 60.0);
     CHECK_FALSE(marked_pids(fake.markers, "term").empty());  // its handler saw SIGTERM
     CHECK_FALSE(std::filesystem::exists(fake.cert));

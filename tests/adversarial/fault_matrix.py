@@ -11,6 +11,7 @@ any case failed.
 usage: fault_matrix.py --build-dir DIR --source-dir DIR [--only SUBSTRING] [--list]
 """
 import argparse
+import json
 import os
 import shutil
 import signal
@@ -26,7 +27,7 @@ LIVE_CERT = "fake__ctx512__N4.json"
 
 class Case:
     def __init__(self, name, argv, exit_codes, message, *, timeout=60, env=None,
-                 setup=None, signal_when=None, cert=None, one_line=True):
+                 setup=None, signal_when=None, cert=None, one_line=True, verdict=False):
         self.name = name
         self.argv = argv              # a list; "{out}", "{dir}", "{fake}"... are filled in
         self.exit_codes = set(exit_codes)
@@ -37,6 +38,10 @@ class Case:
         self.signal_when = signal_when  # (signal, f(scratch_dir) -> bool): sent once f holds
         self.cert = cert              # the cert path a run would write, relative to {out}
         self.one_line = one_line
+        # True: the run may reach a verdict (the hostile server cost it its evidence), so a cert
+        # may be written, but it must not be GREEN. "any": an honest server behind an odd
+        # process tree, whose GREEN is earned.
+        self.verdict = verdict
 
 
 def marked_pids(marker):
@@ -107,7 +112,14 @@ def run_case(case, paths):
                  if not line.startswith(("bi-run: warning:", "bi: plugin faulty:"))]
         if case.one_line and len(lines) != 1:
             problems.append(f"{len(lines)} lines on stderr, expected one")
-        if sentinel:
+        if case.verdict:
+            certs = [n for n in os.listdir(out) if n.endswith(".json")] if os.path.isdir(out) else []
+            for name in certs:
+                with open(os.path.join(out, name)) as f:
+                    status = json.load(f).get("status")
+                if status == "green" and case.verdict != "any":
+                    problems.append(f"{name} is GREEN")
+        elif sentinel:
             with open(sentinel) as f:
                 if f.read() != "an earlier cert\n":
                     problems.append("the earlier cert was overwritten")
@@ -252,6 +264,26 @@ def cases():
     c.append(Case("generator parameter refused before launch",
                   mock + ["--profile", "spark", "--generator-param", "families=ZZ9"], usage,
                   "unknown family 'ZZ9'", cert=MOCK_CERT))
+
+    # Servers that drip, flood, nest, fork, hide or ignore SIGTERM.
+    def fake(*knobs):
+        return live + ["--server-flag=" + k for k in knobs]
+    c.append(Case("server drips /health", fake("--fake-drip-health", "--fake-drip-ms=200") +
+                  ["--ready-timeout", "2"], {1}, "not ready after 2 s", setup=model,
+                  cert=LIVE_CERT, timeout=15))
+    c.append(Case("server slow to start", fake("--fake-slow-start=30") + ["--ready-timeout", "1"],
+                  {1}, "not ready after 1 s", setup=model, cert=LIVE_CERT, timeout=15))
+    c.append(Case("server forks and exits", fake("--fake-fork-exit"), {1}, "", setup=model,
+                  cert=LIVE_CERT, timeout=30, one_line=False))
+    for knobs, message in [(("--fake-drip-completion", "--fake-drip-ms=300"), ""),
+                           (("--fake-endless-body",), ""),
+                           (("--fake-huge-length",), ""),
+                           (("--fake-nested-json=100000",), "")]:
+        c.append(Case("server: " + " ".join(knobs), fake(*knobs) + ["--req-timeout", "1", "--arm-deadline", "3"], {3},
+                      message, setup=model, timeout=60, one_line=False, verdict=True))
+    for knobs in [("--fake-grandchild",), ("--fake-setsid",), ("--fake-setsid", "--fake-ignore-term")]:
+        c.append(Case("server tree: " + " ".join(knobs), fake(*knobs), {0, 3}, "", setup=model,
+                      timeout=60, one_line=False, verdict="any"))
 
     # Signals: the run stops, the server goes, no cert.
     def log_exists(scratch):

@@ -3,8 +3,9 @@
 # Live tests run only when BI_LLAMA_SERVER names a llama-server binary; otherwise they skip.
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
-# clang-format for the `format` test; clang-tidy for the tidy build that .ci/run runs next.
-"$root/scripts/bootstrap.sh" clang-format clang-tidy
+# clang-format for the `format` test; clang-tidy for the tidy build that .ci/run runs next;
+# clang 14 with its libFuzzer runtime and symbolizer for scripts/run-fuzz.sh, which CI runs after.
+"$root/scripts/bootstrap.sh" clang-format clang-tidy clang-14 libclang-rt-14-dev llvm-14
 build_dir="${BI_BUILD_DIR:-$root/build}"
 jobs="$(nproc 2>/dev/null || echo 2)"
 cd "$build_dir"

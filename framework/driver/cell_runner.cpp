@@ -10,9 +10,9 @@
 #include "host_info.hpp"
 #include "http/completion_client.hpp"
 #include "http/server_poller.hpp"
+#include "http/server_props.hpp"
 #include "interrupt.hpp"
 #include "io/cert_io.hpp"
-#include "io/json_text.hpp"
 #include "io/utc_time.hpp"
 #include "scoring.hpp"
 
@@ -37,27 +37,12 @@ http::Endpoint endpoint_of(const ServerHandle& server) {
     return {address.host, address.port};
 }
 
-// The /props fields worth keeping in a cert; the rest is generation defaults.
-core::Json trim_props(const core::Json& props) {
-    core::Json kept = core::Json::object();
-    for (const char* key : {"build_info", "total_slots", "model_path", "model_alias", "bi_mock",
-                            "model_ftype", "chat_template"})
-        if (const core::Json* v = props.find(key)) kept.set(key, *v);
-    if (const core::Json* settings = props.find("default_generation_settings"))
-        if (const core::Json* n_ctx = settings->find("n_ctx")) kept.set("n_ctx", *n_ctx);
-    return kept;
-}
-
 // At most 10 s for the whole answer: /props is small and immediate on a healthy server.
 core::Json fetch_props(const ServerHandle& server, std::size_t max_response_bytes) {
     http::HttpSession session(endpoint_of(server), std::chrono::seconds(10), max_response_bytes);
     const auto outcome = session.get("/props");
     if (!outcome.ok()) return core::Json::object();
-    try {
-        return io::parse_json(outcome.response.body, "/props");
-    } catch (const Error&) {
-        return core::Json::object();
-    }
+    return http::parse_props(outcome.response.body);
 }
 
 std::string count_modes(const core::ArmResults& arm) {
@@ -136,7 +121,7 @@ Baseline CellRunner::run_baseline(std::int64_t ctx, const WorkRowSource& rows) {
     baseline.timings.launch_a_s = seconds_since(start);
     baseline.server = server->describe();
     const core::Json props = fetch_props(*server, options_.request.max_response_bytes);
-    baseline.props = trim_props(props);
+    baseline.props = http::trim_props(props);
     baseline.reports_mock = props.bool_or("bi_mock", false);
 
     // Each count ends within 30 s, however the server answers.
@@ -253,7 +238,7 @@ CellOutcome CellRunner::run_cell(const Baseline& baseline, int parallel) {
     context.stopped_early = stopped_early;
     const core::Json* build_info = baseline.props.find("build_info");
     context.server =
-        core::ServerRecord{baseline.server, server_n, baseline.props, trim_props(props_n),
+        core::ServerRecord{baseline.server, server_n, baseline.props, http::trim_props(props_n),
                            build_info ? *build_info : core::Json()};
     context.model_file = options_.model_file;
     context.host = describe_host();

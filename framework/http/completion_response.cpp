@@ -81,7 +81,10 @@ void read_timings(const Json& root, CompletionResult& result, bool need_prompt_t
     if (need_prompt_tokens) {
         auto prompt_n = optional_int(*timings, "prompt_n", "timings");
         auto cache_n = optional_int(*timings, "cache_n", "timings");
-        if (prompt_n && cache_n) result.prompt_tokens = *prompt_n + *cache_n;
+        std::int64_t sum = 0;
+        if (prompt_n && cache_n && __builtin_add_overflow(*prompt_n, *cache_n, &sum))
+            throw BadResponse("timings.prompt_n + timings.cache_n is beyond a 64-bit count");
+        if (prompt_n && cache_n) result.prompt_tokens = sum;
     }
     if (need_completion_tokens) {
         if (auto predicted_n = optional_int(*timings, "predicted_n", "timings"))

@@ -1,13 +1,21 @@
 #include "json_text.hpp"
 
-#include <rapidjson/document.h>
+#include <rapidjson/encodedstream.h>
 #include <rapidjson/error/en.h>
+#include <rapidjson/memorystream.h>
 #include <rapidjson/prettywriter.h>
+#include <rapidjson/reader.h>
 #include <rapidjson/stringbuffer.h>
 #include <rapidjson/writer.h>
 
+#include <charconv>
+#include <clocale>
 #include <cmath>
+#include <cstdint>
+#include <cstdlib>
 #include <optional>
+#include <system_error>
+#include <vector>
 
 #include "core/error.hpp"
 #include "core/utf8.hpp"
@@ -40,47 +48,93 @@ std::optional<std::size_t> too_deep_at(std::string_view text) {
     return std::nullopt;
 }
 
-// A string RapidJSON decoded: the text was checked to be UTF-8, but a backslash-u escape of a
-// lone surrogate decodes to bytes that are not, so every decoded string is checked again.
-std::string checked_string(const char* data, rapidjson::SizeType size, std::string_view what) {
-    std::string out(data, size);
-    if (core::first_invalid_utf8(out))
-        throw Error(ErrorCategory::Json,
-                    std::string(what) +
-                        ": a \\u escape that is not a Unicode character (a lone surrogate)");
-    return out;
+// A number as JSON text spells it: an integer that fits int64 stays one, every other number is
+// a double. The conversion is ours, not RapidJSON's: 1.1.0's full-precision path misreads a zero
+// significand with a large exponent ("0e48" came back as -2.4e-268). strtod_l in the C locale
+// rounds correctly whatever locale a plugin may have set.
+std::optional<core::Json> number_value(std::string_view text) {
+    if (text.find_first_of(".eE") == std::string_view::npos) {
+        std::int64_t value = 0;
+        const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
+        if (ec == std::errc() && end == text.data() + text.size()) return core::Json(value);
+    }
+    static const locale_t c_locale = newlocale(LC_ALL_MASK, "C", locale_t{});
+    const std::string copy(text);
+    const double value = strtod_l(copy.c_str(), nullptr, c_locale);
+    if (!std::isfinite(value)) return std::nullopt;  // beyond the largest double
+    return core::Json(value);
 }
 
-core::Json from_rapidjson(const rapidjson::Value& v, std::string_view what) {
-    switch (v.GetType()) {
-        case rapidjson::kNullType:
-            return {};
-        case rapidjson::kFalseType:
+// SAX events -> core::Json, with an explicit stack of open containers, so neither the parse
+// nor the conversion recurses. Numbers arrive as text (kParseNumbersAsStringsFlag).
+class JsonBuilder : public rapidjson::BaseReaderHandler<rapidjson::UTF8<>, JsonBuilder> {
+public:
+    bool Null() { return add(core::Json()); }
+    bool Bool(bool value) { return add(core::Json(value)); }
+    bool RawNumber(const char* text, rapidjson::SizeType length, bool) {
+        auto value = number_value({text, length});
+        if (!value) {
+            problem_ = "Number too big to be stored in double.";
             return false;
-        case rapidjson::kTrueType:
-            return true;
-        case rapidjson::kStringType:
-            return checked_string(v.GetString(), v.GetStringLength(), what);
-        case rapidjson::kNumberType:
-            if (v.IsInt64()) return v.GetInt64();
-            return v.GetDouble();  // doubles, and integers beyond int64
-        case rapidjson::kArrayType: {
-            core::Json::Array array;
-            array.reserve(v.Size());
-            for (const auto& item : v.GetArray()) array.push_back(from_rapidjson(item, what));
-            return array;
         }
-        case rapidjson::kObjectType: {
-            core::Json::Object object;
-            for (const auto& member : v.GetObject())
-                object.insert_or_assign(
-                    checked_string(member.name.GetString(), member.name.GetStringLength(), what),
-                    from_rapidjson(member.value, what));
-            return object;
-        }
+        return add(std::move(*value));
     }
-    return {};
-}
+    bool String(const char* text, rapidjson::SizeType length, bool) {
+        if (!unicode(text, length)) return false;
+        return add(core::Json(std::string(text, length)));
+    }
+    bool StartObject() { return open(core::Json::object()); }
+    bool Key(const char* text, rapidjson::SizeType length, bool) {
+        if (!unicode(text, length)) return false;
+        open_.back().key.assign(text, length);
+        return true;
+    }
+    bool EndObject(rapidjson::SizeType) { return close(); }
+    bool StartArray() { return open(core::Json::array()); }
+    bool EndArray(rapidjson::SizeType) { return close(); }
+
+    core::Json take() { return std::move(root_); }
+    // Why the builder stopped the parse, when it did.
+    const std::string& problem() const { return problem_; }
+
+private:
+    struct Open {
+        core::Json container;
+        std::string key;  // objects: the key of the value that comes next
+    };
+
+    // The text was checked to be UTF-8, but a backslash-u escape of a lone surrogate decodes
+    // to bytes that are not, so every decoded string is checked again.
+    bool unicode(const char* text, rapidjson::SizeType length) {
+        if (!core::first_invalid_utf8({text, length})) return true;
+        problem_ = "a \\u escape that is not a Unicode character (a lone surrogate)";
+        return false;
+    }
+
+    bool add(core::Json value) {
+        if (open_.empty()) {
+            root_ = std::move(value);
+        } else if (Open& top = open_.back(); top.container.is_array()) {
+            top.container.push_back(std::move(value));
+        } else {
+            top.container.set(top.key, std::move(value));  // a repeated key: the last one wins
+        }
+        return true;
+    }
+    bool open(core::Json container) {
+        open_.push_back({std::move(container), {}});
+        return true;
+    }
+    bool close() {
+        core::Json done = std::move(open_.back().container);
+        open_.pop_back();
+        return add(std::move(done));
+    }
+
+    std::vector<Open> open_;
+    core::Json root_;
+    std::string problem_;
+};
 
 // JSON text is UTF-8: a string that is not (bytes a server, plugin or file sent) is never written.
 void refuse_invalid_utf8(const std::string& text) {
@@ -145,14 +199,21 @@ core::Json parse_json(std::string_view text, std::string_view what) {
         throw Error(ErrorCategory::Json, std::string(what) + ": JSON nested deeper than " +
                                              std::to_string(kMaxJsonDepth) + " levels at offset " +
                                              std::to_string(*offset));
-    rapidjson::Document doc;
-    doc.Parse<rapidjson::kParseFullPrecisionFlag | rapidjson::kParseIterativeFlag>(text.data(),
-                                                                                   text.size());
-    if (doc.HasParseError())
+    JsonBuilder builder;
+    rapidjson::Reader reader;
+    rapidjson::MemoryStream bytes(text.data(), text.size());
+    rapidjson::EncodedInputStream<rapidjson::UTF8<>, rapidjson::MemoryStream> stream(bytes);
+    const rapidjson::ParseResult result =
+        reader.Parse<rapidjson::kParseNumbersAsStringsFlag | rapidjson::kParseIterativeFlag>(
+            stream, builder);
+    if (result.IsError()) {
+        const std::string problem = result.Code() == rapidjson::kParseErrorTermination
+                                        ? builder.problem()
+                                        : rapidjson::GetParseError_En(result.Code());
         throw Error(ErrorCategory::Json, std::string(what) + ": invalid JSON at offset " +
-                                             std::to_string(doc.GetErrorOffset()) + ": " +
-                                             rapidjson::GetParseError_En(doc.GetParseError()));
-    return from_rapidjson(doc, what);
+                                             std::to_string(result.Offset()) + ": " + problem);
+    }
+    return builder.take();
 }
 
 std::string to_json_text(const core::Json& value, bool pretty) {

@@ -58,7 +58,10 @@ const toml::array* models_of(const toml::table& root, const std::string& path) {
 
 std::string substitute(std::string text, const std::string& models_dir, const std::string& path) {
     static const std::string kPlaceholder = "{MODELS_DIR}";
-    for (auto at = text.find(kPlaceholder); at != std::string::npos; at = text.find(kPlaceholder)) {
+    // The search goes on after the inserted directory, which is taken literally: a directory
+    // that itself reads "{MODELS_DIR}" would otherwise be expanded forever.
+    for (auto at = text.find(kPlaceholder); at != std::string::npos;
+         at = text.find(kPlaceholder, at + models_dir.size())) {
         if (models_dir.empty())
             bad(path, "'" + text +
                           "' uses {MODELS_DIR}: set --models-dir, MODELS_DIR or "

@@ -175,3 +175,13 @@ TEST_CASE("malformed answers are bad_response with a reason", "[parse]") {
     CHECK_THAT(bad_message(EndpointKind::Completion, R"({"error":{"code":500,"message":"boom"}})"),
                Catch::Contains("boom"));
 }
+
+TEST_CASE("prompt token counts whose sum overflows are bad_response", "[parse]") {
+    for (const char* timings : {R"("prompt_n":9223372036854775807,"cache_n":1)",
+                                R"("prompt_n":-9223372036854775808,"cache_n":-1)"}) {
+        CAPTURE(timings);
+        CHECK_THAT(bad_message(EndpointKind::Completion,
+                               std::string(R"({"content":"x","timings":{)") + timings + "}}"),
+                   Catch::Contains("timings.prompt_n + timings.cache_n is beyond"));
+    }
+}

@@ -67,6 +67,36 @@ TEST_CASE("parse errors name the source and the offset", "[json][io]") {
     }
 }
 
+TEST_CASE("numbers read as their text says, each one correctly rounded", "[json][io]") {
+    const auto read = [](const char* text) { return bi::io::parse_json(text, "n"); };
+    CHECK(read("9223372036854775807").as_int() == INT64_MAX);
+    CHECK(read("-9223372036854775808").as_int() == INT64_MIN);
+    CHECK(read("-0").is_int());
+    CHECK(read("9223372036854775808").as_double() == 9223372036854775808.0);
+    CHECK(read("1.0").is_double());
+    CHECK(read("1e2").is_double());
+    CHECK(read("0.30000000000000004").as_double() == 0.30000000000000004);
+    CHECK(read("4.9e-324").as_double() == 4.9e-324);
+    CHECK(read("1e-400").as_double() == 0.0);
+    // A zero significand with a large exponent is zero (RapidJSON 1.1.0's own conversion read
+    // "0e48" as -2.4e-268).
+    for (const char* zero : {"0e48", "0.0e48", "0.000e30", "-0.0e100", "0E+300"}) {
+        CAPTURE(zero);
+        CHECK(read(zero).is_double());
+        CHECK(read(zero).as_double() == 0.0);
+    }
+    for (const char* big : {"[1, 2e400]", "[1, 1.8e308]", "[1, -1.8e308]"}) {
+        CAPTURE(big);
+        try {
+            read(big);
+            FAIL("expected a number too big to be refused");
+        } catch (const bi::Error& e) {
+            CHECK(std::string(e.what()) ==
+                  "n: invalid JSON at offset 4: Number too big to be stored in double.");
+        }
+    }
+}
+
 TEST_CASE("non-finite numbers are refused on output", "[json][io]") {
     CHECK_THROWS_AS(bi::io::to_json_text(Json(1.0 / 0.0)), bi::Error);
 }

@@ -38,3 +38,15 @@ TEST_CASE("models.toml: clear errors", "[model_profile]") {
     io::write_file_atomically(path, "[defaults]\nserver_bin = \"x\"\n");
     CHECK_THROWS_WITH(io::load_model_profile(path, "a", ""), Catch::Contains("no [[models]]"));
 }
+
+TEST_CASE("models.toml: a models directory is inserted literally, once per placeholder",
+          "[model_profile]") {
+    testing::ScratchDir dir;
+    const auto path = dir.file("models.toml");
+    io::write_file_atomically(path,
+                              "[defaults]\nmodels_dir = \"/m/{MODELS_DIR}\"\n[[models]]\n"
+                              "alias = \"a\"\ngguf = \"{MODELS_DIR}/a-{MODELS_DIR}.gguf\"\n");
+    CHECK(io::load_model_profile(path, "a", "").gguf == "/m/{MODELS_DIR}/a-/m/{MODELS_DIR}.gguf");
+    CHECK(io::load_model_profile(path, "a", "{MODELS_DIR}").gguf ==
+          "{MODELS_DIR}/a-{MODELS_DIR}.gguf");
+}

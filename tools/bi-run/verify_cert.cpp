@@ -17,7 +17,7 @@ namespace {
 
 // Returns the exit code for one file: 0 promotable, 3 not promotable, 1 unusable (a cert that
 // disagrees with itself is unusable: its digest was recomputed over an edited verdict).
-int verify_one(const std::string& path) {
+int verify_loaded(const std::string& path) {
     io::LoadedCert loaded;
     try {
         loaded = io::read_cert(path);
@@ -58,6 +58,17 @@ int verify_one(const std::string& path) {
         return kExitError;
     }
     return promotion.promotable ? kExitPromotable : kExitNotPromotable;
+}
+
+// Anything that goes wrong while judging one file names that file and marks it INVALID.
+int verify_one(const std::string& path) {
+    try {
+        return verify_loaded(path);
+    } catch (const Error& e) {
+        std::cout << path << ": INVALID\n";
+        std::cerr << "bi-run: " << path << ": " << e.what() << "\n";
+        return kExitError;
+    }
 }
 
 }  // namespace

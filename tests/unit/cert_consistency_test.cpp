@@ -300,11 +300,19 @@ TEST_CASE("arm B and the serial self-check must follow their comparisons", "[cer
 
 TEST_CASE("sensitivity must count A vs C", "[cert][consistency]") {
     auto cert = red_cert();
-    cert.sensitivity = core::sensitivity_bounds(30, 0);
-    const auto lines = core::cert_disagreements(cert);
+    core::SensitivityCounts counts;
+    counts.n_hot_trials = 30;
+    counts.trials = 30;
+    counts.prompts = 10;
+    cert.sensitivity = core::sensitivity_bounds(counts, 0.95);
+    auto lines = core::cert_disagreements(cert);
     CHECK_THAT(first(lines),
                Catch::StartsWith("sensitivity counts 0 divergence(s) in 30 trials but A vs C "
                                  "gives 1 in at most"));
+    // Counts that say one divergence, with the figures of none: the bounds do not fit.
+    cert.sensitivity.divergences_seen = 1;
+    cert.sensitivity.per_prompt.divergent = 1;
+    lines = core::cert_disagreements(cert);
     CHECK(says(lines, "sensitivity's bounds do not fit 1 divergence(s) in 30 trials"));
 }
 

@@ -213,9 +213,10 @@ void print_plan(const driver::RunPlan& plan) {
                       << "      cert      " << plan.cert_path(ctx, n) << "\n";
         }
     }
-    std::cout << "  arms           A and A' serial; per N: B serial, then " << o.passes
+    const std::string passes = o.target_rate ? "T (planned)" : std::to_string(o.passes);
+    std::cout << "  arms           A and A' serial; per N: B serial, then " << passes
               << " concurrent passes of C\n"
-              << "  requests       (3 + " << o.passes << ") x work-set items x " << o.reps
+              << "  requests       (3 + " << passes << ") x work-set items x " << o.reps
               << " reps per cell (A and A' once per ctx)\n"
               << "  (port 0 above stands for the port picked at launch)\n";
 }

@@ -381,6 +381,24 @@ void check_sensitivity(const Cert& c, Lines& out) {
                       " divergence(s) in " + count(got.per_trial.n) + " trials");
 }
 
+// A planned run's record must fit the passes and the counted trials the cert holds.
+void check_plan(const Cert& c, Lines& out) {
+    if (!c.plan) return;
+    const PassPlanRecord& p = *c.plan;
+    if (static_cast<std::size_t>(p.passes_used) != c.n_passes())
+        out.push_back("plan.passes_used is " + std::to_string(p.passes_used) +
+                      " but the cert has " + count(c.n_passes()) + " pass(es)");
+    if (p.trials_counted != c.sensitivity.per_trial.n)
+        out.push_back("plan.trials_counted is " + count(p.trials_counted) +
+                      " but sensitivity.per_trial counts " + count(c.sensitivity.per_trial.n));
+    const bool reached = p.ended == "reached";
+    if (p.reached != reached || (reached && p.trials_counted < p.trials_needed) ||
+        (p.ended == "divergence") != !c.divergence.ac.clean())
+        out.push_back("plan.reached is " + word(p.reached) + " but it ended by '" + p.ended +
+                      "' with " + count(p.trials_counted) + " of " + count(p.trials_needed) +
+                      " trials");
+}
+
 // ---- the verdict, replayed over the evidence with the one precedence table ----
 
 Verdict replayed(Verdict v) {
@@ -437,6 +455,7 @@ std::vector<std::string> cert_disagreements(const Cert& cert) {
     check_arm_b(cert, evidence, out);
     check_serial_self_check(cert, out);
     check_sensitivity(cert, out);
+    check_plan(cert, out);
     check_verdict(cert, replayed(evidence), out);
     check_source(cert, out);
     return out;

@@ -235,9 +235,12 @@ CellRunner::PassesRun CellRunner::run_passes(ServerHandle& server,
     core::PlanStep step = core::PlanStep::Continue;
     while (step == core::PlanStep::Continue) {
         const int pass = plan.passes_used + 1;
-        const bool diverged = run_pass(server, items, parallel, pass, of, evidence, timings);
+        run_pass(server, items, parallel, pass, of, evidence, timings);
         plan.passes_used = pass;
-        plan.trials_counted = core::decide_verdict(evidence).sensitivity.per_trial.n;
+        // The verdict's own view of the pass (incomplete items left out), as the cert records it.
+        const core::Verdict so_far = core::decide_verdict(evidence);
+        plan.trials_counted = so_far.sensitivity.per_trial.n;
+        const bool diverged = !so_far.ac.per_pass.back().clean();
         step = core::next_plan_step(limits, plan.passes_used, plan.trials_counted, diverged);
         progress_.note(std::to_string(plan.trials_counted) + "/" +
                        std::to_string(plan.trials_needed) + " counted trials after pass " +

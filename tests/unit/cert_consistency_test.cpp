@@ -316,6 +316,28 @@ TEST_CASE("sensitivity must count A vs C", "[cert][consistency]") {
     CHECK(says(lines, "sensitivity's bounds do not fit 1 divergence(s) in 30 trials"));
 }
 
+TEST_CASE("a planned run's record must fit its passes and counted trials", "[cert][consistency]") {
+    auto cert = scenario_cert("green");
+    core::PassPlanRecord plan;
+    plan.target_rate = 0.01;
+    plan.trials_needed = 299;
+    plan.max_passes = static_cast<int>(cert.n_passes());
+    plan.passes_used = plan.max_passes;
+    plan.trials_counted = cert.sensitivity.per_trial.n;
+    plan.ended = "max_passes";
+    cert.plan = plan;
+    CHECK(core::cert_disagreements(cert).empty());
+    cert.plan->reached = true;  // claims the target with too few trials
+    CHECK(
+        says(core::cert_disagreements(cert), "plan.reached is true but it ended by 'max_passes'"));
+    cert.plan = plan;
+    cert.plan->passes_used += 1;
+    CHECK(says(core::cert_disagreements(cert), "plan.passes_used is"));
+    cert.plan = plan;
+    cert.plan->trials_counted += 1;
+    CHECK(says(core::cert_disagreements(cert), "plan.trials_counted is"));
+}
+
 TEST_CASE("decision_reasons must end with the verdict's own line", "[cert][consistency]") {
     auto cert = scenario_cert("row 3 no client overlap");
     cert.verdict.decision_reasons.back() = "verdict green";

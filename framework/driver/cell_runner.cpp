@@ -248,8 +248,8 @@ CellRunner::PassesRun CellRunner::run_passes(ServerHandle& server,
     }
     plan.reached = step == core::PlanStep::Reached;
     plan.ended = core::name(step);
-    result.stopped_early = step == core::PlanStep::Divergence;
-    if (result.stopped_early)
+    result.stopped_early = step == core::PlanStep::Divergence && plan.passes_used < plan.max_passes;
+    if (step == core::PlanStep::Divergence)
         progress_.note("invariant divergence in pass " + std::to_string(plan.passes_used) +
                        ": a RED needs no more samples");
     else if (!plan.reached)

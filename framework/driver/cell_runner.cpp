@@ -1,5 +1,7 @@
 #include "cell_runner.hpp"
 
+#include <algorithm>
+#include <cmath>
 #include <numeric>
 #include <sstream>
 
@@ -228,9 +230,25 @@ CellRunner::PassesRun CellRunner::run_passes(ServerHandle& server,
     plan.trials_needed = core::trials_needed(plan.target_rate, plan.confidence);
     plan.max_passes = options_.max_passes;
     const core::PassPlan limits{plan.trials_needed, plan.max_passes};
+    // A pass counts at most one trial per item; A's measured time per request prices a pass.
+    const std::size_t n_items = std::max<std::size_t>(items.size(), 1);
+    const int min_passes =
+        std::min(plan.max_passes, static_cast<int>((plan.trials_needed + n_items - 1) / n_items));
+    std::string estimate;
+    if (timings.arm_a_s && !items.empty()) {
+        const double request_s = *timings.arm_a_s / static_cast<double>(items.size());
+        const auto rounds = (items.size() + static_cast<std::size_t>(parallel) - 1) /
+                            static_cast<std::size_t>(parallel);
+        estimate =
+            ", ~" +
+            short_number(std::round(request_s * static_cast<double>(rounds) * min_passes * 10.0) /
+                         10.0) +
+            " s at arm A's " + short_number(std::round(request_s * 1000.0)) + " ms per request";
+    }
     progress_.note("--target-rate " + short_number(plan.target_rate) + ": " +
-                   std::to_string(plan.trials_needed) + " counted trials needed, at most " +
-                   std::to_string(plan.max_passes) + " passes");
+                   std::to_string(plan.trials_needed) + " counted trials needed, at least " +
+                   std::to_string(min_passes) + " and at most " + std::to_string(plan.max_passes) +
+                   " passes" + estimate);
     const std::string of = "<=" + std::to_string(plan.max_passes);
     core::PlanStep step = core::PlanStep::Continue;
     while (step == core::PlanStep::Continue) {

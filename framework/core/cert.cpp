@@ -122,6 +122,8 @@ Cert build_cert(const CertContext& context, const Verdict& v) {
     cert.promotion_scope.valid_for = context.cell;
     if (context.run) cert.promotion_scope.server_flags = context.run->server_flags;
     cert.promotion_scope.moe_hint = nonempty(moe_hint(context.cell.model));
+    cert.promotion_scope.length = v.length;
+    cert.plan = context.plan;
 
     cert.server = context.server;
     cert.model_file = context.model_file;

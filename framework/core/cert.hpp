@@ -96,6 +96,21 @@ struct PromotionScope {
     std::optional<std::vector<std::string>> server_flags;
     bool generalizes = false;
     std::optional<std::string> moe_hint;
+    std::optional<LengthScope> length;  // the generation lengths the cell was checked at
+};
+
+// Planned passes (--target-rate): how many counted trials the target needed and what ended the
+// passes. `reached` is false when the cap or a divergence came first; the sensitivity then
+// states the bound actually achieved.
+struct PassPlanRecord {
+    double target_rate = 0.0;
+    double confidence = kDefaultConfidence;
+    std::size_t trials_needed = 0;
+    int max_passes = 0;
+    int passes_used = 0;
+    std::size_t trials_counted = 0;
+    bool reached = false;
+    std::string ended;  // "reached", "max_passes" or "divergence"
 };
 
 // ---- the run's provenance ----
@@ -188,6 +203,7 @@ struct Cert {
     DivergenceReports divergence;
     Sensitivity sensitivity;
     PromotionScope promotion_scope;
+    std::optional<PassPlanRecord> plan;
     std::optional<ServerRecord> server;
     std::optional<ModelFileRecord> model_file;
     std::optional<HostRecord> host;
@@ -204,6 +220,7 @@ struct CertContext {
     Source source = Source::Mock;  // decided by the driver, never by the user
     std::string ts_utc;            // ISO-8601, from the caller's clock
     bool stopped_early = false;
+    std::optional<PassPlanRecord> plan;
     std::optional<ServerRecord> server;
     std::optional<ModelFileRecord> model_file;
     std::optional<HostRecord> host;

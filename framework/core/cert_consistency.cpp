@@ -3,6 +3,7 @@
 #include "cert_consistency.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <set>
 
 #include "fixed_text.hpp"
@@ -335,6 +336,19 @@ void check_serial_self_check(const Cert& c, Lines& out) {
         out.push_back("serial_self_check's counts and ids are not those of A vs A'");
 }
 
+bool same_figure(const std::optional<double>& a, const std::optional<double>& b) {
+    if (a.has_value() != b.has_value()) return false;
+    return !a || std::fabs(*a - *b) <= 1e-9;
+}
+
+bool same_bound(const RateBound& a, const RateBound& b) {
+    return same_figure(a.clopper_pearson_upper, b.clopper_pearson_upper) &&
+           same_figure(a.rule_of_three_upper, b.rule_of_three_upper) &&
+           same_figure(a.observed_rate, b.observed_rate) &&
+           same_figure(a.interval_lower, b.interval_lower) &&
+           same_figure(a.interval_upper, b.interval_upper);
+}
+
 void check_sensitivity(const Cert& c, Lines& out) {
     // Hot trials are the scored comparisons whose co-batching was proven: at most the scored
     // comparisons, and at most the co-batched ids of the passes.
@@ -342,16 +356,47 @@ void check_sensitivity(const Cert& c, Lines& out) {
     std::size_t cobatched = 0;
     for (const auto& pass : c.gates.cobatch_coverage.per_pass) cobatched += pass.n_cobatched;
     const std::size_t most = std::min(c.divergence.ac.n_scored_comparisons, cobatched);
-    const Sensitivity expect =
-        sensitivity_bounds(got.n_hot_trials, c.divergence.ac.divergent_ids.size());
-    if (got.n_hot_trials > most || got.divergences_seen != expect.divergences_seen)
+    const std::size_t divergent = c.divergence.ac.divergent_ids.size();
+    if (got.n_hot_trials > most || got.divergences_seen != divergent ||
+        got.per_prompt.divergent != divergent)
         out.push_back("sensitivity counts " + count(got.divergences_seen) + " divergence(s) in " +
-                      count(got.n_hot_trials) + " trials but A vs C gives " +
-                      count(expect.divergences_seen) + " in at most " + count(most));
-    if (got.rule_of_three_upper.has_value() != expect.rule_of_three_upper.has_value() ||
-        got.clopper_pearson_upper_95.has_value() != expect.clopper_pearson_upper_95.has_value())
-        out.push_back("sensitivity's bounds do not fit " + count(expect.divergences_seen) +
-                      " divergence(s) in " + count(expect.n_hot_trials) + " trials");
+                      count(got.n_hot_trials) + " trials but A vs C gives " + count(divergent) +
+                      " in at most " + count(most));
+    if (!(got.confidence > 0.0 && got.confidence < 1.0)) {
+        out.push_back("sensitivity's confidence " + std::to_string(got.confidence) +
+                      " is not between 0 and 1");
+        return;
+    }
+    const Sensitivity expect = sensitivity_bounds(recorded_counts(got), got.confidence);
+    bool fits = same_figure(got.rule_of_three_upper, expect.rule_of_three_upper) &&
+                same_figure(got.clopper_pearson_upper_95, expect.clopper_pearson_upper_95) &&
+                same_bound(got.per_trial, expect.per_trial) &&
+                same_bound(got.per_prompt, expect.per_prompt) &&
+                got.per_pass.size() == expect.per_pass.size();
+    for (std::size_t t = 0; fits && t < got.per_pass.size(); ++t)
+        fits = got.per_pass[t].pass == expect.per_pass[t].pass &&
+               same_bound(got.per_pass[t].bound, expect.per_pass[t].bound);
+    if (!fits)
+        out.push_back("sensitivity's bounds do not fit " + count(got.divergences_seen) +
+                      " divergence(s) in " + count(got.per_trial.n) + " trials");
+}
+
+// A planned run's record must fit the passes and the counted trials the cert holds.
+void check_plan(const Cert& c, Lines& out) {
+    if (!c.plan) return;
+    const PassPlanRecord& p = *c.plan;
+    if (static_cast<std::size_t>(p.passes_used) != c.n_passes())
+        out.push_back("plan.passes_used is " + std::to_string(p.passes_used) +
+                      " but the cert has " + count(c.n_passes()) + " pass(es)");
+    if (p.trials_counted != c.sensitivity.per_trial.n)
+        out.push_back("plan.trials_counted is " + count(p.trials_counted) +
+                      " but sensitivity.per_trial counts " + count(c.sensitivity.per_trial.n));
+    const bool reached = p.ended == "reached";
+    if (p.reached != reached || (reached && p.trials_counted < p.trials_needed) ||
+        (p.ended == "divergence") != !c.divergence.ac.clean())
+        out.push_back("plan.reached is " + word(p.reached) + " but it ended by '" + p.ended +
+                      "' with " + count(p.trials_counted) + " of " + count(p.trials_needed) +
+                      " trials");
 }
 
 // ---- the verdict, replayed over the evidence with the one precedence table ----
@@ -410,6 +455,7 @@ std::vector<std::string> cert_disagreements(const Cert& cert) {
     check_arm_b(cert, evidence, out);
     check_serial_self_check(cert, out);
     check_sensitivity(cert, out);
+    check_plan(cert, out);
     check_verdict(cert, replayed(evidence), out);
     check_source(cert, out);
     return out;

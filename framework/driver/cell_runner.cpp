@@ -1,10 +1,14 @@
 #include "cell_runner.hpp"
 
+#include <algorithm>
+#include <cmath>
 #include <numeric>
+#include <sstream>
 
 #include "core/cert.hpp"
 #include "core/error.hpp"
 #include "core/permutation.hpp"
+#include "core/sample_size.hpp"
 #include "core/union.hpp"
 #include "dispatcher.hpp"
 #include "host_info.hpp"
@@ -45,6 +49,12 @@ core::Json fetch_props(const ServerHandle& server, std::size_t max_response_byte
     return http::parse_props(outcome.response.body);
 }
 
+std::string short_number(double value) {
+    std::ostringstream out;
+    out << value;
+    return out.str();
+}
+
 std::string count_modes(const core::ArmResults& arm) {
     std::size_t ok = 0;
     for (const auto& [id, r] : arm) ok += r.ok() ? 1 : 0;
@@ -62,6 +72,12 @@ CellRunner::CellRunner(ServerLauncher& launcher, plugin_host::ScorerInstance& sc
       origin_(clock::now()) {
     if (options_.passes < 1) throw Error(ErrorCategory::Usage, "--passes must be at least 1");
     if (options_.reps < 1) throw Error(ErrorCategory::Usage, "--reps must be at least 1");
+    if (options_.target_rate && !(*options_.target_rate > 0.0 && *options_.target_rate < 1.0))
+        throw Error(ErrorCategory::Usage, "--target-rate must be between 0 and 1");
+    if (!(options_.confidence > 0.0 && options_.confidence < 1.0))
+        throw Error(ErrorCategory::Usage, "--confidence must be between 0 and 1");
+    if (options_.max_passes < 1)
+        throw Error(ErrorCategory::Usage, "--max-passes must be at least 1");
     if (options_.model_alias.empty())
         throw Error(ErrorCategory::Usage, "the cell has no model name (--model-alias)");
 }
@@ -161,33 +177,94 @@ Baseline CellRunner::run_baseline(std::int64_t ctx, const WorkRowSource& rows) {
     return baseline;
 }
 
-bool CellRunner::run_passes(ServerHandle& server, const std::vector<core::WorkItem>& items,
-                            int parallel, core::CellEvidence& evidence, core::Timings& timings) {
-    const auto orders = core::pass_orders(items.size(), options_.seed, options_.passes);
+bool CellRunner::run_pass(ServerHandle& server, const std::vector<core::WorkItem>& items,
+                          int parallel, int pass, const std::string& of,
+                          core::CellEvidence& evidence, core::Timings& timings) {
+    const std::string label = "arm C pass " + std::to_string(pass) + "/" + of + " (" +
+                              std::to_string(parallel) + " at once)";
+    auto c = run_arm(server, items, "C", pass,
+                     core::pass_order(items.size(), options_.seed, pass - 1), parallel, label);
+    evidence.arm_c.push_back(score(std::move(c.records), items));
+    timings.arm_c_s->push_back(c.seconds);
+    evidence.server_c_passes.push_back(c.server);
+    const auto this_pass = core::compare_arms(evidence.arm_a, evidence.arm_c.back(), "A", "C");
+    progress_.arm_finished(
+        this_pass.clean()
+            ? "matches A (peak " + std::to_string(c.server.peak_busy_slots) + " busy slots)"
+            : std::to_string(this_pass.divergent_ids.size()) + " id(s) diverge from A");
+    return !this_pass.clean();
+}
+
+CellRunner::PassesRun CellRunner::run_passes(ServerHandle& server,
+                                             const std::vector<core::WorkItem>& items, int parallel,
+                                             core::CellEvidence& evidence, core::Timings& timings) {
     timings.arm_c_s.emplace();
-    bool stopped_early = false;
-    for (int t = 0; t < options_.passes; ++t) {
-        const std::string label = "arm C pass " + std::to_string(t + 1) + "/" +
-                                  std::to_string(options_.passes) + " (" +
-                                  std::to_string(parallel) + " at once)";
-        auto c = run_arm(server, items, "C", t + 1, orders[static_cast<std::size_t>(t)], parallel,
-                         label);
-        evidence.arm_c.push_back(score(std::move(c.records), items));
-        timings.arm_c_s->push_back(c.seconds);
-        evidence.server_c_passes.push_back(c.server);
-        const auto this_pass = core::compare_arms(evidence.arm_a, evidence.arm_c.back(), "A", "C");
-        progress_.arm_finished(
-            this_pass.clean()
-                ? "matches A (peak " + std::to_string(c.server.peak_busy_slots) + " busy slots)"
-                : std::to_string(this_pass.divergent_ids.size()) + " id(s) diverge from A");
-        if (options_.stop_on_red && !this_pass.clean() && t + 1 < options_.passes) {
-            stopped_early = true;
-            progress_.note("--stop-on-red: stopping after pass " + std::to_string(t + 1) +
-                           "; the verdict cannot change");
-            break;
+    PassesRun result;
+    if (!options_.target_rate) {
+        const std::string of = std::to_string(options_.passes);
+        for (int t = 1; t <= options_.passes; ++t) {
+            const bool diverged = run_pass(server, items, parallel, t, of, evidence, timings);
+            if (options_.stop_on_red && diverged && t < options_.passes) {
+                result.stopped_early = true;
+                progress_.note("--stop-on-red: stopping after pass " + std::to_string(t) +
+                               "; the verdict cannot change");
+                break;
+            }
         }
+        return result;
     }
-    return stopped_early;
+
+    core::PassPlanRecord plan;
+    plan.target_rate = *options_.target_rate;
+    plan.confidence = options_.confidence;
+    plan.trials_needed = core::trials_needed(plan.target_rate, plan.confidence);
+    plan.max_passes = options_.max_passes;
+    const core::PassPlan limits{plan.trials_needed, plan.max_passes};
+    // A pass counts at most one trial per item; A's measured time per request prices a pass.
+    const std::size_t n_items = std::max<std::size_t>(items.size(), 1);
+    const int min_passes =
+        std::min(plan.max_passes, static_cast<int>((plan.trials_needed + n_items - 1) / n_items));
+    std::string estimate;
+    if (timings.arm_a_s && !items.empty()) {
+        const double request_s = *timings.arm_a_s / static_cast<double>(items.size());
+        const auto rounds = (items.size() + static_cast<std::size_t>(parallel) - 1) /
+                            static_cast<std::size_t>(parallel);
+        estimate =
+            ", ~" +
+            short_number(std::round(request_s * static_cast<double>(rounds) * min_passes * 10.0) /
+                         10.0) +
+            " s at arm A's " + short_number(std::round(request_s * 1000.0)) + " ms per request";
+    }
+    progress_.note("--target-rate " + short_number(plan.target_rate) + ": " +
+                   std::to_string(plan.trials_needed) + " counted trials needed, at least " +
+                   std::to_string(min_passes) + " and at most " + std::to_string(plan.max_passes) +
+                   " passes" + estimate);
+    const std::string of = "<=" + std::to_string(plan.max_passes);
+    core::PlanStep step = core::PlanStep::Continue;
+    while (step == core::PlanStep::Continue) {
+        const int pass = plan.passes_used + 1;
+        run_pass(server, items, parallel, pass, of, evidence, timings);
+        plan.passes_used = pass;
+        // The verdict's own view of the pass (incomplete items left out), as the cert records it.
+        const core::Verdict so_far = core::decide_verdict(evidence);
+        plan.trials_counted = so_far.sensitivity.per_trial.n;
+        const bool diverged = !so_far.ac.per_pass.back().clean();
+        step = core::next_plan_step(limits, plan.passes_used, plan.trials_counted, diverged);
+        progress_.note(std::to_string(plan.trials_counted) + "/" +
+                       std::to_string(plan.trials_needed) + " counted trials after pass " +
+                       std::to_string(pass));
+    }
+    plan.reached = step == core::PlanStep::Reached;
+    plan.ended = core::name(step);
+    result.stopped_early = step == core::PlanStep::Divergence && plan.passes_used < plan.max_passes;
+    if (step == core::PlanStep::Divergence)
+        progress_.note("invariant divergence in pass " + std::to_string(plan.passes_used) +
+                       ": a RED needs no more samples");
+    else if (!plan.reached)
+        progress_.note("--max-passes " + std::to_string(plan.max_passes) +
+                       " reached before the target: the cert states the bound achieved");
+    result.plan = plan;
+    return result;
 }
 
 CellOutcome CellRunner::run_cell(const Baseline& baseline, int parallel) {
@@ -221,7 +298,9 @@ CellOutcome CellRunner::run_cell(const Baseline& baseline, int parallel) {
                                ? "matches A"
                                : std::to_string(ab.divergent_ids.size()) + " id(s) differ from A");
 
-    const bool stopped_early = run_passes(*server, items, parallel, evidence, timings);
+    evidence.confidence = options_.confidence;
+    evidence.n_predict = options_.request.n_predict;
+    const PassesRun passes = run_passes(*server, items, parallel, evidence, timings);
     start = clock::now();
     server->shutdown();
     timings.teardown_n_s = seconds_since(start);
@@ -235,7 +314,8 @@ CellOutcome CellRunner::run_cell(const Baseline& baseline, int parallel) {
     context.source =
         launcher_.launches_real_binary() && !reports_mock ? core::Source::Live : core::Source::Mock;
     context.ts_utc = io::utc_timestamp();
-    context.stopped_early = stopped_early;
+    context.stopped_early = passes.stopped_early;
+    context.plan = passes.plan;
     const core::Json* build_info = baseline.props.find("build_info");
     context.server =
         core::ServerRecord{baseline.server, server_n, baseline.props, http::trim_props(props_n),
@@ -262,7 +342,7 @@ core::RunRecord CellRunner::run_record(const Baseline& baseline) const {
     run.n_predict = r.n_predict;
     run.endpoint = std::string(http::request_path(r.endpoint));
     run.logprobs = r.logprobs;
-    run.passes = options_.passes;
+    run.passes = options_.target_rate ? std::nullopt : std::optional<std::int64_t>(options_.passes);
     run.reps = options_.reps;
     run.n_items = static_cast<std::int64_t>(baseline.items.size());
     run.order = "A, A' and B in work-set order; each C pass its own seeded permutation";

@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "core/cert.hpp"
 #include "core/json.hpp"
 #include "core/trial.hpp"
 #include "core/verdict.hpp"
@@ -22,6 +23,8 @@
 
 namespace bi::driver {
 
+inline constexpr int kDefaultMaxPasses = 64;
+
 struct RunOptions {
     std::string model_alias;  // the cert's "model"
     std::string kv_label = "f16";
@@ -32,6 +35,11 @@ struct RunOptions {
     std::chrono::milliseconds stagger{0};
     std::optional<std::chrono::milliseconds> arm_deadline;
     bool stop_on_red = false;
+    // Planned passes: with a target rate, C passes run until the counted trials reach
+    // core::trials_needed(target_rate, confidence), an invariant divergence, or max_passes.
+    std::optional<double> target_rate;
+    double confidence = core::kDefaultConfidence;
+    int max_passes = kDefaultMaxPasses;
     std::string out_dir;
     // What the cert's "run" records about where the work came from (scorer, work-set or
     // generator, profile, server flags); the runner adds the request settings.
@@ -84,9 +92,17 @@ private:
                    int concurrency, const std::string& label, int pin_slots = 0);
     core::ArmResults score(std::vector<core::TrialRecord> records,
                            const std::vector<core::WorkItem>& items);
-    // Arm C's T passes; returns whether --stop-on-red ended them early.
-    bool run_passes(ServerHandle& server, const std::vector<core::WorkItem>& items, int parallel,
-                    core::CellEvidence& evidence, core::Timings& timings);
+    struct PassesRun {
+        bool stopped_early = false;  // --stop-on-red or a planned run ended by a divergence
+        std::optional<core::PassPlanRecord> plan;
+    };
+    // Arm C: T fixed passes, or planned passes with a target rate.
+    PassesRun run_passes(ServerHandle& server, const std::vector<core::WorkItem>& items,
+                         int parallel, core::CellEvidence& evidence, core::Timings& timings);
+    // One pass of arm C, scored into `evidence`; returns whether it diverged from A.
+    bool run_pass(ServerHandle& server, const std::vector<core::WorkItem>& items, int parallel,
+                  int pass, const std::string& of, core::CellEvidence& evidence,
+                  core::Timings& timings);
     core::RunRecord run_record(const Baseline& baseline) const;
 
     ServerLauncher& launcher_;

@@ -59,7 +59,11 @@ BI_CERT_TABLE(GroupCount)
 BI_CERT_TABLE(PairReport)
 BI_CERT_TABLE(UnionReport)
 BI_CERT_TABLE(DivergenceReports)
+BI_CERT_TABLE(RateBound)
+BI_CERT_TABLE(PassRate)
 BI_CERT_TABLE(Sensitivity)
+BI_CERT_TABLE(LengthScope)
+BI_CERT_TABLE(PassPlanRecord)
 BI_CERT_TABLE(PromotionScope)
 BI_CERT_TABLE(ServerLaunch)
 BI_CERT_TABLE(ServerRecord)
@@ -365,6 +369,30 @@ const Table<DivergenceReports>& table() {
 }
 
 template <>
+const Table<RateBound>& table() {
+    using B = RateBound;
+    static const Table<B> rows{
+        required("n", &B::n),
+        required("divergent", &B::divergent),
+        optional("clopper_pearson_upper", &B::clopper_pearson_upper),
+        optional("rule_of_three_upper", &B::rule_of_three_upper),
+        optional("observed_rate", &B::observed_rate),
+        optional("interval_lower", &B::interval_lower),
+        optional("interval_upper", &B::interval_upper),
+    };
+    return rows;
+}
+
+template <>
+const Table<PassRate>& table() {
+    static const Table<PassRate> rows{
+        required("pass", &PassRate::pass),
+        inline_members(&PassRate::bound),
+    };
+    return rows;
+}
+
+template <>
 const Table<Sensitivity>& table() {
     using S = Sensitivity;
     static const Table<S> rows{
@@ -372,6 +400,41 @@ const Table<Sensitivity>& table() {
         required("divergences_seen", &S::divergences_seen),
         optional("rule_of_three_upper", &S::rule_of_three_upper, kNull),
         optional("clopper_pearson_upper_95", &S::clopper_pearson_upper_95, kNull),
+        required("confidence", &S::confidence),
+        required("per_trial", &S::per_trial),
+        required("per_prompt", &S::per_prompt),
+        required("per_pass", &S::per_pass),
+        required("distinct_compositions", &S::distinct_compositions),
+    };
+    return rows;
+}
+
+template <>
+const Table<LengthScope>& table() {
+    using L = LengthScope;
+    static const Table<L> rows{
+        optional("n_predict", &L::n_predict, kNull),
+        required("n_trials", &L::n_trials),
+        optional("generated_min", &L::generated_min, kNull),
+        optional("generated_median", &L::generated_median, kNull),
+        optional("generated_max", &L::generated_max, kNull),
+        required("n_hit_limit", &L::n_hit_limit),
+    };
+    return rows;
+}
+
+template <>
+const Table<PassPlanRecord>& table() {
+    using P = PassPlanRecord;
+    static const Table<P> rows{
+        required("target_rate", &P::target_rate),
+        required("confidence", &P::confidence),
+        required("trials_needed", &P::trials_needed),
+        required("max_passes", &P::max_passes),
+        required("passes_used", &P::passes_used),
+        required("trials_counted", &P::trials_counted),
+        required("reached", &P::reached),
+        required("ended", &P::ended),
     };
     return rows;
 }
@@ -408,6 +471,7 @@ const Table<PromotionScope>& table() {
             }),
         required("generalizes", &P::generalizes),
         optional("moe_hint", &P::moe_hint, kNull),
+        optional("length", &P::length),
     };
     return rows;
 }
@@ -548,6 +612,7 @@ const Table<Cert>& table() {
         required("divergence_report", &Cert::divergence),
         required("sensitivity", &Cert::sensitivity),
         required("promotion_scope", &Cert::promotion_scope),
+        optional("plan", &Cert::plan),
         optional("server", &Cert::server),
         optional("model_file", &Cert::model_file),
         optional("host", &Cert::host),

@@ -1,6 +1,7 @@
 // run-mock end to end: the real bi-run binary against the in-process mock, one outcome per knob.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <filesystem>
 
 #include "core/cert.hpp"
@@ -24,9 +25,12 @@ struct MockRun {
 
 MockRun run_mock(const testing::ScratchDir& dir, std::vector<std::string> extra, int parallel = 4) {
     std::vector<std::string> argv{
-        BI_RUN_PATH,   "run-mock", "--out-dir", dir.path(), "--workset",  BI_SMALL_WORKSET,
-        "--n-predict", "8",        "--passes",  "2",        "--parallel", std::to_string(parallel),
-        "--ctx",       "512",      "--tick-ms", "5"};
+        BI_RUN_PATH,      "run-mock",    "--out-dir", dir.path(),   "--workset",
+        BI_SMALL_WORKSET, "--n-predict", "8",         "--parallel", std::to_string(parallel),
+        "--ctx",          "512",         "--tick-ms", "5"};
+    // Planned passes choose their own number; every other run has two.
+    if (std::find(extra.begin(), extra.end(), "--target-rate") == extra.end())
+        argv.insert(argv.end(), {"--passes", "2"});
     argv.insert(argv.end(), extra.begin(), extra.end());
     MockRun run;
     run.result = run_command(argv);
@@ -143,6 +147,101 @@ TEST_CASE("run-mock: --stop-on-red stops after the first divergent pass", "[inte
     CHECK(str(run.cert, "status") == "failed");
     CHECK(run.cert.find("stopped_early")->as_bool());
     CHECK(run.cert.find("n_passes")->as_int() == 1);
+}
+
+TEST_CASE("run-mock: an honest mock reaches --target-rate and says so", "[integration][plan]") {
+    testing::ScratchDir dir;
+    auto run = run_mock(dir, {"--target-rate", "0.05"});
+    INFO(run.result.err);
+    CHECK(run.result.exit_code == 0);
+    REQUIRE(run.cert.is_object());
+    CHECK(str(run.cert, "status") == "green");
+    const core::Json& plan = *run.cert.find("plan");
+    CHECK(plan.find("trials_needed")->as_int() == 59);
+    CHECK(plan.find("reached")->as_bool());
+    CHECK(plan.find("ended")->as_string() == "reached");
+    CHECK(plan.find("trials_counted")->as_int() >= 59);
+    // It stopped as soon as the target was met: one pass fewer would not have met it.
+    const auto passes = run.cert.find("n_passes")->as_int();
+    CHECK(plan.find("passes_used")->as_int() == passes);
+    CHECK(passes < 64);
+    CHECK_FALSE(run.cert.find("stopped_early")->as_bool());
+    const core::Json& per_trial = *run.cert.find("sensitivity")->find("per_trial");
+    CHECK(per_trial.find("n")->as_int() == plan.find("trials_counted")->as_int());
+    CHECK(per_trial.find("clopper_pearson_upper")->as_double() <= 0.05);
+    CHECK(per_trial.find("n")->as_int() - 8 < 59);  // a pass adds at most one trial per item
+    const core::Json& length = *run.cert.find("promotion_scope")->find("length");
+    CHECK(length.find("n_predict")->as_int() == 8);
+    CHECK(length.find("generated_max")->as_int() <= 8);
+    CHECK_THAT(run.result.out, Catch::Contains("target reached") &&
+                                   Catch::Contains("per prompt: 0 of 8 prompts diverged"));
+}
+
+TEST_CASE("run-mock: --max-passes before the target is GREEN that says it fell short",
+          "[integration][plan]") {
+    testing::ScratchDir dir;
+    auto run = run_mock(dir, {"--target-rate", "0.01", "--max-passes", "3"});
+    CHECK(run.result.exit_code == 0);
+    REQUIRE(run.cert.is_object());
+    CHECK(str(run.cert, "status") == "green");
+    const core::Json& plan = *run.cert.find("plan");
+    CHECK_FALSE(plan.find("reached")->as_bool());
+    CHECK(plan.find("ended")->as_string() == "max_passes");
+    CHECK(plan.find("passes_used")->as_int() == 3);
+    CHECK(run.cert.find("n_passes")->as_int() == 3);
+    // The bound actually achieved, above the target.
+    const core::Json& per_trial = *run.cert.find("sensitivity")->find("per_trial");
+    CHECK(per_trial.find("clopper_pearson_upper")->as_double() > 0.01);
+    CHECK_THAT(run.result.out, Catch::Contains("target NOT reached (--max-passes 3)"));
+}
+
+TEST_CASE("run-mock: a 2% flip rate ends RED within the cap of a 1% target",
+          "[integration][plan]") {
+    for (const char* seed : {"1", "2", "3", "4"}) {
+        INFO("seed " << seed);
+        testing::ScratchDir dir;
+        auto run = run_mock(dir, {"--target-rate", "0.01", "--divergence", "stochastic",
+                                  "--divergence-p", "0.02", "--seed", seed, "--quiet"});
+        CHECK(run.result.exit_code == 3);
+        REQUIRE(run.cert.is_object());
+        CHECK(str(run.cert, "status") == "failed");
+        CHECK(run.cert.find("stopped_early")->as_bool());
+        const core::Json& plan = *run.cert.find("plan");
+        CHECK(plan.find("ended")->as_string() == "divergence");
+        CHECK_FALSE(plan.find("reached")->as_bool());
+        CHECK(run.cert.find("n_passes")->as_int() == plan.find("passes_used")->as_int());
+        CHECK(plan.find("passes_used")->as_int() < 64);
+        // A RED states the observed rate and its interval, never an upper bound.
+        const core::Json& s = *run.cert.find("sensitivity");
+        CHECK(s.find("rule_of_three_upper")->is_null());
+        CHECK(s.find("per_trial")->find("clopper_pearson_upper") == nullptr);
+        CHECK(s.find("per_trial")->find("observed_rate")->as_double() > 0.0);
+        CHECK(s.find("per_trial")->find("interval_lower")->as_double() > 0.0);
+        CHECK(static_cast<std::int64_t>(s.find("per_pass")->size()) ==
+              plan.find("passes_used")->as_int());
+    }
+}
+
+TEST_CASE("run-mock: --target-rate flags are checked before anything runs", "[integration][plan]") {
+    testing::ScratchDir dir;
+    const std::vector<std::pair<std::vector<std::string>, std::string>> refused{
+        {{"--target-rate", "0.01", "--passes", "4"}, "leave out --passes"},
+        {{"--target-rate", "1.5"}, "--target-rate must be between 0 and 1"},
+        {{"--target-rate", "0"}, "--target-rate must be between 0 and 1"},
+        {{"--target-rate", "0.01", "--confidence", "1"}, "--confidence must be between 0 and 1"},
+        {{"--target-rate", "0.01", "--max-passes", "0"}, "--max-passes must be at least 1"},
+        {{"--max-passes", "10"}, "give --target-rate too"},
+    };
+    for (const auto& [flags, message] : refused) {
+        std::vector<std::string> argv{BI_RUN_PATH, "run-mock", "--out-dir", dir.file("out")};
+        argv.insert(argv.end(), flags.begin(), flags.end());
+        const auto r = run_command(argv);
+        INFO(r.err);
+        CHECK(r.exit_code == 2);
+        CHECK_THAT(r.err, Catch::Contains(message));
+        CHECK(std::count(r.err.begin(), r.err.end(), '\n') == 1);
+    }
+    CHECK_FALSE(std::filesystem::exists(dir.file("out")));
 }
 
 TEST_CASE("run-mock: --json prints one summary line", "[integration]") {

@@ -300,12 +300,42 @@ TEST_CASE("arm B and the serial self-check must follow their comparisons", "[cer
 
 TEST_CASE("sensitivity must count A vs C", "[cert][consistency]") {
     auto cert = red_cert();
-    cert.sensitivity = core::sensitivity_bounds(30, 0);
-    const auto lines = core::cert_disagreements(cert);
+    core::SensitivityCounts counts;
+    counts.n_hot_trials = 30;
+    counts.trials = 30;
+    counts.prompts = 10;
+    cert.sensitivity = core::sensitivity_bounds(counts, 0.95);
+    auto lines = core::cert_disagreements(cert);
     CHECK_THAT(first(lines),
                Catch::StartsWith("sensitivity counts 0 divergence(s) in 30 trials but A vs C "
                                  "gives 1 in at most"));
+    // Counts that say one divergence, with the figures of none: the bounds do not fit.
+    cert.sensitivity.divergences_seen = 1;
+    cert.sensitivity.per_prompt.divergent = 1;
+    lines = core::cert_disagreements(cert);
     CHECK(says(lines, "sensitivity's bounds do not fit 1 divergence(s) in 30 trials"));
+}
+
+TEST_CASE("a planned run's record must fit its passes and counted trials", "[cert][consistency]") {
+    auto cert = scenario_cert("green");
+    core::PassPlanRecord plan;
+    plan.target_rate = 0.01;
+    plan.trials_needed = 299;
+    plan.max_passes = static_cast<int>(cert.n_passes());
+    plan.passes_used = plan.max_passes;
+    plan.trials_counted = cert.sensitivity.per_trial.n;
+    plan.ended = "max_passes";
+    cert.plan = plan;
+    CHECK(core::cert_disagreements(cert).empty());
+    cert.plan->reached = true;  // claims the target with too few trials
+    CHECK(
+        says(core::cert_disagreements(cert), "plan.reached is true but it ended by 'max_passes'"));
+    cert.plan = plan;
+    cert.plan->passes_used += 1;
+    CHECK(says(core::cert_disagreements(cert), "plan.passes_used is"));
+    cert.plan = plan;
+    cert.plan->trials_counted += 1;
+    CHECK(says(core::cert_disagreements(cert), "plan.trials_counted is"));
 }
 
 TEST_CASE("decision_reasons must end with the verdict's own line", "[cert][consistency]") {

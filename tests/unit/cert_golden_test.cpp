@@ -3,6 +3,7 @@
 // <name>.received.json in the build tree, and copying it over the .approved.json approves it.
 #include <catch2/catch.hpp>
 
+#include <optional>
 #include <string>
 
 #include "core/cert.hpp"
@@ -15,8 +16,11 @@ using namespace bi;
 
 namespace {
 
-core::Cert cert_of(const core::CellEvidence& evidence) {
-    const core::CertContext c = testing::fixed_cert_context();
+core::Cert cert_of(core::CellEvidence evidence,
+                   std::optional<core::PassPlanRecord> plan = std::nullopt) {
+    core::CertContext c = testing::fixed_cert_context();
+    c.plan = std::move(plan);
+    evidence.n_predict = c.run->n_predict;
     return core::build_cert(c, core::decide_verdict(evidence));
 }
 
@@ -57,6 +61,20 @@ TEST_CASE("a RED cert (A vs C divergence over two passes) matches its golden fil
     const auto cert = cert_of(evidence);
     REQUIRE(cert.verdict.status == core::Status::Failed);
     check_golden("co_batching_red", cert);
+}
+
+TEST_CASE("a planned run that hit --max-passes says the target was not reached",
+          "[cert_io][golden]") {
+    core::PassPlanRecord plan;
+    plan.target_rate = 0.01;
+    plan.trials_needed = 299;
+    plan.max_passes = 2;
+    plan.passes_used = 2;
+    plan.trials_counted = 6;
+    plan.ended = "max_passes";
+    const auto cert = cert_of(testing::clean_cell(6, 2), plan);
+    REQUIRE(cert.verdict.status == core::Status::Green);
+    check_golden("planned_not_reached", cert);
 }
 
 TEST_CASE("an AMBER cert (A and C agree, B disagrees) matches its golden file",

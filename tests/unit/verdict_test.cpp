@@ -241,8 +241,13 @@ TEST_CASE("row 8: a clean cell -> green with bounds", "[verdict]") {
     CHECK(v.completion_floor_ok);
     CHECK(v.cobatch_coverage_ok);
     CHECK(v.sensitivity.n_hot_trials == 30);
-    CHECK(*v.sensitivity.rule_of_three_upper == Approx(0.1));
-    CHECK(*v.sensitivity.clopper_pearson_upper_95 == Approx(1.0 - std::pow(0.05, 1.0 / 30)));
+    // Three passes of one unchanging batch: each id met one composition, so 10 trials count.
+    CHECK(v.sensitivity.per_trial.n == 10);
+    CHECK(*v.sensitivity.rule_of_three_upper == Approx(0.3));
+    CHECK(*v.sensitivity.clopper_pearson_upper_95 == Approx(1.0 - std::pow(0.05, 1.0 / 10)));
+    CHECK(*v.sensitivity.per_trial.clopper_pearson_upper == Approx(1.0 - std::pow(0.05, 0.1)));
+    CHECK_FALSE(v.sensitivity.per_trial.observed_rate.has_value());
+    CHECK(v.sensitivity.per_pass.empty());
     CHECK(v.decision_reasons.back().find("verdict green") == 0);
 }
 
@@ -265,11 +270,79 @@ TEST_CASE("arm B is the canary: a busy serial arm makes the evidence untrusted",
     CHECK(core::decide_verdict(e).status == core::Status::GreenUnverified);
 }
 
-TEST_CASE("Clopper-Pearson bound is absent once a divergence was seen", "[verdict]") {
-    auto s = core::sensitivity_bounds(100, 1);
-    CHECK(*s.rule_of_three_upper == Approx(0.03));
+TEST_CASE("no upper bound once a divergence was seen: the rate and its interval", "[verdict]") {
+    core::SensitivityCounts counts;
+    counts.divergent_ids = 1;
+    counts.trials = 100;
+    counts.divergent_trials = 2;
+    counts.prompts = 40;
+    counts.per_pass = {{50, 2}, {50, 0}};
+    const auto s = core::sensitivity_bounds(counts, 0.95);
+    CHECK_FALSE(s.rule_of_three_upper.has_value());
     CHECK_FALSE(s.clopper_pearson_upper_95.has_value());
-    CHECK(*core::sensitivity_bounds(1, 0).clopper_pearson_upper_95 == Approx(0.95));
+    CHECK_FALSE(s.per_trial.clopper_pearson_upper.has_value());
+    CHECK_FALSE(s.per_trial.rule_of_three_upper.has_value());
+    CHECK(*s.per_trial.observed_rate == Approx(0.02));
+    const auto interval = core::clopper_pearson_interval(2, 100, 0.95);
+    CHECK(*s.per_trial.interval_lower == Approx(interval.lower));
+    CHECK(*s.per_trial.interval_upper == Approx(interval.upper));
+    CHECK(*s.per_prompt.observed_rate == Approx(1.0 / 40));
+    REQUIRE(s.per_pass.size() == 2);
+    CHECK(*s.per_pass[0].bound.observed_rate == Approx(0.04));
+    CHECK(*s.per_pass[1].bound.observed_rate == 0.0);  // a clean pass of a RED cell: [0, u]
+    CHECK(*s.per_pass[1].bound.interval_lower == 0.0);
+    CHECK_FALSE(s.per_pass[1].bound.clopper_pearson_upper.has_value());
+
+    counts = {};
+    counts.trials = 1;
+    counts.prompts = 1;
+    CHECK(*core::sensitivity_bounds(counts, 0.95).clopper_pearson_upper_95 == Approx(0.95));
+    CHECK(*core::sensitivity_bounds(counts, 0.99).per_trial.clopper_pearson_upper == Approx(0.99));
+}
+
+TEST_CASE("a divergent trial counts although its composition repeats", "[verdict]") {
+    auto e = clean_cell(10, 3);
+    e.arm_c[2]["id4"].extracted_answer = "other";
+    const auto v = core::decide_verdict(e);
+    CHECK(v.status == core::Status::Failed);
+    CHECK(v.sensitivity.per_trial.n == 11);
+    CHECK(v.sensitivity.per_trial.divergent == 1);
+    CHECK(v.sensitivity.per_prompt.n == 10);
+    CHECK(v.sensitivity.per_prompt.divergent == 1);
+    CHECK(*v.sensitivity.per_trial.observed_rate == Approx(1.0 / 11));
+    REQUIRE(v.sensitivity.per_pass.size() == 3);
+    CHECK(v.sensitivity.per_pass[2].bound.n == 10);  // a pass's rate: all its proven trials
+    CHECK(*v.sensitivity.per_pass[2].bound.observed_rate == Approx(0.1));
+    CHECK_FALSE(v.sensitivity.rule_of_three_upper.has_value());
+}
+
+TEST_CASE("trials of a pass whose overlap is unproven do not count", "[verdict]") {
+    auto e = clean_cell(10, 3);
+    e.arm_c[1] = bi::testing::concurrent(bi::testing::arm(10), 5000, 6000);  // a new batch
+    e.server_c_passes[1].peak_busy_slots = 2;                                // below N = 4
+    const auto v = core::decide_verdict(e);
+    CHECK(v.sensitivity.per_trial.n == 10);
+    e.server_c_passes[1] = bi::testing::busy_server();
+    e.server_c_passes[1].busy_samples = {{5200, 5300, 4}};
+    CHECK(core::decide_verdict(e).sensitivity.per_trial.n == 10);  // same neighbours: no new
+}
+
+TEST_CASE("the length scope: n_predict and the generated lengths reached", "[verdict]") {
+    auto e = clean_cell(4, 1);
+    e.n_predict = 16;
+    int i = 0;
+    for (auto* arm : {&e.arm_a, &e.arm_c[0]})
+        for (auto& [id, r] : *arm) {
+            r.completion_tokens = 4 + 4 * (i++ % 4);  // 4, 8, 12, 16
+            r.finish_reason = *r.completion_tokens == 16 ? "length" : "stop";
+        }
+    const auto v = core::decide_verdict(e);
+    CHECK(*v.length.n_predict == 16);
+    CHECK(v.length.n_trials == 8);
+    CHECK(*v.length.generated_min == 4);
+    CHECK(*v.length.generated_median == 8);
+    CHECK(*v.length.generated_max == 16);
+    CHECK(v.length.n_hit_limit == 2);
 }
 
 TEST_CASE("the precedence table is the ordered rule list", "[verdict]") {

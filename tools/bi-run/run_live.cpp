@@ -12,12 +12,14 @@
 #include "commands.hpp"
 #include "core/cert.hpp"
 #include "core/error.hpp"
+#include "core/sample_size.hpp"
 #include "driver/interrupt.hpp"
 #include "driver/run_plan.hpp"
 #include "exit_codes.hpp"
 #include "io/model_profile.hpp"
 #include "option_tokens.hpp"
 #include "run_setup.hpp"
+#include "sensitivity_text.hpp"
 #include "server/argv.hpp"
 #include "server/guards.hpp"
 #include "server/model_facts.hpp"
@@ -143,6 +145,43 @@ void plan_from_options(const cxxopts::ParseResult& args, RunSetup& setup) {
     driver::plan_live(setup.plan, std::move(live), alias_given, kv);
 }
 
+// The C passes a cell will run, and a rough wall time: nothing has run yet, so a request is
+// assumed to take kAssumedTokenSeconds per generated token, serially and batched alike.
+void print_passes(const driver::RunPlan& plan, std::optional<std::size_t> n_items) {
+    constexpr double kAssumedTokenSeconds = 0.02;
+    const auto& o = plan.options;
+    int passes = o.passes;
+    std::cout << "  C passes       ";
+    if (o.target_rate) {
+        if (!n_items) {
+            std::cout << "--target-rate: " << core::trials_needed(*o.target_rate, o.confidence)
+                      << " counted trials needed, at most " << o.max_passes
+                      << " passes (work-set size unknown before launch)\n";
+            return;
+        }
+        const auto e = estimate_passes(*o.target_rate, o.confidence, *n_items, o.max_passes);
+        passes = std::min(e.min_passes, o.max_passes);
+        std::cout << "--target-rate " << *o.target_rate << " at " << o.confidence * 100
+                  << "%: " << e.trials_needed << " counted trials needed; " << *n_items
+                  << " items give at least " << e.min_passes << " pass(es), capped at "
+                  << o.max_passes
+                  << (e.within_cap ? "" : " (the cap comes first: the target cannot be reached)")
+                  << "; fewer counted trials per pass need more passes\n";
+    } else {
+        std::cout << passes << " fixed\n";
+    }
+    if (!n_items) return;
+    const double request_s = kAssumedTokenSeconds * o.request.n_predict;
+    for (int n : plan.parallels) {
+        const double rounds = static_cast<double>((*n_items + n - 1) / n);
+        const double seconds = request_s * (3.0 * static_cast<double>(*n_items) + passes * rounds);
+        std::cout << "  wall time N=" << n << "  ~" << static_cast<long long>(seconds + 0.5)
+                  << " s for A, A', B and " << passes << " pass(es) of C (" << *n_items
+                  << " items, assuming " << kAssumedTokenSeconds * 1000
+                  << " ms per generated token; launches not included)\n";
+    }
+}
+
 void print_plan(const driver::RunPlan& plan) {
     const auto& o = plan.options;
     const auto& live = *plan.live;
@@ -176,11 +215,27 @@ void print_plan(const driver::RunPlan& plan) {
                       << "      cert      " << plan.cert_path(ctx, n) << "\n";
         }
     }
-    std::cout << "  arms           A and A' serial; per N: B serial, then " << o.passes
+    const std::string passes = o.target_rate ? "T (planned)" : std::to_string(o.passes);
+    std::cout << "  arms           A and A' serial; per N: B serial, then " << passes
               << " concurrent passes of C\n"
-              << "  requests       (3 + " << o.passes << ") x work-set items x " << o.reps
+              << "  requests       (3 + " << passes << ") x work-set items x " << o.reps
               << " reps per cell (A and A' once per ctx)\n"
               << "  (port 0 above stands for the port picked at launch)\n";
+}
+
+// The items a cell will send, when the work-set can be sized without a server (its tokenizer is
+// not needed to count rows); nullopt when the generator needs it.
+std::optional<std::size_t> work_set_size(const RunSetup& setup) {
+    const plugin_host::TokenCounter no_tokenizer = [](std::string_view) {
+        return std::optional<std::int64_t>();
+    };
+    try {
+        const auto rows =
+            setup.rows(no_tokenizer, setup.plan.options.model_alias, setup.plan.ctxs.front());
+        return rows.size() * static_cast<std::size_t>(setup.plan.options.reps);
+    } catch (const Error&) {
+        return std::nullopt;
+    }
 }
 
 // run-live is a sweep of exactly one cell; both share everything but the lists and the table.
@@ -215,6 +270,7 @@ int run_live_cells(int argc, char** argv, bool sweep) {
     plan_from_options(args, setup);
     if (args.count("dry-run")) {
         print_plan(setup.plan);
+        print_passes(setup.plan, work_set_size(setup));
         return kExitPromotable;
     }
     driver::install_interrupt_handlers();

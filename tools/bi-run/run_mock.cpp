@@ -58,6 +58,7 @@ int run_mock_main(int argc, char** argv) {
     RunSetup setup = prepare_run(args);
     driver::install_interrupt_handlers();
     driver::Progress progress(driver::Progress::detect(setup.quiet), std::cerr);
+    base.seed = setup.plan.options.seed;  // --seed also seeds the stochastic coin
     setup.plan.mock = base;
     const auto results = driver::run_plan(setup.plan, *setup.scorer, setup.rows, progress);
     report_outcome(results.front(), setup);

@@ -16,6 +16,7 @@
 #include "io/workset.hpp"
 #include "plugin_args.hpp"
 #include "plugin_host/plugin_fault.hpp"
+#include "sensitivity_text.hpp"
 
 namespace bi::cli {
 
@@ -125,6 +126,14 @@ void add_run_options(cxxopts::Options& options, const std::string& default_alias
         cxxopts::value<std::string>()->default_value("4"))(
         "passes", "Concurrent passes of arm C (T)", cxxopts::value<int>()->default_value("4"))(
         "gate-passes", "Same as --passes", cxxopts::value<int>())(
+        "target-rate",
+        "Planned passes: run C passes until a zero-divergence bound at --confidence rules out "
+        "this flip rate per trial (0 < P < 1; not with --passes)",
+        cxxopts::value<double>())(
+        "confidence", "Confidence of the sensitivity bounds and of --target-rate (0 < C < 1)",
+        cxxopts::value<double>()->default_value("0.95"))(
+        "max-passes", "Cap on the planned passes of --target-rate",
+        cxxopts::value<int>()->default_value(std::to_string(driver::kDefaultMaxPasses)))(
         "reps", "Repetitions of every work-set row", cxxopts::value<int>()->default_value("1"))(
         "n-predict", "Tokens to generate per request", cxxopts::value<int>()->default_value("32"))(
         "kv-label", "KV cache type recorded in the cert",
@@ -183,6 +192,20 @@ RunSetup prepare_run(const cxxopts::ParseResult& args, bool allow_lists,
     }
     o.passes = positive<int>(args, "passes");
     if (args.count("gate-passes")) o.passes = positive<int>(args, "gate-passes");
+    o.confidence = args["confidence"].as<double>();
+    if (!(o.confidence > 0.0 && o.confidence < 1.0))
+        usage("--confidence must be between 0 and 1 (exclusive), e.g. 0.95");
+    o.max_passes = positive<int>(args, "max-passes");
+    if (args.count("target-rate")) {
+        const double rate = args["target-rate"].as<double>();
+        if (!(rate > 0.0 && rate < 1.0))
+            usage("--target-rate must be between 0 and 1 (exclusive), e.g. 0.01");
+        if (args.count("passes") || args.count("gate-passes"))
+            usage("--target-rate plans the passes itself: leave out --passes");
+        o.target_rate = rate;
+    } else if (args.count("max-passes")) {
+        usage("--max-passes caps the planned passes of --target-rate: give --target-rate too");
+    }
     o.reps = positive<int>(args, "reps");
     o.request.n_predict = positive<int>(args, "n-predict");
     o.request.logprobs = positive<int>(args, "logprobs", 0);
@@ -295,6 +318,8 @@ int report_outcome(const driver::CellResult& result, const RunSetup& setup) {
             {"anomaly", v.anomaly ? core::Json(core::name(*v.anomaly)) : core::Json()},
             {"n_passes", cert.n_passes()},
             {"n_divergent", cert.divergence.ac.divergent_ids.size()},
+            {"trials_counted", cert.sensitivity.per_trial.n},
+            {"target_reached", cert.plan ? core::Json(cert.plan->reached) : core::Json()},
         };
         std::cout << io::to_json_text(summary) << std::endl;
         return code;
@@ -304,6 +329,7 @@ int report_outcome(const driver::CellResult& result, const RunSetup& setup) {
               << (outcome.promotable ? ", promotable" : ", not promotable") << "]\n";
     for (const auto& reason : outcome.verdict.decision_reasons)
         std::cout << "  - " << reason << "\n";
+    for (const auto& line : sensitivity_lines(cert)) std::cout << "  " << line << "\n";
     if (cert.verdict.status == core::Status::Green && cert.source != core::Source::Live)
         std::cout << "  (a GREEN against the mock shows the harness works; only a live server's "
                      "GREEN is promotable)\n";

@@ -1,0 +1,74 @@
+#include "sensitivity_text.hpp"
+
+#include <cstdio>
+
+#include "core/sample_size.hpp"
+
+namespace bi::cli {
+
+namespace {
+
+std::string figure(double value) {
+    char buffer[32];
+    std::snprintf(buffer, sizeof buffer, "%.4f", value);
+    return buffer;
+}
+
+std::string percent(double confidence) {
+    char buffer[32];
+    std::snprintf(buffer, sizeof buffer, "%g%%", confidence * 100.0);
+    return buffer;
+}
+
+std::string bound_text(const core::RateBound& b, const char* what, double confidence) {
+    const std::string of = std::to_string(b.divergent) + " of " + std::to_string(b.n) + " " + what;
+    if (b.n == 0) return "no " + std::string(what) + " counted: nothing ruled out";
+    if (b.clopper_pearson_upper)
+        return of + " diverged: rate <= " + figure(*b.clopper_pearson_upper) + " at " +
+               percent(confidence) + " (rule of three " + figure(*b.rule_of_three_upper) + ")";
+    return of + " diverged: observed " + figure(*b.observed_rate) + ", " + percent(confidence) +
+           " interval [" + figure(*b.interval_lower) + ", " + figure(*b.interval_upper) + "]";
+}
+
+}  // namespace
+
+std::vector<std::string> sensitivity_lines(const core::Cert& cert) {
+    const core::Sensitivity& s = cert.sensitivity;
+    std::vector<std::string> lines;
+    lines.push_back("per trial: " + bound_text(s.per_trial, "trials", s.confidence));
+    lines.push_back("per prompt: " + bound_text(s.per_prompt, "prompts", s.confidence));
+    for (const auto& pass : s.per_pass)
+        lines.push_back("pass " + std::to_string(pass.pass) + ": " +
+                        bound_text(pass.bound, "trials", s.confidence));
+    if (const auto& plan = cert.plan)
+        lines.push_back(
+            "plan: target rate " + figure(plan->target_rate) + " at " + percent(plan->confidence) +
+            " needs " + std::to_string(plan->trials_needed) + " counted trials; " +
+            std::to_string(plan->trials_counted) + " counted in " +
+            std::to_string(plan->passes_used) + " pass(es): " +
+            (plan->reached ? "target reached"
+             : plan->ended == "divergence"
+                 ? "stopped at a divergence"
+                 : "target NOT reached (--max-passes " + std::to_string(plan->max_passes) + ")"));
+    if (const auto& length = cert.promotion_scope.length; length && length->generated_min)
+        lines.push_back("length scope: n_predict " +
+                        (length->n_predict ? std::to_string(*length->n_predict) : "?") +
+                        ", generated " + std::to_string(*length->generated_min) + ".." +
+                        std::to_string(*length->generated_max) + " tokens (median " +
+                        std::to_string(*length->generated_median) + "), " +
+                        std::to_string(length->n_hit_limit) + " of " +
+                        std::to_string(length->n_trials) + " hit the limit");
+    return lines;
+}
+
+PassEstimate estimate_passes(double target_rate, double confidence, std::size_t n_items,
+                             int max_passes) {
+    PassEstimate e;
+    e.trials_needed = core::trials_needed(target_rate, confidence);
+    const std::size_t items = n_items == 0 ? 1 : n_items;
+    e.min_passes = static_cast<int>((e.trials_needed + items - 1) / items);
+    e.within_cap = e.min_passes <= max_passes;
+    return e;
+}
+
+}  // namespace bi::cli

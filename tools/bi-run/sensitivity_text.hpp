@@ -1,0 +1,24 @@
+// The lines bi-run prints about what a cert rules out: both bounds with their n, the planned
+// passes (--target-rate) and the length scope.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "core/cert.hpp"
+
+namespace bi::cli {
+
+std::vector<std::string> sensitivity_lines(const core::Cert& cert);
+
+// The --dry-run estimate of planned passes from the work-set size: at least
+// ceil(needed / items) passes (a pass counts at most one trial per item), at most the cap.
+struct PassEstimate {
+    std::size_t trials_needed = 0;
+    int min_passes = 0;
+    bool within_cap = true;  // min_passes <= max_passes
+};
+PassEstimate estimate_passes(double target_rate, double confidence, std::size_t n_items,
+                             int max_passes);
+
+}  // namespace bi::cli

@@ -4,6 +4,8 @@
 #include <filesystem>
 #include <system_error>
 
+#include "core/error.hpp"
+
 #ifndef BI_PLUGIN_DIR_FROM_BINDIR
 #error "BI_PLUGIN_DIR_FROM_BINDIR must name the installed plugin directory relative to bindir"
 #endif
@@ -34,6 +36,21 @@ std::optional<std::string> find_plugin_file(std::string_view name,
         if (fs::is_regular_file(candidate, ec)) return candidate.string();
     }
     return std::nullopt;
+}
+
+std::vector<std::string> bundled_plugin_files(const std::vector<std::string>& dirs) {
+    const auto required = find_plugin_file(kRequiredBundledPlugin, dirs);
+    if (!required) {
+        std::string searched;
+        for (const auto& dir : dirs) searched += (searched.empty() ? "" : ", ") + dir;
+        throw Error(ErrorCategory::Plugin,
+                    "bi: the bundled plugin lib" + std::string(kRequiredBundledPlugin) +
+                        ".so is in none of: " + (searched.empty() ? "(no directories)" : searched));
+    }
+    std::vector<std::string> files{*required};
+    for (const auto name : kOptionalBundledPlugins)
+        if (const auto path = find_plugin_file(name, dirs)) files.push_back(*path);
+    return files;
 }
 
 }  // namespace bi::plugin_host

@@ -22,4 +22,8 @@ std::vector<std::string> bundled_plugin_dirs();
 std::optional<std::string> find_plugin_file(std::string_view name,
                                             const std::vector<std::string>& dirs);
 
+// The bundled plugin files found in `dirs`, the required one first. Throws bi::Error(Plugin)
+// naming the directories searched when the required one is in none of them.
+std::vector<std::string> bundled_plugin_files(const std::vector<std::string>& dirs);
+
 }  // namespace bi::plugin_host

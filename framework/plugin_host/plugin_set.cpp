@@ -213,17 +213,7 @@ void PluginSet::load_bundled() {
 }
 
 void PluginSet::load_bundled(const std::vector<std::string>& dirs) {
-    const auto required = find_plugin_file(kRequiredBundledPlugin, dirs);
-    if (!required) {
-        std::string searched;
-        for (const auto& dir : dirs) searched += (searched.empty() ? "" : ", ") + dir;
-        throw Error(ErrorCategory::Plugin,
-                    "bi: the bundled plugin lib" + std::string(kRequiredBundledPlugin) +
-                        ".so is in none of: " + (searched.empty() ? "(no directories)" : searched));
-    }
-    load_file(*required, true);
-    for (const auto name : kOptionalBundledPlugins)
-        if (const auto path = find_plugin_file(name, dirs)) load_file(*path, true);
+    for (const auto& file : bundled_plugin_files(dirs)) load_file(file, true);
 }
 
 void PluginSet::load_file(const std::string& path, bool bundled) {

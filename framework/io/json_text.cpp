@@ -24,10 +24,10 @@ namespace bi::io {
 
 namespace {
 
-// The offset of the bracket that opens level kMaxJsonDepth + 1, if any. Converting, comparing
-// and destroying a core::Json recurse once per level, so nesting from outside is bounded
-// before any of that runs (the parse itself is iterative).
-std::optional<std::size_t> too_deep_at(std::string_view text) {
+// Calls visit(i, c, depth) for every bracket and comma of `text` outside its strings, `depth`
+// as it is after that byte; stops early when visit returns false.
+template <typename Visit>
+std::size_t walk_structure(std::string_view text, Visit visit) {
     std::size_t depth = 0;
     bool in_string = false;
     for (std::size_t i = 0; i < text.size(); ++i) {
@@ -39,13 +39,25 @@ std::optional<std::size_t> too_deep_at(std::string_view text) {
                 in_string = false;
         } else if (c == '"') {
             in_string = true;
-        } else if (c == '[' || c == '{') {
-            if (++depth > kMaxJsonDepth) return i;
-        } else if ((c == ']' || c == '}') && depth > 0) {
-            --depth;
+        } else if (c == '[' || c == '{' || c == ']' || c == '}' || c == ',') {
+            if (c == '[' || c == '{') ++depth;
+            if ((c == ']' || c == '}') && depth > 0) --depth;
+            if (!visit(i, c, depth)) break;
         }
     }
-    return std::nullopt;
+    return depth;
+}
+
+// The offset of the bracket that opens level kMaxJsonDepth + 1, if any. Converting, comparing
+// and destroying a core::Json recurse once per level, so nesting from outside is bounded
+// before any of that runs (the parse itself is iterative).
+std::optional<std::size_t> too_deep_at(std::string_view text) {
+    std::optional<std::size_t> found;
+    walk_structure(text, [&](std::size_t i, char, std::size_t depth) {
+        if (depth > kMaxJsonDepth) found = i;
+        return !found;
+    });
+    return found;
 }
 
 // A number as JSON text spells it: an integer that fits int64 stays one, every other number is
@@ -186,6 +198,17 @@ void emit(Writer& w, const core::Json& value) {
 }
 
 }  // namespace
+
+std::optional<std::size_t> top_level_element_at(std::string_view text, std::size_t offset) {
+    std::size_t element = 0;
+    const std::size_t depth =
+        walk_structure(text.substr(0, offset), [&](std::size_t, char c, std::size_t at) {
+            if (c == ',' && at == 1) ++element;
+            return true;
+        });
+    if (depth == 0) return std::nullopt;
+    return element;
+}
 
 core::Json parse_json(std::string_view text, std::string_view what) {
     // RapidJSON reads a NUL byte as the end of the text, so whatever follows it would go unseen.

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cstddef>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -18,6 +19,10 @@ inline constexpr std::size_t kMaxJsonDepth = 256;
 // are bi::Error(Json) naming `what` and the byte offset: "ws.json: invalid JSON at offset 17:
 // Missing a comma ...", "ws.json: invalid UTF-8 at byte offset 40".
 core::Json parse_json(std::string_view text, std::string_view what);
+
+// The index of the element of the top-level array that holds byte `offset` of `text`, read
+// from its structure alone (the text need not parse); nullopt when `offset` is not inside one.
+std::optional<std::size_t> top_level_element_at(std::string_view text, std::size_t offset);
 
 // Keys come out sorted (core::Json keeps objects ordered). Compact by default; pretty uses a
 // 2-space indent. Non-finite numbers and strings that are not UTF-8 are refused with

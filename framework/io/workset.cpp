@@ -95,31 +95,6 @@ std::string unknown_key_warning(std::string_view what, std::size_t index, const 
     return warning;
 }
 
-// The index of the top-level array element that holds byte `offset`, if the text is an array.
-std::optional<std::size_t> element_at(std::string_view text, std::size_t offset) {
-    std::size_t depth = 0, element = 0;
-    bool in_string = false;
-    for (std::size_t i = 0; i < text.size() && i < offset; ++i) {
-        const char c = text[i];
-        if (in_string) {
-            if (c == '\\')
-                ++i;
-            else if (c == '"')
-                in_string = false;
-        } else if (c == '"') {
-            in_string = true;
-        } else if (c == '[' || c == '{') {
-            ++depth;
-        } else if ((c == ']' || c == '}') && depth > 0) {
-            --depth;
-        } else if (c == ',' && depth == 1) {
-            ++element;
-        }
-    }
-    if (depth == 0) return std::nullopt;
-    return element;
-}
-
 core::WorkRow read_row(std::string_view what, std::size_t index, const core::Json& row) {
     RowReader reader(what, index, row);
     if (!row.is_object())
@@ -176,7 +151,7 @@ std::vector<core::WorkRow> load_workset_file(const std::string& path,
                                              std::vector<std::string>* warnings) {
     const std::string text = read_file(path);
     if (const auto bad = core::first_invalid_utf8(text)) {
-        const auto row = element_at(text, *bad);
+        const auto row = top_level_element_at(text, *bad);
         throw Error(ErrorCategory::Input,
                     path + (row ? ": rows[" + std::to_string(*row) + "]" : std::string()) +
                         ": invalid UTF-8 at byte offset " + std::to_string(*bad));

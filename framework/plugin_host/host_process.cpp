@@ -15,6 +15,7 @@
 #include <thread>
 #include <vector>
 
+#include "core/spawned_children.hpp"
 #include "host_channel.hpp"
 #include "plugin_fault.hpp"
 
@@ -104,6 +105,7 @@ HostProcess::HostProcess(const std::string& executable) {
         throw PluginFault("bi: cannot start the plugin host " + executable + ": " +
                           std::strerror(rc));
     }
+    core::note_spawned_child(pid);
     pid_ = pid;
     fd_ = ours;
     ::fcntl(fd_, F_SETFL, ::fcntl(fd_, F_GETFL) | O_NONBLOCK);

@@ -15,6 +15,8 @@
 #include <set>
 #include <sstream>
 
+#include "core/spawned_children.hpp"
+
 namespace bi::server {
 
 namespace {
@@ -96,8 +98,11 @@ std::vector<ProcessEntry> server_tree(const std::vector<ProcessEntry>& all,
     std::set<pid_t> in_tree;
     std::vector<pid_t> roots;
     for (const ProcessEntry* e : ours) {
+        // A child of ours that we did not start was adopted: it descends from something we
+        // started, whatever marks it shed on the way (its own session, a cleared environment).
+        const bool adopted = e->ppid == ::getpid() && !core::is_spawned_child(e->pid);
         const bool marked =
-            e->pid == marks.root || (marks.pgid > 0 && e->pgid == marks.pgid) ||
+            adopted || e->pid == marks.root || (marks.pgid > 0 && e->pgid == marks.pgid) ||
             (!marks.token.empty() && e->state != 'Z' && has_token(e->pid, marks.token));
         if (marked) roots.push_back(e->pid);
     }

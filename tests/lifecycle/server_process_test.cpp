@@ -6,6 +6,7 @@
 #include <signal.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cerrno>
 #include <chrono>
@@ -15,7 +16,9 @@
 #include <vector>
 
 #include "core/error.hpp"
+#include "core/spawned_children.hpp"
 #include "scratch_dir.hpp"
+#include "server/process_tree.hpp"
 #include "server/server_process.hpp"
 #include "wait_until.hpp"
 
@@ -169,4 +172,26 @@ TEST_CASE("a launched process that would get an untouchable PID never starts", "
                                  Catch::Contains("nothing signalled"));
         CHECK(testing::read_text(dir.file("started")).empty());
     }
+}
+
+TEST_CASE("an orphan adopted by bi-run belongs to the tree whatever marks it shed",
+          "[server_process]") {
+    const pid_t self = ::getpid();
+    // Synthetic /proc rows: PIDs far above any real one, so no environment is ever read.
+    const pid_t server = 999'000'001, adopted = 999'000'002, spawned = 999'000'003,
+                stranger = 999'000'004, adopted_child = 999'000'005;
+    std::vector<server::ProcessEntry> all = {
+        {server, self, server, 'S', 1},    // the launched server, its own group
+        {adopted, self, adopted, 'S', 2},  // re-parented to us, own session, no marks
+        {spawned, self, spawned, 'S', 3},  // something else we started (a plugin host)
+        {stranger, 1, stranger, 'S', 4},   // not ours at all
+        {adopted_child, adopted, adopted, 'S', 5},
+    };
+    core::note_spawned_child(server);
+    core::note_spawned_child(spawned);
+    const auto tree = server::server_tree(all, {server, server, ""});
+    std::vector<pid_t> pids;
+    for (const auto& e : tree) pids.push_back(e.pid);
+    std::sort(pids.begin(), pids.end());
+    CHECK(pids == std::vector<pid_t>{server, adopted, adopted_child});
 }

@@ -2,6 +2,7 @@
 // one PID-scoped server at a time, every guard checked before anything starts.
 #include <unistd.h>
 
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
@@ -173,9 +174,10 @@ void print_passes(const driver::RunPlan& plan, std::optional<std::size_t> n_item
     if (!n_items) return;
     const double request_s = kAssumedTokenSeconds * o.request.n_predict;
     for (int n : plan.parallels) {
-        const double rounds = static_cast<double>((*n_items + n - 1) / n);
+        const auto rounds_of_n = (*n_items + n - 1) / n;  // whole rounds of N concurrent requests
+        const auto rounds = static_cast<double>(rounds_of_n);
         const double seconds = request_s * (3.0 * static_cast<double>(*n_items) + passes * rounds);
-        std::cout << "  wall time N=" << n << "  ~" << static_cast<long long>(seconds + 0.5)
+        std::cout << "  wall time N=" << n << "  ~" << std::llround(seconds)
                   << " s for A, A', B and " << passes << " pass(es) of C (" << *n_items
                   << " items, assuming " << kAssumedTokenSeconds * 1000
                   << " ms per generated token; launches not included)\n";

@@ -142,7 +142,8 @@ struct ServerRecord {
 struct ModelFileRecord {
     std::string path;
     std::int64_t size = 0;
-    std::optional<std::string> sha256_head;
+    std::optional<std::string> sha256;       // the whole file's, when it was hashed
+    std::optional<std::string> sha256_head;  // the first MiB's
     std::optional<std::string> architecture;
     std::optional<std::string> synthesized;  // the synthetic model's name (selftest)
 };

@@ -84,11 +84,11 @@ void plan_live(RunPlan& plan, LivePlan live, bool alias_given,
     if (!alias_given) o.model_alias = live.target.alias;
     o.kv_label = kv_label_given ? *kv_label_given : live.target.kv;
     o.run_labels.server_flags = live.target.flags;
-    o.model_file = core::ModelFileRecord{live.facts.path,
-                                         static_cast<std::int64_t>(live.facts.file_bytes),
-                                         live.facts.sha256_head,
-                                         live.facts.architecture,
-                                         {}};
+    o.model_file = core::ModelFileRecord{};
+    o.model_file->path = live.facts.path;
+    o.model_file->size = static_cast<std::int64_t>(live.facts.file_bytes);
+    o.model_file->sha256_head = live.facts.sha256_head;
+    o.model_file->architecture = live.facts.architecture;
     plan.live = std::move(live);
     check_cell_names(o);
 }

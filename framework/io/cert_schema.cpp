@@ -514,6 +514,7 @@ const Table<ModelFileRecord>& table() {
     static const Table<M> rows{
         required("path", &M::path),
         required("size", &M::size),
+        optional("sha256", &M::sha256),
         optional("sha256_head", &M::sha256_head),
         optional("architecture", &M::architecture),
         optional("synthesized", &M::synthesized),

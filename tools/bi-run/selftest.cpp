@@ -213,8 +213,10 @@ int selftest_main(int argc, char** argv) {
     spec.dtype = dtype == "f16" ? gguf::TensorType::F16 : gguf::TensorType::F32;
     spec.ctx = ctx * parallel;
     const auto synth = gguf::write_synth_model(model, spec);
-    o.model_file = core::ModelFileRecord{
-        model, static_cast<std::int64_t>(synth.file.bytes), {}, {}, synth.name};
+    o.model_file = core::ModelFileRecord{};
+    o.model_file->path = model;
+    o.model_file->size = static_cast<std::int64_t>(synth.file.bytes);
+    o.model_file->synthesized = synth.name;
     o.run_labels.scorer = "exact";
     o.run_labels.workset = "(built-in)";
     o.run_labels.server_flags = flags;

@@ -1,0 +1,97 @@
+#include "configuration.hpp"
+
+#include <string_view>
+
+#include "sha256.hpp"
+
+namespace bi::core {
+
+namespace {
+
+std::string text_of(const std::optional<std::string>& value) {
+    return value ? *value : std::string();
+}
+
+std::string text_of(const std::optional<std::int64_t>& value) {
+    return value ? std::to_string(*value) : std::string();
+}
+
+std::string joined_flags(const std::optional<std::vector<std::string>>& flags) {
+    if (!flags) return {};
+    std::string out;
+    for (const auto& flag : *flags) {
+        if (!out.empty()) out += '\x1f';
+        out += flag;
+    }
+    return out.empty() ? std::string("(none)") : out;
+}
+
+std::string model_hash(const Cert& cert) {
+    if (!cert.model_file) return {};
+    const auto& file = *cert.model_file;
+    if (file.sha256) return *file.sha256;
+    if (file.sha256_head) return "head:" + *file.sha256_head;
+    return file.size > 0 ? "size:" + std::to_string(file.size) : std::string();
+}
+
+// The N-slot server runs the arms that decide the cell; fall back to the one-slot server.
+std::string binary_hash(const Cert& cert) {
+    if (!cert.server) return {};
+    if (cert.server->n.binary_sha256) return *cert.server->n.binary_sha256;
+    return text_of(cert.server->a.binary_sha256);
+}
+
+}  // namespace
+
+std::vector<ConfigurationField> configuration_fields(const Cert& cert) {
+    const RunRecord run = cert.run.value_or(RunRecord{});
+    const auto& flags =
+        cert.promotion_scope.server_flags ? cert.promotion_scope.server_flags : run.server_flags;
+    return {
+        {"source", std::string(name(cert.source))},
+        {"model", cert.cell.model},
+        {"model_sha256", model_hash(cert)},
+        {"binary_sha256", cert.source == Source::Mock ? "mock" : binary_hash(cert)},
+        {"ctx", std::to_string(cert.cell.ctx)},
+        {"n", std::to_string(cert.cell.dispatch_n)},
+        {"kv_label", cert.cell.kv_label},
+        {"server_flags", joined_flags(flags)},
+        {"workset", text_of(run.workset)},
+        {"generator", text_of(run.generator)},
+        {"profile", text_of(run.profile)},
+        {"seed", text_of(run.seed)},
+        {"scorer", text_of(run.scorer)},
+        {"endpoint", text_of(run.endpoint)},
+        {"n_predict", text_of(run.n_predict)},
+        {"logprobs", text_of(run.logprobs)},
+    };
+}
+
+std::string configuration_id(const Cert& cert) {
+    Sha256 hash;
+    for (const auto& field : configuration_fields(cert))
+        hash.update(field.key).update("=").update(field.value).update("\n");
+    return "cfg-" + hash.hex_digest().substr(0, 16);
+}
+
+std::vector<std::string> unknown_configuration_keys(const Cert& cert) {
+    // A cell has a work-set file, a generator or a named profile, not all three; one suffices.
+    static constexpr std::string_view kOneOf[] = {"workset", "generator", "profile"};
+    const auto fields = configuration_fields(cert);
+    bool has_work = false;
+    for (const auto& field : fields)
+        for (auto key : kOneOf)
+            if (field.key == key && !field.value.empty()) has_work = true;
+    std::vector<std::string> unknown;
+    for (const auto& field : fields) {
+        if (!field.value.empty()) continue;
+        bool optional_work_key = false;
+        for (auto key : kOneOf) optional_work_key = optional_work_key || field.key == key;
+        if (optional_work_key && has_work) continue;
+        if (field.key == "logprobs" || field.key == "seed") continue;  // absent = off / unseeded
+        unknown.push_back(field.key);
+    }
+    return unknown;
+}
+
+}  // namespace bi::core

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Remakes docs/report.png: a small sweep against the built-in mock (two model aliases, ctx x N,
 # the mock's divergence knobs standing in for what real servers do), its HTML report, and a
-# headless Chromium screenshot of the page. Needs a build in ./build and chromium-headless-shell.
+# headless Chromium screenshot of the page; and docs/report-red-cell.png, one RED cell's detail.
+# Needs a build in ./build (bi-run, bi_report_fixtures) and chromium-headless-shell.
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 bi="${BI_RUN:-$root/build/bin/bi-run}"
@@ -39,3 +40,13 @@ timeout 60 "$browser" --headless --no-sandbox --disable-gpu --hide-scrollbars \
   --user-data-dir="$work/profile" --window-size=1280,1500 \
   --screenshot="$root/docs/report.png" "file://$work/report.html" 2>/dev/null
 echo "docs/report.png from $(ls "$work/certs" | wc -l) mock certs"
+
+# One RED cell up close, from the report tests' fixed certs: the trial log's texts side by side,
+# the first difference marked, completion markup shown as text.
+mkdir "$work/fixtures"
+"$root/build/bin/bi_report_fixtures" "$work/fixtures"
+"$bi" report --html "$work/red.html" "$work/fixtures/tiny_rand-256__ctx512__N4.json" >/dev/null
+timeout 60 "$browser" --headless --no-sandbox --disable-gpu --hide-scrollbars \
+  --user-data-dir="$work/profile" --window-size=1280,1900 \
+  --screenshot="$root/docs/report-red-cell.png" "file://$work/red.html" 2>/dev/null
+echo "docs/report-red-cell.png from the report tests' RED fixture"

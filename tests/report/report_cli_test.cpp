@@ -72,8 +72,7 @@ TEST_CASE("report: bad output options are usage errors naming the option", "[rep
     CHECK_THAT(r.err, Catch::Contains("--json, --csv and --markdown all print to stdout"));
     r = run_command({BI_RUN_PATH, "report", "--html", dir.file("missing/r.html"), certs});
     CHECK(r.exit_code == 1);
-    CHECK_THAT(r.err,
-               Catch::StartsWith("bi-run report: report: --html " + dir.file("missing/r.html")));
+    CHECK_THAT(r.err, Catch::StartsWith("bi-run report: --html " + dir.file("missing/r.html")));
 }
 
 TEST_CASE("run-live --report-html writes the page for the run's cert", "[report][cli]") {

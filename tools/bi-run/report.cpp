@@ -37,8 +37,8 @@ void write_output(const cxxopts::ParseResult& args, const char* option, const st
     try {
         io::write_file_atomically(path, text);
     } catch (const Error& e) {
-        throw Error(ErrorCategory::Io, std::string("report: --") + option + " " + path + ": " +
-                                           without_bi_prefix(e.what()));
+        throw Error(ErrorCategory::Io,
+                    std::string("--") + option + " " + path + ": " + without_bi_prefix(e.what()));
     }
 }
 

@@ -247,7 +247,7 @@ std::optional<std::size_t> work_set_size(const RunSetup& setup) {
 // --report-html FILE, checked before anything is launched: its directory must exist.
 std::string report_html_option(const cxxopts::ParseResult& args) {
     if (!args.count("report-html")) return "";
-    const auto path = args["report-html"].as<std::string>();
+    auto path = args["report-html"].as<std::string>();
     const auto parent = std::filesystem::absolute(path).parent_path();
     std::error_code ec;
     if (path.empty() || !std::filesystem::is_directory(parent, ec))
@@ -260,6 +260,7 @@ std::string report_html_option(const cxxopts::ParseResult& args) {
 void write_report_html(const std::vector<driver::CellResult>& results, const std::string& path,
                        bool announce) {
     std::vector<std::string> certs;
+    certs.reserve(results.size());
     for (const auto& cell : results) certs.push_back(cell.outcome.cert_path);
     io::write_file_atomically(path, report::render_html(report::load_report(certs)));
     if (announce) std::cout << "report: " << path << std::endl;

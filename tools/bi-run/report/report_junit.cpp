@@ -105,6 +105,7 @@ std::vector<Suite> suites_of(const ReportModel& model) {
         suite.cases.push_back(cell_case(entry));
     }
     std::vector<Suite> suites;
+    suites.reserve(by_model.size() + 1);
     for (auto& [name, suite] : by_model) suites.push_back(std::move(suite));
     if (!unusable.cases.empty()) suites.push_back(std::move(unusable));
     return suites;

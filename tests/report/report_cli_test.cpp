@@ -5,7 +5,10 @@
 #include <filesystem>
 #include <string>
 
+#include "core/json.hpp"
+#include "io/cert_io.hpp"
 #include "io/files.hpp"
+#include "io/json_text.hpp"
 #include "run_command.hpp"
 #include "scratch_dir.hpp"
 
@@ -62,6 +65,26 @@ TEST_CASE("report --html writes one self-contained page with every cell", "[repo
                                "cell-other-model__ctx512__N2"})
         CHECK_THAT(html, Catch::Contains(std::string("href=\"#") + anchor + "\"") &&
                              Catch::Contains(std::string("id=\"") + anchor + "\""));
+}
+
+TEST_CASE("report --junit: a cert that disagrees with itself is an error, its model's suite kept",
+          "[report][cli]") {
+    testing::ScratchDir dir;
+    const auto certs = fixtures(dir);
+    // Relabel the RED cert green and give it a fresh digest, as a forger who knows the format.
+    const auto red = certs + "/tiny_rand-256__ctx512__N4.json";
+    core::Json document = io::parse_json(io::read_file(red), red);
+    document.set("status", "green");
+    document.set("digest", io::cert_digest(document));
+    io::write_file_atomically(red, io::to_json_text(document, true) + "\n");
+    const auto xml = dir.file("j.xml");
+    const auto r = run_command({BI_RUN_PATH, "report", "--junit", xml, certs});
+    CHECK(r.exit_code == 1);
+    CHECK_THAT(r.err, Catch::Contains(red + ": the cert disagrees with itself"));
+    const std::string junit = testing::read_text(xml);
+    CHECK_THAT(junit, Catch::Contains("<error type=\"inconsistent\" message=\"" + red +
+                                      ": the cert disagrees with itself"));
+    CHECK_THAT(junit, Catch::Contains("errors=\"2\"") && Catch::Contains("failures=\"0\""));
 }
 
 TEST_CASE("report: bad output options are usage errors naming the option", "[report][cli]") {

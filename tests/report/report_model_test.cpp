@@ -143,3 +143,24 @@ TEST_CASE("load_report reads forensics from the document and texts from the tria
                Catch::EndsWith("junk.json: not a cert: $.schema: missing") ||
                    Catch::Contains("junk.json: not a cert"));
 }
+
+TEST_CASE("--markdown stays within 1 MiB however many cells are not green", "[report]") {
+    std::vector<ReportEntry> entries;
+    auto e = red();
+    for (int i = 0; i < 40; ++i) {  // long ids make long reasons and changed-field lines
+        auto t =
+            testing::scored("id-with-a-long-name-" + std::string(200, 'x') + std::to_string(i));
+        e.arm_a.emplace(t.test_id, t);
+        e.arm_c[1].emplace(t.test_id, t);
+        e.arm_c[1][t.test_id].score = 0.0;
+    }
+    const auto one = entry_of(e, 512, 4);
+    for (int ctx = 1; ctx <= 1500; ++ctx) {
+        entries.push_back(one);
+        entries.back().loaded.cert.cell.ctx = ctx;
+    }
+    const auto text = render_markdown(model_of(std::move(entries)));
+    CHECK(text.size() <= kMaxMarkdownBytes);
+    CHECK_THAT(text, Catch::Contains("more not shown (size limit)"));
+    CHECK_THAT(text, Catch::Contains("| 1500 | **RED** |"));
+}

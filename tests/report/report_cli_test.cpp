@@ -136,3 +136,40 @@ TEST_CASE("run-live --report-html writes the page for the run's cert", "[report]
     CHECK_THAT(refused.err, Catch::Contains("--report-html " + dir.file("nowhere/r.html")));
     CHECK_FALSE(std::filesystem::exists(dir.file("out2")));
 }
+
+TEST_CASE("sweep --report-html: one page with a matrix cell per (ctx, N) of the sweep",
+          "[report][cli]") {
+    testing::ScratchDir dir;
+    io::write_file_atomically(dir.file("model.gguf"), "not really a model");
+    const auto page = dir.file("sweep.html");
+    const auto r = run_command({BI_RUN_PATH,
+                                "sweep",
+                                "--server-bin",
+                                BI_MOCK_SERVER_PATH,
+                                "--model",
+                                dir.file("model.gguf"),
+                                "--model-alias",
+                                "m",
+                                "--out-dir",
+                                dir.file("out"),
+                                "--workset",
+                                BI_SMALL_WORKSET,
+                                "--n-predict",
+                                "40",
+                                "--passes",
+                                "2",
+                                "--ctx",
+                                "512",
+                                "--parallel",
+                                "2,4",
+                                "--quiet",
+                                "--report-html",
+                                page});
+    INFO(r.err);
+    CHECK(r.exit_code == 3);
+    CHECK_THAT(r.out, Catch::Contains("summary (m)") && Catch::Contains("report: " + page));
+    const std::string html = testing::read_text(page);
+    CHECK_THAT(html, Catch::Contains("<th>N = 2</th><th>N = 4</th>"));
+    for (const char* anchor : {"cell-m__ctx512__N2", "cell-m__ctx512__N4"})
+        CHECK_THAT(html, Catch::Contains(std::string("href=\"#") + anchor + "\""));
+}

@@ -2,6 +2,7 @@
 // divergent ids per pass, provenance, and each divergent id's A and C texts side by side.
 #include <algorithm>
 #include <cstdio>
+#include <cstdlib>
 #include <sstream>
 
 #include "../sensitivity_text.hpp"

@@ -1,6 +1,7 @@
 #include "report_model.hpp"
 
 #include <algorithm>
+#include <cstdlib>
 #include <filesystem>
 #include <set>
 #include <sstream>
@@ -201,11 +202,8 @@ std::string entry_headline(const ReportEntry& entry) {
 
 std::vector<std::string> deciding_reasons(const core::Cert& cert, std::size_t limit) {
     const auto& reasons = cert.verdict.decision_reasons;
-    if (cert.verdict.status == core::Status::Green || reasons.size() < 2)
-        return std::vector<std::string>(
-            reasons.end() -
-                std::min<std::ptrdiff_t>(1, static_cast<std::ptrdiff_t>(reasons.size())),
-            reasons.end());
+    if (reasons.empty()) return {};
+    if (cert.verdict.status == core::Status::Green || reasons.size() < 2) return {reasons.back()};
     std::size_t end = reasons.size();
     if (reasons[end - 1].rfind("verdict ", 0) == 0) --end;
     std::size_t begin = end;

@@ -144,7 +144,7 @@ TEST_CASE("load_report reads forensics from the document and texts from the tria
                    Catch::Contains("junk.json: not a cert"));
 }
 
-TEST_CASE("--markdown stays within 1 MiB however many cells are not green", "[report]") {
+TEST_CASE("the Markdown report stays within 1 MiB however many cells are not green", "[report]") {
     std::vector<ReportEntry> entries;
     auto e = red();
     for (int i = 0; i < 40; ++i) {  // long ids make long reasons and changed-field lines

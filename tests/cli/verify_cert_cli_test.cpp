@@ -62,7 +62,7 @@ TEST_CASE("verify-cert: a live green is promotable, exit 0", "[cli][verify-cert]
     testing::ScratchDir dir;
     auto r = verify({write_cert(dir, "g.json", "live", false)});
     CHECK(r.exit_code == 0);
-    CHECK_THAT(r.out, Catch::Contains("green (promotable)"));
+    CHECK_THAT(r.out, Catch::Contains("g.json: GREEN (promotable)"));
     CHECK_THAT(r.out, Catch::Contains("digest intact"));
 }
 
@@ -77,7 +77,7 @@ TEST_CASE("verify-cert: a RED cert explains itself, exit 3", "[cli][verify-cert]
     testing::ScratchDir dir;
     auto r = verify({write_cert(dir, "r.json", "live", true)});
     CHECK(r.exit_code == 3);
-    CHECK_THAT(r.out, Catch::Contains("failed (not promotable)"));
+    CHECK_THAT(r.out, Catch::Contains("r.json: RED (failed, co_batching), not promotable"));
     CHECK_THAT(r.out, Catch::Contains("status is 'failed', not 'green'"));
 }
 
@@ -200,7 +200,8 @@ TEST_CASE("report: one row per cert, directories expanded, bad files exit 1", "[
     write_cert(dir, "b.json", "live", true);
     auto r = run_command({BI_RUN_PATH, "report", dir.path()});
     CHECK(r.exit_code == 0);
-    CHECK_THAT(r.out, Catch::Contains("failed (co_batching)") && Catch::Contains("green"));
+    CHECK_THAT(r.out, Catch::Contains("RED (failed, co_batching)") &&
+                          Catch::Contains("GREEN (promotable)"));
     r = run_command({BI_RUN_PATH, "report", "--json", dir.file("a.json")});
     CHECK(r.exit_code == 0);
     CHECK_THAT(r.out, Catch::Contains("\"promotable\":true"));

@@ -1,60 +1,63 @@
-// bi-run report: one table over many certs (a sweep's directory, say): cell, verdict, source,
-// promotable, divergent ids and the sensitivity bound.
+// bi-run report: every cert of the given files and directories, loaded once (report/
+// report_model.hpp), rendered as a text table, CSV, JSON, Markdown, JUnit XML or an HTML page.
 #include <cxxopts.hpp>
 
-#include <algorithm>
-#include <cstdio>
-#include <filesystem>
 #include <iostream>
 
 #include "command_line.hpp"
 #include "commands.hpp"
-#include "core/cert.hpp"
-#include "core/cert_consistency.hpp"
 #include "core/error.hpp"
 #include "exit_codes.hpp"
-#include "io/cert_io.hpp"
+#include "io/files.hpp"
 #include "io/json_text.hpp"
+#include "plugin_args.hpp"
+#include "report/report_html.hpp"
+#include "report/report_junit.hpp"
+#include "report/report_markdown.hpp"
+#include "report/report_model.hpp"
+#include "report/report_table.hpp"
 
 namespace bi::cli {
 
 namespace {
 
-// Directories stand for the *.json files directly inside them, in name order.
-std::vector<std::string> expand(const std::vector<std::string>& paths) {
-    std::vector<std::string> files;
-    for (const auto& path : paths) {
-        if (!std::filesystem::is_directory(path)) {
-            files.push_back(path);
-            continue;
-        }
-        std::vector<std::string> inside;
-        for (const auto& entry : std::filesystem::directory_iterator(path))
-            if (entry.is_regular_file() && entry.path().extension() == ".json")
-                inside.push_back(entry.path().string());
-        std::sort(inside.begin(), inside.end());
-        files.insert(files.end(), inside.begin(), inside.end());
-    }
-    return files;
+// Only one format can own stdout.
+void check_one_stdout_format(const cxxopts::ParseResult& args) {
+    int formats = 0;
+    for (const char* name : {"json", "csv", "markdown"}) formats += args.count(name) ? 1 : 0;
+    if (formats > 1)
+        throw Error(ErrorCategory::Usage,
+                    "report: --json, --csv and --markdown all print to "
+                    "stdout; choose one");
 }
 
-std::string bound(const core::Cert& cert) {
-    const auto& cp = cert.sensitivity.clopper_pearson_upper_95;
-    if (!cp) return "-";
-    char buffer[32];
-    std::snprintf(buffer, sizeof buffer, "%.4f", *cp);
-    return buffer;
+void write_output(const cxxopts::ParseResult& args, const char* option, const std::string& text) {
+    if (!args.count(option)) return;
+    const auto path = args[option].as<std::string>();
+    try {
+        io::write_file_atomically(path, text);
+    } catch (const Error& e) {
+        throw Error(ErrorCategory::Io,
+                    std::string("--") + option + " " + path + ": " + without_bi_prefix(e.what()));
+    }
 }
 
 }  // namespace
 
 int report_main(int argc, char** argv) {
-    cxxopts::Options options("bi-run report",
-                             "Summarises certs (files, or directories of *.json) in one table.\n\n"
-                             "Exit status: 0 when every file was a readable cert that agrees with "
-                             "itself, 1 otherwise.");
+    cxxopts::Options options(
+        "bi-run report",
+        "Summarises certs (files, or directories of *.json): a text table by default, or CSV,\n"
+        "JSON or Markdown on stdout; --html and --junit write files as well.\n\n"
+        "Exit status: 0 when every file was a readable cert that agrees with itself, 1 "
+        "otherwise.");
     options.positional_help("CERT.json|DIR...");
-    options.add_options()("json", "One JSON array on stdout")("h,help", "Show this help")(
+    options.add_options()("json", "One JSON array on stdout")(
+        "csv", "CSV on stdout, one row per cell, the text table's columns")(
+        "markdown", "The matrix and the cells that are not green, as Markdown on stdout")(
+        "html", "Write one self-contained HTML page to FILE", cxxopts::value<std::string>(),
+        "FILE")("junit", "Write JUnit XML to FILE (one testcase per cell)",
+                cxxopts::value<std::string>(), "FILE")("h,help", "Show this help")(
         "paths", "Certs or directories", cxxopts::value<std::vector<std::string>>());
     options.parse_positional({"paths"});
     const auto args = parse_command_line(options, argc, argv);
@@ -64,61 +67,26 @@ int report_main(int argc, char** argv) {
     }
     if (!args.count("paths"))
         throw Error(ErrorCategory::Usage, "report: name certs or directories");
+    check_one_stdout_format(args);
 
+    const auto model = report::load_report(args["paths"].as<std::vector<std::string>>());
     int code = kExitPromotable;
-    core::Json rows = core::Json::array();
-    const bool json = args.count("json") > 0;
-    if (!json)
-        std::printf("%-32s %7s %4s  %-38s %-6s %-10s %8s %s\n", "model", "ctx", "N", "verdict",
-                    "source", "promotable", "diverged", "cp95");
-    for (const auto& path : expand(args["paths"].as<std::vector<std::string>>())) {
-        io::LoadedCert loaded;
-        try {
-            loaded = io::read_cert(path);
-        } catch (const Error& e) {
-            std::cerr << "bi-run report: " << e.what() << "\n";
+    for (const auto& entry : model.entries)
+        if (entry.state != report::EntryState::Usable) {
+            std::cerr << "bi-run report: " << entry.problem << "\n";
             code = kExitError;
-            continue;
         }
-        if (!loaded.shape_problem.empty()) {
-            std::cerr << "bi-run report: " << path << ": not a cert: " << loaded.shape_problem
-                      << "\n";
-            code = kExitError;
-            continue;
-        }
-        const core::Cert& c = loaded.cert;
-        if (const auto disagreements = core::cert_disagreements(c); !disagreements.empty()) {
-            std::cerr << "bi-run report: " << path
-                      << ": the cert disagrees with itself: " << disagreements.front() << "\n";
-            code = kExitError;
-            continue;
-        }
-        const bool promotable = core::check_promotable(c, loaded.digest_intact).promotable;
-        const std::string status(core::name(c.verdict.status));
-        const std::string source(core::name(c.source));
-        std::string verdict =
-            core::verdict_summary(c.verdict.status, c.verdict.divergence_class, c.verdict.anomaly);
-        if (!loaded.digest_intact) verdict += " [DIGEST MISMATCH]";
-        const auto diverged = c.divergence.ac.divergent_ids.size();
-        if (json) {
-            rows.push_back(core::Json::Object{{"path", path},
-                                              {"model", c.cell.model},
-                                              {"ctx", c.cell.ctx},
-                                              {"dispatch_n", c.cell.dispatch_n},
-                                              {"status", status},
-                                              {"source", source},
-                                              {"promotable", promotable},
-                                              {"digest_intact", loaded.digest_intact},
-                                              {"n_divergent", diverged}});
-            continue;
-        }
-        std::printf("%-32s %7lld %4lld  %-38s %-6s %-10s %8zu %s\n", c.cell.model.c_str(),
-                    static_cast<long long>(c.cell.ctx), static_cast<long long>(c.cell.dispatch_n),
-                    verdict.c_str(), source.c_str(), promotable ? "yes" : "no", diverged,
-                    bound(c).c_str());
-    }
-    if (json) std::cout << io::to_json_text(rows) << std::endl;
-    std::fflush(stdout);
+    write_output(args, "html", report::render_html(model));
+    write_output(args, "junit", report::render_junit(model));
+    if (args.count("json"))
+        std::cout << io::to_json_text(report::render_json_rows(model)) << std::endl;
+    else if (args.count("csv"))
+        report::render_csv(model, std::cout);
+    else if (args.count("markdown"))
+        std::cout << report::render_markdown(model);
+    else
+        report::render_text(model, std::cout);
+    std::cout.flush();
     return code;
 }
 

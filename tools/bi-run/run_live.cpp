@@ -17,13 +17,17 @@
 #include "driver/interrupt.hpp"
 #include "driver/run_plan.hpp"
 #include "exit_codes.hpp"
+#include "io/files.hpp"
 #include "io/model_profile.hpp"
 #include "option_tokens.hpp"
+#include "report/report_html.hpp"
+#include "report/report_model.hpp"
 #include "run_setup.hpp"
 #include "sensitivity_text.hpp"
 #include "server/argv.hpp"
 #include "server/guards.hpp"
 #include "server/model_facts.hpp"
+#include "verdict_headline.hpp"
 
 namespace bi::cli {
 
@@ -240,6 +244,28 @@ std::optional<std::size_t> work_set_size(const RunSetup& setup) {
     }
 }
 
+// --report-html FILE, checked before anything is launched: its directory must exist.
+std::string report_html_option(const cxxopts::ParseResult& args) {
+    if (!args.count("report-html")) return "";
+    auto path = args["report-html"].as<std::string>();
+    const auto parent = std::filesystem::absolute(path).parent_path();
+    std::error_code ec;
+    if (path.empty() || !std::filesystem::is_directory(parent, ec))
+        throw Error(ErrorCategory::Usage,
+                    "--report-html " + path + ": " + parent.string() + " is not a directory");
+    return path;
+}
+
+// The page `bi-run report --html` would write for the certs this run wrote.
+void write_report_html(const std::vector<driver::CellResult>& results, const std::string& path,
+                       bool announce) {
+    std::vector<std::string> certs;
+    certs.reserve(results.size());
+    for (const auto& cell : results) certs.push_back(cell.outcome.cert_path);
+    io::write_file_atomically(path, report::render_html(report::load_report(certs)));
+    if (announce) std::cout << "report: " << path << std::endl;
+}
+
 // run-live is a sweep of exactly one cell; both share everything but the lists and the table.
 int run_live_cells(int argc, char** argv, bool sweep) {
     cxxopts::Options options(
@@ -262,6 +288,9 @@ int run_live_cells(int argc, char** argv, bool sweep) {
               "interrupted.");
     add_run_options(options, "");
     add_server_options(options);
+    options.add_options("Output")("report-html",
+                                  "At the end, write the HTML report of this run's certs to FILE",
+                                  cxxopts::value<std::string>(), "FILE");
     const auto args = parse_command_line(options, argc, argv);
     if (args.count("help")) {
         std::cout << options.help() << "\n";
@@ -270,6 +299,7 @@ int run_live_cells(int argc, char** argv, bool sweep) {
 
     RunSetup setup = prepare_run(args, sweep, ProfileScope::ModelsFileFirst);
     plan_from_options(args, setup);
+    const std::string report_html = report_html_option(args);
     if (args.count("dry-run")) {
         print_plan(setup.plan);
         print_passes(setup.plan, work_set_size(setup));
@@ -282,14 +312,19 @@ int run_live_cells(int argc, char** argv, bool sweep) {
                          [&setup](const driver::CellResult& cell) { report_outcome(cell, setup); });
     bool all_promotable = true;
     for (const auto& cell : results) all_promotable &= cell.outcome.promotable;
+    if (!report_html.empty()) write_report_html(results, report_html, !setup.json);
     if (sweep && !setup.json) {
         std::cout << "\nsummary (" << setup.plan.options.model_alias << ")\n";
         std::printf("  %-8s %-4s %-44s %s\n", "ctx", "N", "verdict", "promotable");
         std::cout.flush();
-        for (const auto& cell : results)
-            std::printf("  %-8lld %-4d %-44s %s\n", static_cast<long long>(cell.ctx), cell.parallel,
-                        core::verdict_summary(cell.outcome.verdict).c_str(),
-                        cell.outcome.promotable ? "yes" : "no");
+        for (const auto& cell : results) {
+            const auto& v = cell.outcome.verdict;
+            std::printf(
+                "  %-8lld %-4d %-44s %s\n", static_cast<long long>(cell.ctx), cell.parallel,
+                verdict_headline(v.status, v.divergence_class, v.anomaly, cell.outcome.promotable)
+                    .c_str(),
+                cell.outcome.promotable ? "yes" : "no");
+        }
         std::fflush(stdout);
     }
     return all_promotable ? kExitPromotable : kExitNotPromotable;

@@ -17,6 +17,7 @@
 #include "plugin_args.hpp"
 #include "plugin_host/plugin_fault.hpp"
 #include "sensitivity_text.hpp"
+#include "verdict_headline.hpp"
 
 namespace bi::cli {
 
@@ -324,8 +325,10 @@ int report_outcome(const driver::CellResult& result, const RunSetup& setup) {
         std::cout << io::to_json_text(summary) << std::endl;
         return code;
     }
-    std::cout << setup.plan.options.model_alias << "  ctx " << ctx << "  N " << parallel << ": "
-              << core::verdict_summary(outcome.verdict) << "  [source " << source
+    const auto& v = outcome.verdict;
+    std::cout << verdict_headline(v.status, v.divergence_class, v.anomaly, outcome.promotable)
+              << "  " << setup.plan.options.model_alias << "  ctx " << ctx << "  N " << parallel
+              << "  [source " << source
               << (outcome.promotable ? ", promotable" : ", not promotable") << "]\n";
     for (const auto& reason : outcome.verdict.decision_reasons)
         std::cout << "  - " << reason << "\n";

@@ -23,6 +23,7 @@
 #include "run_setup.hpp"
 #include "server/argv.hpp"
 #include "server/guards.hpp"
+#include "verdict_headline.hpp"
 
 namespace bi::cli {
 
@@ -138,8 +139,9 @@ void report_selftest(const driver::CellOutcome& outcome, const std::string& bina
         std::cout << "  concurrent pass " << t + 1 << ": " << c.tokens << " of " << n_prompts
                   << " prompts changed tokens, " << c.logprobs << " changed logprobs\n";
     }
-    std::cout << "  verdict: " << core::verdict_summary(v) << " [source "
-              << core::name(outcome.cert.source) << "]\n"
+    std::cout << "  verdict: "
+              << verdict_headline(v.status, v.divergence_class, v.anomaly, outcome.promotable)
+              << " [source " << core::name(outcome.cert.source) << "]\n"
               << "  " << interpretation(v, parallel) << "\n"
               << "cert: " << outcome.cert_path << std::endl;
 }

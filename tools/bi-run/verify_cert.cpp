@@ -10,6 +10,7 @@
 #include "core/error.hpp"
 #include "exit_codes.hpp"
 #include "io/cert_io.hpp"
+#include "verdict_headline.hpp"
 
 namespace bi::cli {
 
@@ -43,8 +44,11 @@ int verify_loaded(const std::string& path) {
     }
     const auto promotion = core::check_promotable(cert, loaded.digest_intact);
     const auto& gates = cert.gates;
-    std::cout << path << ": " << core::name(cert.verdict.status)
-              << (promotion.promotable ? " (promotable)" : " (not promotable)") << "\n"
+    const auto& v = cert.verdict;
+    std::cout << path << ": "
+              << verdict_headline(v.status, v.divergence_class, v.anomaly, promotion.promotable)
+              << (promotion.promotable || v.status == core::Status::Green ? "" : ", not promotable")
+              << "\n"
               << "  model " << cert.cell.model << ", ctx " << cert.cell.ctx << ", N "
               << cert.cell.dispatch_n << ", source " << core::name(cert.source) << ", gate "
               << cert.gate << "\n"

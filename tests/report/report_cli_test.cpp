@@ -1,0 +1,175 @@
+// `bi-run report`'s formats through the real binary: CSV, HTML written whole, formats that
+// share stdout refused, an unwritable --html named; run-live --report-html at the end of a run.
+#include <catch2/catch.hpp>
+
+#include <filesystem>
+#include <string>
+
+#include "core/json.hpp"
+#include "io/cert_io.hpp"
+#include "io/files.hpp"
+#include "io/json_text.hpp"
+#include "run_command.hpp"
+#include "scratch_dir.hpp"
+
+using namespace bi;
+using testing::run_command;
+
+namespace {
+
+std::string fixtures(const testing::ScratchDir& dir) {
+    const std::string certs = dir.file("certs");
+    std::filesystem::create_directory(certs);
+    REQUIRE(run_command({BI_REPORT_FIXTURES, certs}).exit_code == 0);
+    return certs;
+}
+
+}  // namespace
+
+TEST_CASE("report --csv: a header and one row per usable cert, verdict word first",
+          "[report][cli]") {
+    testing::ScratchDir dir;
+    const auto r = run_command({BI_RUN_PATH, "report", "--csv", fixtures(dir)});
+    CHECK(r.exit_code == 0);
+    CHECK_THAT(r.out, Catch::StartsWith("model,ctx,N,verdict,source,promotable,diverged,cp95\r\n"));
+    CHECK_THAT(r.out,
+               Catch::Contains("tiny/rand-256,512,4,\"RED (failed, co_batching)\",live,no,1,-"));
+    CHECK_THAT(r.out, Catch::Contains("tiny/rand-256,512,2,GREEN (promotable),live,yes,0,"));
+    CHECK_THAT(r.out, Catch::Contains("UNVERIFIED (green_unverified)"));
+    CHECK_THAT(r.out, Catch::Contains("[DIGEST MISMATCH]"));
+}
+
+TEST_CASE("report text: the verdict column starts with the verdict word", "[report][cli]") {
+    testing::ScratchDir dir;
+    const auto r = run_command({BI_RUN_PATH, "report", fixtures(dir)});
+    CHECK(r.exit_code == 0);
+    CHECK_THAT(r.out, Catch::Contains("AMBER (green_with_caveat: token_only)") &&
+                          Catch::Contains("GREEN (promotable)"));
+}
+
+TEST_CASE("report --html writes one self-contained page with every cell", "[report][cli]") {
+    testing::ScratchDir dir;
+    const auto page = dir.file("r.html");
+    const auto r = run_command({BI_RUN_PATH, "report", "--html", page, fixtures(dir)});
+    CHECK(r.exit_code == 0);
+    const std::string html = testing::read_text(page);
+    CHECK_THAT(html, Catch::StartsWith("<!DOCTYPE html>") && Catch::EndsWith("</html>\n"));
+    CHECK_THAT(html, !Catch::Contains("<script") && !Catch::Contains("http://") &&
+                         !Catch::Contains("https://"));
+    CHECK_THAT(html, Catch::Contains("&lt;script&gt;alert(&quot;pwned&quot;)&lt;/script&gt; "
+                                     "&amp; &#39;quoted&#39;"));
+    CHECK_THAT(html,
+               Catch::Contains("Largest N that is GREEN at every ctx measured: <b>N = 2</b>"));
+    CHECK_THAT(html, Catch::Contains("content from the trial log"));
+    for (const char* anchor : {"cell-tiny_rand-256__ctx512__N2", "cell-tiny_rand-256__ctx512__N4",
+                               "cell-other-model__ctx512__N2"})
+        CHECK_THAT(html, Catch::Contains(std::string("href=\"#") + anchor + "\"") &&
+                             Catch::Contains(std::string("id=\"") + anchor + "\""));
+}
+
+TEST_CASE("report --junit: a cert that disagrees with itself is an error, its model's suite kept",
+          "[report][cli]") {
+    testing::ScratchDir dir;
+    const auto certs = fixtures(dir);
+    // Relabel the RED cert green and give it a fresh digest, as a forger who knows the format.
+    const auto red = certs + "/tiny_rand-256__ctx512__N4.json";
+    core::Json document = io::parse_json(io::read_file(red), red);
+    document.set("status", "green");
+    document.set("digest", io::cert_digest(document));
+    io::write_file_atomically(red, io::to_json_text(document, true) + "\n");
+    const auto xml = dir.file("j.xml");
+    const auto r = run_command({BI_RUN_PATH, "report", "--junit", xml, certs});
+    CHECK(r.exit_code == 1);
+    CHECK_THAT(r.err, Catch::Contains(red + ": the cert disagrees with itself"));
+    const std::string junit = testing::read_text(xml);
+    CHECK_THAT(junit, Catch::Contains("<error type=\"inconsistent\" message=\"" + red +
+                                      ": the cert disagrees with itself"));
+    CHECK_THAT(junit, Catch::Contains("errors=\"2\"") && Catch::Contains("failures=\"0\""));
+}
+
+TEST_CASE("report: bad output options are usage errors naming the option", "[report][cli]") {
+    testing::ScratchDir dir;
+    const auto certs = fixtures(dir);
+    auto r = run_command({BI_RUN_PATH, "report", "--csv", "--markdown", certs});
+    CHECK(r.exit_code == 2);
+    CHECK_THAT(r.err, Catch::Contains("--json, --csv and --markdown all print to stdout"));
+    r = run_command({BI_RUN_PATH, "report", "--html", dir.file("missing/r.html"), certs});
+    CHECK(r.exit_code == 1);
+    CHECK_THAT(r.err, Catch::StartsWith("bi-run report: --html " + dir.file("missing/r.html")));
+}
+
+TEST_CASE("run-live --report-html writes the page for the run's cert", "[report][cli]") {
+    testing::ScratchDir dir;
+    io::write_file_atomically(dir.file("model.gguf"), "not really a model");
+    const auto page = dir.file("run.html");
+    const auto r = run_command({BI_RUN_PATH,
+                                "run-live",
+                                "--server-bin",
+                                BI_MOCK_SERVER_PATH,
+                                "--model",
+                                dir.file("model.gguf"),
+                                "--model-alias",
+                                "m",
+                                "--out-dir",
+                                dir.file("out"),
+                                "--workset",
+                                BI_SMALL_WORKSET,
+                                "--n-predict",
+                                "40",
+                                "--passes",
+                                "2",
+                                "--ctx",
+                                "512",
+                                "--quiet",
+                                "--report-html",
+                                page});
+    INFO(r.err);
+    CHECK(r.exit_code == 3);
+    CHECK_THAT(r.out, Catch::StartsWith("GREEN (green, not promotable)  m  ctx 512  N 4"));
+    CHECK_THAT(r.out, Catch::EndsWith("report: " + page + "\n"));
+    CHECK_THAT(testing::read_text(page), Catch::Contains("id=\"cell-m__ctx512__N4\""));
+    const auto refused =
+        run_command({BI_RUN_PATH, "run-live", "--server-bin", BI_MOCK_SERVER_PATH, "--model",
+                     dir.file("model.gguf"), "--model-alias", "m", "--out-dir", dir.file("out2"),
+                     "--report-html", dir.file("nowhere/r.html")});
+    CHECK(refused.exit_code == 2);
+    CHECK_THAT(refused.err, Catch::Contains("--report-html " + dir.file("nowhere/r.html")));
+    CHECK_FALSE(std::filesystem::exists(dir.file("out2")));
+}
+
+TEST_CASE("sweep --report-html: one page with a matrix cell per (ctx, N) of the sweep",
+          "[report][cli]") {
+    testing::ScratchDir dir;
+    io::write_file_atomically(dir.file("model.gguf"), "not really a model");
+    const auto page = dir.file("sweep.html");
+    const auto r = run_command({BI_RUN_PATH,
+                                "sweep",
+                                "--server-bin",
+                                BI_MOCK_SERVER_PATH,
+                                "--model",
+                                dir.file("model.gguf"),
+                                "--model-alias",
+                                "m",
+                                "--out-dir",
+                                dir.file("out"),
+                                "--workset",
+                                BI_SMALL_WORKSET,
+                                "--n-predict",
+                                "40",
+                                "--passes",
+                                "2",
+                                "--ctx",
+                                "512",
+                                "--parallel",
+                                "2,4",
+                                "--quiet",
+                                "--report-html",
+                                page});
+    INFO(r.err);
+    CHECK(r.exit_code == 3);
+    CHECK_THAT(r.out, Catch::Contains("summary (m)") && Catch::Contains("report: " + page));
+    const std::string html = testing::read_text(page);
+    CHECK_THAT(html, Catch::Contains("<th>N = 2</th><th>N = 4</th>"));
+    for (const char* anchor : {"cell-m__ctx512__N2", "cell-m__ctx512__N4"})
+        CHECK_THAT(html, Catch::Contains(std::string("href=\"#") + anchor + "\""));
+}

@@ -1,0 +1,106 @@
+// bi_report_fixtures DIR: writes the fixed certs the report tests render, byte for byte the same
+// on every run: a 2 x 2 grid of "tiny/rand-256" (GREEN, GREEN, RED whose answers hold <script>
+// and quotes, with a trial log beside it, AMBER) and "other-model" (UNVERIFIED, and a GREEN
+// edited after it was written, so its digest no longer matches).
+#include <cstdio>
+#include <exception>
+#include <string>
+
+#include "../unit/trial_builders.hpp"
+#include "core/cert.hpp"
+#include "core/sha256.hpp"
+#include "io/cert_io.hpp"
+#include "io/files.hpp"
+
+using namespace bi;
+
+namespace {
+
+constexpr const char* kHostileAnswer = "<script>alert(\"pwned\")</script> & 'quoted'";
+
+core::CellEvidence cell_at(std::int64_t n) {
+    auto e = testing::clean_cell(8, 2);
+    e.dispatch_n = n;
+    e.reported_total_slots = n;
+    for (auto& server : e.server_c_passes) server = testing::busy_server(n);
+    return e;
+}
+
+std::string write(const std::string& dir, const std::string& model, std::int64_t ctx,
+                  std::int64_t n, const core::CellEvidence& e, core::Source source) {
+    core::CertContext c = testing::fixed_cert_context();
+    c.cell = {model, ctx, n, "f16", 1};
+    c.source = source;
+    const std::string path = dir + "/" + core::cert_file_name(model, ctx, n);
+    io::write_cert(path, core::build_cert(c, core::decide_verdict(e)));
+    return path;
+}
+
+core::CellEvidence red_cell() {
+    auto e = cell_at(4);
+    auto& moved = e.arm_c[1]["id3"];
+    moved.extracted_answer = kHostileAnswer;
+    moved.score = 0.0;
+    moved.passed = false;
+    moved.content = "The answer is <script>alert(\"x\")</script>";
+    moved.content_sha = core::content_sha(moved.content);
+    moved.token_ids = std::vector<std::int64_t>{1, 2, 7, 7};
+    return e;
+}
+
+core::CellEvidence amber_cell() {
+    auto e = cell_at(4);
+    auto& drifted = e.arm_c[0]["id2"];
+    drifted.content = "text-id2, worded differently";
+    drifted.content_sha = core::content_sha(drifted.content);
+    drifted.token_ids = std::vector<std::int64_t>{1, 2, 3, 5};
+    return e;
+}
+
+core::CellEvidence unverified_cell() {
+    auto e = cell_at(4);
+    for (auto& server : e.server_c_passes) server = testing::busy_server(1);
+    return e;
+}
+
+// The trial log beside the RED cert: id3's full texts in A and in pass 2.
+void write_trial_log(const std::string& cert_path) {
+    const std::string log = cert_path.substr(0, cert_path.size() - 5) + ".trials.jsonl";
+    io::write_file_atomically(
+        log,
+        "{\"arm\":\"A\",\"content\":\"The answer is \\\"Paris\\\" & that's <b>final</b>\","
+        "\"pass\":0,\"test_id\":\"id3\"}\n"
+        "{\"arm\":\"C\",\"content\":\"The answer is <script>alert(\\\"x\\\")</script>\","
+        "\"pass\":2,\"test_id\":\"id3\"}\n");
+}
+
+// Edits the cert after it was written, as a person might, without a fresh digest.
+void tamper(const std::string& path) {
+    std::string text = io::read_file(path);
+    const std::string from = "\"ts_utc\": \"2026-01-01T00:00:00Z\"";
+    text.replace(text.find(from), from.size(), "\"ts_utc\": \"2026-02-02T00:00:00Z\"");
+    io::write_file_atomically(path, text);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    if (argc != 2) {
+        std::fprintf(stderr, "usage: bi_report_fixtures DIR\n");
+        return 2;
+    }
+    const std::string dir = argv[1];
+    try {
+        const std::string tiny = "tiny/rand-256";
+        write(dir, tiny, 512, 2, cell_at(2), core::Source::Live);
+        write(dir, tiny, 1024, 2, cell_at(2), core::Source::Live);
+        write_trial_log(write(dir, tiny, 512, 4, red_cell(), core::Source::Live));
+        write(dir, tiny, 1024, 4, amber_cell(), core::Source::Live);
+        write(dir, "other-model", 512, 4, unverified_cell(), core::Source::Live);
+        tamper(write(dir, "other-model", 512, 2, cell_at(2), core::Source::Live));
+    } catch (const std::exception& e) {
+        std::fprintf(stderr, "bi_report_fixtures: %s\n", e.what());
+        return 1;
+    }
+    return 0;
+}

@@ -1,0 +1,166 @@
+// The report model and the renderers' pure parts: the largest-N answer, reasons, escaping, the
+// first-difference boundary, and the forensics and trial-log texts a cell shows when present.
+#include <catch2/catch.hpp>
+
+#include <string>
+
+#include "../unit/trial_builders.hpp"
+#include "core/cert.hpp"
+#include "io/cert_io.hpp"
+#include "io/json_text.hpp"
+#include "report/markup.hpp"
+#include "report/report_html.hpp"
+#include "report/report_markdown.hpp"
+#include "report/report_model.hpp"
+#include "scratch_dir.hpp"
+
+using namespace bi;
+using namespace bi::cli::report;
+
+namespace {
+
+// An entry as load_report makes it, straight from a cert value.
+ReportEntry entry_of(const core::CellEvidence& e, std::int64_t ctx, std::int64_t n) {
+    core::CertContext c = testing::fixed_cert_context();
+    c.cell.ctx = ctx;
+    c.cell.dispatch_n = n;
+    ReportEntry entry;
+    entry.path = "c.json";
+    entry.state = EntryState::Usable;
+    entry.loaded.cert = core::build_cert(c, core::decide_verdict(e));
+    entry.loaded.digest_intact = true;
+    entry.loaded.document = io::parse_json(io::render_cert(entry.loaded.cert), "c.json");
+    entry.promotion = core::check_promotable(entry.loaded.cert, true);
+    return entry;
+}
+
+core::CellEvidence red() {
+    auto e = testing::clean_cell(6, 2);
+    auto& t = e.arm_c[1]["id1"];
+    t.score = 0.0;
+    t.extracted_answer = "the answer is <b>";
+    return e;
+}
+
+ReportModel model_of(std::vector<ReportEntry> entries) {
+    ReportModel model;
+    model.entries = std::move(entries);
+    return model;
+}
+
+}  // namespace
+
+TEST_CASE("largest N GREEN at every ctx: never extrapolated, none when nothing is green",
+          "[report]") {
+    const auto green = testing::clean_cell(6, 2);
+    auto model = model_of({entry_of(green, 512, 4), entry_of(green, 1024, 4),
+                           entry_of(green, 512, 8), entry_of(red(), 512, 2)});
+    auto grids = model_grids(model);
+    REQUIRE(grids.size() == 1);
+    // N = 8 is green at 512 but was never measured at 1024: it does not count.
+    CHECK(largest_green_n(grids[0]) == std::optional<std::int64_t>(4));
+    CHECK(largest_green_line(grids[0]) ==
+          "largest N that is GREEN at every ctx measured (512, 1024): 4");
+
+    model.entries[1] = entry_of(red(), 1024, 4);
+    grids = model_grids(model);
+    CHECK_FALSE(largest_green_n(grids[0]).has_value());
+    CHECK_THAT(largest_green_line(grids[0]), Catch::EndsWith(": none"));
+
+    model.entries[1] = entry_of(green, 1024, 4);
+    model.entries[1].loaded.digest_intact = false;  // a tampered green is no answer
+    CHECK_FALSE(largest_green_n(model_grids(model)[0]).has_value());
+}
+
+TEST_CASE("deciding reasons are the fired rule's lines, not the gates that passed", "[report]") {
+    const auto e = entry_of(red(), 512, 4);
+    const auto reasons = deciding_reasons(e.cert());
+    REQUIRE(reasons.size() == 1);
+    CHECK_THAT(reasons[0], Catch::StartsWith("A vs C: 1 id(s) diverged"));
+    const auto g = entry_of(testing::clean_cell(6, 2), 512, 4);
+    CHECK_THAT(deciding_reasons(g.cert()).front(), Catch::StartsWith("verdict green"));
+}
+
+TEST_CASE("markup escaping leaves no markup and no control characters", "[report]") {
+    CHECK(escape_markup("<script>\"a\" & 'b'</script>") ==
+          "&lt;script&gt;&quot;a&quot; &amp; &#39;b&#39;&lt;/script&gt;");
+    CHECK(escape_markup(std::string("a\x01z\tb", 5)) == "a\xEF\xBF\xBDz\tb");
+    CHECK(escape_attribute("one\ntwo") == "one&#10;two");
+    CHECK(escape_markdown("a|b *c* <i> `d`") == "a\\|b \\*c\\* &lt;i&gt; \\`d\\`");
+}
+
+TEST_CASE("the first difference falls on a character boundary", "[report]") {
+    CHECK(common_prefix_chars("abc", "abd") == 2);
+    CHECK(common_prefix_chars("abc", "abc") == 3);
+    CHECK(common_prefix_chars("ab", "abc") == 2);
+    // "é" (C3 A9) against "è" (C3 A8): the difference is the whole character, at byte 1.
+    CHECK(common_prefix_chars("x\xC3\xA9", "x\xC3\xA8") == 1);
+}
+
+TEST_CASE("a cell shows forensics and trial-log texts when present, the cert's rows otherwise",
+          "[report]") {
+    auto e = entry_of(red(), 512, 4);
+    std::string html = render_cell_html(e);
+    CHECK_THAT(html, Catch::Contains("A extracted_answer"));
+    CHECK_THAT(html, Catch::Contains("the answer is &lt;b&gt;"));
+    CHECK_THAT(html, !Catch::Contains("near_tie"));
+
+    e.forensics["id1"] = io::parse_json(
+        R"({"pass":2,"basis":"token_id","index":3,"common_prefix":3,"a_logprob":-0.25,)"
+        R"("c_logprob":-0.5,"a_margin":0.01,"class":"near_tie","max_prefix_logprob_delta":0.001,)"
+        R"("contamination":{"neighbour":null,"ngram":"id4"}})",
+        "forensics");
+    e.texts["id1"].a = "same start, then A";
+    e.texts["id1"].c[2] = "same start, then <C>";
+    html = render_cell_html(e);
+    CHECK_THAT(html, Catch::Contains(">near_tie<") && Catch::Contains("basis token_id") &&
+                         Catch::Contains("a_margin 0.01") &&
+                         Catch::Contains("contamination ngram id4"));
+    CHECK_THAT(html, Catch::Contains("content from the trial log"));
+    CHECK_THAT(html, Catch::Contains("same start, then <mark>A</mark>") &&
+                         Catch::Contains("same start, then <mark>&lt;C&gt;</mark>"));
+}
+
+TEST_CASE("load_report reads forensics from the document and texts from the trial log",
+          "[report]") {
+    testing::ScratchDir dir;
+    const auto e = entry_of(red(), 512, 4);
+    io::write_cert(dir.file("c.json"), e.cert());
+    dir.write("c.trials.jsonl",
+              "{\"arm\":\"A\",\"test_id\":\"id1\",\"content\":\"alpha\"}\n"
+              "not json\n"
+              "{\"arm\":\"C2\",\"test_id\":\"id1\",\"content\":\"beta\"}\n");
+    dir.write("junk.json", "[1]");
+    const auto model = load_report({dir.path()});
+    REQUIRE(model.entries.size() == 2);
+    const auto& cert = model.entries[0];
+    CHECK(cert.trusted());
+    CHECK(cert.texts.at("id1").a == std::optional<std::string>("alpha"));
+    CHECK(cert.texts.at("id1").c.at(2) == "beta");
+    CHECK(cert.forensics.empty());
+    CHECK(model.entries[1].state == EntryState::NotACert);
+    CHECK_THAT(model.entries[1].problem,
+               Catch::EndsWith("junk.json: not a cert: $.schema: missing") ||
+                   Catch::Contains("junk.json: not a cert"));
+}
+
+TEST_CASE("the Markdown report stays within 1 MiB however many cells are not green", "[report]") {
+    std::vector<ReportEntry> entries;
+    auto e = red();
+    for (int i = 0; i < 40; ++i) {  // long ids make long reasons and changed-field lines
+        auto t =
+            testing::scored("id-with-a-long-name-" + std::string(200, 'x') + std::to_string(i));
+        e.arm_a.emplace(t.test_id, t);
+        e.arm_c[1].emplace(t.test_id, t);
+        e.arm_c[1][t.test_id].score = 0.0;
+    }
+    const auto one = entry_of(e, 512, 4);
+    for (int ctx = 1; ctx <= 1500; ++ctx) {
+        entries.push_back(one);
+        entries.back().loaded.cert.cell.ctx = ctx;
+    }
+    const auto text = render_markdown(model_of(std::move(entries)));
+    CHECK(text.size() <= kMaxMarkdownBytes);
+    CHECK_THAT(text, Catch::Contains("more not shown (size limit)"));
+    CHECK_THAT(text, Catch::Contains("| 1500 | **RED** |"));
+}

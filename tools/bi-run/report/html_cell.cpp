@@ -1,0 +1,360 @@
+// One cell's detail section of the HTML report: verdict, reasons, gates, bounds, a chart of
+// divergent ids per pass, provenance, and each divergent id's A and C texts side by side.
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <sstream>
+
+#include "../sensitivity_text.hpp"
+#include "../verdict_headline.hpp"
+#include "io/json_text.hpp"
+#include "markup.hpp"
+#include "report_html.hpp"
+
+namespace bi::cli::report {
+
+namespace {
+
+constexpr std::size_t kMaxIdsShown = 50;
+constexpr std::size_t kIdsOpen = 4;
+
+std::string esc(std::string_view text) {
+    return escape_markup(text);
+}
+
+std::string yes_no(bool ok, const char* good = "ok", const char* bad = "NOT ok") {
+    return ok ? std::string("<span class=\"ok\">") + good + "</span>"
+              : std::string("<span class=\"bad\">") + bad + "</span>";
+}
+
+std::string fixed(double value, const char* format = "%.2f") {
+    char buffer[64];
+    std::snprintf(buffer, sizeof buffer, format, value);
+    return buffer;
+}
+
+std::string value_text(const core::Json& value) {
+    return value.is_string() ? value.as_string() : io::to_json_text(value);
+}
+
+std::string list_items(const std::vector<std::string>& lines) {
+    std::string html;
+    for (const auto& line : lines) html += "<li>" + esc(line) + "</li>";
+    return html;
+}
+
+void gate_row(std::ostream& out, const std::string& gate, const std::string& result,
+              const std::string& evidence) {
+    out << "<tr><td>" << gate << "</td><td>" << result << "</td><td>" << evidence << "</td></tr>\n";
+}
+
+std::string overlap_evidence(const core::Cert& c) {
+    const auto& o = c.gates.overlap;
+    std::string html =
+        "total_slots " +
+        (o.total_slots ? std::to_string(*o.total_slots) : std::string("unreported")) +
+        " for N = " + std::to_string(c.cell.dispatch_n) + "<br>";
+    for (const auto& p : o.per_pass)
+        html += "pass " + std::to_string(p.pass) + ": client depth " +
+                std::to_string(p.client_depth) + " / N " + std::to_string(c.cell.dispatch_n) +
+                ", server busy slots " + std::to_string(p.server.peak_busy_slots) +
+                ", requests processing " + std::to_string(p.server.peak_requests_processing) +
+                (p.server.mean_busy_slots_per_decode
+                     ? ", busy/decode " + fixed(*p.server.mean_busy_slots_per_decode)
+                     : std::string()) +
+                " " + yes_no(p.ok(), "proven", "not proven") + "<br>";
+    for (const auto& problem : o.problems)
+        html += "<span class=\"bad\">" + esc(problem) + "</span><br>";
+    return html;
+}
+
+std::string floor_evidence(const core::Cert& c) {
+    const auto& f = c.gates.completion_floor;
+    std::string html;
+    for (const auto& arm : f.arms)
+        html += esc(arm.arm) + " " + std::to_string(arm.n_ok) + "/" + std::to_string(arm.n) +
+                " ok (" + fixed(arm.ratio() * 100, "%.0f") + "%)" +
+                (arm.meets(f.threshold) ? "" : " <span class=\"bad\">below</span>") + "; ";
+    return html + "need " + fixed(f.threshold * 100, "%.0f") + "%";
+}
+
+std::string coverage_evidence(const core::Cert& c) {
+    const auto& g = c.gates.cobatch_coverage;
+    if (!g.checked) return "<span class=\"na\">not checked</span>";
+    std::string html;
+    for (const auto& p : g.per_pass)
+        html += "pass " + std::to_string(p.pass) + ": " + std::to_string(p.n_cobatched) + " of " +
+                std::to_string(p.n_ids) + " ids co-batched (need " + std::to_string(p.required) +
+                ")" + (p.attribution_certain ? "" : ", attribution uncertain") + "<br>";
+    return html;
+}
+
+std::string optional_pass(const std::optional<bool>& passed) {
+    if (!passed) return "<span class=\"na\">n/a</span>";
+    return yes_no(*passed, "agree", "DIVERGED");
+}
+
+void render_gates(const core::Cert& c, std::ostream& out) {
+    const auto& g = c.gates;
+    out << "<h4>Gates</h4><table class=\"gates\"><tr><th>gate</th><th>result</th>"
+           "<th>evidence</th></tr>\n";
+    const auto& s = g.serial_self_check;
+    gate_row(out, "serial self-check (A vs A&prime;)",
+             s.ran ? optional_pass(s.passed) : "<span class=\"na\">did not run</span>",
+             s.n_compared ? std::to_string(*s.n_compared) + " ids compared" : "");
+    gate_row(out, "overlap at N", yes_no(g.overlap.ok, "proven", "NOT proven"),
+             overlap_evidence(c));
+    gate_row(out, "completion floor", yes_no(g.completion_floor.ok, "met", "missed"),
+             floor_evidence(c));
+    gate_row(out, "co-batch coverage",
+             g.cobatch_coverage.checked ? yes_no(g.cobatch_coverage.ok, "met", "missed")
+                                        : "<span class=\"na\">n/a</span>",
+             coverage_evidence(c));
+    const auto& b = g.arm_b;
+    gate_row(
+        out, "arm B (N slots, serial)",
+        b.ran ? yes_no(b.serial, "serial", "NOT serial") : "<span class=\"na\">did not run</span>",
+        b.ran ? "A vs B " + optional_pass(b.ab_passed) + ", B vs C " + optional_pass(b.bc_passed)
+              : "");
+    out << "</table>\n";
+}
+
+// A bar per C pass: ids that diverged (red) and ids whose generation moved only (amber).
+void render_chart(const core::Cert& c, std::ostream& out) {
+    const auto& ac = c.divergence.ac;
+    const std::size_t passes = ac.per_pass.size();
+    if (passes == 0) return;
+    std::size_t peak = 1;
+    for (std::size_t t = 0; t < passes; ++t) {
+        const std::size_t red = t < ac.per_pass_divergent.size() ? ac.per_pass_divergent[t] : 0;
+        const std::size_t amber = t < ac.per_pass_token_only.size() ? ac.per_pass_token_only[t] : 0;
+        peak = std::max({peak, red, amber});
+    }
+    const int bar = 16, gap = 14, height = 80,
+              width = static_cast<int>(passes) * (2 * bar + gap) + 40;
+    out << "<h4>Divergent ids per pass</h4><svg width=\"" << width << "\" height=\"" << height + 34
+        << "\" role=\"img\" aria-label=\"divergent ids "
+        << "per concurrent pass\"><line x1=\"30\" y1=\"" << height + 4 << "\" x2=\"" << width
+        << "\" y2=\"" << height + 4 << "\" stroke=\"#d0d7de\"/><text x=\"0\" y=\"12\" "
+        << "font-size=\"11\" fill=\"#656d76\">" << peak << "</text><text x=\"0\" y=\"" << height + 4
+        << "\" font-size=\"11\" fill=\"#656d76\">0</text>";
+    for (std::size_t t = 0; t < passes; ++t) {
+        const std::size_t red = t < ac.per_pass_divergent.size() ? ac.per_pass_divergent[t] : 0;
+        const std::size_t amber = t < ac.per_pass_token_only.size() ? ac.per_pass_token_only[t] : 0;
+        const int x = 34 + static_cast<int>(t) * (2 * bar + gap);
+        const auto h = [&](std::size_t v) { return static_cast<int>(v * height / peak); };
+        out << "<rect x=\"" << x << "\" y=\"" << height + 4 - h(red) << "\" width=\"" << bar
+            << "\" height=\"" << h(red) << "\" fill=\"#cf222e\"><title>C" << t + 1 << ": " << red
+            << " divergent</title></rect><rect x=\"" << x + bar << "\" y=\""
+            << height + 4 - h(amber) << "\" width=\"" << bar << "\" height=\"" << h(amber)
+            << "\" fill=\"#d4a72c\"><title>C" << t + 1 << ": " << amber
+            << " token-only</title></rect><text x=\"" << x + 4 << "\" y=\"" << height + 20
+            << "\" font-size=\"12\" fill=\"#1f2328\">C" << t + 1 << "</text><text x=\"" << x
+            << "\" y=\"" << height + 32 << "\" font-size=\"10\" fill=\"#656d76\">" << red << "/"
+            << amber << "</text>";
+    }
+    out << "</svg><div class=\"meta\">red: ids whose invariant fields diverged; amber: ids whose "
+           "generation moved with the invariants intact</div>\n";
+}
+
+void launch_rows(const char* which, const core::ServerLaunch& launch, std::ostream& out) {
+    out << "<dt>server " << which << "</dt><dd><code>" << esc(launch.binary) << "</code>"
+        << (launch.binary_sha256 ? " sha256 <code>" + esc(*launch.binary_sha256) + "</code>" : "")
+        << "</dd>";
+    if (launch.argv) {
+        std::string argv;
+        for (const auto& a : *launch.argv) argv += (argv.empty() ? "" : " ") + a;
+        out << "<dt>argv " << which << "</dt><dd><code>" << esc(argv) << "</code></dd>";
+    }
+}
+
+void timing(std::ostream& out, const char* name, const std::optional<double>& seconds) {
+    if (seconds) out << "<span class=\"tag\">" << name << " " << fixed(*seconds) << " s</span>";
+}
+
+void render_provenance(const core::Cert& c, std::ostream& out) {
+    out << "<h4>Provenance</h4><dl>";
+    if (c.server) {
+        launch_rows("A", c.server->a, out);
+        launch_rows("N", c.server->n, out);
+    }
+    if (c.model_file)
+        out << "<dt>model file</dt><dd><code>" << esc(c.model_file->path) << "</code>, "
+            << c.model_file->size << " bytes"
+            << (c.model_file->sha256_head
+                    ? ", sha256 head <code>" + esc(*c.model_file->sha256_head) + "</code>"
+                    : "")
+            << "</dd>";
+    if (c.host)
+        out << "<dt>host</dt><dd>" << esc(c.host->hostname.value_or("")) << " " << esc(c.host->cpu)
+            << " (" << c.host->n_cpus << " CPUs)</dd>";
+    out << "<dt>written</dt><dd>" << esc(c.ts_utc) << "</dd>";
+    if (c.timings) {
+        const auto& t = *c.timings;
+        out << "<dt>timings</dt><dd>";
+        timing(out, "launch A", t.launch_a_s);
+        timing(out, "A", t.arm_a_s);
+        timing(out, "A&prime;", t.arm_a_prime_s);
+        timing(out, "launch N", t.launch_n_s);
+        timing(out, "B", t.arm_b_s);
+        if (t.arm_c_s)
+            for (std::size_t i = 0; i < t.arm_c_s->size(); ++i)
+                timing(out, ("C" + std::to_string(i + 1)).c_str(), (*t.arm_c_s)[i]);
+        timing(out, "total", t.total_s);
+        out << "</dd>";
+    }
+    out << "</dl>\n";
+}
+
+// A's and C's text with everything from the first difference on marked.
+std::string marked(std::string_view text, std::size_t prefix) {
+    const std::string rest(text.substr(std::min(prefix, text.size())));
+    return esc(text.substr(0, std::min(prefix, text.size()))) +
+           (rest.empty() ? std::string() : "<mark>" + esc(rest) + "</mark>");
+}
+
+std::string side_by_side(const std::string& left_label, const std::string& left,
+                         const std::string& right_label, const std::string& right) {
+    const std::size_t prefix = common_prefix_chars(left, right);
+    return "<div class=\"sbs\"><div><div class=\"label\">" + left_label + "</div><pre>" +
+           marked(left, prefix) + "</pre></div><div><div class=\"label\">" + right_label +
+           "</div><pre>" + marked(right, prefix) + "</pre></div></div>\n";
+}
+
+std::string forensics_tags(const core::Json& f) {
+    std::string tags;
+    const auto tag = [&](const std::string& text, const char* kind = "") {
+        tags += std::string("<span class=\"tag ") + kind + "\">" + esc(text) + "</span>";
+    };
+    if (const auto* cls = f.find("class"); cls && cls->is_string())
+        tag(cls->as_string(), cls->as_string() == "decisive" ? "bad" : "warn");
+    if (const auto* basis = f.find("basis"); basis && basis->is_string())
+        tag("basis " + basis->as_string());
+    for (const char* key : {"index", "common_prefix", "a_logprob", "c_logprob", "a_margin",
+                            "max_prefix_logprob_delta"})
+        if (const auto* v = f.find(key); v && !v->is_null())
+            tag(std::string(key) + " " + value_text(*v));
+    if (const auto* pass = f.find("pass"); pass && !pass->is_null())
+        tag("pass " + value_text(*pass));
+    if (const auto* cont = f.find("contamination"); cont && cont->is_object())
+        for (const auto& [key, v] : cont->as_object())
+            if (!v.is_null()) tag("contamination " + key + " " + value_text(v), "warn");
+    return tags;
+}
+
+// The pass in which an id first diverged, with its report; nullptr when none lists it.
+const core::PairReport* first_divergent_pass(const core::Cert& c, const std::string& id) {
+    for (const auto& pass : c.divergence.ac.per_pass)
+        if (std::find(pass.divergent_ids.begin(), pass.divergent_ids.end(), id) !=
+            pass.divergent_ids.end())
+            return &pass;
+    return nullptr;
+}
+
+// The texts side by side: the trial log's full A and C contents when the log has them, else
+// the extracted answers the cert's rows hold. True when the extracted answers were shown.
+bool render_texts(const ReportEntry& entry, const std::string& id, const std::string& arm,
+                  const std::vector<const core::FieldMismatch*>& rows, std::ostream& out) {
+    const auto texts = entry.texts.find(id);
+    const int pass_no = arm.size() > 1 ? std::atoi(arm.c_str() + 1) : 0;
+    if (texts != entry.texts.end() && texts->second.a && texts->second.c.count(pass_no)) {
+        out << side_by_side("A (serial) &middot; content from the trial log", *texts->second.a,
+                            esc(arm) + " (concurrent)", texts->second.c.at(pass_no));
+        return false;
+    }
+    const auto answer = std::find_if(rows.begin(), rows.end(),
+                                     [](const auto* r) { return r->field == "extracted_answer"; });
+    if (answer == rows.end()) {
+        if (!rows.empty())
+            out << "<div class=\"meta\">content sha A <code>" << esc(rows.front()->left_sha)
+                << "</code>, " << esc(arm) << " <code>" << esc(rows.front()->right_sha)
+                << "</code> (no trial log beside the cert)</div>";
+        return false;
+    }
+    const auto label = [](const std::string& which, const std::string& sha) {
+        return which + " extracted_answer &middot; content sha <code>" + esc(sha) + "</code>";
+    };
+    out << side_by_side(label("A", (*answer)->left_sha), value_text((*answer)->left),
+                        label(esc(arm), (*answer)->right_sha), value_text((*answer)->right));
+    return true;
+}
+
+void render_field_rows(const std::string& arm, const std::vector<const core::FieldMismatch*>& rows,
+                       bool answer_shown, std::ostream& out) {
+    std::string body;
+    for (const auto* row : rows)
+        if (!answer_shown || row->field != "extracted_answer")
+            body += "<tr><td class=\"mono\">" + esc(row->field) + "</td><td class=\"mono\">" +
+                    esc(value_text(row->left)) + "</td><td class=\"mono\">" +
+                    esc(value_text(row->right)) + "</td></tr>";
+    if (body.empty()) return;
+    out << "<table class=\"gates\"><tr><th>field that differed</th><th>A</th><th>" << esc(arm)
+        << "</th></tr>" << body << "</table>";
+}
+
+void render_divergent_id(const ReportEntry& entry, const std::string& id, std::ostream& out) {
+    const core::Cert& c = entry.cert();
+    const core::PairReport* pass = first_divergent_pass(c, id);
+    const std::string arm = pass ? pass->right_arm : "C";
+    out << "<div class=\"div\"><h5 class=\"mono\" style=\"margin:0 0 4px;font-size:14px\">"
+        << esc(id) << " <span class=\"meta\">first diverged in " << esc(arm) << "</span></h5>";
+    if (const auto token = c.divergence.ac.first_divergent_token.find(id);
+        token != c.divergence.ac.first_divergent_token.end())
+        out << "<span class=\"tag\">first divergent token " << token->second << "</span>";
+    if (const auto f = entry.forensics.find(id); f != entry.forensics.end())
+        out << forensics_tags(f->second);
+    std::vector<const core::FieldMismatch*> rows;
+    if (pass)
+        for (const auto& row : pass->rows)
+            if (row.test_id == id) rows.push_back(&row);
+    const bool answer_shown = render_texts(entry, id, arm, rows, out);
+    render_field_rows(arm, rows, answer_shown, out);
+    out << "</div>\n";
+}
+
+// The first ids open, the rest folded (a details element needs no script).
+void render_divergent_ids(const ReportEntry& entry, std::ostream& out) {
+    const auto& ids = entry.cert().divergence.ac.divergent_ids;
+    if (ids.empty()) return;
+    out << "<h4>Divergent ids (" << ids.size() << ")</h4>";
+    const std::size_t shown = std::min(ids.size(), kMaxIdsShown);
+    for (std::size_t i = 0; i < shown; ++i) {
+        if (i == kIdsOpen) out << "<details><summary>" << shown - kIdsOpen << " more</summary>";
+        render_divergent_id(entry, ids[i], out);
+    }
+    if (shown > kIdsOpen) out << "</details>";
+    if (ids.size() > shown)
+        out << "<p class=\"meta\">" << ids.size() - shown << " more not shown</p>";
+}
+
+}  // namespace
+
+std::string render_cell_html(const ReportEntry& entry) {
+    const core::Cert& c = entry.cert();
+    std::ostringstream out;
+    const std::string cls = verdict_class(entry);
+    const std::string word =
+        entry.trusted() ? std::string(verdict_word(c.verdict.status)) : std::string("INVALID");
+    out << "<section class=\"card cell\" id=\"" << escape_attribute(cell_anchor(c)) << "\">\n<h3>"
+        << "<span class=\"badge " << cls << "\">" << word << "</span>" << esc(c.cell.model)
+        << " &middot; ctx " << c.cell.ctx << " &middot; N " << c.cell.dispatch_n << "</h3>\n"
+        << "<p class=\"headline\">" << esc(entry_headline(entry)) << "</p>\n"
+        << "<p class=\"meta\">source " << esc(core::name(c.source)) << " &middot; digest "
+        << (entry.loaded.digest_intact ? "intact" : "<span class=\"bad\">MISMATCH</span>")
+        << " &middot; " << c.n_passes() << " concurrent pass(es) &middot; <code>" << esc(entry.path)
+        << "</code></p>\n";
+    if (!entry.problem.empty()) out << "<p class=\"bad\">" << esc(entry.problem) << "</p>\n";
+    out << "<h4>Decision reasons</h4><ol>" << list_items(c.verdict.decision_reasons) << "</ol>\n";
+    if (!entry.promotion.reasons.empty())
+        out << "<h4>Not promotable because</h4><ul>" << list_items(entry.promotion.reasons)
+            << "</ul>\n";
+    render_gates(c, out);
+    out << "<h4>Sensitivity</h4><ul>" << list_items(sensitivity_lines(c)) << "</ul>\n";
+    render_chart(c, out);
+    render_divergent_ids(entry, out);
+    render_provenance(c, out);
+    out << "</section>\n";
+    return out.str();
+}
+
+}  // namespace bi::cli::report

@@ -1,0 +1,235 @@
+#include "report_html.hpp"
+
+#include <sstream>
+
+#include "../verdict_headline.hpp"
+#include "markup.hpp"
+
+namespace bi::cli::report {
+
+namespace {
+
+const char* const kStyle = R"CSS(
+:root{--green:#1a7f37;--green-bg:#dafbe1;--red:#cf222e;--red-bg:#ffebe9;--amber:#9a6700;
+--amber-bg:#fff8c5;--grey:#57606a;--grey-bg:#eaeef2;--invalid:#8250df;--invalid-bg:#fbefff;
+--line:#d0d7de;--ink:#1f2328;--soft:#656d76}
+*{box-sizing:border-box}
+body{margin:0;font:15px/1.5 system-ui,-apple-system,"Segoe UI",Roboto,"DejaVu Sans",sans-serif;
+color:var(--ink);background:#f6f8fa}
+main{max-width:1180px;margin:0 auto;padding:28px 32px 60px}
+h1{font-size:26px;margin:0 0 4px}h2{font-size:21px;margin:0 0 8px}
+h3{font-size:18px;margin:0 0 6px}h4{font-size:14px;margin:18px 0 6px;text-transform:uppercase;
+letter-spacing:.04em;color:var(--soft)}
+.sub{color:var(--soft);margin:0 0 20px}
+.card{background:#fff;border:1px solid var(--line);border-radius:10px;padding:20px 24px;
+margin:0 0 20px}
+.answer{font-size:17px;margin:0 0 14px;padding:10px 14px;border-left:4px solid var(--green);
+background:#f6fff8}
+.answer.none{border-color:var(--red);background:#fff8f7}
+.answer b{font-size:20px}
+table{border-collapse:collapse}
+.matrix th,.matrix td{border:1px solid var(--line);padding:0;text-align:center;min-width:118px}
+.matrix th{background:var(--grey-bg);padding:6px 10px;font-weight:600}
+.matrix td a,.matrix td span.cellbox{display:block;padding:10px 8px;color:inherit;
+text-decoration:none}
+.matrix td a:hover{outline:2px solid var(--ink);outline-offset:-2px}
+.word{display:block;font-weight:700;letter-spacing:.03em}
+.note{display:block;font-size:12px}
+.v-green{background:var(--green-bg);color:var(--green)}
+.v-red{background:var(--red-bg);color:var(--red)}
+.v-amber{background:var(--amber-bg);color:var(--amber)}
+.v-unverified{background:var(--grey-bg);color:var(--grey)}
+.v-invalid{background:var(--invalid-bg);color:var(--invalid)}
+.v-none{background:#fff;color:#8c959f;font-size:12px}
+.badge{display:inline-block;padding:1px 9px;border-radius:999px;font-weight:700;font-size:13px;
+border:1px solid currentColor;vertical-align:2px;margin-right:6px}
+.legend{display:flex;gap:10px;flex-wrap:wrap;margin:6px 0 0;font-size:13px}
+.headline{font-size:16px;font-weight:600;margin:4px 0}
+.meta{color:var(--soft);font-size:13px;margin:0 0 4px;word-break:break-all}
+ol,ul{margin:4px 0;padding-left:22px}
+.gates{width:100%}.gates td,.gates th{border-bottom:1px solid var(--line);padding:6px 8px;
+vertical-align:top;text-align:left}
+.gates th{font-size:13px;color:var(--soft);font-weight:600}
+.ok{color:var(--green);font-weight:700}.bad{color:var(--red);font-weight:700}
+.na{color:var(--soft)}
+code,pre,.mono{font-family:ui-monospace,"SFMono-Regular","DejaVu Sans Mono",Menlo,monospace;
+font-size:13px}
+.sbs{display:grid;grid-template-columns:1fr 1fr;gap:10px;margin:6px 0}
+.sbs pre{margin:0;padding:10px;background:#f6f8fa;border:1px solid var(--line);border-radius:6px;
+white-space:pre-wrap;word-break:break-word;max-height:260px;overflow:auto}
+.sbs .label{font-size:12px;color:var(--soft);margin-bottom:2px}
+.attention{list-style:none;padding:0}.attention li{margin:4px 0;overflow:hidden;
+text-overflow:ellipsis;white-space:nowrap}.attention a{color:var(--ink);text-decoration:none;
+font-weight:600;margin-right:6px}
+details summary{cursor:pointer;color:var(--soft);margin:10px 0}
+mark{background:#ffd8b5;color:inherit;border-radius:2px}
+.div{border-top:1px dashed var(--line);padding-top:10px;margin-top:10px}
+.tag{display:inline-block;font-size:12px;padding:0 7px;border-radius:4px;background:var(--grey-bg);
+margin:0 4px 2px 0}
+.tag.warn{background:var(--amber-bg);color:var(--amber)}.tag.bad{background:var(--red-bg);
+color:var(--red)}
+.problems li{color:var(--red)}
+dl{display:grid;grid-template-columns:170px 1fr;gap:2px 12px;margin:4px 0}dt{color:var(--soft)}
+dd{margin:0;word-break:break-all}
+)CSS";
+
+std::string cell_box(const ModelGrid& grid, std::int64_t ctx, std::int64_t n) {
+    const ReportEntry* entry = grid.at(ctx, n);
+    if (!entry) return "<td class=\"v-none\"><span class=\"cellbox\">not measured</span></td>";
+    std::string word, note;
+    if (entry->trusted()) {
+        word = verdict_word(entry->cert().verdict.status);
+        note = entry->promotion.promotable ? "★ promotable"
+                                           : std::string(core::name(entry->cert().source));
+    } else {
+        word = "INVALID";
+        note =
+            entry->state == EntryState::Inconsistent ? "disagrees with itself" : "digest mismatch";
+    }
+    return "<td class=\"" + verdict_class(*entry) + "\"><a href=\"#" +
+           escape_attribute(cell_anchor(entry->cert())) + "\" title=\"" +
+           escape_attribute(entry_headline(*entry)) + "\"><span class=\"word\">" + word +
+           "</span><span class=\"note\">" + escape_markup(note) + "</span></a></td>";
+}
+
+void render_grid(const ModelGrid& grid, std::ostream& out) {
+    const auto best = largest_green_n(grid);
+    out << "<section class=\"card model\"><h2>" << escape_markup(grid.model) << "</h2>\n"
+        << "<p class=\"answer" << (best ? "" : " none")
+        << "\">Largest N that is GREEN at every ctx "
+        << "measured: <b>" << (best ? "N = " + std::to_string(*best) : std::string("none"))
+        << "</b> <span class=\"meta\">(" << grid.ctxs.size()
+        << " ctx measured; never extrapolated)</span></p>\n"
+        << "<table class=\"matrix\"><tr><th>ctx \\ N</th>";
+    for (auto n : grid.ns) out << "<th>N = " << n << "</th>";
+    out << "</tr>\n";
+    for (auto ctx : grid.ctxs) {
+        out << "<tr><th>" << ctx << "</th>";
+        for (auto n : grid.ns) out << cell_box(grid, ctx, n);
+        out << "</tr>\n";
+    }
+    out << "</table></section>\n";
+}
+
+void render_unusable(const ReportModel& model, std::ostream& out) {
+    std::string items;
+    for (const auto& entry : model.entries)
+        if (!entry.problem.empty()) items += "<li>" + escape_markup(entry.problem) + "</li>\n";
+    if (items.empty()) return;
+    out << "<section class=\"card\"><h2>Files the report cannot rely on</h2><ul class=\"problems\">"
+        << items << "</ul></section>\n";
+}
+
+// Every cell that is not a trusted GREEN, with the reason that decided it and a link to it.
+void render_attention(const std::vector<ModelGrid>& grids, std::ostream& out) {
+    std::string items;
+    for (const auto& grid : grids)
+        for (auto ctx : grid.ctxs)
+            for (auto n : grid.ns) {
+                const ReportEntry* entry = grid.at(ctx, n);
+                if (!entry ||
+                    (entry->trusted() && entry->cert().verdict.status == core::Status::Green))
+                    continue;
+                const auto reasons = deciding_reasons(entry->cert(), 1);
+                const std::string why = !entry->problem.empty() ? entry->problem
+                                        : reasons.empty()       ? std::string()
+                                                                : reasons.front();
+                items += "<li><a href=\"#" + escape_attribute(cell_anchor(entry->cert())) +
+                         "\"><span class=\"badge " + verdict_class(*entry) + "\">" +
+                         (entry->trusted() ? std::string(verdict_word(entry->cert().verdict.status))
+                                           : std::string("INVALID")) +
+                         "</span>" + escape_markup(grid.model) + " &middot; ctx " +
+                         std::to_string(ctx) + " &middot; N " + std::to_string(n) +
+                         "</a> <span class=\"meta\">" + escape_markup(why) + "</span></li>\n";
+            }
+    if (items.empty()) return;
+    out << "<section class=\"card\"><h2>Cells that are not GREEN</h2><ul class=\"attention\">"
+        << items << "</ul></section>\n";
+}
+
+void render_summary(const ReportModel& model, std::ostream& out) {
+    std::size_t counts[5] = {0, 0, 0, 0, 0};  // green, red, amber, unverified, invalid
+    for (const auto& entry : model.entries) {
+        if (!entry.trusted()) {
+            ++counts[4];
+            continue;
+        }
+        switch (entry.cert().verdict.status) {
+            case core::Status::Green:
+                ++counts[0];
+                break;
+            case core::Status::Failed:
+                ++counts[1];
+                break;
+            case core::Status::GreenWithCaveat:
+                ++counts[2];
+                break;
+            case core::Status::GreenUnverified:
+                ++counts[3];
+                break;
+        }
+    }
+    out << "<div class=\"legend\">"
+        << "<span class=\"badge v-green\">GREEN " << counts[0] << "</span>"
+        << "<span class=\"badge v-red\">RED " << counts[1] << "</span>"
+        << "<span class=\"badge v-amber\">AMBER " << counts[2] << "</span>"
+        << "<span class=\"badge v-unverified\">UNVERIFIED " << counts[3] << "</span>"
+        << "<span class=\"badge v-invalid\">INVALID " << counts[4] << "</span>"
+        << "<span class=\"meta\">★ promotable: a GREEN from a live server with every gate "
+           "proven and an intact digest</span></div>\n";
+}
+
+}  // namespace
+
+std::string verdict_class(const ReportEntry& entry) {
+    if (!entry.trusted()) return "v-invalid";
+    switch (entry.cert().verdict.status) {
+        case core::Status::Green:
+            return "v-green";
+        case core::Status::Failed:
+            return "v-red";
+        case core::Status::GreenWithCaveat:
+            return "v-amber";
+        case core::Status::GreenUnverified:
+            return "v-unverified";
+    }
+    return "v-unverified";
+}
+
+std::size_t common_prefix_chars(std::string_view a, std::string_view b) {
+    const auto continues = [](std::string_view s, std::size_t k) {
+        return k < s.size() && (static_cast<unsigned char>(s[k]) & 0xC0) == 0x80;
+    };
+    std::size_t i = 0;
+    while (i < a.size() && i < b.size() && a[i] == b[i]) ++i;
+    // The bytes before i are equal, so backing up to a character start is the same for both.
+    while (i > 0 && (continues(a, i) || continues(b, i))) --i;
+    return i;
+}
+
+std::string render_html(const ReportModel& model) {
+    std::ostringstream out;
+    out << "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n"
+        << "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
+        << "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; "
+           "style-src 'unsafe-inline'; img-src data:\">\n"
+        << "<title>batch-invariance report</title>\n<style>" << kStyle << "</style></head>\n"
+        << "<body><main>\n<h1>batch-invariance report</h1>\n<p class=\"sub\">Does batching "
+           "change the answers? One cell per (model, ctx, N); "
+        << model.entries.size()
+        << " file(s). A GREEN is a per-cell &ldquo;not detected&rdquo;, never a proof.</p>\n";
+    render_summary(model, out);
+    out << "<div style=\"height:14px\"></div>\n";
+    const auto grids = model_grids(model);
+    for (const auto& grid : grids) render_grid(grid, out);
+    render_attention(grids, out);
+    render_unusable(model, out);
+    for (const auto& grid : grids)
+        for (auto ctx : grid.ctxs)
+            for (auto n : grid.ns)
+                if (const ReportEntry* entry = grid.at(ctx, n)) out << render_cell_html(*entry);
+    out << "</main></body></html>\n";
+    return out.str();
+}
+
+}  // namespace bi::cli::report

@@ -1,0 +1,28 @@
+// `bi-run report --html FILE`: one self-contained page (inline CSS and SVG, no scripts, nothing
+// fetched) with a ctx x N matrix per model, the "largest N GREEN at every ctx" answer, and per
+// cell its reasons, gates, bounds, provenance and the divergent ids side by side. Every text
+// taken from a cert or a trial log is HTML-escaped.
+#pragma once
+
+#include <cstddef>
+#include <string>
+#include <string_view>
+
+#include "report_model.hpp"
+
+namespace bi::cli::report {
+
+std::string render_html(const ReportModel& model);
+
+// One cell's detail section (html_cell.cpp); `entry` must have a cert.
+std::string render_cell_html(const ReportEntry& entry);
+
+// The byte length of the longest common prefix of `a` and `b` that ends on a UTF-8 character
+// boundary: where the first difference is highlighted.
+std::size_t common_prefix_chars(std::string_view a, std::string_view b);
+
+// The CSS class of a verdict: "v-green", "v-red", "v-amber", "v-unverified"; "v-invalid" for a
+// cert the report cannot trust.
+std::string verdict_class(const ReportEntry& entry);
+
+}  // namespace bi::cli::report

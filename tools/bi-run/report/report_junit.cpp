@@ -1,0 +1,168 @@
+#include "report_junit.hpp"
+
+#include <map>
+#include <sstream>
+
+#include "markup.hpp"
+
+namespace bi::cli::report {
+
+namespace {
+
+constexpr std::size_t kMaxChangedFields = 20;
+
+enum class Outcome { Passed, Failure, Skipped, Error };
+
+struct Case {
+    std::string name;
+    std::string file;
+    Outcome outcome = Outcome::Passed;
+    std::string message;  // failure / skipped / error message
+    std::string type;     // failure / error type
+    std::string body;     // the full text of the failure or error, or system-out
+};
+
+struct Suite {
+    std::string name;
+    std::vector<Case> cases;
+    std::size_t count(Outcome outcome) const {
+        std::size_t n = 0;
+        for (const auto& c : cases) n += c.outcome == outcome ? 1 : 0;
+        return n;
+    }
+};
+
+std::string joined(const std::vector<std::string>& lines, const char* separator) {
+    std::string text;
+    for (const auto& line : lines) text += (text.empty() ? "" : separator) + line;
+    return text;
+}
+
+std::string reasons_text(const core::Cert& cert) {
+    std::string text;
+    for (const auto& reason : cert.verdict.decision_reasons) text += "- " + reason + "\n";
+    return text;
+}
+
+Case cell_case(const ReportEntry& entry) {
+    const core::Cert& c = entry.cert();
+    Case k;
+    k.name = "ctx " + std::to_string(c.cell.ctx) + " N " + std::to_string(c.cell.dispatch_n);
+    k.file = entry.path;
+    const std::string headline = entry_headline(entry);
+    if (!entry.trusted()) {
+        k.outcome = Outcome::Error;
+        k.type = entry.state == EntryState::Inconsistent ? "inconsistent" : "digest_mismatch";
+        k.message = entry.problem;
+        k.body = headline + " (not trusted)\n" + reasons_text(c);
+        return k;
+    }
+    const std::string reasons = joined(deciding_reasons(c), "; ");
+    switch (c.verdict.status) {
+        case core::Status::Failed:
+            k.outcome = Outcome::Failure;
+            k.type = std::string(core::name(c.verdict.status));
+            k.message = headline + ": " + reasons;
+            k.body = headline + "\n" + reasons_text(c);
+            for (const auto& line : changed_fields(c, kMaxChangedFields))
+                k.body += "  " + line + "\n";
+            break;
+        case core::Status::GreenUnverified:
+            k.outcome = Outcome::Skipped;
+            k.message = headline + ": " + reasons;
+            break;
+        case core::Status::GreenWithCaveat:
+            k.body = headline + ": " + reasons + "\n" + reasons_text(c);
+            break;
+        case core::Status::Green:
+            k.body = headline + "\n";
+            break;
+    }
+    return k;
+}
+
+Case unusable_case(const ReportEntry& entry) {
+    Case k;
+    k.name = entry.path;
+    k.file = entry.path;
+    k.outcome = Outcome::Error;
+    k.type = entry.state == EntryState::NotACert ? "not_a_cert" : "unreadable";
+    k.message = entry.problem;
+    k.body = entry.problem + "\n";
+    return k;
+}
+
+std::vector<Suite> suites_of(const ReportModel& model) {
+    std::map<std::string, Suite> by_model;
+    Suite unusable{"unusable files", {}};
+    for (const auto& entry : model.entries) {
+        if (!entry.has_cert()) {
+            unusable.cases.push_back(unusable_case(entry));
+            continue;
+        }
+        auto& suite = by_model[entry.cert().cell.model];
+        suite.name = entry.cert().cell.model;
+        suite.cases.push_back(cell_case(entry));
+    }
+    std::vector<Suite> suites;
+    suites.reserve(by_model.size() + 1);
+    for (auto& [name, suite] : by_model) suites.push_back(std::move(suite));
+    if (!unusable.cases.empty()) suites.push_back(std::move(unusable));
+    return suites;
+}
+
+void counts(std::ostream& out, std::size_t tests, std::size_t failures, std::size_t errors,
+            std::size_t skipped) {
+    out << " tests=\"" << tests << "\" failures=\"" << failures << "\" errors=\"" << errors
+        << "\" skipped=\"" << skipped << "\"";
+}
+
+void render_case(const Suite& suite, const Case& k, std::ostream& out) {
+    out << "    <testcase classname=\"" << escape_attribute(suite.name) << "\" name=\""
+        << escape_attribute(k.name) << "\" file=\"" << escape_attribute(k.file) << "\">\n";
+    switch (k.outcome) {
+        case Outcome::Failure:
+        case Outcome::Error:
+            out << "      <" << (k.outcome == Outcome::Failure ? "failure" : "error") << " type=\""
+                << escape_attribute(k.type) << "\" message=\"" << escape_attribute(k.message)
+                << "\">" << escape_markup(k.body) << "</"
+                << (k.outcome == Outcome::Failure ? "failure" : "error") << ">\n";
+            break;
+        case Outcome::Skipped:
+            out << "      <skipped message=\"" << escape_attribute(k.message) << "\"/>\n";
+            break;
+        case Outcome::Passed:
+            out << "      <system-out>" << escape_markup(k.body) << "</system-out>\n";
+            break;
+    }
+    out << "    </testcase>\n";
+}
+
+}  // namespace
+
+std::string render_junit(const ReportModel& model) {
+    const auto suites = suites_of(model);
+    std::size_t tests = 0, failures = 0, errors = 0, skipped = 0;
+    for (const auto& s : suites) {
+        tests += s.cases.size();
+        failures += s.count(Outcome::Failure);
+        errors += s.count(Outcome::Error);
+        skipped += s.count(Outcome::Skipped);
+    }
+    std::ostringstream out;
+    out << "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites name=\"bi-run report\"";
+    counts(out, tests, failures, errors, skipped);
+    out << ">\n";
+    for (const auto& s : suites) {
+        out << "  <testsuite name=\"" << escape_attribute(s.name) << "\"";
+        counts(out, s.cases.size(), s.count(Outcome::Failure), s.count(Outcome::Error),
+               s.count(Outcome::Skipped));
+        out << ">\n";
+        for (const auto& k : s.cases) render_case(s, k, out);
+        out << "  </testsuite>\n";
+    }
+    out << "</testsuites>\n";
+    return out.str();
+}
+
+}  // namespace bi::cli::report

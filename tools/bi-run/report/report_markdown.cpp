@@ -1,0 +1,125 @@
+#include "report_markdown.hpp"
+
+#include <algorithm>
+#include <sstream>
+
+#include "../verdict_headline.hpp"
+
+namespace bi::cli::report {
+
+namespace {
+
+constexpr std::size_t kChangedFieldsShown = 3;
+
+// The word shown in a matrix cell: the verdict word, or INVALID for a cert the report cannot
+// trust, and a star when the cell is promotable.
+std::string cell_word(const ReportEntry* entry) {
+    if (!entry) return "·";
+    if (!entry->trusted()) return "**INVALID**";
+    std::string word = "**" + std::string(verdict_word(entry->cert().verdict.status)) + "**";
+    return entry->promotion.promotable ? word + " ★" : word;
+}
+
+void render_grid(const ModelGrid& grid, std::ostream& out) {
+    out << "## " << escape_markdown(grid.model) << "\n\n"
+        << escape_markdown(largest_green_line(grid)) << "\n\n| ctx \\ N |";
+    for (auto n : grid.ns) out << " " << n << " |";
+    out << "\n|---:|";
+    for (std::size_t i = 0; i < grid.ns.size(); ++i) out << ":---:|";
+    out << "\n";
+    for (auto ctx : grid.ctxs) {
+        out << "| " << ctx << " |";
+        for (auto n : grid.ns) out << " " << cell_word(grid.at(ctx, n)) << " |";
+        out << "\n";
+    }
+    out << "\n";
+}
+
+// One list item for a cell that is not a trusted green, or for a file that is not usable.
+std::string problem_item(const ReportEntry& entry) {
+    if (!entry.has_cert()) return "- **ERROR** " + escape_markdown(entry.problem) + "\n";
+    const core::Cert& c = entry.cert();
+    std::string item =
+        "- **" + std::string(entry.trusted() ? verdict_word(c.verdict.status) : "INVALID") + "** " +
+        escape_markdown(c.cell.model) + " ctx " + std::to_string(c.cell.ctx) + " N " +
+        std::to_string(c.cell.dispatch_n) + ": " + escape_markdown(entry_headline(entry));
+    if (!entry.problem.empty()) return item + " — " + escape_markdown(entry.problem) + "\n";
+    for (const auto& reason : deciding_reasons(c)) item += " — " + escape_markdown(reason);
+    item += "\n";
+    for (const auto& line : changed_fields(c, kChangedFieldsShown))
+        item += "  - " + escape_markdown(line) + "\n";
+    return item;
+}
+
+bool needs_listing(const ReportEntry& entry) {
+    return !entry.trusted() || entry.cert().verdict.status != core::Status::Green;
+}
+
+}  // namespace
+
+std::string escape_markdown(const std::string& text) {
+    std::string out;
+    for (char ch : text) {
+        switch (ch) {
+            case '&':
+                out += "&amp;";
+                break;
+            case '<':
+                out += "&lt;";
+                break;
+            case '>':
+                out += "&gt;";
+                break;
+            case '\n':
+            case '\r':
+                out += ' ';
+                break;
+            case '\\':
+            case '`':
+            case '*':
+            case '_':
+            case '[':
+            case ']':
+            case '|':
+            case '~':
+            case '#':
+                out += '\\';
+                out += ch;
+                break;
+            default:
+                out += ch;
+        }
+    }
+    return out;
+}
+
+std::string render_markdown(const ReportModel& model) {
+    std::ostringstream out;
+    std::size_t usable = 0;
+    for (const auto& entry : model.entries) usable += entry.has_cert() ? 1 : 0;
+    out << "# batch-invariance report\n\n"
+        << model.entries.size() << " file(s), " << usable << " cert(s). ★ promotable, "
+        << "· not measured.\n\n";
+    for (const auto& grid : model_grids(model)) render_grid(grid, out);
+
+    std::string listing;
+    std::size_t left_out = 0;
+    const std::size_t head = std::min(out.str().size(), kMaxMarkdownBytes - 1024);
+    const std::size_t budget = kMaxMarkdownBytes - 1024 - head;
+    for (const auto& entry : model.entries) {
+        if (!needs_listing(entry)) continue;
+        const std::string item = problem_item(entry);
+        if (listing.size() + item.size() > budget)
+            ++left_out;
+        else
+            listing += item;
+    }
+    if (listing.empty()) return out.str() + "Every cell is GREEN.\n";
+    out << "## Not green\n\n" << listing;
+    if (left_out > 0) out << "- … " << left_out << " more not shown (size limit)\n";
+    std::string text = out.str();
+    if (text.size() > kMaxMarkdownBytes) text.resize(text.rfind('\n', kMaxMarkdownBytes - 1) + 1);
+    return text;
+}
+
+}  // namespace bi::cli::report

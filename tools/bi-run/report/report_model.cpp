@@ -1,0 +1,239 @@
+#include "report_model.hpp"
+
+#include <algorithm>
+#include <cstdlib>
+#include <filesystem>
+#include <set>
+#include <sstream>
+
+#include "../verdict_headline.hpp"
+#include "core/cert_consistency.hpp"
+#include "core/error.hpp"
+#include "io/files.hpp"
+#include "io/json_text.hpp"
+
+namespace bi::cli::report {
+
+namespace {
+
+const core::Json* find_path(const core::Json& document, std::initializer_list<const char*> keys) {
+    const core::Json* at = &document;
+    for (const char* key : keys) {
+        at = at->find(key);
+        if (!at) return nullptr;
+    }
+    return at;
+}
+
+// divergence_report.AC.forensics (or divergence.AC.forensics), whichever the cert has.
+std::map<std::string, core::Json> read_forensics(const core::Json& document) {
+    std::map<std::string, core::Json> by_id;
+    const core::Json* forensics = find_path(document, {"divergence_report", "AC", "forensics"});
+    if (!forensics) forensics = find_path(document, {"divergence", "AC", "forensics"});
+    if (!forensics || !forensics->is_object()) return by_id;
+    for (const auto& [id, record] : forensics->as_object())
+        if (record.is_object()) by_id.emplace(id, record);
+    return by_id;
+}
+
+std::string trial_log_path(const std::string& cert_path) {
+    std::filesystem::path p(cert_path);
+    p.replace_extension(".trials.jsonl");
+    return p.string();
+}
+
+// The A and C texts of each id; lines that are not what the log format says are skipped, and a
+// log that cannot be read leaves the texts empty (the report then shows the cert's own rows).
+std::map<std::string, TrialTexts> read_trial_texts(const std::string& cert_path) {
+    std::map<std::string, TrialTexts> texts;
+    const std::string log = trial_log_path(cert_path);
+    std::error_code ec;
+    if (!std::filesystem::is_regular_file(log, ec)) return texts;
+    std::string content;
+    try {
+        content = io::read_file(log);
+    } catch (const Error&) {
+        return texts;
+    }
+    std::istringstream lines(content);
+    std::string line;
+    while (std::getline(lines, line)) {
+        if (line.empty()) continue;
+        core::Json record;
+        try {
+            record = io::parse_json(line, log);
+        } catch (const Error&) {
+            continue;
+        }
+        const core::Json* id = record.find("test_id");
+        const core::Json* text = record.find("content");
+        if (!id || !id->is_string() || !text || !text->is_string()) continue;
+        const std::string arm = record.string_or("arm", "");
+        if (arm == "A") {
+            texts[id->as_string()].a = text->as_string();
+        } else if (arm == "C" || (arm.size() > 1 && arm[0] == 'C')) {
+            std::int64_t pass = record.int_or("pass", 0);
+            if (pass == 0 && arm.size() > 1) pass = std::atoll(arm.c_str() + 1);
+            if (pass > 0) texts[id->as_string()].c[static_cast<int>(pass)] = text->as_string();
+        }
+    }
+    return texts;
+}
+
+ReportEntry load_entry(const std::string& path) {
+    ReportEntry entry;
+    entry.path = path;
+    try {
+        entry.loaded = io::read_cert(path);
+    } catch (const Error& e) {
+        entry.state = EntryState::Unreadable;
+        entry.problem = e.what();
+        return entry;
+    }
+    if (!entry.loaded.shape_problem.empty()) {
+        entry.state = EntryState::NotACert;
+        entry.problem = path + ": not a cert: " + entry.loaded.shape_problem;
+        return entry;
+    }
+    entry.forensics = read_forensics(entry.loaded.document);
+    entry.texts = read_trial_texts(path);
+    entry.promotion = core::check_promotable(entry.loaded.cert, entry.loaded.digest_intact);
+    if (const auto disagreements = core::cert_disagreements(entry.loaded.cert);
+        !disagreements.empty()) {
+        entry.state = EntryState::Inconsistent;
+        entry.problem = path + ": the cert disagrees with itself: " + disagreements.front();
+        return entry;
+    }
+    entry.state = EntryState::Usable;
+    if (!entry.loaded.digest_intact)
+        entry.problem = path + ": digest mismatch: the cert was edited or corrupted";
+    return entry;
+}
+
+// The verdict rules write one kind of line for a gate that passed and another for the rule that
+// fired; the deciding reasons are the fired ones, which come last before the verdict line.
+bool is_passed_reason(const std::string& line) {
+    for (const char* marker : {"self-check passed", "no invariant divergence", "overlap proven",
+                               "floor met", "coverage met"})
+        if (line.find(marker) != std::string::npos) return true;
+    return false;
+}
+
+template <typename T>
+std::vector<T> sorted_unique(std::set<T> values) {
+    return std::vector<T>(values.begin(), values.end());
+}
+
+}  // namespace
+
+std::vector<std::string> expand_paths(const std::vector<std::string>& paths) {
+    std::vector<std::string> files;
+    for (const auto& path : paths) {
+        std::error_code ec;
+        if (!std::filesystem::is_directory(path, ec)) {
+            files.push_back(path);
+            continue;
+        }
+        std::vector<std::string> inside;
+        for (const auto& entry : std::filesystem::directory_iterator(path))
+            if (entry.is_regular_file() && entry.path().extension() == ".json")
+                inside.push_back(entry.path().string());
+        std::sort(inside.begin(), inside.end());
+        files.insert(files.end(), inside.begin(), inside.end());
+    }
+    return files;
+}
+
+ReportModel load_report(const std::vector<std::string>& paths) {
+    ReportModel model;
+    for (const auto& path : expand_paths(paths)) model.entries.push_back(load_entry(path));
+    return model;
+}
+
+const ReportEntry* ModelGrid::at(std::int64_t ctx, std::int64_t n) const {
+    const auto found = cells.find({ctx, n});
+    return found == cells.end() ? nullptr : found->second;
+}
+
+std::vector<ModelGrid> model_grids(const ReportModel& model) {
+    std::map<std::string, ModelGrid> grids;
+    std::map<std::string, std::pair<std::set<std::int64_t>, std::set<std::int64_t>>> axes;
+    for (const auto& entry : model.entries) {
+        if (!entry.has_cert()) continue;
+        const auto& cell = entry.cert().cell;
+        auto& grid = grids[cell.model];
+        grid.model = cell.model;
+        grid.cells[{cell.ctx, cell.dispatch_n}] = &entry;
+        axes[cell.model].first.insert(cell.ctx);
+        axes[cell.model].second.insert(cell.dispatch_n);
+    }
+    std::vector<ModelGrid> out;
+    for (auto& [name, grid] : grids) {
+        grid.ctxs = sorted_unique(axes[name].first);
+        grid.ns = sorted_unique(axes[name].second);
+        out.push_back(std::move(grid));
+    }
+    return out;
+}
+
+std::optional<std::int64_t> largest_green_n(const ModelGrid& grid) {
+    for (auto n = grid.ns.rbegin(); n != grid.ns.rend(); ++n) {
+        const bool everywhere = std::all_of(grid.ctxs.begin(), grid.ctxs.end(), [&](auto ctx) {
+            const ReportEntry* entry = grid.at(ctx, *n);
+            return entry && entry->trusted() && entry->cert().verdict.status == core::Status::Green;
+        });
+        if (everywhere) return *n;
+    }
+    return std::nullopt;
+}
+
+std::string largest_green_line(const ModelGrid& grid) {
+    std::string ctxs;
+    for (auto ctx : grid.ctxs) ctxs += (ctxs.empty() ? "" : ", ") + std::to_string(ctx);
+    const auto n = largest_green_n(grid);
+    return "largest N that is GREEN at every ctx measured (" + ctxs +
+           "): " + (n ? std::to_string(*n) : std::string("none"));
+}
+
+std::string entry_headline(const ReportEntry& entry) {
+    const auto& v = entry.cert().verdict;
+    return verdict_headline(v.status, v.divergence_class, v.anomaly, entry.promotion.promotable);
+}
+
+std::vector<std::string> deciding_reasons(const core::Cert& cert, std::size_t limit) {
+    const auto& reasons = cert.verdict.decision_reasons;
+    if (reasons.empty()) return {};
+    if (cert.verdict.status == core::Status::Green || reasons.size() < 2) return {reasons.back()};
+    std::size_t end = reasons.size();
+    if (reasons[end - 1].rfind("verdict ", 0) == 0) --end;
+    std::size_t begin = end;
+    while (begin > 0 && end - begin < limit && !is_passed_reason(reasons[begin - 1])) --begin;
+    if (begin == end) --begin;
+    return std::vector<std::string>(reasons.begin() + static_cast<std::ptrdiff_t>(begin),
+                                    reasons.begin() + static_cast<std::ptrdiff_t>(end));
+}
+
+std::vector<std::string> changed_fields(const core::Cert& cert, std::size_t limit) {
+    std::vector<std::string> lines;
+    std::set<std::string> seen;  // "id field": the first pass that shows it
+    for (const auto& pass : cert.divergence.ac.per_pass)
+        for (const auto& row : pass.rows) {
+            if (lines.size() >= limit) return lines;
+            if (!seen.insert(row.test_id + " " + row.field).second) continue;
+            lines.push_back(row.test_id + " in " + pass.right_arm + ": " + row.field + " " +
+                            io::to_json_text(row.left) + " → " + io::to_json_text(row.right));
+        }
+    return lines;
+}
+
+std::string cell_anchor(const core::Cert& cert) {
+    std::string anchor = "cell-";
+    for (char ch : core::cert_file_name(cert.cell.model, cert.cell.ctx, cert.cell.dispatch_n)) {
+        const bool plain = (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') ||
+                           (ch >= '0' && ch <= '9') || ch == '-' || ch == '_';
+        anchor += plain ? ch : '_';
+    }
+    return anchor.substr(0, anchor.size() - 5 /* "_json" */);
+}
+
+}  // namespace bi::cli::report

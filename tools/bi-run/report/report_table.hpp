@@ -1,0 +1,40 @@
+// The one-row-per-cell table that the text, CSV and JSON outputs share: same cells, same columns.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include "core/json.hpp"
+#include "report_model.hpp"
+
+namespace bi::cli::report {
+
+struct TableRow {
+    const ReportEntry* entry = nullptr;
+    std::string model;
+    std::int64_t ctx = 0;
+    std::int64_t n = 0;
+    std::string verdict;  // the headline, "[DIGEST MISMATCH]" appended when the digest is broken
+    std::string source;
+    bool promotable = false;
+    std::size_t diverged = 0;
+    std::string cp95;  // the Clopper–Pearson bound, "-" when the cell diverged
+};
+
+// One row per usable cert, in the model's order; unusable files have no row.
+std::vector<TableRow> table_rows(const ReportModel& model);
+
+// The aligned text table with its header line.
+void render_text(const ReportModel& model, std::ostream& out);
+
+// RFC 4180 CSV with a header line: model,ctx,N,verdict,source,promotable,diverged,cp95.
+void render_csv(const ReportModel& model, std::ostream& out);
+
+// One JSON array, one object per row (path, model, ctx, dispatch_n, status, source,
+// promotable, digest_intact, n_divergent).
+core::Json render_json_rows(const ReportModel& model);
+
+}  // namespace bi::cli::report

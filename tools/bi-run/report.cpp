@@ -1,5 +1,5 @@
 // bi-run report: one table over many certs (a sweep's directory, say): cell, verdict, source,
-// promotable, divergent ids and the sensitivity bound.
+// promotable, divergent ids and both sensitivity bounds (per trial, per prompt) with their n.
 #include <cxxopts.hpp>
 
 #include <algorithm>
@@ -15,6 +15,7 @@
 #include "exit_codes.hpp"
 #include "io/cert_io.hpp"
 #include "io/json_text.hpp"
+#include "sensitivity_text.hpp"
 
 namespace bi::cli {
 
@@ -36,14 +37,6 @@ std::vector<std::string> expand(const std::vector<std::string>& paths) {
         files.insert(files.end(), inside.begin(), inside.end());
     }
     return files;
-}
-
-std::string bound(const core::Cert& cert) {
-    const auto& cp = cert.sensitivity.clopper_pearson_upper_95;
-    if (!cp) return "-";
-    char buffer[32];
-    std::snprintf(buffer, sizeof buffer, "%.4f", *cp);
-    return buffer;
 }
 
 }  // namespace
@@ -69,8 +62,8 @@ int report_main(int argc, char** argv) {
     core::Json rows = core::Json::array();
     const bool json = args.count("json") > 0;
     if (!json)
-        std::printf("%-32s %7s %4s  %-38s %-6s %-10s %8s %s\n", "model", "ctx", "N", "verdict",
-                    "source", "promotable", "diverged", "cp95");
+        std::printf("%-32s %7s %4s  %-38s %-6s %-10s %8s %-16s %s\n", "model", "ctx", "N",
+                    "verdict", "source", "promotable", "diverged", "per_trial", "per_prompt");
     for (const auto& path : expand(args["paths"].as<std::vector<std::string>>())) {
         io::LoadedCert loaded;
         try {
@@ -112,10 +105,11 @@ int report_main(int argc, char** argv) {
                                               {"n_divergent", diverged}});
             continue;
         }
-        std::printf("%-32s %7lld %4lld  %-38s %-6s %-10s %8zu %s\n", c.cell.model.c_str(),
+        std::printf("%-32s %7lld %4lld  %-38s %-6s %-10s %8zu %-16s %s\n", c.cell.model.c_str(),
                     static_cast<long long>(c.cell.ctx), static_cast<long long>(c.cell.dispatch_n),
                     verdict.c_str(), source.c_str(), promotable ? "yes" : "no", diverged,
-                    bound(c).c_str());
+                    bound_cell(c.sensitivity.per_trial).c_str(),
+                    bound_cell(c.sensitivity.per_prompt).c_str());
     }
     if (json) std::cout << io::to_json_text(rows) << std::endl;
     std::fflush(stdout);

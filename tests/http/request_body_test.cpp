@@ -54,7 +54,7 @@ TEST_CASE("chat bodies ask for logprobs when K > 0", "[request]") {
     CHECK(body.find("n_probs") == nullptr);
 }
 
-TEST_CASE("--logprobs 1 still asks for two top logprobs: the margin needs top-2", "[request]") {
+TEST_CASE("logprobs K = 1 still asks for two top logprobs: the margin needs top-2", "[request]") {
     RequestOptions options;
     options.logprobs = 1;
     CHECK(canonical_equal(*body_of(options, "", "hi", 1).find("top_logprobs"), Json(2)));

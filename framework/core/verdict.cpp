@@ -419,7 +419,7 @@ Reasons forensics_reasons(const UnionReport& ac) {
         if (f.contamination) {
             if (contaminated.size() < kNamed)
                 r.push_back(
-                    "contamination suspected (privacy-relevant: another request's text "
+                    "contamination_suspected (privacy-relevant: another request's text "
                     "leaked in): " +
                     where(id, f) + " generated \"" + f.contamination->ngram +
                     "\" from co-batched neighbour " + f.contamination->neighbour);

@@ -163,7 +163,7 @@ TEST_CASE("run-mock: contamination is labelled contamination_suspected with the 
     CHECK(suspected > 0);
     const auto& reasons = run.cert.find("decision_reasons")->as_array();
     CHECK(std::any_of(reasons.begin(), reasons.end(), [](const core::Json& line) {
-        return line.as_string().find("contamination suspected (privacy-relevant") !=
+        return line.as_string().find("contamination_suspected (privacy-relevant") !=
                std::string::npos;
     }));
 }

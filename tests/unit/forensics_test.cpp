@@ -204,7 +204,7 @@ TEST_CASE("contamination is labelled with the co-batched neighbour's id", "[fore
     REQUIRE(f.contamination);
     CHECK(f.contamination->neighbour == "id3");
     CHECK(f.contamination->ngram == "prompt number 3 asks");
-    CHECK(mentions(v, "contamination suspected (privacy-relevant"));
+    CHECK(mentions(v, "contamination_suspected (privacy-relevant"));
     CHECK(mentions(v, "from co-batched neighbour id3"));
 
     // A neighbour that never overlapped it in time is no suspect.

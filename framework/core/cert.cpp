@@ -29,16 +29,30 @@ bool has_expert_count(const std::string& name) {
     return false;
 }
 
+// Keeps the kMaxForensicsPerReport most severe entries (ids in order among equals).
+void cap_forensics(std::map<std::string, IdForensics>& forensics, std::size_t& truncated) {
+    if (forensics.size() <= kMaxForensicsPerReport) return;
+    std::vector<std::pair<std::string, IdForensics>> ranked(forensics.begin(), forensics.end());
+    std::stable_sort(ranked.begin(), ranked.end(), [](const auto& a, const auto& b) {
+        return severity(a.second) > severity(b.second);
+    });
+    truncated += ranked.size() - kMaxForensicsPerReport;
+    ranked.resize(kMaxForensicsPerReport);
+    forensics = {ranked.begin(), ranked.end()};
+}
+
 PairReport stored(PairReport report) {
     if (report.rows.size() > kMaxRowsPerReport) {
         report.rows_truncated += report.rows.size() - kMaxRowsPerReport;
         report.rows.resize(kMaxRowsPerReport);
     }
+    cap_forensics(report.forensics, report.forensics_truncated);
     return report;
 }
 
 UnionReport stored(UnionReport report) {
     for (auto& pass : report.per_pass) pass = stored(std::move(pass));
+    cap_forensics(report.forensics, report.forensics_truncated);
     return report;
 }
 
@@ -57,6 +71,7 @@ CertGates gates_of(const Verdict& v) {
     CertGates g;
     g.incomplete_ids = v.incomplete_ids;
     g.missing_evidence = v.missing_evidence;
+    g.greedy = {v.greedy_checked, v.n_not_greedy, v.greedy_violation};
     g.overlap = {v.overlap_ok,           v.client_depth,     v.per_pass_client_depth, v.server_c,
                  v.reported_total_slots, v.overlap_per_pass, v.overlap_problems};
     g.overlap.server.busy_samples.clear();

@@ -16,6 +16,8 @@ namespace bi::core {
 
 inline constexpr std::string_view kCertSchema = "bi-cert/1";
 inline constexpr std::size_t kMaxRowsPerReport = 200;  // keeps a cert readable; counts stay exact
+// Per-id forensics kept per report (most severe first); the count left out is recorded.
+inline constexpr std::size_t kMaxForensicsPerReport = 200;
 
 struct CellIdentity {
     std::string model;  // the alias written as the cert's "model"
@@ -64,9 +66,17 @@ struct SerialSelfCheck {
     std::optional<std::vector<std::string>> divergent_ids;
 };
 
+// Greedy decoding, checked when the server listed top alternatives (written only then).
+struct GreedyCheck {
+    bool checked = false;
+    std::size_t n_not_greedy = 0;  // trials with a chosen token that was not the top-1
+    std::optional<GreedyViolation> first_violation;
+};
+
 struct CertGates {
     std::vector<std::string> incomplete_ids;  // never sent or cut off by bi-run: compared nowhere
     std::vector<MissingEvidence> missing_evidence;
+    GreedyCheck greedy;
     OverlapGate overlap;
     CompletionFloorGate completion_floor;
     CoverageGate cobatch_coverage;

@@ -63,6 +63,15 @@ void check_pair(const PairReport& r, const std::string& label, Lines& out) {
     for (const Ids* drift : {&r.token_only_ids, &r.logprob_drift_ids})
         if (const auto* id = first_with(*drift, r.divergent_ids, true))
             out.push_back(label + ": id " + *id + " is listed both as divergent and as drift");
+    const auto listed = [](const std::string& id, const Ids& ids) {
+        return std::find(ids.begin(), ids.end(), id) != ids.end();
+    };
+    for (const auto& entry : r.forensics)
+        if (!listed(entry.first, r.divergent_ids) && !listed(entry.first, r.token_only_ids)) {
+            out.push_back(label + ": id " + entry.first +
+                          " has forensics but neither diverged nor drifted");
+            break;
+        }
     std::size_t by_family = 0;
     for (const auto& [family, group] : r.by_family) by_family += group.n_divergent;
     const std::size_t one_sided = r.only_left.size() + r.only_right.size();
@@ -176,6 +185,9 @@ Verdict evidence_of(const Cert& c) {
     v.overlap_ok = v.overlap_problems.empty();
     v.incomplete_ids = g.incomplete_ids;
     v.missing_evidence = g.missing_evidence;
+    v.greedy_checked = g.greedy.checked;
+    v.n_not_greedy = g.greedy.n_not_greedy;
+    v.greedy_violation = g.greedy.first_violation;
     v.concurrency_failures = c.divergence.failed_under_concurrency;
     for (const auto& [mode, n] : v.concurrency_failures) v.n_failed_under_concurrency += n;
 

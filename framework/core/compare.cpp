@@ -73,9 +73,12 @@ PairReport compare_arms(const ArmResults& left, const ArmResults& right, std::st
                                    generation_same});
         }
 
-        if (a.token_ids && b.token_ids)
-            if (auto index = first_token_difference(*a.token_ids, *b.token_ids))
-                report.first_divergent_token[id] = *index;
+        if (divergent || !generation_same)
+            if (auto found = divergence_forensics(a, b)) {
+                if (found->at.basis != DivergenceBasis::Char)
+                    report.first_divergent_token[id] = found->at.index;
+                report.forensics.emplace(id, std::move(*found));
+            }
 
         double delta = 0.0;
         const bool tokens_agree = !a.token_ids || !b.token_ids || *a.token_ids == *b.token_ids;
@@ -86,7 +89,14 @@ PairReport compare_arms(const ArmResults& left, const ArmResults& right, std::st
             report.divergent_ids.push_back(id);
         } else {
             if (!generation_same) report.token_only_ids.push_back(id);
-            if (logprob_moved) report.logprob_drift_ids.push_back(id);
+            if (logprob_moved) {
+                report.logprob_drift_ids.push_back(id);
+                // Over the common prefix: past a changed token the logprobs are of other tokens.
+                const auto f = report.forensics.find(id);
+                const bool prefix =
+                    f != report.forensics.end() && f->second.max_prefix_logprob_delta.has_value();
+                report.logprob_deltas[id] = prefix ? *f->second.max_prefix_logprob_delta : delta;
+            }
         }
 
         for (auto* group : {&report.by_family[a.family], &report.by_fill[format_fill(a.fill)]}) {

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "forensics.hpp"
 #include "json.hpp"
 #include "trial.hpp"
 
@@ -44,7 +45,12 @@ struct PairReport {
     std::vector<std::string> token_only_ids;
     std::vector<std::string> logprob_drift_ids;  // invariants equal, chosen-token logprobs differ
     double max_logprob_delta = 0.0;              // over ids whose token ids agree
-    std::map<std::string, std::size_t> first_divergent_token;  // ids whose token ids differ
+    // Ids whose tokens differ (token ids, else the logprob entries' texts): the first index.
+    std::map<std::string, std::size_t> first_divergent_token;
+    // Every id whose generation differs (divergent or token-only, present on both sides).
+    std::map<std::string, IdForensics> forensics;
+    std::size_t forensics_truncated = 0;           // entries left out when stored in a cert
+    std::map<std::string, double> logprob_deltas;  // logprob-drift ids: max |A - C| per id
     std::map<std::string, GroupCount> by_family;
     std::map<std::string, GroupCount> by_fill;
 

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <array>
+#include <cstddef>
 #include <cstdint>
 #include <map>
 #include <optional>
@@ -14,6 +15,17 @@
 #include "verdict_kinds.hpp"
 
 namespace bi::core {
+
+// How many of the server's top alternatives a trial keeps per position: top-1 and top-2 are all
+// the margin and the greedy check need, and a bound keeps a long completion's record small.
+inline constexpr std::size_t kKeptAlternatives = 2;
+
+// One alternative the server listed at a position (top_logprobs / completion_probabilities).
+struct TokenAlternative {
+    std::optional<std::int64_t> id;  // absent when the server sent none (OpenAI shape)
+    std::string text;
+    double logprob = 0.0;
+};
 
 struct TrialRecord {
     std::string test_id;
@@ -41,6 +53,10 @@ struct TrialRecord {
         finish_reason;  // "length"/"stop"/"tool_calls" (chat), "limit"/"eos"/"word" (/completion)
     std::optional<std::vector<std::int64_t>> token_ids;
     std::optional<std::vector<double>> token_logprobs;  // chosen-token logprob per position
+    // From the logprob entries: the chosen token's text per position, and the most likely
+    // alternatives (best first, at most kKeptAlternatives) when the server listed any.
+    std::optional<std::vector<std::string>> token_texts;
+    std::optional<std::vector<std::vector<TokenAlternative>>> top_alternatives;
 
     // Attribution: steady-clock nanoseconds since the run started.
     std::optional<std::int64_t> dispatch_ns;

@@ -5,6 +5,15 @@
 
 namespace bi::core {
 
+void merge_pass_forensics(UnionReport& report) {
+    report.forensics.clear();
+    for (const auto& pass : report.per_pass)
+        for (const auto& [id, entry] : pass.forensics) {
+            auto [it, inserted] = report.forensics.emplace(id, entry);
+            if (!inserted && severity(entry) > severity(it->second)) it->second = entry;
+        }
+}
+
 UnionReport union_over_passes(const ArmResults& reference, const std::vector<ArmResults>& passes,
                               const std::string& reference_arm, const std::string& pass_arm) {
     UnionReport report;
@@ -20,6 +29,11 @@ UnionReport union_over_passes(const ArmResults& reference, const std::vector<Arm
         report.n_scored_comparisons += pass.n_scored_both;
         report.n_comparisons += pass.n_compared;
         report.max_logprob_delta = std::max(report.max_logprob_delta, pass.max_logprob_delta);
+        for (auto& [id, entry] : pass.forensics) entry.pass = static_cast<int>(t + 1);
+        for (const auto& [id, delta] : pass.logprob_deltas) {
+            auto [it, inserted] = report.logprob_deltas.emplace(id, delta);
+            if (!inserted) it->second = std::max(it->second, delta);
+        }
         for (const auto& [id, index] : pass.first_divergent_token) {
             auto [it, inserted] = report.first_divergent_token.emplace(id, index);
             if (!inserted) it->second = std::min(it->second, index);
@@ -32,6 +46,8 @@ UnionReport union_over_passes(const ArmResults& reference, const std::vector<Arm
         if (!divergent.count(id)) report.token_only_ids.push_back(id);
     for (const auto& id : logprob_drift)
         if (!divergent.count(id)) report.logprob_drift_ids.push_back(id);
+    for (const auto& id : divergent) report.logprob_deltas.erase(id);
+    merge_pass_forensics(report);
     return report;
 }
 

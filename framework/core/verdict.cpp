@@ -113,6 +113,62 @@ void find_missing_evidence(const ArmResults& reference, const ArmResults& other,
     }
 }
 
+// Every arm's every trial: a server that is not decoding greedily makes agreement meaningless.
+void check_greedy(const CellEvidence& e, Verdict& v) {
+    const auto scan = [&v](const ArmResults& arm, const std::string& label) {
+        for (const auto& [id, trial] : arm) {
+            if (trial.top_alternatives) v.greedy_checked = true;
+            auto found = first_greedy_violation(trial);
+            if (!found) continue;
+            ++v.n_not_greedy;
+            if (v.greedy_violation) continue;
+            found->arm = label;
+            found->test_id = id;
+            v.greedy_violation = std::move(found);
+        }
+    };
+    scan(e.arm_a, "A");
+    if (e.arm_a_prime) scan(*e.arm_a_prime, "A'");
+    if (e.arm_b) scan(*e.arm_b, "B");
+    for (std::size_t t = 0; t < e.arm_c.size(); ++t) scan(e.arm_c[t], "C" + std::to_string(t + 1));
+}
+
+std::string_view text_of(const std::map<std::string, std::string, std::less<>>& texts,
+                         const std::string& id) {
+    const auto it = texts.find(id);
+    return it == texts.end() ? std::string_view() : std::string_view(it->second);
+}
+
+// A divergent C completion holding words of a co-batched neighbour's prompt or A output that its
+// own prompt and A output lack: the neighbours are the ids whose requests overlapped it that pass.
+void mark_contamination(const CellEvidence& e, UnionReport& ac) {
+    if (e.prompts.empty()) return;
+    for (std::size_t t = 0; t < ac.per_pass.size() && t < e.arm_c.size(); ++t) {
+        auto& pass = ac.per_pass[t];
+        if (pass.forensics.empty()) continue;
+        const auto compositions = pass_compositions(e.arm_c[t]);
+        for (auto& [id, entry] : pass.forensics) {
+            const auto c = e.arm_c[t].find(id);
+            const auto a = e.arm_a.find(id);
+            const auto neighbours = compositions.find(id);
+            if (c == e.arm_c[t].end() || a == e.arm_a.end() || neighbours == compositions.end())
+                continue;
+            const std::vector<std::string_view> own{text_of(e.prompts, id), a->second.content};
+            for (const auto& neighbour : neighbours->second) {
+                const auto theirs = e.arm_a.find(neighbour);
+                std::optional<std::string> gram =
+                    foreign_ngram(c->second.content, own, text_of(e.prompts, neighbour));
+                if (!gram && theirs != e.arm_a.end())
+                    gram = foreign_ngram(c->second.content, own, theirs->second.content);
+                if (!gram) continue;
+                entry.contamination = Contamination{neighbour, std::move(*gram)};
+                break;
+            }
+        }
+    }
+    merge_pass_forensics(ac);
+}
+
 std::string cell_overlap_problem(std::int64_t n, const std::optional<std::int64_t>& total_slots) {
     if (n < 2) return "N = " + std::to_string(n) + ": one request at a time cannot co-batch";
     if (!total_slots) return "the N-slot server did not report total_slots in /props";
@@ -300,6 +356,9 @@ Verdict gather(const CellEvidence& all) {
         find_missing_evidence(e.arm_a, e.arm_c[t], "C" + std::to_string(t + 1),
                               e.logprobs_requested, v.missing_evidence);
 
+    check_greedy(e, v);
+    mark_contamination(e, v.ac);
+
     v.census.push_back(completion_census(e.arm_a, "A"));
     for (std::size_t t = 0; t < e.arm_c.size(); ++t)
         v.census.push_back(completion_census(e.arm_c[t], "C" + std::to_string(t + 1)));
@@ -338,6 +397,57 @@ Verdict gather(const CellEvidence& all) {
         }
     }
     return v;
+}
+
+std::string nats(double value) {
+    return format_fixed(value, 3) + " nats";
+}
+
+std::string where(const std::string& id, const IdForensics& f) {
+    const bool chars = f.at.basis == DivergenceBasis::Char;
+    return id + " (pass " + std::to_string(f.pass) + ", " + (chars ? "char " : "token ") +
+           count(f.at.index) + ")";
+}
+
+// What the forensics say about the ids that moved: contamination and decisive changes by name,
+// near-ties and unclassified ones summarised.
+Reasons forensics_reasons(const UnionReport& ac) {
+    constexpr std::size_t kNamed = 8;
+    Reasons r;
+    std::vector<std::string> contaminated, decisive, near_tie, unknown;
+    for (const auto& [id, f] : ac.forensics) {
+        if (f.contamination) {
+            if (contaminated.size() < kNamed)
+                r.push_back(
+                    "contamination_suspected (privacy-relevant: another request's text "
+                    "leaked in): " +
+                    where(id, f) + " generated \"" + f.contamination->ngram +
+                    "\" from co-batched neighbour " + f.contamination->neighbour);
+            contaminated.push_back(id);
+        } else if (f.kind == DivergenceKind::Decisive) {
+            if (decisive.size() < kNamed)
+                r.push_back("decisive divergence: " + where(id, f) + ", A's top-1/top-2 margin " +
+                            nats(*f.a_margin) + " (near-tie below " + nats(kNearTieMargin) + ")");
+            decisive.push_back(id);
+        } else if (f.kind == DivergenceKind::NearTie) {
+            near_tie.push_back(id);
+        } else {
+            unknown.push_back(id);
+        }
+    }
+    if (contaminated.size() > kNamed)
+        r.push_back(count(contaminated.size() - kNamed) + " more id(s) suspected of contamination");
+    if (decisive.size() > kNamed)
+        r.push_back(count(decisive.size() - kNamed) + " more decisive divergence(s)");
+    if (!near_tie.empty())
+        r.push_back(count(near_tie.size()) + " near-tie divergence(s) (A's top-1/top-2 margin < " +
+                    nats(kNearTieMargin) +
+                    ", a rounding flip is plausible): " + join_ids(near_tie));
+    if (!unknown.empty())
+        r.push_back(count(unknown.size()) +
+                    " divergence(s) without a margin (no top-2 logprobs at that position): " +
+                    join_ids(unknown));
+    return r;
 }
 
 std::string failures_under_concurrency(const Verdict& v) {
@@ -384,6 +494,7 @@ const VerdictRule kCoBatchingDivergence{
         if (v.ab && !v.ab->clean())
             r.push_back("A vs B also diverged on " + count(v.ab->divergent_ids.size()) +
                         " id(s): slot allocation alone changes outputs");
+        for (auto& line : forensics_reasons(v.ac)) r.push_back(std::move(line));
         r.push_back(verdict_line(v));
         return r;
     },
@@ -451,6 +562,31 @@ const VerdictRule kMissingEvidence{
         return r;
     },
     nullptr,
+};
+
+// Rule 5b: with temperature 0 and top_k 1 every chosen token must be the server's top-1; a
+// server that samples anyway is not running the decoding this cell is about.
+const VerdictRule kGreedy{
+    "greedy",
+    [](const Verdict& v) { return v.greedy_violation.has_value(); },
+    Status::GreenUnverified,
+    nullptr,
+    [](const Verdict& v) {
+        const GreedyViolation& g = *v.greedy_violation;
+        return Reasons{"not greedy decoding: in arm " + g.arm + ", id " + g.test_id +
+                           " chose a token of logprob " + format_fixed(g.chosen_logprob, 4) +
+                           " at position " + count(g.position) + " while the server listed " +
+                           format_fixed(g.top_logprob, 4) + " as most likely (" +
+                           count(v.n_not_greedy) +
+                           " trial(s) affected); temperature 0 / top_k 1 were not honoured",
+                       verdict_line(v)};
+    },
+    [](const Verdict& v) {
+        Reasons r;
+        if (v.greedy_checked)
+            r.push_back("greedy decoding confirmed: every chosen token was the server's top-1");
+        return r;
+    },
 };
 
 // Rule 6: too few genuinely scored completions cannot carry a verdict.
@@ -523,11 +659,12 @@ const VerdictRule kGenerationDrift{
     Status::GreenWithCaveat,
     [](Verdict& v) { v.anomaly = drift_anomaly(v.ac); },
     [](const Verdict& v) {
-        return Reasons{"generation drift under co-batching: " + count(v.ac.token_only_ids.size()) +
-                           " id(s) changed text or tokens, " +
-                           count(v.ac.logprob_drift_ids.size()) +
-                           " id(s) changed chosen-token logprobs, invariant fields unchanged",
-                       verdict_line(v)};
+        Reasons r{"generation drift under co-batching: " + count(v.ac.token_only_ids.size()) +
+                  " id(s) changed text or tokens, " + count(v.ac.logprob_drift_ids.size()) +
+                  " id(s) changed chosen-token logprobs, invariant fields unchanged"};
+        for (auto& line : forensics_reasons(v.ac)) r.push_back(std::move(line));
+        r.push_back(verdict_line(v));
+        return r;
     },
     nullptr,
 };
@@ -587,9 +724,8 @@ SensitivityCounts recorded_counts(const Sensitivity& s) {
 
 const std::vector<VerdictRule>& verdict_rules() {
     static const std::vector<VerdictRule> kRules{
-        kSerialSelfCheck, kCoBatchingDivergence, kIncomplete,
-        kNoOverlap,       kMissingEvidence,      kCompletionFloorRule,
-        kCoverage,        kArmBDisagrees,        kGenerationDrift};
+        kSerialSelfCheck, kCoBatchingDivergence, kIncomplete, kNoOverlap,     kMissingEvidence,
+        kGreedy,          kCompletionFloorRule,  kCoverage,   kArmBDisagrees, kGenerationDrift};
     return kRules;
 }
 

@@ -9,6 +9,7 @@
 
 #include "compare.hpp"
 #include "coverage.hpp"
+#include "forensics.hpp"
 #include "sample_size.hpp"
 #include "trial.hpp"
 #include "union.hpp"
@@ -31,6 +32,9 @@ struct CellEvidence {
     bool logprobs_requested = false;                   // --logprobs K > 0
     double confidence = kDefaultConfidence;            // of the sensitivity bounds
     std::optional<std::int64_t> n_predict;             // the generation limit, for the length scope
+    // What each item sent (system and prompt), by test_id: the contamination check looks for a
+    // neighbour's words in a divergent completion. Empty: the check is skipped.
+    std::map<std::string, std::string, std::less<>> prompts;
 };
 
 // One C pass's overlap at N, from the client's intervals and the server's own evidence.
@@ -127,6 +131,11 @@ struct Verdict {
     std::vector<std::string> overlap_problems;  // cell-level and per-pass, in order
 
     std::vector<MissingEvidence> missing_evidence;
+    // Greedy check: checked when some trial listed top alternatives; the first trial (arms A, A',
+    // B, C1.. in order, ids sorted) whose chosen token was not the top-1, and how many did so.
+    bool greedy_checked = false;
+    std::size_t n_not_greedy = 0;
+    std::optional<GreedyViolation> greedy_violation;
     std::vector<std::string> incomplete_ids;  // never sent, or cut off by bi-run itself
     // AC-divergent ids whose concurrent request failed (A scored them), by failure mode.
     std::map<std::string, std::size_t> concurrency_failures;

@@ -288,6 +288,9 @@ CellOutcome CellRunner::run_cell(const Baseline& baseline, int parallel) {
     if (const core::Json* slots = props_n.find("total_slots"); slots && slots->is_int())
         evidence.reported_total_slots = slots->as_int();
     evidence.logprobs_requested = options_.request.logprobs > 0;
+    for (const auto& item : items)
+        evidence.prompts[item.test_id] =
+            item.system.empty() ? item.prompt : item.system + "\n\n" + item.prompt;
     auto b = run_arm(*server, items, "B", 0, identity_order(items.size()), 1,
                      "arm B (serial, " + std::to_string(parallel) + " slots)", parallel);
     evidence.arm_b = score(std::move(b.records), items);

@@ -211,6 +211,8 @@ private:
             r.tool_calls = c.tool_calls;
             r.token_ids = c.token_ids;
             r.token_logprobs = c.token_logprobs;
+            r.token_texts = c.token_texts;
+            r.top_alternatives = c.top_alternatives;
             r.prompt_tokens_measured = c.prompt_tokens;
             r.id_slot = c.id_slot;
             r.tokens_per_second = c.tokens_per_second;

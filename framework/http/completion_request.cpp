@@ -1,5 +1,7 @@
 #include "completion_request.hpp"
 
+#include <algorithm>
+
 #include "core/json.hpp"
 #include "io/json_text.hpp"
 
@@ -23,7 +25,7 @@ core::Json chat_body(const RequestOptions& options, std::string_view system,
     body.set("n_predict", options.n_predict);
     if (options.logprobs > 0) {
         body.set("logprobs", true);
-        body.set("top_logprobs", options.logprobs);
+        body.set("top_logprobs", top_logprobs_asked(options));
     }
     return body;
 }
@@ -40,11 +42,16 @@ core::Json completion_body(const RequestOptions& options, std::string_view syste
     body.set("prompt", std::move(text));
     body.set("n_predict", options.n_predict);
     body.set("return_tokens", true);
-    if (options.logprobs > 0) body.set("n_probs", options.logprobs);
+    if (options.logprobs > 0) body.set("n_probs", top_logprobs_asked(options));
     return body;
 }
 
 }  // namespace
+
+int top_logprobs_asked(const RequestOptions& options) {
+    if (options.logprobs <= 0) return 0;
+    return std::max(options.logprobs, kMinTopLogprobs);
+}
 
 std::string_view request_path(EndpointKind endpoint) {
     switch (endpoint) {

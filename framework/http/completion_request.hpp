@@ -29,6 +29,11 @@ struct RequestOptions {
     std::size_t max_response_bytes = kDefaultMaxResponseBytes;      // per response
 };
 
+// Top logprobs asked per token when --logprobs K > 0: max(K, kMinTopLogprobs), since the
+// forensics need the top-1/top-2 margin; 0 when logprobs are off.
+inline constexpr int kMinTopLogprobs = 2;
+int top_logprobs_asked(const RequestOptions& options);
+
 // "/v1/chat/completions" or "/completion".
 std::string_view request_path(EndpointKind endpoint);
 
@@ -44,9 +49,10 @@ std::uint32_t wire_seed(std::uint64_t seed);
 //  Chat:       {"messages": [{"role":"system","content":system}?,
 //  {"role":"user","content":prompt}],
 //               "temperature":0, "top_k":1, "seed":S, "cache_prompt":false, "stream":false,
-//               "max_tokens":n, "n_predict":n, and when K > 0 "logprobs":true, "top_logprobs":K}
+//               "max_tokens":n, "n_predict":n, and when K > 0 "logprobs":true, "top_logprobs":K'}
 //  Completion: {"prompt":P, "n_predict":n, "temperature":0, "top_k":1, "seed":S,
-//               "cache_prompt":false, "stream":false, "return_tokens":true, and "n_probs":K}
+//               "cache_prompt":false, "stream":false, "return_tokens":true, and "n_probs":K'}
+// with K' = top_logprobs_asked(options) (sent only when K > 0).
 // /completion applies no chat template, so a system text is sent as the start of the prompt:
 // P = system + "\n\n" + prompt (just prompt when system is empty).
 // S = wire_seed(options.fixed_seed when set, else `seed`, the item's own seed).

@@ -1,5 +1,6 @@
 #include "completion_response.hpp"
 
+#include <algorithm>
 #include <stdexcept>
 #include <utility>
 
@@ -54,19 +55,52 @@ std::vector<std::int64_t> int_array(const Json& array, std::string_view where) {
     return out;
 }
 
-// Entries {id?, logprob, ...}: the chosen-token logprobs, and the ids when every entry has one.
+// One entry's top_logprobs: the best kKeptAlternatives, most likely first.
+std::vector<core::TokenAlternative> read_alternatives(const Json& list, std::string_view where) {
+    std::vector<core::TokenAlternative> out;
+    for (const Json& item : list.as_array()) {
+        if (!item.is_object()) throw BadResponse(std::string(where) + " holds a non-object");
+        core::TokenAlternative alternative;
+        alternative.id = optional_int(item, "id", where);
+        if (const Json* text = optional_member(item, "token", Json::Type::String, where))
+            alternative.text = text->as_string();
+        alternative.logprob =
+            required_member(item, "logprob", Json::Type::Double, where).as_double();
+        out.push_back(std::move(alternative));
+    }
+    std::stable_sort(out.begin(), out.end(),
+                     [](const auto& a, const auto& b) { return a.logprob > b.logprob; });
+    if (out.size() > core::kKeptAlternatives) out.resize(core::kKeptAlternatives);
+    return out;
+}
+
+// Entries {id?, token?, logprob, top_logprobs?}: the chosen-token logprobs, and the ids and texts
+// when every entry has one.
 void read_probabilities(const Json& entries, std::string_view where, CompletionResult& result,
                         bool take_ids) {
     std::vector<double> logprobs;
     std::vector<std::int64_t> ids;
+    std::vector<std::string> texts;
+    std::vector<std::vector<core::TokenAlternative>> alternatives;
+    bool any_alternatives = false;
+    const std::string top_where = std::string(where) + "[].top_logprobs";
     for (const Json& entry : entries.as_array()) {
         if (!entry.is_object()) throw BadResponse(std::string(where) + " holds a non-object");
         logprobs.push_back(
             required_member(entry, "logprob", Json::Type::Double, where).as_double());
         if (auto id = optional_int(entry, "id", where)) ids.push_back(*id);
+        if (const Json* text = optional_member(entry, "token", Json::Type::String, where))
+            texts.push_back(text->as_string());
+        alternatives.emplace_back();
+        if (const Json* top = optional_member(entry, "top_logprobs", Json::Type::Array, where)) {
+            alternatives.back() = read_alternatives(*top, top_where);
+            any_alternatives = any_alternatives || !alternatives.back().empty();
+        }
     }
     if (!ids.empty() && ids.size() != logprobs.size())
         throw BadResponse(std::string(where) + ": some entries lack an id");
+    if (texts.size() == logprobs.size()) result.token_texts = std::move(texts);
+    if (any_alternatives) result.top_alternatives = std::move(alternatives);
     result.token_logprobs = std::move(logprobs);
     if (take_ids && ids.size() == result.token_logprobs->size()) result.token_ids = std::move(ids);
 }

@@ -10,6 +10,7 @@
 
 #include "completion_request.hpp"
 #include "core/json.hpp"
+#include "core/trial.hpp"
 #include "http_session.hpp"
 
 namespace bi::http {
@@ -23,6 +24,10 @@ struct CompletionResult {
     core::Json tool_calls;
     std::optional<std::vector<std::int64_t>> token_ids;  // generated ids, when the server sent them
     std::optional<std::vector<double>> token_logprobs;   // chosen-token logprob per position
+    std::optional<std::vector<std::string>> token_texts;  // chosen-token text per position
+    // Per position, the best core::kKeptAlternatives of top_logprobs, most likely first; absent
+    // when no entry listed any.
+    std::optional<std::vector<std::vector<core::TokenAlternative>>> top_alternatives;
     std::optional<std::int64_t> prompt_tokens;
     std::optional<std::int64_t> completion_tokens;  // nullopt when no source below had it
     std::optional<std::int64_t> id_slot;
@@ -47,6 +52,9 @@ struct CompletionOutcome {
 //                 /completion: tokens[] (return_tokens), else completion_probabilities[].id
 //  logprobs       chat: choices[0].logprobs.content[].logprob;
 //                 /completion: completion_probabilities[].logprob
+//  token texts    the same entries' "token", when every entry has one
+//  alternatives   the same entries' top_logprobs[] {id?, token, logprob}: the best
+//                 core::kKeptAlternatives by logprob are kept (ties keep the server's order)
 //  prompt tokens  chat: usage.prompt_tokens; /completion: tokens_evaluated. Both are the
 //                 server's count of the whole prompt, whatever the prompt cache held, so they
 //                 are the same in every arm. timings.prompt_n counts only the tokens evaluated

@@ -36,6 +36,19 @@ struct Codec<Anomaly> : NamedEnumCodec<Anomaly, name, parse_anomaly> {
     }
 };
 
+template <>
+struct Codec<DivergenceBasis> : NamedEnumCodec<DivergenceBasis, name, parse_divergence_basis> {
+    static DivergenceBasis from_json(const Json& j, const std::string& path) {
+        return NamedEnumCodec::from_json(j, path, "divergence basis");
+    }
+};
+template <>
+struct Codec<DivergenceKind> : NamedEnumCodec<DivergenceKind, name, parse_divergence_kind> {
+    static DivergenceKind from_json(const Json& j, const std::string& path) {
+        return NamedEnumCodec::from_json(j, path, "divergence class");
+    }
+};
+
 // ---- the structs that have tables ----
 
 #define BI_CERT_TABLE(Type) \
@@ -46,6 +59,11 @@ BI_CERT_TABLE(ServerOverlapEvidence)
 BI_CERT_TABLE(OverlapGate)
 BI_CERT_TABLE(PassOverlap)
 BI_CERT_TABLE(MissingEvidence)
+BI_CERT_TABLE(GreedyViolation)
+BI_CERT_TABLE(GreedyCheck)
+BI_CERT_TABLE(FirstDivergence)
+BI_CERT_TABLE(Contamination)
+BI_CERT_TABLE(IdForensics)
 BI_CERT_TABLE(CompletionCensus)
 BI_CERT_TABLE(CompletionFloorGate)
 BI_CERT_TABLE(PassCoverage)
@@ -138,6 +156,67 @@ const Table<MissingEvidence>& table() {
         required("test_id", &M::test_id),
         required("arm", &M::arm),
         required("field", &M::field),
+    };
+    return rows;
+}
+
+template <>
+const Table<GreedyViolation>& table() {
+    using G = GreedyViolation;
+    static const Table<G> rows{
+        required("arm", &G::arm),
+        required("test_id", &G::test_id),
+        required("position", &G::position),
+        required("chosen_logprob", &G::chosen_logprob),
+        required("top_logprob", &G::top_logprob),
+    };
+    return rows;
+}
+
+template <>
+const Table<GreedyCheck>& table() {
+    using G = GreedyCheck;
+    static const Table<G> rows{
+        required("checked", &G::checked),
+        derived<G>("ok", [](const G& g) { return Json(!g.first_violation.has_value()); }),
+        required("n_not_greedy", &G::n_not_greedy),
+        optional("first_violation", &G::first_violation, kNull),
+    };
+    return rows;
+}
+
+template <>
+const Table<FirstDivergence>& table() {
+    using F = FirstDivergence;
+    static const Table<F> rows{
+        required("basis", &F::basis),
+        required("index", &F::index),
+        required("common_prefix", &F::common_prefix),
+    };
+    return rows;
+}
+
+template <>
+const Table<Contamination>& table() {
+    static const Table<Contamination> rows{
+        required("neighbour", &Contamination::neighbour),
+        required("ngram", &Contamination::ngram),
+    };
+    return rows;
+}
+
+template <>
+const Table<IdForensics>& table() {
+    using F = IdForensics;
+    static const Table<F> rows{
+        required("pass", &F::pass),
+        inline_members(&F::at),
+        optional("a_logprob", &F::a_logprob, kNull),
+        optional("c_logprob", &F::c_logprob, kNull),
+        optional("a_margin", &F::a_margin, kNull),
+        required("class", &F::kind),
+        optional("max_prefix_logprob_delta", &F::max_prefix_logprob_delta, kNull),
+        optional("contamination", &F::contamination),
     };
     return rows;
 }
@@ -262,6 +341,18 @@ const Table<CertGates>& table() {
         required("cobatch_coverage", &CertGates::cobatch_coverage),
         required("arm_b", &CertGates::arm_b),
         required("serial_self_check", &CertGates::serial_self_check),
+        // Written only when checked (some trial listed top alternatives); absent reads unchecked.
+        custom<CertGates>(
+            "greedy_check",
+            [](const CertGates& g, Json& o) {
+                if (g.greedy.checked) o.set("greedy_check", Codec<GreedyCheck>::to_json(g.greedy));
+            },
+            [](const Json& o, CertGates& g, const std::string& path) {
+                const Json* check = o.find("greedy_check");
+                g.greedy = check
+                               ? Codec<GreedyCheck>::from_json(*check, child(path, "greedy_check"))
+                               : GreedyCheck{};
+            }),
     };
     return rows;
 }
@@ -329,6 +420,9 @@ const Table<PairReport>& table() {
         required("logprob_drift_ids", &R::logprob_drift_ids),
         required("max_logprob_delta", &R::max_logprob_delta),
         required("first_divergent_token", &R::first_divergent_token),
+        unless_default("forensics", &R::forensics),
+        unless_default("forensics_truncated", &R::forensics_truncated),
+        unless_default("logprob_deltas", &R::logprob_deltas),
         required("by_family", &R::by_family),
         required("by_fill", &R::by_fill),
     };
@@ -350,6 +444,9 @@ const Table<UnionReport>& table() {
         required("per_pass_token_only", &U::per_pass_token_only),
         required("max_logprob_delta", &U::max_logprob_delta),
         required("first_divergent_token", &U::first_divergent_token),
+        unless_default("forensics", &U::forensics),
+        unless_default("forensics_truncated", &U::forensics_truncated),
+        unless_default("logprob_deltas", &U::logprob_deltas),
         required("per_pass", &U::per_pass),
     };
     return rows;

@@ -209,6 +209,29 @@ Field<S> optional(std::string_view key, std::optional<T> S::*member,
             }};
 }
 
+// A member written only when it differs from its default (an empty map, a zero count), and read
+// as the default when absent: an additive field that older certs do not carry.
+template <typename T>
+auto is_default(const T& value, int) -> decltype(value.empty()) {
+    return value.empty();
+}
+template <typename T>
+bool is_default(const T& value, long) {
+    return value == T{};
+}
+
+template <typename S, typename T, typename C = Codec<T>>
+Field<S> unless_default(std::string_view key, T S::*member) {
+    return {key,
+            [key, member](const S& s, core::Json& o) {
+                if (!is_default(s.*member, 0)) o.set(key, C::to_json(s.*member));
+            },
+            [key, member](const core::Json& o, S& s, const std::string& path) {
+                const core::Json* v = o.find(key);
+                s.*member = v ? C::from_json(*v, child(path, key)) : T{};
+            }};
+}
+
 // A nested struct whose members sit in the same JSON object as its parent's.
 template <typename S, typename T>
 Field<S> inline_members(T S::*member) {

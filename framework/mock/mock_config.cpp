@@ -22,6 +22,7 @@ constexpr DivergenceName kDivergenceNames[] = {
     {Divergence::Logprob, "logprob"},
     {Divergence::Stochastic, "stochastic"},
     {Divergence::Contamination, "contamination"},
+    {Divergence::NotGreedy, "not-greedy"},
 };
 
 [[noreturn]] void refuse(const std::string& message) {
@@ -40,7 +41,7 @@ Divergence parse_divergence(std::string_view name) {
     for (const auto& entry : kDivergenceNames)
         if (name == entry.name) return entry.mode;
     refuse("unknown divergence mode '" + std::string(name) +
-           "' (none, score, token, logprob, stochastic, contamination)");
+           "' (none, score, token, logprob, stochastic, contamination, not-greedy)");
 }
 
 void validate(const MockConfig& config) {

@@ -17,7 +17,9 @@ enum class Divergence {
     Token,          // the final whitespace token differs: same stripped text, other ids
     Logprob,        // same tokens, co-batched logprobs move slightly
     Stochastic,     // a seeded coin per request (probability divergence_p) decides Score or None
-    Contamination,  // co-batched tokens are words of a busy neighbour's prompt
+    Contamination,  // co-batched tokens are a run of words of a busy neighbour's prompt
+    NotGreedy,      // serial or batched alike, some chosen tokens are not the top-1 listed (a
+                    // server that ignores temperature 0 / top_k 1); seen only with top logprobs
 };
 
 const char* divergence_name(Divergence mode);

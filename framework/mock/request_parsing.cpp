@@ -87,7 +87,7 @@ std::vector<std::string> words_of(std::string_view text) {
     std::vector<std::string> words;
     std::string word;
     auto flush = [&] {
-        if (word.size() >= 2 && words.size() < kMaxLeakWords) words.push_back(word);
+        if (!word.empty() && words.size() < kMaxLeakWords) words.push_back(word);
         word.clear();
     };
     for (const char c : text) {

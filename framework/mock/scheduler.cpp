@@ -30,6 +30,9 @@ struct Scheduler::Task {
     bool susceptible = false;
     bool prompt_done = false;
     bool ever_co_batched = false;
+    // Contamination: the first co-batched neighbour's prompt words, leaked as one run.
+    std::vector<std::string> leak_words;
+    int n_leaked = 0;
     int slot = -1;
     State state = State::Queued;
     std::vector<GeneratedToken> tokens;
@@ -241,8 +244,14 @@ bool Scheduler::step_locked() {
         context.co_batched = co_batched;
         context.ever_co_batched = task.ever_co_batched;
         context.susceptible = task.susceptible;
-        context.neighbour_words = neighbour[i];
+        if (options_.divergence == Divergence::Contamination && task.leak_words.empty() &&
+            neighbour[i])
+            task.leak_words = *neighbour[i];
+        if (co_batched && !task.leak_words.empty()) context.neighbour_words = &task.leak_words;
+        context.leak_index = task.n_leaked;
         GeneratedToken token = next_token(options_.divergence, task.key, context, task.job.n_probs);
+        if (context.neighbour_words && options_.divergence == Divergence::Contamination)
+            ++task.n_leaked;
         if (context.position < static_cast<int>(task.job.echo.size()))
             token = echo_token(std::move(token),
                                base_token(task.key, context.position, task.job.n_probs),

@@ -12,6 +12,7 @@ namespace {
 
 constexpr std::uint64_t kScoreSalt = 0x5c0e5c0e5c0e5c0eULL;
 constexpr std::uint64_t kShiftSalt = 0x10a9b10a9b10a9bULL;
+constexpr std::uint64_t kGreedySalt = 0x96eed796eed796eeULL;
 
 // The first SplitMix64 output from state x: a well-mixed hash of x.
 std::uint64_t mix(std::uint64_t x) {
@@ -78,9 +79,21 @@ GeneratedToken final_whitespace(std::uint64_t key, const StepContext& step, int 
 GeneratedToken leaked_word(std::uint64_t key, const StepContext& step, int n_top) {
     const auto& words = *step.neighbour_words;
     const auto hash = step_hash(key, step.position);
-    std::string piece = " " + words[static_cast<std::size_t>(step.position) % words.size()];
+    std::string piece = " " + words[static_cast<std::size_t>(step.leak_index) % words.size()];
     const auto id = piece_id(piece);
     return with_alternatives(Candidate{id, std::move(piece), chosen_logprob(hash)}, hash, n_top);
+}
+
+// About one position in three lists another word above the chosen one, as a sampling server would.
+GeneratedToken not_greedy(std::uint64_t key, int position, int n_top) {
+    GeneratedToken token = base_token(key, position, n_top);
+    if (token.top.empty() || mix(step_hash(key, position) ^ kGreedySalt) % 3 != 0) return token;
+    Candidate better = token.top.size() >= 2 ? token.top[1] : token.chosen;
+    if (better.id == token.chosen.id) better = Candidate{kNewlineId, "\n", 0.0};
+    better.logprob = std::min(0.0, token.chosen.logprob + 0.25);
+    token.top.insert(token.top.begin(), better);
+    token.top.resize(static_cast<std::size_t>(n_top));
+    return token;
 }
 
 }  // namespace
@@ -124,6 +137,8 @@ GeneratedToken next_token(Divergence mode, std::uint64_t key, const StepContext&
                 return leaked_word(key, step, n_top);
             if (step.co_batched) return other_word(key, step.position, n_top);
             break;
+        case Divergence::NotGreedy:
+            return not_greedy(key, step.position, n_top);
     }
     return base_token(key, step.position, n_top);
 }

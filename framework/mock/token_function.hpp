@@ -34,6 +34,7 @@ struct StepContext {
     bool ever_co_batched = false;  // in this tick or any earlier one of the request
     bool susceptible = false;      // Stochastic: this request's coin says "diverge"
     const std::vector<std::string>* neighbour_words = nullptr;  // a busy neighbour's prompt
+    int leak_index = 0;  // Contamination: words of it this request leaked so far
 };
 
 GeneratedToken base_token(std::uint64_t prompt_key, int position, int n_top);

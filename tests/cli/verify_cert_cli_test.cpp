@@ -202,6 +202,9 @@ TEST_CASE("report: one row per cert, directories expanded, bad files exit 1", "[
     CHECK(r.exit_code == 0);
     CHECK_THAT(r.out, Catch::Contains("RED (failed, co_batching)") &&
                           Catch::Contains("GREEN (promotable)"));
+    // Both bounds, each with its n: an upper bound for the clean cell, a rate for the RED one.
+    CHECK_THAT(r.out, Catch::Contains("per_trial") && Catch::Contains("per_prompt") &&
+                          Catch::Contains("<=0.") && Catch::Contains(" n="));
     r = run_command({BI_RUN_PATH, "report", "--json", dir.file("a.json")});
     CHECK(r.exit_code == 0);
     CHECK_THAT(r.out, Catch::Contains("\"promotable\":true"));

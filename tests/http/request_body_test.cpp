@@ -54,6 +54,16 @@ TEST_CASE("chat bodies ask for logprobs when K > 0", "[request]") {
     CHECK(body.find("n_probs") == nullptr);
 }
 
+TEST_CASE("logprobs K = 1 still asks for two top logprobs: the margin needs top-2", "[request]") {
+    RequestOptions options;
+    options.logprobs = 1;
+    CHECK(canonical_equal(*body_of(options, "", "hi", 1).find("top_logprobs"), Json(2)));
+    options.endpoint = EndpointKind::Completion;
+    CHECK(canonical_equal(*body_of(options, "", "hi", 1).find("n_probs"), Json(2)));
+    options.logprobs = 0;
+    CHECK(top_logprobs_asked(options) == 0);
+}
+
 TEST_CASE("completion bodies return tokens and put the system text first", "[request]") {
     RequestOptions options;
     options.endpoint = EndpointKind::Completion;

@@ -1,7 +1,9 @@
 #include <catch2/catch.hpp>
 
+#include "core/forensics.hpp"
 #include "http/completion_response.hpp"
 #include "io/files.hpp"
+#include "io/json_text.hpp"
 
 using namespace bi::http;
 
@@ -184,4 +186,95 @@ TEST_CASE("prompt token counts whose sum overflows are bad_response", "[parse]")
                                std::string(R"({"content":"x","timings":{)") + timings + "}}"),
                    Catch::Contains("timings.prompt_n + timings.cache_n is beyond"));
     }
+}
+
+TEST_CASE("chat logprobs keep token texts and the best two alternatives", "[parse]") {
+    const std::string body = R"({"choices":[{"finish_reason":"stop","index":0,
+        "message":{"role":"assistant","content":"ab"},
+        "logprobs":{"content":[
+          {"token":"a","bytes":[97],"logprob":-0.25,"top_logprobs":[
+            {"token":"c","logprob":-3.0},{"token":"a","logprob":-0.25},{"token":"d","logprob":-2.0}]},
+          {"token":"b","bytes":[98],"logprob":-1.5,"top_logprobs":[]}]}}]})";
+    const CompletionOutcome out = parse_completion(EndpointKind::Chat, body);
+    REQUIRE(out.ok());
+    const CompletionResult& r = out.result;
+    CHECK_FALSE(r.token_ids);  // the OpenAI shape has no ids
+    CHECK(r.token_texts == std::vector<std::string>{"a", "b"});
+    REQUIRE(r.top_alternatives);
+    REQUIRE(r.top_alternatives->size() == 2);
+    const auto& first = r.top_alternatives->front();
+    REQUIRE(first.size() == bi::core::kKeptAlternatives);
+    CHECK(first[0].text == "a");  // sorted by logprob, the rest dropped
+    CHECK(first[1].text == "d");
+    CHECK_FALSE(first[0].id);
+    CHECK(r.top_alternatives->back().empty());
+    CHECK(bad_message(EndpointKind::Chat,
+                      R"({"choices":[{"message":{"content":"a"},"logprobs":{"content":[
+                          {"token":"a","logprob":-1,"top_logprobs":[{"token":"a"}]}]}}]})") ==
+          "choices[0].logprobs.content[].top_logprobs.logprob is missing");
+}
+
+TEST_CASE("forensics from real-shaped chat responses: first divergent position and margin",
+          "[parse][forensics]") {
+    const std::string serial = fixture("v1_chat_completions_logprobs.json");
+    const auto a = parse_completion(EndpointKind::Chat, serial);
+    REQUIRE(a.ok());
+    REQUIRE(a.result.token_texts);
+    CHECK(a.result.token_texts->at(3) == " being");
+    REQUIRE(a.result.top_alternatives);
+    CHECK(a.result.top_alternatives->at(3).at(1).text == " up");
+
+    // The batched answer took A's runner-up at a position: parse both, compare as trials.
+    const auto trial_of = [](const CompletionResult& r) {
+        bi::core::TrialRecord t;
+        t.content = r.content;
+        t.token_ids = r.token_ids;
+        t.token_logprobs = r.token_logprobs;
+        t.token_texts = r.token_texts;
+        t.top_alternatives = r.top_alternatives;
+        return t;
+    };
+    const auto batched = [&](std::size_t at, bool ids) {
+        auto doc = bi::io::parse_json(serial, "fixture");
+        auto& choice = doc["choices"].as_array()[0];
+        auto& entries = choice["logprobs"]["content"].as_array();
+        auto& entry = entries[at];
+        const bi::core::Json runner_up = entry.find("top_logprobs")->as_array()[1];
+        entry.set("id", *runner_up.find("id"));
+        entry.set("token", *runner_up.find("token"));
+        entry.set("logprob", -4.1);
+        std::string content;
+        for (auto& e : entries) {
+            if (!ids) e.erase("id");
+            content += e.find("token")->as_string();
+        }
+        choice["message"].set("content", content);
+        return bi::io::to_json_text(doc);
+    };
+
+    auto a_trial = trial_of(a.result);
+    auto c = parse_completion(EndpointKind::Chat, batched(3, true));
+    REQUIRE(c.ok());
+    auto f = bi::core::divergence_forensics(a_trial, trial_of(c.result));
+    REQUIRE(f);
+    CHECK(f->at.basis == bi::core::DivergenceBasis::TokenId);
+    CHECK(f->at.index == 3);
+    CHECK(f->at.common_prefix == 3);
+    CHECK(*f->a_logprob == -2.9339358806610107);
+    CHECK(*f->c_logprob == -4.1);
+    CHECK(*f->a_margin == Approx(-2.9339358806610107 + 3.8960719108581543));
+    CHECK(f->kind == bi::core::DivergenceKind::Decisive);
+    CHECK(*f->max_prefix_logprob_delta == 0.0);
+
+    // Without ids (an OpenAI-only server) the token texts place it; position 4's margin is small.
+    a_trial.token_ids.reset();
+    c = parse_completion(EndpointKind::Chat, batched(4, false));
+    REQUIRE(c.ok());
+    CHECK_FALSE(c.result.token_ids);
+    f = bi::core::divergence_forensics(a_trial, trial_of(c.result));
+    REQUIRE(f);
+    CHECK(f->at.basis == bi::core::DivergenceBasis::TokenText);
+    CHECK(f->at.index == 4);
+    CHECK(*f->a_margin == Approx(-3.9210727214813232 + 3.9520812034606934));
+    CHECK(f->kind == bi::core::DivergenceKind::NearTie);
 }

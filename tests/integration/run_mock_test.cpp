@@ -140,6 +140,64 @@ TEST_CASE("run-mock: contamination is RED and names the contaminated ids", "[int
     CHECK(rows[0].find("field")->as_string() == "extracted_answer");
 }
 
+TEST_CASE("run-mock: contamination is labelled contamination_suspected with the neighbour",
+          "[integration][forensics]") {
+    testing::ScratchDir dir;
+    auto run = run_mock(dir, {"--divergence", "contamination", "--logprobs", "2"});
+    REQUIRE(run.cert.is_object());
+    CHECK(str(run.cert, "status") == "failed");
+    const core::Json& ac = *run.cert.find("divergence_report")->find("AC");
+    const core::Json* forensics = ac.find("forensics");
+    REQUIRE(forensics);
+    std::size_t suspected = 0;
+    for (const auto& [id, entry] : forensics->as_object()) {
+        const core::Json* contamination = entry.find("contamination");
+        if (!contamination) continue;
+        ++suspected;
+        const std::string neighbour = contamination->find("neighbour")->as_string();
+        CHECK_THAT(neighbour, Catch::StartsWith("bi-mock|512|"));
+        CHECK(neighbour != id);
+        CHECK(contamination->find("ngram")->as_string().size() > 0);
+        CHECK(entry.find("basis")->as_string() == "token_id");
+    }
+    CHECK(suspected > 0);
+    const auto& reasons = run.cert.find("decision_reasons")->as_array();
+    CHECK(std::any_of(reasons.begin(), reasons.end(), [](const core::Json& line) {
+        return line.as_string().find("contamination_suspected (privacy-relevant") !=
+               std::string::npos;
+    }));
+}
+
+TEST_CASE("run-mock: a server that is not decoding greedily is UNVERIFIED",
+          "[integration][forensics]") {
+    testing::ScratchDir dir;
+    auto run = run_mock(dir, {"--divergence", "not-greedy", "--logprobs", "1"});
+    REQUIRE(run.cert.is_object());
+    CHECK(run.result.exit_code == 3);
+    CHECK(str(run.cert, "status") == "green_unverified");
+    const core::Json* check = run.cert.find("greedy_check");
+    REQUIRE(check);
+    CHECK_FALSE(check->find("ok")->as_bool());
+    CHECK(check->find("first_violation")->find("arm")->as_string() == "A");
+    CHECK(run.cert.find("divergence_report")->find("AC")->find("forensics") == nullptr);
+    // Without top logprobs nothing can show it: the same server passes.
+    testing::ScratchDir plain;
+    CHECK(str(run_mock(plain, {"--divergence", "not-greedy"}).cert, "status") == "green");
+}
+
+TEST_CASE("run-mock: an honest mock with --logprobs stays green with no forensics",
+          "[integration][forensics]") {
+    testing::ScratchDir dir;
+    auto run = run_mock(dir, {"--logprobs", "3", "--endpoint", "completion"});
+    REQUIRE(run.cert.is_object());
+    CHECK(str(run.cert, "status") == "green");
+    CHECK(run.cert.find("greedy_check")->find("ok")->as_bool());
+    const core::Json& ac = *run.cert.find("divergence_report")->find("AC");
+    CHECK(ac.find("forensics") == nullptr);
+    CHECK(ac.find("logprob_deltas") == nullptr);
+    CHECK(ac.find("first_divergent_token")->size() == 0);
+}
+
 TEST_CASE("run-mock: --stop-on-red stops after the first divergent pass", "[integration]") {
     testing::ScratchDir dir;
     auto run = run_mock(dir, {"--divergence", "score", "--stop-on-red", "--passes", "3"});

@@ -96,6 +96,28 @@ TEST_CASE("divergence contamination: a neighbour's word leaks in", "[mock][diver
     CHECK(text(result.batched).find("kumquat") != std::string::npos);
 }
 
+TEST_CASE("divergence contamination: the neighbour's words leak as one run", "[mock][divergence]") {
+    // One-letter words leak too, so the run is the neighbour's text word for word.
+    const auto result =
+        compare(Divergence::Contamination, "Name a fruit.", "What is 6 times 7? Digits only.");
+    CHECK(text(result.batched).find(" What is 6 times 7 Digits only") != std::string::npos);
+    CHECK(text(result.serial).find("What is 6") == std::string::npos);
+}
+
+TEST_CASE("divergence not-greedy: listed above the chosen token, batched or not",
+          "[mock][divergence]") {
+    const auto result = compare(Divergence::NotGreedy, "Name a fruit.", "Name a tree.");
+    CHECK(result.batched == result.serial);  // nothing depends on co-batching
+    std::size_t demoted = 0;
+    for (const auto& entry : result.serial.find("probs")->as_array()) {
+        const Json& top = entry.find("top_logprobs")->as_array().at(0);
+        if (top.find("id")->as_int() == entry.find("id")->as_int()) continue;
+        ++demoted;
+        CHECK(top.find("logprob")->as_double() > entry.find("logprob")->as_double());
+    }
+    CHECK(demoted > 0);
+}
+
 TEST_CASE("divergence stochastic: the coin's probability decides", "[mock][divergence]") {
     auto always = compare(Divergence::Stochastic, "Name a fruit.", "Name a tree.", 1.0);
     CHECK(text(always.batched) != text(always.serial));

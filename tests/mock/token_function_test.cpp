@@ -133,7 +133,28 @@ TEST_CASE("contamination leaks a busy neighbour's prompt words", "[mock][token]"
     CHECK(leaked.chosen.piece == " kumquat");
     CHECK(leaked.chosen.id == piece_id(" kumquat"));
     step.position = 5;
+    step.leak_index = 1;  // the run goes on with the neighbour's next word
     CHECK(next_token(Divergence::Contamination, kKey, step, 2).chosen.piece == " zeppelin");
     step.co_batched = false;
     CHECK(same_token(next_token(Divergence::Contamination, kKey, step, 2), base_token(kKey, 5, 2)));
+}
+
+TEST_CASE("not-greedy lists another word above the chosen one, batched or not", "[mock][token]") {
+    std::size_t demoted = 0;
+    for (int position = 0; position < 60; ++position)
+        for (bool co_batched : {false, true}) {
+            const auto token =
+                next_token(Divergence::NotGreedy, kKey, step_at(position, co_batched), 2);
+            REQUIRE(token.top.size() == 2);
+            CHECK(same_token(
+                token, next_token(Divergence::NotGreedy, kKey, step_at(position, !co_batched), 2)));
+            if (token.top[0].id == token.chosen.id) continue;
+            ++demoted;
+            CHECK(token.top[0].logprob > token.chosen.logprob);
+        }
+    CHECK(demoted > 10);
+    CHECK(demoted < 100);
+    // Without top logprobs nothing shows it: the chosen tokens are the base ones.
+    CHECK(same_token(next_token(Divergence::NotGreedy, kKey, step_at(3, true), 0),
+                     base_token(kKey, 3, 0)));
 }

@@ -28,7 +28,7 @@ int run_mock_main(int argc, char** argv) {
     options.add_options("Mock server")(
         "divergence",
         "How co-batched requests change: none, score, token, logprob, stochastic, "
-        "contamination",
+        "contamination; or not-greedy (chosen tokens are sometimes not the top-1)",
         cxxopts::value<std::string>()->default_value("none"))(
         "divergence-p", "Probability for --divergence=stochastic",
         cxxopts::value<double>()->default_value("0.5"))(

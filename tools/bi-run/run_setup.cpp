@@ -142,7 +142,7 @@ void add_run_options(cxxopts::Options& options, const std::string& default_alias
     options.add_options("Requests")(
         "endpoint", "chat (/v1/chat/completions) or completion (/completion, token ids)",
         cxxopts::value<std::string>()->default_value("chat"))(
-        "logprobs", "Ask for K top logprobs per token (0 = off)",
+        "logprobs", "Ask for top logprobs per token: max(K, 2), for the forensics (0 = off)",
         cxxopts::value<int>()->default_value("0"))(
         "seed", "Seed of the C pass permutations",
         cxxopts::value<std::uint64_t>()->default_value("42"))(

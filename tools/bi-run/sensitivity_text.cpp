@@ -61,6 +61,13 @@ std::vector<std::string> sensitivity_lines(const core::Cert& cert) {
     return lines;
 }
 
+std::string bound_cell(const core::RateBound& b) {
+    const std::string n = " n=" + std::to_string(b.n);
+    if (b.clopper_pearson_upper) return "<=" + figure(*b.clopper_pearson_upper) + n;
+    if (b.observed_rate) return figure(*b.observed_rate) + n;
+    return "-" + n;
+}
+
 PassEstimate estimate_passes(double target_rate, double confidence, std::size_t n_items,
                              int max_passes) {
     PassEstimate e;

@@ -11,6 +11,10 @@ namespace bi::cli {
 
 std::vector<std::string> sensitivity_lines(const core::Cert& cert);
 
+// One bound in a table cell, with its n: "<=0.0231 n=128" (no divergence: the one-sided upper
+// bound), "0.0156 n=128" (the observed rate), "- n=0" when nothing was counted.
+std::string bound_cell(const core::RateBound& bound);
+
 // The --dry-run estimate of planned passes from the work-set size: at least
 // ceil(needed / items) passes (a pass counts at most one trial per item), at most the cap.
 struct PassEstimate {

@@ -2,16 +2,18 @@
 
 #include <cstdio>
 
+#include "sensitivity_text.hpp"
+
 namespace bi::cli::report {
 
 namespace {
 
-std::string bound(const core::Cert& cert) {
-    const auto& cp = cert.sensitivity.clopper_pearson_upper_95;
-    if (!cp) return "-";
-    char buffer[32];
-    std::snprintf(buffer, sizeof buffer, "%.4f", *cp);
-    return buffer;
+// The bound as the cert states it: n and divergences, then the upper bound or the observed rate.
+core::Json bound_json(const core::RateBound& bound) {
+    core::Json out = core::Json::Object{{"n", bound.n}, {"divergent", bound.divergent}};
+    if (bound.clopper_pearson_upper) out.set("clopper_pearson_upper", *bound.clopper_pearson_upper);
+    if (bound.observed_rate) out.set("observed_rate", *bound.observed_rate);
+    return out;
 }
 
 std::string csv_field(const std::string& text) {
@@ -38,7 +40,8 @@ std::vector<TableRow> table_rows(const ReportModel& model) {
         row.source = std::string(core::name(c.source));
         row.promotable = entry.promotion.promotable;
         row.diverged = c.divergence.ac.divergent_ids.size();
-        row.cp95 = bound(c);
+        row.per_trial = bound_cell(c.sensitivity.per_trial);
+        row.per_prompt = bound_cell(c.sensitivity.per_prompt);
         rows.push_back(std::move(row));
     }
     return rows;
@@ -46,24 +49,26 @@ std::vector<TableRow> table_rows(const ReportModel& model) {
 
 void render_text(const ReportModel& model, std::ostream& out) {
     char line[512];
-    std::snprintf(line, sizeof line, "%-32s %7s %4s  %-38s %-6s %-10s %8s %s\n", "model", "ctx",
-                  "N", "verdict", "source", "promotable", "diverged", "cp95");
+    std::snprintf(line, sizeof line, "%-32s %7s %4s  %-38s %-6s %-10s %8s %-16s %s\n", "model",
+                  "ctx", "N", "verdict", "source", "promotable", "diverged", "per_trial",
+                  "per_prompt");
     out << line;
     for (const auto& r : table_rows(model)) {
-        std::snprintf(line, sizeof line, "%-32s %7lld %4lld  %-38s %-6s %-10s %8zu %s\n",
+        std::snprintf(line, sizeof line, "%-32s %7lld %4lld  %-38s %-6s %-10s %8zu %-16s %s\n",
                       r.model.c_str(), static_cast<long long>(r.ctx), static_cast<long long>(r.n),
                       r.verdict.c_str(), r.source.c_str(), r.promotable ? "yes" : "no", r.diverged,
-                      r.cp95.c_str());
+                      r.per_trial.c_str(), r.per_prompt.c_str());
         out << line;
     }
 }
 
 void render_csv(const ReportModel& model, std::ostream& out) {
-    out << "model,ctx,N,verdict,source,promotable,diverged,cp95\r\n";
+    out << "model,ctx,N,verdict,source,promotable,diverged,per_trial,per_prompt\r\n";
     for (const auto& r : table_rows(model))
         out << csv_field(r.model) << ',' << r.ctx << ',' << r.n << ',' << csv_field(r.verdict)
             << ',' << csv_field(r.source) << ',' << (r.promotable ? "yes" : "no") << ','
-            << r.diverged << ',' << r.cp95 << "\r\n";
+            << r.diverged << ',' << csv_field(r.per_trial) << ',' << csv_field(r.per_prompt)
+            << "\r\n";
 }
 
 core::Json render_json_rows(const ReportModel& model) {
@@ -78,7 +83,9 @@ core::Json render_json_rows(const ReportModel& model) {
                                           {"source", r.source},
                                           {"promotable", r.promotable},
                                           {"digest_intact", r.entry->loaded.digest_intact},
-                                          {"n_divergent", r.diverged}});
+                                          {"n_divergent", r.diverged},
+                                          {"per_trial", bound_json(c.sensitivity.per_trial)},
+                                          {"per_prompt", bound_json(c.sensitivity.per_prompt)}});
     }
     return rows;
 }

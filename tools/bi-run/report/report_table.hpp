@@ -21,7 +21,8 @@ struct TableRow {
     std::string source;
     bool promotable = false;
     std::size_t diverged = 0;
-    std::string cp95;  // the Clopper–Pearson bound, "-" when the cell diverged
+    std::string per_trial;   // bound_cell(): "<=0.0231 n=128", or the observed rate with its n
+    std::string per_prompt;  // the same over distinct items, the conservative one
 };
 
 // One row per usable cert, in the model's order; unusable files have no row.
@@ -30,11 +31,13 @@ std::vector<TableRow> table_rows(const ReportModel& model);
 // The aligned text table with its header line.
 void render_text(const ReportModel& model, std::ostream& out);
 
-// RFC 4180 CSV with a header line: model,ctx,N,verdict,source,promotable,diverged,cp95.
+// RFC 4180 CSV with a header line: model,ctx,N,verdict,source,promotable,diverged,
+// per_trial,per_prompt.
 void render_csv(const ReportModel& model, std::ostream& out);
 
 // One JSON array, one object per row (path, model, ctx, dispatch_n, status, source,
-// promotable, digest_intact, n_divergent).
+// promotable, digest_intact, n_divergent, and the per_trial / per_prompt bounds as the cert has
+// them).
 core::Json render_json_rows(const ReportModel& model);
 
 }  // namespace bi::cli::report

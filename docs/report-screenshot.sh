@@ -41,7 +41,7 @@ timeout 60 "$browser" --headless --no-sandbox --disable-gpu --hide-scrollbars \
   --screenshot="$root/docs/report.png" "file://$work/report.html" 2>/dev/null
 echo "docs/report.png from $(ls "$work/certs" | wc -l) mock certs"
 
-# One RED cell up close, from the report tests' fixed certs: the trial log's texts side by side,
+# One RED cell up close, from the report tests' fixed certs: the texts of the cert's excerpt side by side,
 # the first difference marked, completion markup shown as text.
 mkdir "$work/fixtures"
 "$root/build/bin/bi_report_fixtures" "$work/fixtures"

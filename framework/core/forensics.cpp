@@ -25,6 +25,26 @@ std::optional<std::size_t> first_char_difference(const std::string& a, const std
     return std::nullopt;
 }
 
+bool is_continuation(char ch) {
+    return (static_cast<unsigned char>(ch) & 0xC0U) == 0x80U;
+}
+
+// The largest UTF-8 boundary of `text` at or before `at`.
+std::size_t boundary_before(const std::string& text, std::size_t at) {
+    at = std::min(at, text.size());
+    while (at > 0 && at < text.size() && is_continuation(text[at])) --at;
+    return at;
+}
+
+// At most `bytes` of `text` from `offset`, ending on a UTF-8 boundary.
+std::string slice(const std::string& text, std::size_t offset, std::size_t bytes, bool& cut) {
+    if (offset >= text.size()) return {};
+    const std::size_t end = offset + bytes;
+    if (end >= text.size()) return text.substr(offset);
+    cut = true;
+    return text.substr(offset, boundary_before(text, end) - offset);
+}
+
 template <typename T>
 const T* at_position(const std::optional<std::vector<T>>& values, std::size_t i) {
     if (!values || i >= values->size()) return nullptr;
@@ -101,6 +121,18 @@ std::optional<FirstDivergence> first_divergence(const TrialRecord& a, const Tria
     return std::nullopt;
 }
 
+std::optional<TextExcerpt> content_excerpt(const std::string& a, const std::string& c) {
+    const auto at = first_char_difference(a, c);
+    if (!at) return std::nullopt;
+    TextExcerpt excerpt;
+    excerpt.offset = boundary_before(a, *at > kExcerptBefore ? *at - kExcerptBefore : 0);
+    // Both sides are equal before *at, so a boundary of one is a boundary of the other.
+    excerpt.a = slice(a, excerpt.offset, kExcerptBytes, excerpt.truncated);
+    excerpt.c = slice(c, excerpt.offset, kExcerptBytes, excerpt.truncated);
+    excerpt.truncated = excerpt.truncated || excerpt.offset > 0;
+    return excerpt;
+}
+
 DivergenceKind classify_margin(const std::optional<double>& margin) {
     if (!margin) return DivergenceKind::Unknown;
     return *margin < kNearTieMargin ? DivergenceKind::NearTie : DivergenceKind::Decisive;
@@ -127,6 +159,7 @@ std::optional<IdForensics> divergence_forensics(const TrialRecord& a, const Tria
         }
     }
     f.kind = classify_margin(f.a_margin);
+    f.excerpt = content_excerpt(a.content, c.content);
     return f;
 }
 

@@ -43,6 +43,23 @@ struct Contamination {
     std::string ngram;      // the shared words, lower case, single spaces
 };
 
+// Bytes of each side's content kept around the first content difference: enough context to read
+// the change in a report, small enough that a RED of many ids stays a readable cert.
+inline constexpr std::size_t kExcerptBefore = 80;
+inline constexpr std::size_t kExcerptBytes = 400;
+
+// Both contents from the same byte offset (a UTF-8 boundary before the first difference), each at
+// most kExcerptBytes long and cut at a UTF-8 boundary; `truncated` unless both are whole.
+struct TextExcerpt {
+    std::size_t offset = 0;
+    std::string a;
+    std::string c;
+    bool truncated = false;
+};
+
+// Nullopt when the contents are the same (what moved was tokens, reasoning or a tool call).
+std::optional<TextExcerpt> content_excerpt(const std::string& a, const std::string& c);
+
 struct IdForensics {
     int pass = 0;  // 1-based C pass; 0 for a comparison that is not a pass
     FirstDivergence at;
@@ -53,6 +70,7 @@ struct IdForensics {
     DivergenceKind kind = DivergenceKind::Unknown;
     std::optional<double> max_prefix_logprob_delta;  // max |A - C| over the common prefix
     std::optional<Contamination> contamination;
+    std::optional<TextExcerpt> excerpt;  // the texts around the change, for a person to read
 };
 
 // Token ids when both trials have them, else the logprob entries' token texts, else the bytes of

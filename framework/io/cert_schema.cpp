@@ -63,6 +63,7 @@ BI_CERT_TABLE(GreedyViolation)
 BI_CERT_TABLE(GreedyCheck)
 BI_CERT_TABLE(FirstDivergence)
 BI_CERT_TABLE(Contamination)
+BI_CERT_TABLE(TextExcerpt)
 BI_CERT_TABLE(IdForensics)
 BI_CERT_TABLE(CompletionCensus)
 BI_CERT_TABLE(CompletionFloorGate)
@@ -206,6 +207,17 @@ const Table<Contamination>& table() {
 }
 
 template <>
+const Table<TextExcerpt>& table() {
+    static const Table<TextExcerpt> rows{
+        required("offset", &TextExcerpt::offset),
+        required("a", &TextExcerpt::a),
+        required("c", &TextExcerpt::c),
+        required("truncated", &TextExcerpt::truncated),
+    };
+    return rows;
+}
+
+template <>
 const Table<IdForensics>& table() {
     using F = IdForensics;
     static const Table<F> rows{
@@ -217,6 +229,7 @@ const Table<IdForensics>& table() {
         required("class", &F::kind),
         optional("max_prefix_logprob_delta", &F::max_prefix_logprob_delta, kNull),
         optional("contamination", &F::contamination),
+        optional("excerpt", &F::excerpt),
     };
     return rows;
 }

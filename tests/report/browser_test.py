@@ -77,7 +77,7 @@ def check_dom(dom):
         if text not in dom:
             fail(f"the DOM does not show {text!r} as text")
     if "<b>final</b>" in dom:
-        fail("the trial log's <b> became an element")
+        fail("the serial text's <b> became an element")
 
 
 def png_pixels(data):

@@ -62,7 +62,7 @@ TEST_CASE("report --html writes one self-contained page with every cell", "[repo
                                      "&amp; &#39;quoted&#39;"));
     CHECK_THAT(html,
                Catch::Contains("Largest N that is GREEN at every ctx measured: <b>N = 2</b>"));
-    CHECK_THAT(html, Catch::Contains("content from the trial log"));
+    CHECK_THAT(html, Catch::Contains("A (serial) &middot; content"));
     for (const char* anchor : {"cell-tiny_rand-256__ctx512__N2", "cell-tiny_rand-256__ctx512__N4",
                                "cell-other-model__ctx512__N2"})
         CHECK_THAT(html, Catch::Contains(std::string("href=\"#") + anchor + "\"") &&

@@ -1,6 +1,6 @@
 // bi_report_fixtures DIR: writes the fixed certs the report tests render, byte for byte the same
 // on every run: a 2 x 2 grid of "tiny/rand-256" (GREEN, GREEN, RED whose answers hold <script>
-// and quotes, with a trial log beside it, AMBER) and "other-model" (UNVERIFIED, and a GREEN
+// and quotes, AMBER) and "other-model" (UNVERIFIED, and a GREEN
 // edited after it was written, so its digest no longer matches).
 #include <cstdio>
 #include <exception>
@@ -38,6 +38,16 @@ std::string write(const std::string& dir, const std::string& model, std::int64_t
 
 core::CellEvidence red_cell() {
     auto e = cell_at(4);
+    // The serial arms agree on a text with markup in it, so that the page must show it as text.
+    const std::string serial = "The answer is \"Paris\" & that's <b>final</b>";
+    for (auto* arm : {&e.arm_a, &*e.arm_a_prime, &*e.arm_b}) {
+        (*arm)["id3"].content = serial;
+        (*arm)["id3"].content_sha = core::content_sha(serial);
+    }
+    for (auto& pass : e.arm_c) {
+        pass["id3"].content = serial;
+        pass["id3"].content_sha = core::content_sha(serial);
+    }
     auto& moved = e.arm_c[1]["id3"];
     moved.extracted_answer = kHostileAnswer;
     moved.score = 0.0;
@@ -63,17 +73,6 @@ core::CellEvidence unverified_cell() {
     return e;
 }
 
-// The trial log beside the RED cert: id3's full texts in A and in pass 2.
-void write_trial_log(const std::string& cert_path) {
-    const std::string log = cert_path.substr(0, cert_path.size() - 5) + ".trials.jsonl";
-    io::write_file_atomically(
-        log,
-        "{\"arm\":\"A\",\"content\":\"The answer is \\\"Paris\\\" & that's <b>final</b>\","
-        "\"pass\":0,\"test_id\":\"id3\"}\n"
-        "{\"arm\":\"C\",\"content\":\"The answer is <script>alert(\\\"x\\\")</script>\","
-        "\"pass\":2,\"test_id\":\"id3\"}\n");
-}
-
 // Edits the cert after it was written, as a person might, without a fresh digest.
 void tamper(const std::string& path) {
     std::string text = io::read_file(path);
@@ -94,7 +93,7 @@ int main(int argc, char** argv) {
         const std::string tiny = "tiny/rand-256";
         write(dir, tiny, 512, 2, cell_at(2), core::Source::Live);
         write(dir, tiny, 1024, 2, cell_at(2), core::Source::Live);
-        write_trial_log(write(dir, tiny, 512, 4, red_cell(), core::Source::Live));
+        write(dir, tiny, 512, 4, red_cell(), core::Source::Live);
         write(dir, tiny, 1024, 4, amber_cell(), core::Source::Live);
         write(dir, "other-model", 512, 4, unverified_cell(), core::Source::Live);
         tamper(write(dir, "other-model", 512, 2, cell_at(2), core::Source::Live));

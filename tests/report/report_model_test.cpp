@@ -1,5 +1,5 @@
 // The report model and the renderers' pure parts: the largest-N answer, reasons, escaping, the
-// first-difference boundary, and the forensics and trial-log texts a cell shows when present.
+// first-difference boundary, and the forensics and the text excerpts a cell shows when present.
 #include <catch2/catch.hpp>
 
 #include <string>
@@ -97,7 +97,7 @@ TEST_CASE("the first difference falls on a character boundary", "[report]") {
     CHECK(common_prefix_chars("x\xC3\xA9", "x\xC3\xA8") == 1);
 }
 
-TEST_CASE("a cell shows forensics and trial-log texts when present, the cert's rows otherwise",
+TEST_CASE("a cell shows forensics and the cert's text excerpts when present, its rows otherwise",
           "[report]") {
     auto e = entry_of(red(), 512, 4);
     std::string html = render_cell_html(e);
@@ -110,33 +110,29 @@ TEST_CASE("a cell shows forensics and trial-log texts when present, the cert's r
         R"("c_logprob":-0.5,"a_margin":0.01,"class":"near_tie","max_prefix_logprob_delta":0.001,)"
         R"("contamination":{"neighbour":null,"ngram":"id4"}})",
         "forensics");
-    e.texts["id1"].a = "same start, then A";
-    e.texts["id1"].c[2] = "same start, then <C>";
+    auto& pass = e.loaded.cert.divergence.ac.per_pass.at(1);
+    core::IdForensics f;
+    f.excerpt = core::content_excerpt("same start, then A", "same start, then <C>");
+    pass.forensics["id1"] = f;
     html = render_cell_html(e);
     CHECK_THAT(html, Catch::Contains(">near_tie<") && Catch::Contains("basis token_id") &&
                          Catch::Contains("a_margin 0.01") &&
                          Catch::Contains("contamination ngram id4"));
-    CHECK_THAT(html, Catch::Contains("content from the trial log"));
+    CHECK_THAT(html, Catch::Contains("A (serial) &middot; content"));
     CHECK_THAT(html, Catch::Contains("same start, then <mark>A</mark>") &&
                          Catch::Contains("same start, then <mark>&lt;C&gt;</mark>"));
 }
 
-TEST_CASE("load_report reads forensics from the document and texts from the trial log",
+TEST_CASE("load_report reads forensics from the document and refuses what is not a cert",
           "[report]") {
     testing::ScratchDir dir;
     const auto e = entry_of(red(), 512, 4);
     io::write_cert(dir.file("c.json"), e.cert());
-    dir.write("c.trials.jsonl",
-              "{\"arm\":\"A\",\"test_id\":\"id1\",\"content\":\"alpha\"}\n"
-              "not json\n"
-              "{\"arm\":\"C2\",\"test_id\":\"id1\",\"content\":\"beta\"}\n");
     dir.write("junk.json", "[1]");
     const auto model = load_report({dir.path()});
     REQUIRE(model.entries.size() == 2);
     const auto& cert = model.entries[0];
     CHECK(cert.trusted());
-    CHECK(cert.texts.at("id1").a == std::optional<std::string>("alpha"));
-    CHECK(cert.texts.at("id1").c.at(2) == "beta");
     CHECK(cert.forensics.empty());
     CHECK(model.entries[1].state == EntryState::NotACert);
     CHECK_THAT(model.entries[1].problem,

@@ -271,3 +271,35 @@ TEST_CASE("the cert caps forensics entries, most severe first, and counts the re
     const auto json = io::cert_to_json(cert);
     CHECK(json.find("divergence_report")->find("AC")->find("forensics_truncated")->as_int() == 5);
 }
+
+TEST_CASE("the text excerpt starts before the first difference on a UTF-8 boundary",
+          "[forensics]") {
+    CHECK_FALSE(core::content_excerpt("same", "same"));
+
+    const auto short_texts = core::content_excerpt("alpha beta", "alpha gamma");
+    REQUIRE(short_texts);
+    CHECK(short_texts->offset == 0);
+    CHECK(short_texts->a == "alpha beta");
+    CHECK(short_texts->c == "alpha gamma");
+    CHECK_FALSE(short_texts->truncated);
+
+    // 100 two-byte characters, then the change: the excerpt begins 80 bytes before it, never
+    // inside a character, and each side is cut at kExcerptBytes on a boundary too.
+    std::string prefix;
+    for (int i = 0; i < 100; ++i) prefix += "\xC3\xA9";
+    const std::string tail(1000, 'x');
+    const auto long_texts = core::content_excerpt(prefix + "A" + tail, prefix + "B" + tail);
+    REQUIRE(long_texts);
+    CHECK(long_texts->offset == 200 - core::kExcerptBefore);
+    CHECK(long_texts->offset % 2 == 0);
+    CHECK(long_texts->truncated);
+    CHECK(long_texts->a.size() <= core::kExcerptBytes);
+    CHECK(long_texts->a.substr(core::kExcerptBefore, 1) == "A");
+    CHECK(long_texts->c.substr(core::kExcerptBefore, 1) == "B");
+
+    // An odd offset must step back to the character's start.
+    const auto odd = core::content_excerpt("z" + prefix + "A", "z" + prefix + "B");
+    REQUIRE(odd);
+    CHECK((odd->offset == 121 || odd->offset == 120));
+    CHECK((static_cast<unsigned char>(("z" + prefix)[odd->offset]) & 0xC0U) != 0x80U);
+}

@@ -251,24 +251,29 @@ const core::PairReport* first_divergent_pass(const core::Cert& c, const std::str
     return nullptr;
 }
 
-// The texts side by side: the trial log's full A and C contents when the log has them, else
-// the extracted answers the cert's rows hold. True when the extracted answers were shown.
-bool render_texts(const ReportEntry& entry, const std::string& id, const std::string& arm,
+// The texts side by side: the excerpt of both contents the pass's forensics hold (under the
+// cert's digest), else the extracted answers of the cert's rows. True when the answers were shown.
+bool render_texts(const core::PairReport* pass, const std::string& id, const std::string& arm,
                   const std::vector<const core::FieldMismatch*>& rows, std::ostream& out) {
-    const auto texts = entry.texts.find(id);
-    const int pass_no = arm.size() > 1 ? std::atoi(arm.c_str() + 1) : 0;
-    if (texts != entry.texts.end() && texts->second.a && texts->second.c.count(pass_no)) {
-        out << side_by_side("A (serial) &middot; content from the trial log", *texts->second.a,
-                            esc(arm) + " (concurrent)", texts->second.c.at(pass_no));
-        return false;
-    }
+    if (pass)
+        if (const auto f = pass->forensics.find(id);
+            f != pass->forensics.end() && f->second.excerpt) {
+            const auto& excerpt = *f->second.excerpt;
+            const std::string where =
+                excerpt.truncated
+                    ? " &middot; content from byte " + std::to_string(excerpt.offset) + " (excerpt)"
+                    : " &middot; content";
+            out << side_by_side("A (serial)" + where, excerpt.a, esc(arm) + " (concurrent)",
+                                excerpt.c);
+            return false;
+        }
     const auto answer = std::find_if(rows.begin(), rows.end(),
                                      [](const auto* r) { return r->field == "extracted_answer"; });
     if (answer == rows.end()) {
         if (!rows.empty())
             out << "<div class=\"meta\">content sha A <code>" << esc(rows.front()->left_sha)
                 << "</code>, " << esc(arm) << " <code>" << esc(rows.front()->right_sha)
-                << "</code> (no trial log beside the cert)</div>";
+                << "</code> (no text excerpt in the cert)</div>";
         return false;
     }
     const auto label = [](const std::string& which, const std::string& sha) {
@@ -307,7 +312,7 @@ void render_divergent_id(const ReportEntry& entry, const std::string& id, std::o
     if (pass)
         for (const auto& row : pass->rows)
             if (row.test_id == id) rows.push_back(&row);
-    const bool answer_shown = render_texts(entry, id, arm, rows, out);
+    const bool answer_shown = render_texts(pass, id, arm, rows, out);
     render_field_rows(arm, rows, answer_shown, out);
     out << "</div>\n";
 }

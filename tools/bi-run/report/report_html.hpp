@@ -1,7 +1,7 @@
 // `bi-run report --html FILE`: one self-contained page (inline CSS and SVG, no scripts, nothing
 // fetched) with a ctx x N matrix per model, the "largest N GREEN at every ctx" answer, and per
 // cell its reasons, gates, bounds, provenance and the divergent ids side by side. Every text
-// taken from a cert or a trial log is HTML-escaped.
+// taken from a cert is HTML-escaped.
 #pragma once
 
 #include <cstddef>

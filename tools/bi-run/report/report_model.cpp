@@ -36,50 +36,6 @@ std::map<std::string, core::Json> read_forensics(const core::Json& document) {
     return by_id;
 }
 
-std::string trial_log_path(const std::string& cert_path) {
-    std::filesystem::path p(cert_path);
-    p.replace_extension(".trials.jsonl");
-    return p.string();
-}
-
-// The A and C texts of each id; lines that are not what the log format says are skipped, and a
-// log that cannot be read leaves the texts empty (the report then shows the cert's own rows).
-std::map<std::string, TrialTexts> read_trial_texts(const std::string& cert_path) {
-    std::map<std::string, TrialTexts> texts;
-    const std::string log = trial_log_path(cert_path);
-    std::error_code ec;
-    if (!std::filesystem::is_regular_file(log, ec)) return texts;
-    std::string content;
-    try {
-        content = io::read_file(log);
-    } catch (const Error&) {
-        return texts;
-    }
-    std::istringstream lines(content);
-    std::string line;
-    while (std::getline(lines, line)) {
-        if (line.empty()) continue;
-        core::Json record;
-        try {
-            record = io::parse_json(line, log);
-        } catch (const Error&) {
-            continue;
-        }
-        const core::Json* id = record.find("test_id");
-        const core::Json* text = record.find("content");
-        if (!id || !id->is_string() || !text || !text->is_string()) continue;
-        const std::string arm = record.string_or("arm", "");
-        if (arm == "A") {
-            texts[id->as_string()].a = text->as_string();
-        } else if (arm == "C" || (arm.size() > 1 && arm[0] == 'C')) {
-            std::int64_t pass = record.int_or("pass", 0);
-            if (pass == 0 && arm.size() > 1) pass = std::atoll(arm.c_str() + 1);
-            if (pass > 0) texts[id->as_string()].c[static_cast<int>(pass)] = text->as_string();
-        }
-    }
-    return texts;
-}
-
 ReportEntry load_entry(const std::string& path) {
     ReportEntry entry;
     entry.path = path;
@@ -96,7 +52,6 @@ ReportEntry load_entry(const std::string& path) {
         return entry;
     }
     entry.forensics = read_forensics(entry.loaded.document);
-    entry.texts = read_trial_texts(path);
     entry.promotion = core::check_promotable(entry.loaded.cert, entry.loaded.digest_intact);
     if (const auto disagreements = core::cert_disagreements(entry.loaded.cert);
         !disagreements.empty()) {

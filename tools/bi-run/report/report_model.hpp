@@ -22,12 +22,6 @@ enum class EntryState {
     Inconsistent,  // a cert whose verdict or gates are not what its own evidence gives
 };
 
-// The texts of one id from the trial log beside the cert: arm A's, and each C pass's.
-struct TrialTexts {
-    std::optional<std::string> a;
-    std::map<int, std::string> c;  // by 1-based pass
-};
-
 struct ReportEntry {
     std::string path;
     EntryState state = EntryState::Unreadable;
@@ -37,9 +31,6 @@ struct ReportEntry {
     core::Promotion promotion;
     // divergence_report.AC.forensics by id, read from the document (absent in older certs).
     std::map<std::string, core::Json> forensics;
-    // From `<cert>.trials.jsonl` when it exists: one JSON object a line with test_id, arm ("A"
-    // or "C"), pass (1-based, for C) and content. Empty when there is no log.
-    std::map<std::string, TrialTexts> texts;
 
     bool has_cert() const {
         return state == EntryState::Usable || state == EntryState::Inconsistent;

@@ -160,6 +160,8 @@ struct RunRecord {
     std::optional<std::string> scorer;
     std::optional<std::string> profile;
     std::optional<std::string> generator;
+    std::optional<std::vector<std::string>>
+        generator_params;  // KEY=VALUE, as the generator got them
     std::optional<std::string> workset;
     std::optional<std::vector<std::string>> server_flags;
     std::optional<bool> selftest;

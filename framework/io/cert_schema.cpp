@@ -541,6 +541,7 @@ const Table<RunRecord>& table() {
         optional("scorer", &R::scorer),
         optional("profile", &R::profile),
         optional("generator", &R::generator),
+        optional("generator_params", &R::generator_params),
         optional("workset", &R::workset),
         optional("server_flags", &R::server_flags),
         optional("selftest", &R::selftest),

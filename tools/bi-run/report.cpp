@@ -52,18 +52,19 @@ int report_main(int argc, char** argv) {
     cxxopts::Options options("bi-run report",
                              "Summarises certs (files, or directories of *.json) in one table.\n\n"
                              "Exit status: 0 when every file was a readable cert that agrees with "
-                             "itself, 1 otherwise.");
+                             "itself, 1 otherwise, 2 usage error.");
     options.positional_help("CERT.json|DIR...");
-    options.add_options()("json", "One JSON array on stdout")("h,help", "Show this help")(
-        "paths", "Certs or directories", cxxopts::value<std::vector<std::string>>());
+    options.add_options()("json", "One JSON array on stdout");
+    options.add_options("Output")("h,help", "Show this help");
+    options.add_options("Positional")("paths", "Certs or directories",
+                                      cxxopts::value<std::vector<std::string>>());
     options.parse_positional({"paths"});
     const auto args = parse_command_line(options, argc, argv);
     if (args.count("help")) {
-        std::cout << options.help() << "\n";
+        std::cout << options.help({"", "Output"}) << "\n";
         return kExitPromotable;
     }
-    if (!args.count("paths"))
-        throw Error(ErrorCategory::Usage, "report: name certs or directories");
+    if (!args.count("paths")) throw Error(ErrorCategory::Usage, "name certs or directories");
 
     int code = kExitPromotable;
     core::Json rows = core::Json::array();

@@ -176,6 +176,7 @@ struct RunRecord {
     std::optional<std::int64_t> stagger_ms;
     std::optional<double> request_timeout_s;
     std::optional<bool> stop_on_red;
+    std::optional<double> logit_drift_eps;  // set when logprob-only drift below it was ignored
 };
 
 // Wall time of each step, in seconds.

@@ -31,6 +31,7 @@ struct CellEvidence {
     bool logprobs_requested = false;                   // --logprobs K > 0
     double confidence = kDefaultConfidence;            // of the sensitivity bounds
     std::optional<std::int64_t> n_predict;             // the generation limit, for the length scope
+    double logit_drift_eps = 0.0;  // logprob-only deltas below it are not drift (compare_arms)
 };
 
 // One C pass's overlap at N, from the client's intervals and the server's own evidence.

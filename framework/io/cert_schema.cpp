@@ -556,6 +556,7 @@ const Table<RunRecord>& table() {
         optional("stagger_ms", &R::stagger_ms),
         optional("request_timeout_s", &R::request_timeout_s),
         optional("stop_on_red", &R::stop_on_red),
+        optional("logit_drift_eps", &R::logit_drift_eps),
     };
     return rows;
 }

@@ -260,15 +260,15 @@ TEST_CASE("the upstream tool's option names are accepted", "[cli][aliases]") {
 TEST_CASE("a work-set of bare strings is read as prompts", "[cli][workset]") {
     testing::ScratchDir dir;
     std::string rows = "[";
-    for (int i = 0; i < 8; ++i)
+    for (int i = 0; i < 16; ++i)
         rows += (i ? ", \"" : "\"") + std::string("Name colour ") + std::to_string(i) + "\"";
     io::write_file_atomically(dir.file("ws.json"), rows + "]");
     auto r = run_command(bi_run({"run-mock", "--workset", dir.file("ws.json"), "--out-dir",
-                                 dir.file("out"), "--quiet", "--json"}));
+                                 dir.file("out"), "--quiet", "--json", "--realistic-pacing"}));
     INFO(r.err);
     CHECK(r.exit_code == 0);
     CHECK_THAT(r.out,
-               Catch::Contains("\"status\":\"green\"") && Catch::Contains("\"trials_counted\":32"));
+               Catch::Contains("\"status\":\"green\"") && Catch::Contains("\"n_divergent\":0"));
 }
 
 TEST_CASE("help: one spelling per option, defaults shown right", "[cli][help]") {
@@ -310,4 +310,25 @@ TEST_CASE("selftest takes run-live's guard options", "[cli][selftest]") {
     CHECK(r.exit_code == 2);
     CHECK_THAT(r.err, Catch::Contains("7") && Catch::Contains("reserved"));
     CHECK_FALSE(fs::exists(dir.file("bi-selftest-f32.gguf")));  // refused before the model
+}
+
+TEST_CASE("logit drift eps: logprob-only drift below it is not drift, and the cert says so",
+          "[cli][aliases]") {
+    testing::ScratchDir dir;
+    const std::vector<std::string> cell{"run-mock", "--divergence", "logprob", "--logprobs",
+                                        "1",        "--passes",     "1",       "--quiet",
+                                        "--json"};
+    auto r = run_command(bi_run(cell + std::vector<std::string>{"--out-dir", dir.file("exact")}));
+    INFO(r.err);
+    CHECK(r.exit_code == 3);
+    CHECK_THAT(r.out, Catch::Contains("\"anomaly\":\"logit_drift\""));
+    r = run_command(bi_run(
+        cell + std::vector<std::string>{"--out-dir", dir.file("eps"), "--logit-drift-eps", "100"}));
+    INFO(r.err);
+    CHECK(r.exit_code == 0);
+    const auto loaded = io::read_cert(dir.file("eps/bi-mock__ctx2048__N4.json"));
+    CHECK(run_record(loaded).find("logit_drift_eps")->as_double() == 100.0);
+    CHECK(
+        run_command(bi_run({"verify-cert", dir.file("eps/bi-mock__ctx2048__N4.json")})).exit_code ==
+        3);  // reads back as a consistent cert (mock: not promotable)
 }

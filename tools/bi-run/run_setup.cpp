@@ -260,9 +260,7 @@ RunSetup prepare_run(const cxxopts::ParseResult& args, bool allow_lists,
     if (const auto deadline = seconds_option(args, "arm-deadline", true); deadline.count() > 0)
         o.arm_deadline = deadline;
     o.stop_on_red = args.count("stop-on-red") > 0;
-    const double drift_eps = number_option(args, "logit-drift-eps", 0, 1e6);
-    if (drift_eps > 0)
-        usage("--logit-drift-eps: only 0 (logprob drift counted exactly) is supported so far");
+    o.logit_drift_eps = number_option(args, "logit-drift-eps", 0, 1e6);
     setup.quiet = args.count("quiet") > 0;
     setup.json = args.count("json") > 0;
 

@@ -175,16 +175,16 @@ int selftest_main(int raw_argc, char** raw_argv) {
         "out-dir", "Where the cert and server log go (default: a new temp directory)",
         cxxopts::value<std::string>())("ready-timeout", "Seconds the server may take to load",
                                        cxxopts::value<double>()->default_value("120"))(
-        "keep", "Keep the temp directory (server log) even when the selftest fails")(
-        "quiet", "No progress on stderr")("json", "Print a one-line JSON summary on stdout")(
-        "h,help", "Show this help");
+        "keep", "Keep the temp directory (server log) even when the selftest fails");
     add_plugin_timeout_option(options);
     auto limits = options.add_options();
     add_max_response_bytes_option(limits);
     add_guard_options(options);
+    options.add_options("Output")("quiet", "No progress on stderr")(
+        "json", "Print a one-line JSON summary on stdout")("h,help", "Show this help");
     const auto args = parse_command_line(options, argc, argv);
     if (args.count("help")) {
-        std::cout << options.help({"", "Guards"}) << "\n";
+        std::cout << options.help({"", "Guards", "Output"}) << "\n";
         return kExitPromotable;
     }
     if (!args.count("server-bin")) usage("--server-bin is required");

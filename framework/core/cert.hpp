@@ -171,6 +171,8 @@ struct RunRecord {
     std::optional<std::string> scorer;
     std::optional<std::string> profile;
     std::optional<std::string> generator;
+    std::optional<std::vector<std::string>>
+        generator_params;  // KEY=VALUE, as the generator got them
     std::optional<std::string> workset;
     std::optional<std::vector<std::string>> server_flags;
     std::optional<bool> selftest;
@@ -185,6 +187,7 @@ struct RunRecord {
     std::optional<std::int64_t> stagger_ms;
     std::optional<double> request_timeout_s;
     std::optional<bool> stop_on_red;
+    std::optional<double> logit_drift_eps;  // set when logprob-only drift below it was ignored
 };
 
 // Wall time of each step, in seconds.

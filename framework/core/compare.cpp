@@ -45,7 +45,7 @@ std::optional<std::size_t> first_token_difference(const std::vector<std::int64_t
 }
 
 PairReport compare_arms(const ArmResults& left, const ArmResults& right, std::string left_arm,
-                        std::string right_arm) {
+                        std::string right_arm, double logit_drift_eps) {
     PairReport report;
     report.left_arm = std::move(left_arm);
     report.right_arm = std::move(right_arm);
@@ -89,7 +89,8 @@ PairReport compare_arms(const ArmResults& left, const ArmResults& right, std::st
             report.divergent_ids.push_back(id);
         } else {
             if (!generation_same) report.token_only_ids.push_back(id);
-            if (logprob_moved) {
+            const bool below_eps = generation_same && delta < logit_drift_eps;
+            if (logprob_moved && !below_eps) {
                 report.logprob_drift_ids.push_back(id);
                 // Over the common prefix: past a changed token the logprobs are of other tokens.
                 const auto f = report.forensics.find(id);

@@ -57,9 +57,11 @@ struct PairReport {
     bool clean() const { return divergent_ids.empty(); }
 };
 
-// Compares every id of both arms field by field; ids are reported in sorted order.
+// Compares every id of both arms field by field; ids are reported in sorted order. An id whose
+// only change is a chosen-token logprob delta smaller than `logit_drift_eps` is not logprob
+// drift (0: every delta counts).
 PairReport compare_arms(const ArmResults& left, const ArmResults& right, std::string left_arm,
-                        std::string right_arm);
+                        std::string right_arm, double logit_drift_eps = 0.0);
 
 // Index of the first position where two token sequences differ (a strict prefix differs at the
 // shorter length); nullopt when they are identical.

@@ -15,12 +15,13 @@ void merge_pass_forensics(UnionReport& report) {
 }
 
 UnionReport union_over_passes(const ArmResults& reference, const std::vector<ArmResults>& passes,
-                              const std::string& reference_arm, const std::string& pass_arm) {
+                              const std::string& reference_arm, const std::string& pass_arm,
+                              double logit_drift_eps) {
     UnionReport report;
     std::set<std::string> divergent, token_only, logprob_drift;
     for (std::size_t t = 0; t < passes.size(); ++t) {
-        PairReport pass =
-            compare_arms(reference, passes[t], reference_arm, pass_arm + std::to_string(t + 1));
+        PairReport pass = compare_arms(reference, passes[t], reference_arm,
+                                       pass_arm + std::to_string(t + 1), logit_drift_eps);
         divergent.insert(pass.divergent_ids.begin(), pass.divergent_ids.end());
         token_only.insert(pass.token_only_ids.begin(), pass.token_only_ids.end());
         logprob_drift.insert(pass.logprob_drift_ids.begin(), pass.logprob_drift_ids.end());

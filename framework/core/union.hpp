@@ -33,6 +33,7 @@ struct UnionReport {
 void merge_pass_forensics(UnionReport& report);
 
 UnionReport union_over_passes(const ArmResults& reference, const std::vector<ArmResults>& passes,
-                              const std::string& reference_arm, const std::string& pass_arm);
+                              const std::string& reference_arm, const std::string& pass_arm,
+                              double logit_drift_eps = 0.0);
 
 }  // namespace bi::core

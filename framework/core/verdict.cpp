@@ -319,11 +319,12 @@ Verdict gather(const CellEvidence& all) {
     Verdict v;
     v.incomplete_ids = incomplete_ids(all);
     const CellEvidence e = without_ids(all, v.incomplete_ids);
-    if (e.arm_a_prime) v.serial_check = compare_arms(e.arm_a, *e.arm_a_prime, "A", "A'");
-    v.ac = union_over_passes(e.arm_a, e.arm_c, "A", "C");
+    if (e.arm_a_prime)
+        v.serial_check = compare_arms(e.arm_a, *e.arm_a_prime, "A", "A'", e.logit_drift_eps);
+    v.ac = union_over_passes(e.arm_a, e.arm_c, "A", "C", e.logit_drift_eps);
     if (e.arm_b) {
-        v.ab = compare_arms(e.arm_a, *e.arm_b, "A", "B");
-        v.bc = union_over_passes(*e.arm_b, e.arm_c, "B", "C");
+        v.ab = compare_arms(e.arm_a, *e.arm_b, "A", "B", e.logit_drift_eps);
+        v.bc = union_over_passes(*e.arm_b, e.arm_c, "B", "C", e.logit_drift_eps);
     }
 
     v.dispatch_n = e.dispatch_n;

@@ -35,6 +35,7 @@ struct CellEvidence {
     // What each item sent (system and prompt), by test_id: the contamination check looks for a
     // neighbour's words in a divergent completion. Empty: the check is skipped.
     std::map<std::string, std::string, std::less<>> prompts;
+    double logit_drift_eps = 0.0;  // logprob-only deltas below it are not drift (compare_arms)
 };
 
 // One C pass's overlap at N, from the client's intervals and the server's own evidence.

@@ -164,7 +164,8 @@ Baseline CellRunner::run_baseline(std::int64_t ctx, const WorkRowSource& rows) {
     auto a2 = run_arm(*server, baseline.items, "A'", 0, order, 1, "arm A' (serial repeat)");
     baseline.arm_a_prime = score(std::move(a2.records), baseline.items);
     baseline.timings.arm_a_prime_s = a2.seconds;
-    const auto self_check = core::compare_arms(baseline.arm_a, baseline.arm_a_prime, "A", "A'");
+    const auto self_check = core::compare_arms(baseline.arm_a, baseline.arm_a_prime, "A", "A'",
+                                               options_.logit_drift_eps);
     progress_.arm_finished(
         self_check.clean() ? "reproduces A exactly"
                            : std::to_string(self_check.divergent_ids.size()) +
@@ -187,7 +188,8 @@ bool CellRunner::run_pass(ServerHandle& server, const std::vector<core::WorkItem
     evidence.arm_c.push_back(score(std::move(c.records), items));
     timings.arm_c_s->push_back(c.seconds);
     evidence.server_c_passes.push_back(c.server);
-    const auto this_pass = core::compare_arms(evidence.arm_a, evidence.arm_c.back(), "A", "C");
+    const auto this_pass = core::compare_arms(evidence.arm_a, evidence.arm_c.back(), "A", "C",
+                                              options_.logit_drift_eps);
     progress_.arm_finished(
         this_pass.clean()
             ? "matches A (peak " + std::to_string(c.server.peak_busy_slots) + " busy slots)"
@@ -296,13 +298,15 @@ CellOutcome CellRunner::run_cell(const Baseline& baseline, int parallel) {
     evidence.arm_b = score(std::move(b.records), items);
     evidence.server_b = b.server;
     timings.arm_b_s = b.seconds;
-    const auto ab = core::compare_arms(evidence.arm_a, *evidence.arm_b, "A", "B");
+    const auto ab =
+        core::compare_arms(evidence.arm_a, *evidence.arm_b, "A", "B", options_.logit_drift_eps);
     progress_.arm_finished(ab.clean()
                                ? "matches A"
                                : std::to_string(ab.divergent_ids.size()) + " id(s) differ from A");
 
     evidence.confidence = options_.confidence;
     evidence.n_predict = options_.request.n_predict;
+    evidence.logit_drift_eps = options_.logit_drift_eps;
     const PassesRun passes = run_passes(*server, items, parallel, evidence, timings);
     start = clock::now();
     server->shutdown();
@@ -342,6 +346,7 @@ core::RunRecord CellRunner::run_record(const Baseline& baseline) const {
     core::RunRecord run = options_.run_labels;
     const auto& r = options_.request;
     run.seed = static_cast<std::int64_t>(options_.seed);
+    if (options_.logit_drift_eps > 0) run.logit_drift_eps = options_.logit_drift_eps;
     run.n_predict = r.n_predict;
     run.endpoint = std::string(http::request_path(r.endpoint));
     run.logprobs = r.logprobs;

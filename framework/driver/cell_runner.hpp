@@ -35,6 +35,7 @@ struct RunOptions {
     std::chrono::milliseconds stagger{0};
     std::optional<std::chrono::milliseconds> arm_deadline;
     bool stop_on_red = false;
+    double logit_drift_eps = 0.0;  // logprob-only drift below it is not counted (0: exact)
     // Planned passes: with a target rate, C passes run until the counted trials reach
     // core::trials_needed(target_rate, confidence), an invariant divergence, or max_passes.
     std::optional<double> target_rate;

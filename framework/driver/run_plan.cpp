@@ -72,17 +72,29 @@ void plan_live(RunPlan& plan, LivePlan live, bool alias_given,
     if (live.port) server::check_port(*live.port, live.limits);
     live.facts = server::read_model_facts(live.target.model);
 
+    // The guard projects the KV cache the cert will name: --kv-label wins over the target's.
+    auto& o = plan.options;
+    o.kv_label = kv_label_given ? *kv_label_given : live.target.kv;
     const auto mem = server::mem_available_bytes();
     for (auto ctx : plan.ctxs)
         for (int n : plan.parallels) {
             server::check_context_without_shape(live.facts, ctx * n);
-            server::check_footprint(server::project_footprint(live.facts, ctx * n, live.target.kv),
+            server::check_footprint(server::project_footprint(live.facts, ctx * n, o.kv_label),
                                     live.limits, mem);
         }
+    // With layers offloaded, the GPU's share must fit the free GPU memory too (when known).
+    if (const auto layers = server::offloaded_layers(live.target.flags)) {
+        live.gpu = server::gpu_free_memory();
+        if (live.gpu)
+            for (auto ctx : plan.ctxs)
+                for (int n : plan.parallels)
+                    server::check_gpu_footprint(
+                        server::gpu_part(server::project_footprint(live.facts, ctx * n, o.kv_label),
+                                         live.facts, *layers),
+                        *layers, *live.gpu);
+    }
 
-    auto& o = plan.options;
     if (!alias_given) o.model_alias = live.target.alias;
-    o.kv_label = kv_label_given ? *kv_label_given : live.target.kv;
     o.run_labels.server_flags = live.target.flags;
     o.model_file = core::ModelFileRecord{};
     o.model_file->path = live.facts.path;

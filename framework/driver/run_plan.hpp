@@ -13,6 +13,7 @@
 #include "cell_runner.hpp"
 #include "live_launcher.hpp"
 #include "mock/mock_config.hpp"
+#include "server/gpu_memory.hpp"
 #include "server/guards.hpp"
 #include "server/model_facts.hpp"
 
@@ -35,6 +36,7 @@ struct LivePlan {
     std::optional<std::uint16_t> port;  // absent: a free loopback port per launch
     std::chrono::milliseconds ready_timeout = std::chrono::minutes(10);
     std::chrono::milliseconds grace = std::chrono::seconds(10);
+    std::optional<server::GpuMemory> gpu;  // checked by plan_live when the flags offload layers
 };
 
 struct RunPlan {
@@ -52,9 +54,11 @@ struct RunPlan {
 };
 
 // Checks the target (binary, model, user flags, port) and the footprint of every ctx x N of the
-// plan against MemAvailable and the cap, then fills in what the target decides: the model alias
-// unless `alias_given`, the KV label unless `kv_label_given`, the server flags and model file
-// record. Throws bi::Error(Usage/Guard) naming what is wrong; launches nothing.
+// plan against MemAvailable and the cap (projected with the KV label the cert will name), and,
+// when the flags offload layers and nvidia-smi answers, its GPU part against free GPU memory, then
+// fills in what the target decides: the model alias unless `alias_given`, the KV label unless
+// `kv_label_given`, the server flags and model file record. Throws bi::Error(Usage/Guard) naming
+// what is wrong; launches nothing.
 void plan_live(RunPlan& plan, LivePlan live, bool alias_given,
                const std::optional<std::string>& kv_label_given);
 

@@ -652,6 +652,7 @@ const Table<RunRecord>& table() {
         optional("scorer", &R::scorer),
         optional("profile", &R::profile),
         optional("generator", &R::generator),
+        optional("generator_params", &R::generator_params),
         optional("workset", &R::workset),
         optional("server_flags", &R::server_flags),
         optional("selftest", &R::selftest),
@@ -666,6 +667,7 @@ const Table<RunRecord>& table() {
         optional("stagger_ms", &R::stagger_ms),
         optional("request_timeout_s", &R::request_timeout_s),
         optional("stop_on_red", &R::stop_on_red),
+        optional("logit_drift_eps", &R::logit_drift_eps),
     };
     return rows;
 }

@@ -2,6 +2,10 @@
 
 #include <toml++/toml.h>
 
+#include <algorithm>
+#include <initializer_list>
+#include <string_view>
+
 #include "core/error.hpp"
 #include "files.hpp"
 
@@ -48,6 +52,28 @@ std::vector<std::string> strings_at(const toml::table& table, const char* key,
     return out;
 }
 
+// A key this reader would not use is refused rather than ignored: a silently dropped key (say a
+// misspelt flags list) makes a run differ from what its cert says.
+void check_keys(const toml::table& table, std::initializer_list<std::string_view> known,
+                const std::string& path, const std::string& where) {
+    for (const auto& [key, node] : table) {
+        if (std::find(known.begin(), known.end(), key.str()) != known.end()) continue;
+        std::string list;
+        for (const auto name : known) list += (list.empty() ? "" : ", ") + std::string(name);
+        bad(path, "line " + std::to_string(node.source().begin.line) + ": unknown key '" +
+                      std::string(key.str()) + "' in " + where + " (known: " + list + ")");
+    }
+}
+
+// A model's flags: `flags`, or `server_flags` as the upstream tool spells it; not both.
+std::vector<std::string> model_flags(const toml::table& model, const std::string& path,
+                                     const std::string& where) {
+    if (model.contains("flags") && model.contains("server_flags"))
+        bad(path, where + " has both flags and server_flags: give one list");
+    return model.contains("server_flags") ? strings_at(model, "server_flags", path, where)
+                                          : strings_at(model, "flags", path, where);
+}
+
 const toml::array* models_of(const toml::table& root, const std::string& path) {
     const toml::node* node = root.get("models");
     if (!node) bad(path, "no [[models]] entries");
@@ -86,9 +112,12 @@ ModelsFile list_models(const std::string& path) {
 ModelProfile load_model_profile(const std::string& path, const std::string& alias,
                                 const std::string& models_dir) {
     const toml::table root = parse(path);
+    check_keys(root, {"defaults", "models"}, path, "the top level");
     toml::table defaults;
     if (const toml::node* node = root.get("defaults")) {
         if (!node->is_table()) bad(path, "[defaults] must be a table");
+        check_keys(*node->as_table(), {"server_bin", "server_flags", "models_dir"}, path,
+                   "[defaults]");  // before the copy, which keeps no source lines
         defaults = *node->as_table();
     }
     const std::string dir =
@@ -96,6 +125,10 @@ ModelProfile load_model_profile(const std::string& path, const std::string& alia
 
     std::string known;
     const toml::array* models = models_of(root, path);
+    for (std::size_t i = 0; i < models->size(); ++i)
+        if (const toml::table* model = (*models)[i].as_table())
+            check_keys(*model, {"alias", "gguf", "server_bin", "kv", "flags", "server_flags"}, path,
+                       "models[" + std::to_string(i) + "]");
     for (std::size_t i = 0; i < models->size(); ++i) {
         const toml::table* model = (*models)[i].as_table();
         const std::string where = "models[" + std::to_string(i) + "]";
@@ -116,7 +149,7 @@ ModelProfile load_model_profile(const std::string& path, const std::string& alia
         profile.kv = string_at(*model, "kv", path, where);
         if (profile.kv.empty()) profile.kv = "f16";
         profile.server_flags = strings_at(defaults, "server_flags", path, "defaults");
-        for (auto& flag : strings_at(*model, "flags", path, where))
+        for (auto& flag : model_flags(*model, path, where))
             profile.server_flags.push_back(std::move(flag));
         return profile;
     }

@@ -14,6 +14,7 @@ struct ModelProfile {
     std::string server_bin;                 // the model's own, else [defaults]
     std::string kv;                         // KV cache label, default "f16"
     std::vector<std::string> server_flags;  // [defaults] server_flags, then the model's flags
+                                            // (`flags`, or upstream's `server_flags`)
 };
 
 struct ModelsFile {
@@ -23,7 +24,8 @@ struct ModelsFile {
 
 // Reads `path` and returns the profile for `alias`. `models_dir` replaces {MODELS_DIR} (when
 // empty: [defaults] models_dir, else an error if the placeholder is used). Errors are
-// bi::Error(Input) naming the file and key; an unknown alias lists the known ones.
+// bi::Error(Input) naming the file and key; an unknown alias lists the known ones, and a key the
+// reader does not know is refused with its table and line, never ignored.
 ModelProfile load_model_profile(const std::string& path, const std::string& alias,
                                 const std::string& models_dir);
 

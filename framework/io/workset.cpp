@@ -97,8 +97,17 @@ std::string unknown_key_warning(std::string_view what, std::size_t index, const 
 
 core::WorkRow read_row(std::string_view what, std::size_t index, const core::Json& row) {
     RowReader reader(what, index, row);
+    // A bare string is a prompt with no expected answer, as the upstream reader takes it.
+    if (row.is_string()) {
+        core::WorkRow out;
+        out.prompt = row.as_string();
+        if (out.prompt.empty()) reader.fail("", "must not be an empty string");
+        out.family = std::string(kDefaultFamily);
+        return out;
+    }
     if (!row.is_object())
-        reader.fail("", std::string("expected an object, got ") + core::type_name(row.type()));
+        reader.fail(
+            "", std::string("expected an object or a string, got ") + core::type_name(row.type()));
 
     core::WorkRow out;
     out.prompt = reader.string_field({"prompt", "item", "prompt_text"}, true, "");
@@ -136,7 +145,7 @@ std::vector<core::WorkRow> rows_from_json(const core::Json& doc, std::string_vie
     std::set<std::string> warned;
     for (std::size_t i = 0; i < array.size(); ++i) {
         rows.push_back(read_row(what, i, array[i]));
-        if (!warnings) continue;
+        if (!warnings || !array[i].is_object()) continue;
         for (const auto& [key, value] : array[i].as_object()) {
             const bool known = std::find(std::begin(kKnownKeys), std::end(kKnownKeys), key) !=
                                std::end(kKnownKeys);

@@ -11,7 +11,8 @@
 
 namespace bi::io {
 
-// Reads rows from a parsed work-set: a non-empty JSON array of objects with
+// Reads rows from a parsed work-set: a non-empty JSON array of objects (or of bare strings, each a
+// prompt with family "default" and no expected answer, as the upstream reader takes them) with
 //   prompt | item | prompt_text  string, required, non-empty (exactly one of the three names)
 //   expected_answer              any JSON, default null
 //   family                       non-empty string, default "default"

@@ -38,6 +38,10 @@ struct MockConfig {
     int threads = 0;                          // recorded in /props only
 
     double tick_ms = 1.0;  // wall time of one decode step; 0 runs flat out
+    // >= 0: a request alone in the batch for more than this many ticks runs on flat out until
+    // another arrives (nothing can be co-batched with it meanwhile); -1: every tick is paced.
+    // The first ticks stay paced so that requests sent together still meet in the batch.
+    int fast_solo_after_ticks = -1;
     Divergence divergence = Divergence::None;
     double divergence_p = 0.5;      // Stochastic only, in [0, 1]
     std::uint64_t seed = 0;         // seeds the Stochastic coin (reproducible per arrival order)

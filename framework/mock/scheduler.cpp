@@ -33,6 +33,7 @@ struct Scheduler::Task {
     // Contamination: the first co-batched neighbour's prompt words, leaked as one run.
     std::vector<std::string> leak_words;
     int n_leaked = 0;
+    int solo_ticks = 0;  // consecutive decode steps alone in the batch
     int slot = -1;
     State state = State::Queued;
     std::vector<GeneratedToken> tokens;
@@ -50,6 +51,7 @@ SchedulerOptions scheduler_options(const MockConfig& config) {
     options.slots = config.slots;
     options.n_ctx = config.n_ctx;
     options.tick_ms = config.tick_ms;
+    options.fast_solo_after_ticks = config.fast_solo_after_ticks;
     options.divergence = config.divergence;
     options.divergence_p = config.divergence_p;
     options.seed = config.seed;
@@ -229,6 +231,7 @@ bool Scheduler::step_locked() {
         Slot& slot = slots_[i];
         Task& task = *slot.task;
         task.ever_co_batched = task.ever_co_batched || co_batched;
+        task.solo_ticks = co_batched ? 0 : task.solo_ticks + 1;
         if (!task.prompt_done) {
             // The whole prompt is evaluated in one decode step.
             task.prompt_done = true;
@@ -317,6 +320,17 @@ SchedulerStats Scheduler::stats() const {
     return stats;
 }
 
+bool Scheduler::solo_past_grace_locked() const {
+    if (options_.fast_solo_after_ticks < 0 || !queue_.empty()) return false;
+    const Task* alone = nullptr;
+    for (const auto& slot : slots_) {
+        if (!slot.processing) continue;
+        if (alone) return false;
+        alone = slot.task.get();
+    }
+    return alone && alone->solo_ticks > options_.fast_solo_after_ticks;
+}
+
 void Scheduler::loop() {
     const auto tick = std::chrono::duration_cast<Clock::duration>(
         std::chrono::duration<double, std::milli>(options_.tick_ms));
@@ -330,7 +344,7 @@ void Scheduler::loop() {
         }
         step_locked();
         notify_finished(lock);
-        if (tick.count() > 0) {
+        if (tick.count() > 0 && !solo_past_grace_locked()) {
             // A predicate on stopping_ only: new submissions must not shorten the tick.
             wake_.wait_until(lock, Clock::now() + tick, [this] { return stopping_; });
         } else {

@@ -47,6 +47,7 @@ struct SchedulerOptions {
     int slots = 4;
     int n_ctx = 4096;
     double tick_ms = 1.0;
+    int fast_solo_after_ticks = -1;  // see MockConfig
     Divergence divergence = Divergence::None;
     double divergence_p = 0.5;
     std::uint64_t seed = 0;
@@ -113,6 +114,8 @@ private:
 
     void admit_locked();
     bool step_locked();
+    // True when one request is alone in the batch past fast_solo_after_ticks: skip the tick.
+    bool solo_past_grace_locked() const;
     void finish_locked(Slot& slot, const std::string& stop_type);
     void notify_finished(std::unique_lock<std::mutex>& lock);
     void loop();

@@ -1,5 +1,6 @@
 #include "local_plugin_set.hpp"
 
+#include <algorithm>
 #include <iostream>
 #include <utility>
 
@@ -86,16 +87,30 @@ void LocalPluginSet::load_file(const std::string& path, bool bundled) {
     plugin->library = std::move(opened.library);
     read_descriptor(opened.descriptor, *plugin);
 
+    // A plugin the user named shadows a bundled one it shares ids with (a rebuilt copy, say);
+    // any other clash is refused.
+    std::vector<std::shared_ptr<LoadedPlugin>> shadowed;
+    const auto clash = [&](const std::shared_ptr<LoadedPlugin>& owner, const std::string& kind,
+                           const std::string& id) {
+        if (!bundled && owner->bundled) {
+            if (std::find(shadowed.begin(), shadowed.end(), owner) == shadowed.end())
+                shadowed.push_back(owner);
+            return;
+        }
+        throw plugin_error(path,
+                           "duplicate " + kind + " id '" + id + "' (also in " + owner->path + ")");
+    };
     for (const auto& scorer : plugin->scorers)
         if (const auto [owner, entry] = state_->find(scorer.id, &LoadedPlugin::scorers); entry)
-            throw plugin_error(
-                path, "duplicate scorer id '" + scorer.id + "' (also in " + owner->path + ")");
+            clash(owner, "scorer", scorer.id);
     for (const auto& generator : plugin->generators)
         if (const auto [owner, entry] = state_->find(generator.id, &LoadedPlugin::generators);
             entry)
-            throw plugin_error(path, "duplicate generator id '" + generator.id + "' (also in " +
-                                         owner->path + ")");
-    state_->plugins.push_back(std::move(plugin));
+            clash(owner, "generator", generator.id);
+    auto& plugins = state_->plugins;
+    for (const auto& owner : shadowed)
+        plugins.erase(std::find(plugins.begin(), plugins.end(), owner));
+    plugins.push_back(std::move(plugin));
 }
 
 std::vector<PluginInfo> LocalPluginSet::list() const {

@@ -24,7 +24,8 @@ public:
     LocalPluginSet& operator=(LocalPluginSet&&) noexcept;
 
     // Loads and validates one plugin file. Loading a file already loaded (the same canonical
-    // path) does nothing; any other clash of scorer or generator ids is an error. Errors are
+    // path) does nothing; a plugin sharing ids with a bundled one replaces that bundled plugin
+    // (it is listed no more); any other clash of scorer or generator ids is an error. Errors are
     // bi::Error(Plugin), one line: "bi: libfoo.so: incompatible ABI (plugin 2, host 1)".
     void load(const std::string& path);
     // load() for a plugin shipped with bi-run (listed as bundled).

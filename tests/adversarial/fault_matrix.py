@@ -163,18 +163,18 @@ def cases():
 
     # Options.
     for flag, value, message in [
-            ("--passes", "abc", "--passes: 'abc' is not a valid number"),
-            ("--passes", "nan", "--passes: 'nan' is not a valid number"),
+            ("--passes", "abc", "--passes: 'abc' is not an integer"),
+            ("--passes", "nan", "--passes: 'nan' is not an integer"),
             ("--passes", "0", "--passes must be at least 1"),
-            ("--req-timeout", "inf", "--req-timeout: 'inf' is not a valid number"),
+            ("--req-timeout", "inf", "--req-timeout: 'inf' is not a number"),
             ("--req-timeout", "1e300", "--req-timeout: expected a number of seconds"),
             ("--req-timeout", "-1", "--req-timeout must be positive"),
             ("--arm-deadline", "1e7", "--arm-deadline: expected a number of seconds"),
-            ("--seed", "-1", "--seed: '-1' is not a valid number"),
+            ("--seed", "-1", "--seed: '-1' is not a whole number (0 or more)"),
             ("--ctx", "1e12", "--ctx 1e12: expected a whole number"),
             ("--ctx", "4294967296", "at most 2147483647"),
             ("--parallel", "100000", "--parallel 100000: at most 4096"),
-            ("--divergence-p", "nan", "--divergence-p: 'nan' is not a valid number"),
+            ("--divergence-p", "nan", "--divergence-p: 'nan' is not a number"),
             ("--tick-ms", "-5", "--tick-ms must be between 0 and 60000"),
             ("--loading-seconds", "1e300", "--loading-seconds must be between 0 and 3600"),
             ("--kv-label", "bogus", "--kv-label bogus: not a llama.cpp cache type"),

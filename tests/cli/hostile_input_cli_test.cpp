@@ -34,10 +34,10 @@ testing::CommandResult run_mock(const testing::ScratchDir& dir, std::vector<std:
 TEST_CASE("a value that is not a number names its option", "[cli][hostile-input]") {
     testing::ScratchDir dir;
     const std::vector<std::pair<std::vector<std::string>, std::string>> cases = {
-        {{"--passes", "abc"}, "bi-run run-mock: --passes: 'abc' is not a valid number"},
-        {{"--passes=nan"}, "bi-run run-mock: --passes: 'nan' is not a valid number"},
-        {{"--req-timeout", "inf"}, "bi-run run-mock: --req-timeout: 'inf' is not a valid number"},
-        {{"--seed", "-1"}, "bi-run run-mock: --seed: '-1' is not a valid number"},
+        {{"--passes", "abc"}, "bi-run run-mock: --passes: 'abc' is not an integer"},
+        {{"--passes=nan"}, "bi-run run-mock: --passes: 'nan' is not an integer"},
+        {{"--req-timeout", "inf"}, "bi-run run-mock: --req-timeout: 'inf' is not a number"},
+        {{"--seed", "-1"}, "bi-run run-mock: --seed: '-1' is not a whole number (0 or more)"},
         {{"--ctx", "1e12"}, "bi-run run-mock: --ctx 1e12: expected a whole number"},
         {{"--divergence-p", "2"}, "bi-run run-mock: --divergence-p must be between 0 and 1"},
         {{"--tick-ms", "-1"}, "bi-run run-mock: --tick-ms must be between 0 and 60000"},

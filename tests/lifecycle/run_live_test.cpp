@@ -363,7 +363,8 @@ TEST_CASE("sweep: one cert per cell and a summary", "[lifecycle]") {
 
 TEST_CASE("plan-n prints a footprint row per N", "[lifecycle]") {
     testing::ScratchDir dir;
-    auto r = run_command({BI_RUN_PATH, "plan-n", "--model", fake_model(dir), "--max-n", "3"});
+    auto r = run_command(
+        {BI_RUN_PATH, "plan-n", "--model", fake_model(dir), "--ctx", "4096", "--max-n", "3"});
     CHECK(r.exit_code == 0);
     CHECK_THAT(r.out, Catch::Contains("ctx_total") && Catch::Contains("12288"));
 }

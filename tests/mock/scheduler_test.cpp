@@ -2,6 +2,7 @@
 // co-batching, stale task ids, stop reasons and cancellation.
 #include <catch2/catch.hpp>
 
+#include <chrono>
 #include <thread>
 
 #include "mock/scheduler.hpp"
@@ -250,4 +251,31 @@ TEST_CASE("the tick thread serves concurrent callers deterministically", "[mock]
     }
     scheduler.stop();
     CHECK(scheduler.stats().tokens_predicted_total == 160);
+}
+
+TEST_CASE("a request alone past fast_solo_after_ticks runs on unpaced, company stays paced",
+          "[mock][scheduler]") {
+    using Clock = std::chrono::steady_clock;
+    auto o = options(2);
+    o.tick_ms = 20.0;
+    o.fast_solo_after_ticks = 2;
+    {
+        Scheduler scheduler(o);
+        scheduler.start();
+        const auto start = Clock::now();
+        const auto outcome = scheduler.run(job_for("alone in the batch", 100));
+        CHECK(outcome.tokens.size() == 100);
+        // Paced, 101 steps of 20 ms would take two seconds; three paced steps, then flat out.
+        CHECK(Clock::now() - start < std::chrono::seconds(1));
+        scheduler.stop();
+    }
+    Scheduler scheduler(o);
+    auto first = scheduler.submit(job_for("first of two", 10));
+    auto second = scheduler.submit(job_for("second of two", 10));
+    const auto start = Clock::now();
+    scheduler.start();  // both share every step from the first: each one is paced
+    CHECK(scheduler.wait(first).tokens.size() == 10);
+    CHECK(scheduler.wait(second).tokens.size() == 10);
+    CHECK(Clock::now() - start >= std::chrono::milliseconds(200));
+    scheduler.stop();
 }

@@ -70,8 +70,8 @@ TEST_CASE("bi-run plugins and workset have --help", "[cli]") {
 
 TEST_CASE("bi-run workset writes a generator's rows to stdout", "[cli]") {
     const auto result =
-        bi_run({"workset", "--plugin", fixture("good_c"), "--generator", "counting", "--model", "m",
-                "--ctx", "1000", "--seed", "7", "--generator-param", "rows=2"});
+        bi_run({"workset", "--plugin", fixture("good_c"), "--generator", "counting", "--model-id",
+                "m", "--ctx", "1000", "--seed", "7", "--generator-param", "rows=2"});
     REQUIRE(result.exit_code == 0);
     const auto rows = bi::io::rows_from_json(bi::io::parse_json(result.out, "stdout"), "stdout");
     REQUIRE(rows.size() == 2);

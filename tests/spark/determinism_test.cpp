@@ -67,9 +67,9 @@ TEST_CASE("spark determinism: the same request twice gives identical bytes", "[s
 }
 
 TEST_CASE("spark determinism: two bi-run workset processes write identical bytes", "[spark]") {
-    const std::vector<std::string> argv{BI_RUN_PATH,   "workset", "--plugin", BI_SPARK_PLUGIN,
-                                        "--generator", "spark",   "--seed",   "7",
-                                        "--ctx",       "2048",    "--model",  "any-model"};
+    const std::vector<std::string> argv{BI_RUN_PATH,   "workset", "--plugin",   BI_SPARK_PLUGIN,
+                                        "--generator", "spark",   "--seed",     "7",
+                                        "--ctx",       "2048",    "--model-id", "any-model"};
     const auto first = testing::run_command(argv);
     const auto second = testing::run_command(argv);
     INFO(first.err);

@@ -103,6 +103,21 @@ TEST_CASE("logprob-only drift is reported with its size", "[compare]") {
     CHECK(report.max_logprob_delta == Approx(0.5));
 }
 
+TEST_CASE("logprob-only drift below logit_drift_eps is not drift, at or above it is", "[compare]") {
+    auto a = arm(2);
+    auto c = a;
+    (*c["id1"].token_logprobs)[3] = -2.5;  // a delta of 0.5
+    auto report = core::compare_arms(a, c, "A", "C1", 0.6);
+    CHECK(report.clean());
+    CHECK(report.logprob_drift_ids.empty());
+    CHECK(report.max_logprob_delta == Approx(0.5));  // still measured
+    CHECK(core::compare_arms(a, c, "A", "C1", 0.5).logprob_drift_ids ==
+          std::vector<std::string>{"id1"});
+    c["id1"].extracted_answer = core::Json("other");  // an invariant change is never excused
+    CHECK(core::compare_arms(a, c, "A", "C1", 100.0).divergent_ids ==
+          std::vector<std::string>{"id1"});
+}
+
 TEST_CASE("first token difference handles prefixes", "[compare]") {
     using V = std::vector<std::int64_t>;
     CHECK_FALSE(core::first_token_difference(V{1, 2}, V{1, 2}).has_value());

@@ -50,3 +50,35 @@ TEST_CASE("models.toml: a models directory is inserted literally, once per place
     CHECK(io::load_model_profile(path, "a", "{MODELS_DIR}").gguf ==
           "{MODELS_DIR}/a-{MODELS_DIR}.gguf");
 }
+
+TEST_CASE("models.toml: the upstream spelling server_flags is a model's flags", "[model_profile]") {
+    testing::ScratchDir dir;
+    const auto path = dir.file("models.toml");
+    io::write_file_atomically(path,
+                              "[defaults]\nserver_flags = [\"-ngl\", \"99\"]\n[[models]]\n"
+                              "alias = \"a\"\ngguf = \"/a.gguf\"\nkv = \"q8_0\"\n"
+                              "server_flags = [\"--cache-type-k\", \"q8_0\"]\n");
+    CHECK(io::load_model_profile(path, "a", "").server_flags ==
+          std::vector<std::string>{"-ngl", "99", "--cache-type-k", "q8_0"});
+    io::write_file_atomically(path,
+                              "[[models]]\nalias = \"a\"\ngguf = \"/a.gguf\"\n"
+                              "flags = [\"-t\"]\nserver_flags = [\"-t\"]\n");
+    CHECK_THROWS_WITH(io::load_model_profile(path, "a", ""),
+                      Catch::Contains("models[0] has both flags and server_flags"));
+}
+
+TEST_CASE("models.toml: an unknown key is refused with its table and line", "[model_profile]") {
+    testing::ScratchDir dir;
+    const auto path = dir.file("models.toml");
+    io::write_file_atomically(path,
+                              "[[models]]\nalias = \"a\"\ngguf = \"/a.gguf\"\n[[models]]\n"
+                              "alias = \"b\"\ngguf = \"/b.gguf\"\nserver_flag = [\"-t\"]\n");
+    CHECK_THROWS_WITH(io::load_model_profile(path, "a", ""),
+                      Catch::Contains("line 7: unknown key 'server_flag' in models[1]"));
+    io::write_file_atomically(path, "[defaults]\nserverbin = \"x\"\n[[models]]\nalias = \"a\"\n");
+    CHECK_THROWS_WITH(io::load_model_profile(path, "a", ""),
+                      Catch::Contains("line 2: unknown key 'serverbin' in [defaults]"));
+    io::write_file_atomically(path, "model = 1\n[[models]]\nalias = \"a\"\ngguf = \"/a.gguf\"\n");
+    CHECK_THROWS_WITH(io::load_model_profile(path, "a", ""),
+                      Catch::Contains("line 1: unknown key 'model' in the top level"));
+}

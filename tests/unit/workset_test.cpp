@@ -65,7 +65,8 @@ TEST_CASE("the document must be a non-empty list", "[workset]") {
 
 TEST_CASE("bad rows name the row and the field", "[workset]") {
     CHECK(error_of(R"([{"prompt": "ok"}, 7])") ==
-          "ws.json: rows[1]: expected an object, got integer");
+          "ws.json: rows[1]: expected an object or a string, got integer");
+    CHECK(error_of(R"(["ok", ""])") == "ws.json: rows[1]: must not be an empty string");
     CHECK(error_of(R"([{"family": "A"}])") ==
           "ws.json: rows[0].prompt: missing (give one of: prompt, item, prompt_text)");
     CHECK(error_of(R"([{"prompt": ""}])") == "ws.json: rows[0].prompt: must not be empty");
@@ -156,4 +157,14 @@ TEST_CASE("unknown work-set keys are reported once each, with the likely key", "
     REQUIRE(warnings.size() == 2);
     CHECK(warnings[0] == "ws.json: rows[0]: unknown key 'famly' ignored (did you mean 'family'?)");
     CHECK(warnings[1] == "ws.json: rows[1]: unknown key 'source' ignored");
+}
+
+TEST_CASE("a bare string row is a prompt with no expected answer (the upstream form)",
+          "[workset]") {
+    const auto rows = rows_of(R"(["What is 2+2?", {"prompt": "b", "expected_answer": "x"}])");
+    REQUIRE(rows.size() == 2);
+    CHECK(rows[0].prompt == "What is 2+2?");
+    CHECK(rows[0].family == "default");
+    CHECK(rows[0].expected_answer.is_null());
+    CHECK(rows[1].expected_answer.as_string() == "x");
 }

@@ -14,10 +14,13 @@ namespace {
     throw Error(ErrorCategory::Usage, message);
 }
 
+constexpr std::string_view kOpenQuote = "\u2018";
+constexpr std::string_view kCloseQuote = "\u2019";
+
 // cxxopts quotes names and values between typographic quotes; returns what the first pair holds.
 std::string quoted(std::string_view message) {
-    static constexpr std::string_view kOpen = "\u2018";
-    static constexpr std::string_view kClose = "\u2019";
+    constexpr std::string_view kOpen = kOpenQuote;
+    constexpr std::string_view kClose = kCloseQuote;
     const auto open = message.find(kOpen);
     if (open == std::string_view::npos) return {};
     const auto start = open + kOpen.size();
@@ -36,6 +39,57 @@ std::string shortest(double value) {
 std::string dashed(const std::string& name) {
     if (name.empty() || name.front() == '-') return name;
     return (name.size() == 1 ? "-" : "--") + name;
+}
+
+// Where `value` was given for an option: the index of its argv token and whether it was the
+// "--x=value" form; -1 when not found.
+int value_index(int argc, char** argv, std::string_view value, bool* joined) {
+    for (int i = 1; i < argc; ++i) {
+        const std::string_view token = argv[i];
+        if (token.size() < 2 || token.front() != '-') continue;
+        const auto equals = token.find('=');
+        if (equals != std::string_view::npos && token.substr(equals + 1) == value) {
+            *joined = true;
+            return i;
+        }
+        if (equals == std::string_view::npos && i + 1 < argc && argv[i + 1] == value) {
+            *joined = false;
+            return i + 1;
+        }
+    }
+    return -1;
+}
+
+// Whether the option whose value was `value` accepts `probe` instead: the command line is parsed
+// again with the value replaced, which tells an integer option from a fractional one.
+bool accepts(cxxopts::Options& options, int argc, char** argv, std::string_view value,
+             const std::string& probe) {
+    bool joined = false;
+    const int index = value_index(argc, argv, value, &joined);
+    if (index < 0) return false;
+    std::vector<std::string> tokens(argv, argv + argc);
+    if (joined)
+        tokens[index] = tokens[index].substr(0, tokens[index].find('=') + 1) + probe;
+    else
+        tokens[index] = probe;
+    std::vector<char*> pointers;
+    for (auto& token : tokens) pointers.push_back(token.data());
+    pointers.push_back(nullptr);
+    try {
+        options.parse(argc, pointers.data());
+        return true;
+    } catch (const cxxopts::exceptions::incorrect_argument_type&) {
+        return false;
+    } catch (const cxxopts::exceptions::exception&) {
+        return true;  // the probe passed; something else on the line is wrong
+    }
+}
+
+// What kind of number the option takes, for "--passes: 'abc' is not an integer".
+std::string number_kind(cxxopts::Options& options, int argc, char** argv, std::string_view value) {
+    if (accepts(options, argc, argv, value, "0.5")) return "a number";
+    if (accepts(options, argc, argv, value, "-1")) return "an integer";
+    return "a whole number (0 or more)";
 }
 
 }  // namespace
@@ -73,8 +127,8 @@ cxxopts::ParseResult parse_command_line(cxxopts::Options& options, int argc, cha
     } catch (const cxxopts::exceptions::incorrect_argument_type& e) {
         const std::string value = quoted(e.what());
         const std::string option = option_given_value(argc, argv, value);
-        usage((option.empty() ? std::string("a value") : option) + ": '" + value +
-              "' is not a valid number for this option (see " + command + " --help)");
+        usage((option.empty() ? std::string("a value") : option) + ": '" + value + "' is not " +
+              number_kind(options, argc, argv, value) + " (see " + command + " --help)");
     } catch (const cxxopts::exceptions::no_such_option& e) {
         usage("unknown option " + dashed(quoted(e.what())) + " (see " + command + " --help)");
     } catch (const cxxopts::exceptions::missing_argument& e) {
@@ -84,7 +138,11 @@ cxxopts::ParseResult parse_command_line(cxxopts::Options& options, int argc, cha
     } catch (const cxxopts::exceptions::gratuitous_argument_for_option& e) {
         usage(dashed(quoted(e.what())) + " takes no value");
     } catch (const cxxopts::exceptions::parsing& e) {
-        usage(e.what());
+        std::string message = e.what();
+        for (const std::string_view quote : {kOpenQuote, kCloseQuote})
+            for (auto at = message.find(quote); at != std::string::npos; at = message.find(quote))
+                message.replace(at, quote.size(), "'");
+        usage(message);
     }
 }
 

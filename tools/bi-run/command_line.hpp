@@ -9,7 +9,8 @@
 namespace bi::cli {
 
 // options.parse(), but every parse error is bi::Error(Usage) naming the option: a value that is
-// not a number of the option's kind ("--ctx: 'abc' is not a valid number"), an unknown option
+// not a number of the option's kind ("--passes: 'abc' is not an integer", "--req-timeout: 'x' is
+// not a number"), an unknown option
 // ("unknown option --foo (see bi-run run-mock --help)"), a missing value. Anything left over
 // that is not an option is refused too, so a stray word never passes silently.
 cxxopts::ParseResult parse_command_line(cxxopts::Options& options, int argc, char** argv);

@@ -4,7 +4,9 @@
 #include <csignal>
 #include <cstring>
 #include <iostream>
+#include <string>
 #include <string_view>
+#include <vector>
 
 #include "bi/version.hpp"
 #include "commands.hpp"
@@ -12,6 +14,7 @@
 #include "core/utf8.hpp"
 #include "driver/interrupt.hpp"
 #include "exit_codes.hpp"
+#include "option_aliases.hpp"
 #include "plugin_args.hpp"
 
 namespace {
@@ -20,14 +23,16 @@ struct Command {
     const char* name;
     const char* summary;
     int (*main)(int, char**);
+    bool loads_plugins = false;  // takes --plugin and --plugin-dir (also before the command)
 };
 
 const Command kCommands[] = {
     {"run-live", "verify one cell (model, ctx, N) against your own llama-server",
-     bi::cli::run_live_main},
-    {"sweep", "run-live over several ctx and N values, one cert per cell", bi::cli::sweep_main},
+     bi::cli::run_live_main, true},
+    {"sweep", "run-live over several ctx and N values, one cert per cell", bi::cli::sweep_main,
+     true},
     {"run-mock", "verify one cell against the built-in continuous-batching mock server",
-     bi::cli::run_mock_main},
+     bi::cli::run_mock_main, true},
     {"selftest", "prove the harness and the gate on your server with a tiny synthetic model",
      bi::cli::selftest_main},
     {"plan-n", "print the projected server footprint for N = 1..max", bi::cli::plan_n_main},
@@ -35,11 +40,17 @@ const Command kCommands[] = {
     {"verify-cert", "re-check cert files and explain why any is not promotable",
      bi::cli::verify_cert_main},
     {"plugins", "list the loaded plugins, their versions, scorers and generators",
-     bi::cli::plugins_main},
-    {"workset", "write a generator plugin's work-set to a JSON file", bi::cli::workset_main},
+     bi::cli::plugins_main, true},
+    {"workset", "write a generator plugin's work-set to a JSON file", bi::cli::workset_main, true},
     {"synth-model", "write a random-weight llama GGUF model for testing a server",
      bi::cli::synth_model_main},
 };
+
+const Command* find_command(std::string_view name) {
+    for (const auto& command : kCommands)
+        if (name == command.name) return &command;
+    return nullptr;
+}
 
 // Bad flags, files or plugins the user named: exit 2. Everything else before a verdict (a plugin
 // that crashed or hung, plugin_host::PluginFault, included): exit 1.
@@ -52,14 +63,39 @@ bool is_bad_input(bi::ErrorCategory category) {
 void print_usage(std::ostream& out) {
     out << "bi-run " << BI_VERSION_STRING
         << " - does batching change your LLM server's answers? One cert per (model, ctx, N).\n\n"
-           "usage: bi-run COMMAND [options]   (bi-run COMMAND --help for its options)\n\n"
+           "usage: bi-run [--plugin FILE]... [--plugin-dir DIR]... COMMAND [options]\n"
+           "       bi-run COMMAND --help   (or bi-run help COMMAND)\n"
+           "       bi-run --plugin FILE    (what the plugin offers and which commands use it)\n"
+           "       bi-run --version\n\n"
            "commands:\n";
     for (const auto& command : kCommands)
         out << "  " << command.name << std::string(14 - std::strlen(command.name), ' ')
             << command.summary << "\n";
-    out << "\nexit status: 0 promotable GREEN, 3 a verdict that is not promotable, 2 usage error "
+    out << "\nA bare plugin name (libspark.so) is looked up in --plugin-dir, $BI_PLUGIN_PATH, the "
+           "bundled\nplugin directory beside bi-run, then the current directory.\n"
+           "\nexit status: 0 promotable GREEN, 3 a verdict that is not promotable, 2 usage error "
            "or refused launch,\n1 error before a verdict, 129/130/143 interrupted by "
            "SIGHUP/SIGINT/SIGTERM.\n";
+}
+
+// Runs one command, turning whatever it throws into one line on stderr and the exit status.
+int run_command(const char* name, int (*command_main)(int, char**), int argc, char** argv) {
+    const std::string prefix = std::string("bi-run ") + name + ": ";
+    try {
+        return command_main(argc, argv);
+    } catch (const cxxopts::exceptions::exception& e) {
+        std::cerr << prefix << bi::cli::ascii_quotes(e.what()) << "\n";
+        return bi::cli::kExitUsage;
+    } catch (const bi::driver::Interrupted& e) {
+        std::cerr << prefix << e.what() << "\n";
+        return bi::cli::exit_for_signal(e.signal_number());
+    } catch (const bi::Error& e) {
+        std::cerr << prefix << bi::cli::ascii_quotes(bi::cli::without_bi_prefix(e.what())) << "\n";
+        return is_bad_input(e.category()) ? bi::cli::kExitUsage : bi::cli::kExitError;
+    } catch (const std::exception& e) {
+        std::cerr << prefix << "internal error: " << e.what() << "\n";
+        return bi::cli::kExitError;
+    }
 }
 
 }  // namespace
@@ -75,8 +111,34 @@ int main(int argc, char** argv) {
             std::cerr << "bi-run: argument " << i << " is not valid UTF-8 (byte " << *bad << ")\n";
             return bi::cli::kExitUsage;
         }
-    const std::string_view first = argv[1];
+    bi::cli::GlobalOptions globals;
+    int first_index = 1;
+    try {
+        first_index = bi::cli::read_global_options(argc, argv, globals);
+    } catch (const bi::Error& e) {
+        std::cerr << "bi-run: " << e.what() << "\n";
+        return bi::cli::kExitUsage;
+    }
+    if (first_index >= argc) {
+        if (globals.plugins.empty()) {
+            print_usage(std::cerr);
+            return bi::cli::kExitUsage;
+        }
+        bi::cli::ArgvCopy args(bi::cli::with_global_options({"plugins", "--describe"}, globals));
+        return run_command("plugins", bi::cli::plugins_main, args.argc(), args.argv());
+    }
+    const std::string_view first = argv[first_index];
     if (first == "-h" || first == "--help" || first == "help") {
+        if (first == "help" && first_index + 1 < argc) {
+            const Command* command = find_command(argv[first_index + 1]);
+            if (!command) {
+                std::cerr << "bi-run help: unknown command '" << argv[first_index + 1]
+                          << "' (see bi-run --help)\n";
+                return bi::cli::kExitUsage;
+            }
+            bi::cli::ArgvCopy args({command->name, "--help"});
+            return run_command(command->name, command->main, args.argc(), args.argv());
+        }
         print_usage(std::cout);
         return bi::cli::kExitPromotable;
     }
@@ -84,25 +146,17 @@ int main(int argc, char** argv) {
         std::cout << "bi-run " << BI_VERSION_STRING << "\n";
         return bi::cli::kExitPromotable;
     }
-    for (const auto& command : kCommands) {
-        if (first != command.name) continue;
-        try {
-            return command.main(argc - 1, argv + 1);
-        } catch (const cxxopts::exceptions::exception& e) {
-            std::cerr << "bi-run " << command.name << ": " << e.what() << "\n";
-            return bi::cli::kExitUsage;
-        } catch (const bi::driver::Interrupted& e) {
-            std::cerr << "bi-run " << command.name << ": " << e.what() << "\n";
-            return bi::cli::exit_for_signal(e.signal_number());
-        } catch (const bi::Error& e) {
-            std::cerr << "bi-run " << command.name << ": " << bi::cli::without_bi_prefix(e.what())
-                      << "\n";
-            return is_bad_input(e.category()) ? bi::cli::kExitUsage : bi::cli::kExitError;
-        } catch (const std::exception& e) {
-            std::cerr << "bi-run " << command.name << ": internal error: " << e.what() << "\n";
-            return bi::cli::kExitError;
-        }
+    const Command* command = find_command(first);
+    if (!command) {
+        std::cerr << "bi-run: unknown command '" << first << "' (see bi-run --help)\n";
+        return bi::cli::kExitUsage;
     }
-    std::cerr << "bi-run: unknown command '" << first << "' (see bi-run --help)\n";
-    return bi::cli::kExitUsage;
+    if (!command->loads_plugins && !globals.empty()) {
+        std::cerr << "bi-run " << command->name << ": --plugin and --plugin-dir: this command "
+                  << "loads no plugins\n";
+        return bi::cli::kExitUsage;
+    }
+    std::vector<std::string> tokens(argv + first_index, argv + argc);
+    bi::cli::ArgvCopy args(bi::cli::with_global_options(std::move(tokens), globals));
+    return run_command(command->name, command->main, args.argc(), args.argv());
 }

@@ -2,6 +2,8 @@
 // user can check that a plugin loads before a long run depends on it.
 #include <cxxopts.hpp>
 
+#include <algorithm>
+#include <filesystem>
 #include <iostream>
 
 #include "command_line.hpp"
@@ -21,6 +23,29 @@ void print_component(const char* kind, const plugin_host::ComponentInfo& compone
     std::cout << "\n";
 }
 
+// The commands that use a component, as the command lines that select it.
+void print_uses(const plugin_host::PluginInfo& plugin) {
+    for (const auto& scorer : plugin.scorers)
+        std::cout << "  use: bi-run --plugin " << plugin.path
+                  << " run-mock|run-live|sweep --scorer " << scorer.id << "\n";
+    for (const auto& generator : plugin.generators) {
+        std::cout << "  use: bi-run --plugin " << plugin.path
+                  << " run-mock|run-live|sweep --generator " << generator.id << "\n"
+                  << "  use: bi-run --plugin " << plugin.path << " workset --generator "
+                  << generator.id << "\n";
+        for (const auto& scorer : plugin.scorers)
+            if (scorer.id == generator.id)
+                std::cout << "  use: bi-run --plugin " << plugin.path
+                          << " run-mock|run-live|sweep --profile " << generator.id
+                          << " (its generator and scorer)\n";
+    }
+}
+
+bool same_file(const std::string& a, const std::string& b) {
+    std::error_code ec;
+    return a == b || std::filesystem::equivalent(a, b, ec);
+}
+
 }  // namespace
 
 int plugins_main(int argc, char** argv) {
@@ -31,26 +56,34 @@ int plugins_main(int argc, char** argv) {
         "and generators. A plugin that fails to load is reported in one line.\n\nExit status: 0 "
         "all loaded, 2 a plugin could not be loaded or bad arguments, 1 a plugin crashed or hung "
         "while loading.");
-    options.add_options()("h,help", "Show this help")("plugin",
-                                                      "Plugin .so to load as well (repeatable)",
-                                                      cxxopts::value<std::vector<std::string>>());
+    add_plugin_options(options);
     add_plugin_timeout_option(options);
+    options.add_options("Output")("h,help", "Show this help");
+    // bi-run --plugin FILE with no command: only the named plugins, with the commands using them.
+    options.add_options("Internal")("describe", "Describe the --plugin files only");
     const auto args = parse_command_line(options, argc, argv);
     if (args.count("help")) {
-        std::cout << options.help() << "\n";
+        std::cout << options.help({"", "Output"}) << "\n";
         return kExitPromotable;
     }
 
     plugin_host::PluginSet plugins;
-    load_plugins(plugins, args);
+    const auto named = load_plugins(plugins, args);
+    const bool describe = args.count("describe") > 0;
     for (const auto& plugin : plugins.list()) {
+        if (describe && std::none_of(named.begin(), named.end(), [&](const std::string& path) {
+                return same_file(path, plugin.path);
+            }))
+            continue;
         std::cout << plugin.name << " " << plugin.version << " (ABI " << plugin.abi_major << "."
                   << plugin.abi_minor << (plugin.bundled ? ", bundled" : "") << ") " << plugin.path
                   << "\n";
         if (!plugin.description.empty()) std::cout << "  " << plugin.description << "\n";
         for (const auto& scorer : plugin.scorers) print_component("scorer", scorer);
         for (const auto& generator : plugin.generators) print_component("generator", generator);
+        if (describe) print_uses(plugin);
     }
+    if (describe) return kExitPromotable;
     std::cout << "default scorer: " << plugin_host::kDefaultScorerId << "\n";
     return kExitPromotable;
 }

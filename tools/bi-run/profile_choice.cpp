@@ -50,7 +50,8 @@ std::string chosen_plugin_profile(const cxxopts::ParseResult& args,
                   "bi-run plugins)");
         return "";
     }
-    if (args.count("generator") || !args["scorer"].as<std::string>().empty())
+    if (args.count("generator") ||
+        (args.count("scorer") && !args["scorer"].as<std::string>().empty()))
         usage("--profile " + name + " selects the generator and scorer '" + name +
               "'; leave out --generator and --scorer, or leave out --profile");
     return name;

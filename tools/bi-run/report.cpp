@@ -27,7 +27,7 @@ void check_one_stdout_format(const cxxopts::ParseResult& args) {
     for (const char* name : {"json", "csv", "markdown"}) formats += args.count(name) ? 1 : 0;
     if (formats > 1)
         throw Error(ErrorCategory::Usage,
-                    "report: --json, --csv and --markdown all print to "
+                    "--json, --csv and --markdown all print to "
                     "stdout; choose one");
 }
 
@@ -50,23 +50,24 @@ int report_main(int argc, char** argv) {
         "Summarises certs (files, or directories of *.json): a text table by default, or CSV,\n"
         "JSON or Markdown on stdout; --html and --junit write files as well.\n\n"
         "Exit status: 0 when every file was a readable cert that agrees with itself, 1 "
-        "otherwise.");
+        "otherwise, 2 usage error.");
     options.positional_help("CERT.json|DIR...");
     options.add_options()("json", "One JSON array on stdout")(
         "csv", "CSV on stdout, one row per cell, the text table's columns")(
         "markdown", "The matrix and the cells that are not green, as Markdown on stdout")(
         "html", "Write one self-contained HTML page to FILE", cxxopts::value<std::string>(),
         "FILE")("junit", "Write JUnit XML to FILE (one testcase per cell)",
-                cxxopts::value<std::string>(), "FILE")("h,help", "Show this help")(
-        "paths", "Certs or directories", cxxopts::value<std::vector<std::string>>());
+                cxxopts::value<std::string>(), "FILE");
+    options.add_options("Output")("h,help", "Show this help");
+    options.add_options("Positional")("paths", "Certs or directories",
+                                      cxxopts::value<std::vector<std::string>>());
     options.parse_positional({"paths"});
     const auto args = parse_command_line(options, argc, argv);
     if (args.count("help")) {
-        std::cout << options.help() << "\n";
+        std::cout << options.help({"", "Output"}) << "\n";
         return kExitPromotable;
     }
-    if (!args.count("paths"))
-        throw Error(ErrorCategory::Usage, "report: name certs or directories");
+    if (!args.count("paths")) throw Error(ErrorCategory::Usage, "name certs or directories");
     check_one_stdout_format(args);
 
     const auto model = report::load_report(args["paths"].as<std::vector<std::string>>());

@@ -17,14 +17,17 @@
 #include "driver/interrupt.hpp"
 #include "driver/run_plan.hpp"
 #include "exit_codes.hpp"
+#include "guard_options.hpp"
 #include "io/files.hpp"
 #include "io/model_profile.hpp"
+#include "option_aliases.hpp"
 #include "option_tokens.hpp"
 #include "report/report_html.hpp"
 #include "report/report_model.hpp"
 #include "run_setup.hpp"
 #include "sensitivity_text.hpp"
 #include "server/argv.hpp"
+#include "server/gpu_memory.hpp"
 #include "server/guards.hpp"
 #include "server/model_facts.hpp"
 #include "verdict_headline.hpp"
@@ -53,15 +56,9 @@ void add_server_options(cxxopts::Options& options) {
         "models-toml", "The models file (default: $BI_MODELS_TOML, else ./models.toml)",
         cxxopts::value<std::string>())(
         "models-dir", "Replaces {MODELS_DIR} in models.toml (default: $MODELS_DIR)",
-        cxxopts::value<std::string>())("port",
-                                       "Experiment port (default: a free loopback port per launch)",
-                                       cxxopts::value<int>())(
-        "reserved-port", "A port never bound or addressed (repeatable)",
-        cxxopts::value<std::vector<int>>())("untouchable-pid", "A PID never signalled (repeatable)",
-                                            cxxopts::value<std::vector<int>>())(
-        "max-footprint-gb", "Refuse when the projected footprint exceeds this",
-        cxxopts::value<double>())("ready-timeout", "Seconds a server may take to answer /health",
-                                  cxxopts::value<double>()->default_value("600"))(
+        cxxopts::value<std::string>())("ready-timeout",
+                                       "Seconds a server may take to answer /health",
+                                       cxxopts::value<double>()->default_value("600"))(
         "shutdown-grace",
         "Seconds between SIGTERM and SIGKILL at teardown, on every path (a second interrupt: "
         "SIGKILL at once)",
@@ -94,32 +91,6 @@ driver::LiveTarget resolve_target(const cxxopts::ParseResult& args, bool profile
     if (target.alias.empty() && !target.model.empty())
         target.alias = std::filesystem::path(target.model).stem().string();
     return target;
-}
-
-server::GuardLimits guard_limits(const cxxopts::ParseResult& args) {
-    server::GuardLimits limits;
-    if (args.count("max-footprint-gb")) {
-        limits.max_footprint_gb = number_option(args, "max-footprint-gb", 0.001, 1e6);
-    }
-    if (args.count("reserved-port"))
-        for (int port : args["reserved-port"].as<std::vector<int>>()) {
-            if (port < 1 || port > 65535)
-                usage("--reserved-port " + std::to_string(port) + ": not a port");
-            limits.reserved_ports.push_back(static_cast<std::uint16_t>(port));
-        }
-    if (args.count("untouchable-pid"))
-        for (int pid : args["untouchable-pid"].as<std::vector<int>>()) {
-            if (pid < 1) usage("--untouchable-pid " + std::to_string(pid) + ": not a PID");
-            limits.untouchable_pids.push_back(pid);
-        }
-    return limits;
-}
-
-std::optional<std::uint16_t> chosen_port(const cxxopts::ParseResult& args) {
-    if (!args.count("port")) return std::nullopt;
-    const int port = args["port"].as<int>();
-    if (port < 1 || port > 65535) usage("--port " + std::to_string(port) + ": not a port");
-    return static_cast<std::uint16_t>(port);
 }
 
 std::string describe_footprint(const server::Footprint& f) {
@@ -208,6 +179,13 @@ void print_plan(const driver::RunPlan& plan) {
         std::cout << "\n";
     }
     std::cout << "  MemAvailable   " << (mem ? server::format_gib(*mem) : "unknown") << "\n";
+    const auto layers = server::offloaded_layers(live.target.flags);
+    if (layers)
+        std::cout << "  GPU memory     "
+                  << (live.gpu ? server::format_gib(live.gpu->free_bytes) + " free (nvidia-smi, " +
+                                     std::to_string(live.gpu->gpus) + " GPU(s))"
+                               : std::string("unknown (no nvidia-smi): GPU part not checked"))
+                  << "\n";
     for (auto ctx : plan.ctxs) {
         std::cout << "  ctx " << ctx << ":\n"
                   << "    arm A, A'    "
@@ -218,6 +196,11 @@ void print_plan(const driver::RunPlan& plan) {
                       << server::quote_argv(
                              server::build_argv(command, n, ctx * n, live.port.value_or(0)))
                       << "\n      footprint " << describe_footprint(plan.footprint(ctx, n)) << "\n"
+                      << (layers ? "      GPU part  " +
+                                       server::format_gib(server::gpu_part(plan.footprint(ctx, n),
+                                                                           live.facts, *layers)) +
+                                       "\n"
+                                 : std::string())
                       << "      cert      " << plan.cert_path(ctx, n) << "\n";
         }
     }
@@ -266,8 +249,23 @@ void write_report_html(const std::vector<driver::CellResult>& results, const std
     if (announce) std::cout << "report: " << path << std::endl;
 }
 
+// The cell commands' aliases plus those only run-live and sweep take.
+std::vector<OptionAlias> live_option_aliases() {
+    auto aliases = run_option_aliases();
+    for (auto& alias : guard_option_aliases()) aliases.push_back(alias);
+    aliases.push_back({"--ctx-sweep", "--ctx"});
+    // Upstream asked for this before launching; bi-run launches only when asked to run a cell.
+    aliases.push_back({"--i-understand-this-launches-a-real-server", ""});
+    return aliases;
+}
+
 // run-live is a sweep of exactly one cell; both share everything but the lists and the table.
-int run_live_cells(int argc, char** argv, bool sweep) {
+int run_live_cells(int raw_argc, char** raw_argv, bool sweep) {
+    // Upstream's run-live --ctx-sweep A,B runs the sweep.
+    sweep = sweep || has_option(raw_argc, raw_argv, "--ctx-sweep");
+    ArgvCopy rewritten(apply_aliases(raw_argc, raw_argv, live_option_aliases()));
+    const int argc = rewritten.argc();
+    char** argv = rewritten.argv();
     cxxopts::Options options(
         sweep ? "bi-run sweep" : "bi-run run-live",
         sweep
@@ -286,14 +284,16 @@ int run_live_cells(int argc, char** argv, bool sweep) {
               "Exit status: 0 promotable GREEN, 3 a verdict that is not promotable, 2 usage error\n"
               "or refused launch (no cert), 1 error before a verdict (no cert), 129/130/143\n"
               "interrupted.");
-    add_run_options(options, "");
-    add_server_options(options);
+    // Before add_run_options, so that --help stays the last of the Output group.
     options.add_options("Output")("report-html",
                                   "At the end, write the HTML report of this run's certs to FILE",
                                   cxxopts::value<std::string>(), "FILE");
+    add_run_options(options, "", sweep);
+    add_server_options(options);
+    add_guard_options(options);
     const auto args = parse_command_line(options, argc, argv);
     if (args.count("help")) {
-        std::cout << options.help() << "\n";
+        std::cout << options.help(run_help_groups()) << "\n";
         return kExitPromotable;
     }
 
@@ -340,30 +340,90 @@ int sweep_main(int argc, char** argv) {
     return run_live_cells(argc, argv, true);
 }
 
-int plan_n_main(int argc, char** argv) {
+namespace {
+
+// The model facts plan-n projects from: the GGUF file, or, without it (a CI box that has not the
+// model), --gguf-gb and the KV shape. Names exactly what is missing.
+server::ModelFacts plan_facts(const cxxopts::ParseResult& args, const driver::LiveTarget& target) {
+    const char* kShape[] = {"n-layer", "n-head-kv", "head-dim"};
+    if (!args.count("gguf-gb")) {
+        for (const char* name : kShape)
+            if (args.count(name))
+                usage(std::string("--") + name +
+                      " describes a model without its file: give "
+                      "--gguf-gb too (or --model and no shape)");
+        if (target.model.empty())
+            usage(
+                "name the model: --model FILE, --profile ALIAS, or --gguf-gb with --n-layer, "
+                "--n-head-kv and --head-dim");
+        server::check_model(target.model);
+        return server::read_model_facts(target.model);
+    }
+    if (!target.model.empty()) usage("--gguf-gb stands for the model file: leave out --model");
+    std::string missing;
+    for (const char* name : kShape)
+        if (!args.count(name)) missing += std::string(missing.empty() ? "" : ", ") + "--" + name;
+    if (!missing.empty()) usage("--gguf-gb needs the KV shape too: missing " + missing);
+    server::ModelFacts facts;
+    facts.path = "(--gguf-gb)";
+    const double gib = number_option(args, "gguf-gb", 0.001, 1e6);
+    facts.file_bytes = static_cast<std::uint64_t>(gib * 1024.0 * 1024.0 * 1024.0);
+    const auto whole = [&args](const char* name) {
+        const auto value = args[name].as<std::int64_t>();
+        if (value < 1 || value > 1000000)
+            usage(std::string("--") + name + " must be between 1 and 1000000");
+        return value;
+    };
+    facts.n_layer = whole("n-layer");
+    facts.n_head_kv = whole("n-head-kv");
+    facts.n_head = facts.n_head_kv;
+    facts.key_length = facts.value_length = whole("head-dim");
+    facts.n_embd = *facts.key_length * *facts.n_head_kv;
+    return facts;
+}
+
+}  // namespace
+
+int plan_n_main(int raw_argc, char** raw_argv) {
+    ArgvCopy rewritten(apply_aliases(raw_argc, raw_argv, {{"--kv", "--kv-label"}}));
+    const int argc = rewritten.argc();
+    char** argv = rewritten.argv();
     cxxopts::Options options(
         "bi-run plan-n",
         "Prints the projected footprint (model + KV cache + overhead) of a --parallel N server\n"
-        "for N = 1..--max-n at --ctx tokens per slot, against MemAvailable and "
-        "--max-footprint-gb.");
-    options.add_options()("model", "The GGUF model file", cxxopts::value<std::string>())(
+        "for N = 1..--max-n at --ctx tokens per slot, against MemAvailable and\n"
+        "--max-footprint-gb. Without the model file, --gguf-gb and the KV shape (--n-layer,\n"
+        "--n-head-kv, --head-dim) stand for it.\n\n"
+        "Exit status: 0 at least one N fits, 3 no N fits, 2 usage error.");
+    options.add_options("Model")("model", "The GGUF model file", cxxopts::value<std::string>())(
         "profile", "A model alias from models.toml", cxxopts::value<std::string>())(
-        "models-toml", "The models file", cxxopts::value<std::string>())(
-        "models-dir", "Replaces {MODELS_DIR}", cxxopts::value<std::string>())(
-        "server-bin", "Ignored here (accepted for symmetry)", cxxopts::value<std::string>())(
-        "server-flag", "Ignored here", cxxopts::value<std::vector<std::string>>())(
-        "ctx", "Context per slot", cxxopts::value<std::int64_t>()->default_value("4096"))(
+        "models-toml", "The models file (default: $BI_MODELS_TOML, else ./models.toml)",
+        cxxopts::value<std::string>())("models-dir", "Replaces {MODELS_DIR} in models.toml",
+                                       cxxopts::value<std::string>())(
+        "gguf-gb", "Size of the model file in GiB, when the file is not at hand",
+        cxxopts::value<double>())("n-layer", "Layers (block_count), with --gguf-gb",
+                                  cxxopts::value<std::int64_t>())(
+        "n-head-kv", "KV heads (attention.head_count_kv), with --gguf-gb",
+        cxxopts::value<std::int64_t>())("head-dim", "Width of one K or V head, with --gguf-gb",
+                                        cxxopts::value<std::int64_t>())(
+        "server-bin", "Ignored here (accepted for symmetry with run-live)",
+        cxxopts::value<std::string>())("server-flag", "Ignored here (accepted for symmetry)",
+                                       cxxopts::value<std::vector<std::string>>());
+    options.add_options("Plan")("ctx", "Context per slot, in tokens",
+                                cxxopts::value<std::int64_t>()->default_value("2048"))(
         "max-n", "Largest N", cxxopts::value<int>()->default_value("8"))(
-        "kv-label", "KV cache type (f16, q8_0, q4_0 ...)", cxxopts::value<std::string>())(
-        "max-footprint-gb", "Cap to compare against", cxxopts::value<double>())("h,help",
-                                                                                "Show this help");
+        "kv-label",
+        "KV cache type (f16, q8_0, q4_0 ...; default: the profile's, else f16; also --kv)",
+        cxxopts::value<std::string>())("max-footprint-gb", "Cap to compare against",
+                                       cxxopts::value<double>());
+    options.add_options("Output")("h,help", "Show this help");
     const auto args = parse_command_line(options, argc, argv);
     if (args.count("help")) {
-        std::cout << options.help() << "\n";
+        std::cout << options.help({"Model", "Plan", "Output"}) << "\n";
         return kExitPromotable;
     }
     const driver::LiveTarget target = resolve_target(args);
-    server::check_model(target.model);
+    const auto facts = plan_facts(args, target);
     const auto ctx = args["ctx"].as<std::int64_t>();
     const int max_n = args["max-n"].as<int>();
     if (ctx < 16) usage("--ctx must be at least 16");
@@ -372,24 +432,34 @@ int plan_n_main(int argc, char** argv) {
     if (!server::kv_bytes_per_element(kv)) usage("--kv-label " + kv + ": unknown cache type");
     std::optional<double> cap;
     if (args.count("max-footprint-gb")) cap = number_option(args, "max-footprint-gb", 0.001, 1e6);
-    const auto facts = server::read_model_facts(target.model);
     const auto mem = server::mem_available_bytes();
-    std::cout << target.model << ": " << server::format_gib(facts.file_bytes) << ", "
+    std::cout << (target.model.empty() ? facts.path : target.model) << ": "
+              << server::format_gib(facts.file_bytes) << ", "
               << (facts.has_shape() ? std::to_string(*facts.n_layer) + " layers" : "shape unknown")
               << ", KV " << kv << ", ctx " << ctx << " per slot; MemAvailable "
               << (mem ? server::format_gib(*mem) : "unknown") << "\n";
     std::printf("%4s %10s %12s %12s %12s %12s  %s\n", "N", "ctx_total", "model", "kv", "overhead",
                 "total", "fits");
+    int largest_fit = 0;
     for (int n = 1; n <= max_n; ++n) {
         const auto f = server::project_footprint(facts, ctx * n, kv);
         const double gib = static_cast<double>(f.total()) / (1024.0 * 1024.0 * 1024.0);
         const bool fits = (!mem || f.total() <= *mem) && (!cap || gib <= *cap);
+        if (fits) largest_fit = n;
         std::printf("%4d %10lld %12s %12s %12s %12s  %s\n", n, static_cast<long long>(ctx) * n,
                     server::format_gib(f.model_bytes).c_str(),
                     server::format_gib(f.kv_bytes).c_str(),
                     server::format_gib(f.overhead_bytes).c_str(),
                     server::format_gib(f.total()).c_str(), fits ? "yes" : "no");
     }
+    std::fflush(stdout);
+    if (largest_fit == 0) {
+        std::cout << "no N from 1 to " << max_n << " fits"
+                  << (cap ? " under --max-footprint-gb" : "") << (mem ? " and MemAvailable" : "")
+                  << std::endl;
+        return kExitNotPromotable;
+    }
+    std::cout << "largest N that fits: " << largest_fit << std::endl;
     return kExitPromotable;
 }
 

@@ -9,11 +9,26 @@
 #include "driver/run_plan.hpp"
 #include "exit_codes.hpp"
 #include "mock/mock_config.hpp"
+#include "option_aliases.hpp"
 #include "run_setup.hpp"
 
 namespace bi::cli {
 
-int run_mock_main(int argc, char** argv) {
+namespace {
+
+// The demo's pacing: co-batched steps at kFastTickMs still overlap every pass at N, while a
+// request alone in the batch (every serial arm) runs on flat out after a few paced steps.
+constexpr const char* kFastTickMs = "0.5";
+constexpr int kFastSoloAfterTicks = 8;
+
+}  // namespace
+
+int run_mock_main(int raw_argc, char** raw_argv) {
+    auto aliases = run_option_aliases();
+    aliases.push_back({"--batch-divergence", "--divergence", "score"});  // the upstream name
+    ArgvCopy rewritten(apply_aliases(raw_argc, raw_argv, aliases));
+    const int argc = rewritten.argc();
+    char** argv = rewritten.argv();
     cxxopts::Options options(
         "bi-run run-mock",
         "Runs one cell (A, A', B and T passes of C) against the built-in continuous-batching mock\n"
@@ -28,26 +43,34 @@ int run_mock_main(int argc, char** argv) {
     options.add_options("Mock server")(
         "divergence",
         "How co-batched requests change: none, score, token, logprob, stochastic, "
-        "contamination; or not-greedy (chosen tokens are sometimes not the top-1)",
+        "contamination (--batch-divergence: score); or not-greedy (chosen tokens are sometimes "
+        "not the top-1)",
         cxxopts::value<std::string>()->default_value("none"))(
         "divergence-p", "Probability for --divergence=stochastic",
         cxxopts::value<double>()->default_value("0.5"))(
-        "tick-ms", "Milliseconds per decode step", cxxopts::value<double>()->default_value("1"))(
-        "empty", "Every completion comes back empty")(
+        "tick-ms", "Milliseconds per decode step",
+        cxxopts::value<double>()->default_value(kFastTickMs))(
+        "realistic-pacing",
+        "Pace every decode step at 1 ms, even a request alone in the batch (slower; by default a "
+        "lone request runs on flat out after a few steps)")("empty",
+                                                            "Every completion comes back empty")(
         "crash-after", "Die after this many completions", cxxopts::value<std::int64_t>())(
         "hang", "Never answer completion requests (use with --req-timeout)")(
         "loading-seconds", "Answer 503 'Loading model' this long after start",
         cxxopts::value<double>()->default_value("0"));
     const auto args = parse_command_line(options, argc, argv);
     if (args.count("help")) {
-        std::cout << options.help() << "\n";
+        std::cout << options.help(run_help_groups()) << "\n";
         return kExitPromotable;
     }
 
     mock::MockConfig base;
     base.divergence = mock::parse_divergence(args["divergence"].as<std::string>());
     base.divergence_p = number_option(args, "divergence-p", 0, 1);
-    base.tick_ms = number_option(args, "tick-ms", 0, 60000);
+    const bool realistic = args.count("realistic-pacing") > 0;
+    base.tick_ms =
+        realistic && !args.count("tick-ms") ? 1.0 : number_option(args, "tick-ms", 0, 60000);
+    base.fast_solo_after_ticks = realistic ? -1 : kFastSoloAfterTicks;
     base.empty = args.count("empty") > 0;
     if (args.count("crash-after")) base.crash_after = args["crash-after"].as<std::int64_t>();
     base.hang = args.count("hang") > 0;

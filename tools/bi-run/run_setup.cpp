@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <iostream>
 
+#include "command_line.hpp"
 #include "core/cert.hpp"
 #include "core/error.hpp"
 #include "driver/builtin_workset.hpp"
@@ -97,6 +98,11 @@ std::chrono::milliseconds seconds_option(const cxxopts::ParseResult& args, const
     return std::chrono::milliseconds(static_cast<std::int64_t>(seconds * 1000));
 }
 
+std::string string_option(const cxxopts::ParseResult& args, const std::string& name) {
+    const auto& value = args[name];
+    return value.count() || value.has_default() ? value.as<std::string>() : std::string();
+}
+
 std::size_t max_response_bytes_option(const cxxopts::ParseResult& args) {
     constexpr unsigned long long kMin = 1024;
     constexpr unsigned long long kMax = 1ULL << 30;
@@ -117,16 +123,28 @@ void add_max_response_bytes_option(cxxopts::OptionAdder& adder) {
               std::to_string(http::kDefaultMaxResponseBytes)));
 }
 
-void add_run_options(cxxopts::Options& options, const std::string& default_alias) {
-    options.add_options("Cell")(
-        "out-dir", "Directory the cert is written to (created when missing)",
-        cxxopts::value<std::string>())("model-alias", "The cert's model name",
-                                       cxxopts::value<std::string>()->default_value(default_alias))(
-        "ctx", "Context per slot, in tokens", cxxopts::value<std::string>()->default_value("2048"))(
-        "parallel", "N: slots of the batched server and requests sent at once",
+void add_run_options(cxxopts::Options& options, const std::string& default_alias, bool lists) {
+    auto alias = default_alias.empty()
+                     ? cxxopts::value<std::string>()
+                     : cxxopts::value<std::string>()->default_value(default_alias);
+    options.add_options("Cell")("out-dir",
+                                "Directory the cert is written to (created when missing)",
+                                cxxopts::value<std::string>())(
+        "model-alias",
+        default_alias.empty() ? "The cert's model name (default: the models.toml alias, else the "
+                                "model file's name without .gguf)"
+                              : "The cert's model name",
+        alias)("ctx",
+               lists ? "Contexts per slot, in tokens: a comma-separated list, e.g. 4096,8192"
+                     : "Context per slot, in tokens",
+               cxxopts::value<std::string>()->default_value("2048"))(
+        "parallel",
+        lists ? "Values of N (slots of the batched server, requests sent at once): a "
+                "comma-separated list, e.g. 2,4,8"
+              : "N: slots of the batched server and requests sent at once",
         cxxopts::value<std::string>()->default_value("4"))(
-        "passes", "Concurrent passes of arm C (T)", cxxopts::value<int>()->default_value("4"))(
-        "gate-passes", "Same as --passes", cxxopts::value<int>())(
+        "passes", "Concurrent passes of arm C (T; also --gate-passes)",
+        cxxopts::value<int>()->default_value("4"))(
         "target-rate",
         "Planned passes: run C passes until a zero-divergence bound at --confidence rules out "
         "this flip rate per trial (0 < P < 1; not with --passes)",
@@ -137,15 +155,17 @@ void add_run_options(cxxopts::Options& options, const std::string& default_alias
         cxxopts::value<int>()->default_value(std::to_string(driver::kDefaultMaxPasses)))(
         "reps", "Repetitions of every work-set row", cxxopts::value<int>()->default_value("1"))(
         "n-predict", "Tokens to generate per request", cxxopts::value<int>()->default_value("32"))(
-        "kv-label", "KV cache type recorded in the cert",
+        "kv-label",
+        "KV cache type recorded in the cert and used by the footprint guard (also --kv)",
         cxxopts::value<std::string>()->default_value("f16"));
     options.add_options("Requests")(
         "endpoint", "chat (/v1/chat/completions) or completion (/completion, token ids)",
         cxxopts::value<std::string>()->default_value("chat"))(
-        "logprobs", "Ask for top logprobs per token: max(K, 2), for the forensics (0 = off)",
+        "logprobs",
+        "Ask for top logprobs per token: max(K, 2), for the forensics (0 = off; also --n-probs)",
         cxxopts::value<int>()->default_value("0"))(
-        "seed", "Seed of the C pass permutations",
-        cxxopts::value<std::uint64_t>()->default_value("42"))(
+        "seed", "Seeds the C pass permutations and the work-set generator (recorded in the cert)",
+        cxxopts::value<std::uint64_t>()->default_value(std::to_string(kDefaultSeed)))(
         "stagger-ms", "Delay between the first requests of the N workers",
         cxxopts::value<int>()->default_value("0"))(
         "req-timeout", "Seconds one request may take in all (connect to last byte)",
@@ -155,18 +175,39 @@ void add_run_options(cxxopts::Options& options, const std::string& default_alias
         "stop-on-red", "Stop the C passes at the first invariant divergence");
     auto requests = options.add_options("Requests");
     add_max_response_bytes_option(requests);
-    options.add_options("Scoring and work-set")("plugin", "Load a plugin .so (repeatable)",
-                                                cxxopts::value<std::vector<std::string>>())(
-        "scorer", "Scorer id (default: exact)", cxxopts::value<std::string>()->default_value(""))(
-        "scorer-config", "JSON text handed to the scorer",
-        cxxopts::value<std::string>()->default_value(""))("workset", "Work-set JSON file",
-                                                          cxxopts::value<std::string>())(
+    add_plugin_options(options, "Scoring and work-set");
+    options.add_options("Scoring and work-set")("scorer", "Scorer id (default: exact)",
+                                                cxxopts::value<std::string>())(
+        "scorer-config", "JSON text handed to the scorer (default: {})",
+        cxxopts::value<std::string>())("workset", "Work-set JSON file",
+                                       cxxopts::value<std::string>())(
         "generator", "Work-set generator id (from a plugin)", cxxopts::value<std::string>())(
         "generator-param", "KEY=VALUE for the generator (repeatable)",
-        cxxopts::value<std::vector<std::string>>());
+        cxxopts::value<std::vector<std::string>>())(
+        "logit-drift-eps",
+        "Logprob-only drift smaller than this is not counted as drift (0 = exact; recorded in "
+        "the cert)",
+        cxxopts::value<double>()->default_value("0"));
     add_plugin_timeout_option(options, "Scoring and work-set");
     options.add_options("Output")("quiet", "No progress on stderr")(
         "json", "Print a one-line JSON summary on stdout")("h,help", "Show this help");
+}
+
+std::vector<std::string> run_help_groups() {
+    return {"Cell",        "Server", "Guards", "Requests", "Scoring and work-set",
+            "Mock server", "Output"};
+}
+
+std::vector<OptionAlias> run_option_aliases() {
+    return {
+        {"--gate-passes", "--passes"},
+        {"--n-probs", "--logprobs"},
+        {"--kv", "--kv-label"},
+        {"--profile-corner", "--generator-param", nullptr, "corner=", true},
+        {"--cert-source", "", nullptr, nullptr, false,
+         "the cert's source (live, mock, selftest) is decided by bi-run from what it ran, never "
+         "typed"},
+    };
 }
 
 RunSetup prepare_run(const cxxopts::ParseResult& args, bool allow_lists,
@@ -174,7 +215,7 @@ RunSetup prepare_run(const cxxopts::ParseResult& args, bool allow_lists,
     RunSetup setup;
     auto& o = setup.plan.options;
     o.out_dir = prepare_out_dir(args.count("out-dir") ? args["out-dir"].as<std::string>() : "");
-    o.model_alias = args["model-alias"].as<std::string>();
+    o.model_alias = string_option(args, "model-alias");
     o.kv_label = args["kv-label"].as<std::string>();
     setup.plan.ctxs = int_list<std::int64_t>(args["ctx"].as<std::string>(), "ctx", 16, allow_lists);
     setup.plan.parallels =
@@ -192,7 +233,6 @@ RunSetup prepare_run(const cxxopts::ParseResult& args, bool allow_lists,
         }
     }
     o.passes = positive<int>(args, "passes");
-    if (args.count("gate-passes")) o.passes = positive<int>(args, "gate-passes");
     o.confidence = args["confidence"].as<double>();
     if (!(o.confidence > 0.0 && o.confidence < 1.0))
         usage("--confidence must be between 0 and 1 (exclusive), e.g. 0.95");
@@ -201,7 +241,7 @@ RunSetup prepare_run(const cxxopts::ParseResult& args, bool allow_lists,
         const double rate = args["target-rate"].as<double>();
         if (!(rate > 0.0 && rate < 1.0))
             usage("--target-rate must be between 0 and 1 (exclusive), e.g. 0.01");
-        if (args.count("passes") || args.count("gate-passes"))
+        if (args.count("passes"))
             usage("--target-rate plans the passes itself: leave out --passes");
         o.target_rate = rate;
     } else if (args.count("max-passes")) {
@@ -222,6 +262,7 @@ RunSetup prepare_run(const cxxopts::ParseResult& args, bool allow_lists,
     if (const auto deadline = seconds_option(args, "arm-deadline", true); deadline.count() > 0)
         o.arm_deadline = deadline;
     o.stop_on_red = args.count("stop-on-red") > 0;
+    o.logit_drift_eps = number_option(args, "logit-drift-eps", 0, 1e6);
     setup.quiet = args.count("quiet") > 0;
     setup.json = args.count("json") > 0;
 
@@ -229,8 +270,8 @@ RunSetup prepare_run(const cxxopts::ParseResult& args, bool allow_lists,
     load_plugins(*setup.plugins, args);
     setup.plugin_profile = chosen_plugin_profile(args, *setup.plugins, profile_scope);
     const auto scorer_id =
-        setup.plugin_profile.empty() ? args["scorer"].as<std::string>() : setup.plugin_profile;
-    setup.scorer = setup.plugins->create_scorer(scorer_id, args["scorer-config"].as<std::string>());
+        setup.plugin_profile.empty() ? string_option(args, "scorer") : setup.plugin_profile;
+    setup.scorer = setup.plugins->create_scorer(scorer_id, string_option(args, "scorer-config"));
 
     core::RunRecord& run = o.run_labels;
     run.scorer = scorer_id.empty() ? std::string(plugin_host::kDefaultScorerId) : scorer_id;
@@ -261,9 +302,14 @@ RunSetup prepare_run(const cxxopts::ParseResult& args, bool allow_lists,
             usage("--generator " + id + ": no loaded plugin offers it (see bi-run plugins)");
         plugin_host::GenerationRequest request;
         request.seed = o.seed;
-        if (args.count("generator-param"))
+        if (args.count("generator-param")) {
             request.parameters =
                 parse_generator_params(args["generator-param"].as<std::vector<std::string>>());
+            std::vector<std::string> recorded;
+            for (const auto& [key, value] : request.parameters)
+                recorded.push_back(key + "=" + value);
+            run.generator_params = recorded;
+        }
         // A generator refuses bad parameters when it runs, so it runs once now, before any
         // server starts, on the first cell's context and with estimated token counts.
         auto probe = request;

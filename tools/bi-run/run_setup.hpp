@@ -6,16 +6,35 @@
 
 #include <chrono>
 #include <cstddef>
+#include <cstdint>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "driver/run_plan.hpp"
+#include "option_aliases.hpp"
 #include "plugin_host/plugin_set.hpp"
 #include "profile_choice.hpp"
 
 namespace bi::cli {
 
-void add_run_options(cxxopts::Options& options, const std::string& default_alias);
+// The seed of the C pass permutations and of work-set generators, in every command that has one.
+inline constexpr std::uint64_t kDefaultSeed = 42;
+
+// The shared options in groups Cell, Requests, Scoring and work-set, Output. An empty
+// `default_alias` means the alias comes from the target (run-live). `lists`: --ctx and
+// --parallel take comma-separated lists (sweep).
+void add_run_options(cxxopts::Options& options, const std::string& default_alias,
+                     bool lists = false);
+
+// The option groups of the cell commands, in the order --help lists them (Output last).
+std::vector<std::string> run_help_groups();
+
+// The other spellings the cell commands accept (the upstream tool's names, --gate-passes).
+std::vector<OptionAlias> run_option_aliases();
+
+// A string option's value, its default, or "" when it has neither.
+std::string string_option(const cxxopts::ParseResult& args, const std::string& name);
 
 struct RunSetup {
     driver::RunPlan plan;  // options, ctx and N lists; the live target or the mock is added later

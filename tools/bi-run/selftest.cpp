@@ -16,7 +16,9 @@
 #include "driver/run_plan.hpp"
 #include "exit_codes.hpp"
 #include "gguf/synth_model.hpp"
+#include "guard_options.hpp"
 #include "io/json_text.hpp"
+#include "option_aliases.hpp"
 #include "option_tokens.hpp"
 #include "plugin_args.hpp"
 #include "plugin_host/plugin_set.hpp"
@@ -148,7 +150,12 @@ void report_selftest(const driver::CellOutcome& outcome, const std::string& bina
 
 }  // namespace
 
-int selftest_main(int argc, char** argv) {
+int selftest_main(int raw_argc, char** raw_argv) {
+    auto aliases = guard_option_aliases();
+    aliases.push_back({"--gate-passes", "--passes"});
+    ArgvCopy rewritten(apply_aliases(raw_argc, raw_argv, aliases));
+    const int argc = rewritten.argc();
+    char** argv = rewritten.argv();
     cxxopts::Options options(
         "bi-run selftest",
         "Writes a tiny random-weight GGUF model, runs one small cell against your server binary\n"
@@ -164,20 +171,22 @@ int selftest_main(int argc, char** argv) {
         cxxopts::value<std::vector<std::string>>())("passes", "Concurrent passes",
                                                     cxxopts::value<int>()->default_value("3"))(
         "n-predict", "Tokens per request", cxxopts::value<int>()->default_value("64"))(
-        "ctx", "Context per slot", cxxopts::value<std::int64_t>()->default_value("1024"))(
+        "ctx", "Context per slot (small: the synthetic model is tiny)",
+        cxxopts::value<std::int64_t>()->default_value("1024"))(
         "dtype", "Model matrices: f32 or f16", cxxopts::value<std::string>()->default_value("f32"))(
         "out-dir", "Where the cert and server log go (default: a new temp directory)",
         cxxopts::value<std::string>())("ready-timeout", "Seconds the server may take to load",
                                        cxxopts::value<double>()->default_value("120"))(
-        "keep", "Keep the temp directory (server log) even when the selftest fails")(
-        "quiet", "No progress on stderr")("json", "Print a one-line JSON summary on stdout")(
-        "h,help", "Show this help");
+        "keep", "Keep the temp directory (server log) even when the selftest fails");
     add_plugin_timeout_option(options);
     auto limits = options.add_options();
     add_max_response_bytes_option(limits);
+    add_guard_options(options);
+    options.add_options("Output")("quiet", "No progress on stderr")(
+        "json", "Print a one-line JSON summary on stdout")("h,help", "Show this help");
     const auto args = parse_command_line(options, argc, argv);
     if (args.count("help")) {
-        std::cout << options.help() << "\n";
+        std::cout << options.help({"", "Guards", "Output"}) << "\n";
         return kExitPromotable;
     }
     if (!args.count("server-bin")) usage("--server-bin is required");
@@ -189,6 +198,9 @@ int selftest_main(int argc, char** argv) {
     server::check_user_flags(flags);
     const auto dtype = args["dtype"].as<std::string>();
     if (dtype != "f32" && dtype != "f16") usage("--dtype must be f32 or f16");
+    const auto guard_limits_given = guard_limits(args);  // checked before the model is written
+    const auto port = chosen_port(args);
+    if (port) server::check_port(*port, guard_limits_given);
 
     driver::RunPlan plan;
     driver::RunOptions& o = plan.options;
@@ -238,6 +250,8 @@ int selftest_main(int argc, char** argv) {
     driver::LivePlan live;
     live.target = {binary, model, o.model_alias, "f16", flags};
     live.ready_timeout = seconds_option(args, "ready-timeout");
+    live.limits = guard_limits_given;
+    live.port = port;
     plan.ctxs = {ctx};
     plan.parallels = {parallel};
     plan.log_file = "selftest.server.log";

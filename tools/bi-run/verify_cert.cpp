@@ -84,18 +84,18 @@ int verify_cert_main(int argc, char** argv) {
         "reason a cert is not promotable.\n\nExit status: 0 when every cert is "
         "promotable, 3 when any is not, 1 when any file is missing, unreadable, "
         "not JSON, not a cert, fails its digest check, or disagrees with itself (its "
-        "status, source or gates are not what its own evidence gives).");
+        "status, source or gates are not what its own evidence gives), 2 usage error.");
     options.positional_help("CERT.json...");
-    options.add_options()("h,help", "Show this help")("certs", "Cert files",
-                                                      cxxopts::value<std::vector<std::string>>());
+    options.add_options("Output")("h,help", "Show this help");
+    options.add_options("Positional")("certs", "Cert files",
+                                      cxxopts::value<std::vector<std::string>>());
     options.parse_positional({"certs"});
     const auto args = parse_command_line(options, argc, argv);
     if (args.count("help")) {
-        std::cout << options.help() << "\n";
+        std::cout << options.help({"", "Output"}) << "\n";
         return kExitPromotable;
     }
-    if (!args.count("certs"))
-        throw Error(ErrorCategory::Usage, "verify-cert: name at least one cert file");
+    if (!args.count("certs")) throw Error(ErrorCategory::Usage, "name at least one cert file");
 
     int worst = kExitPromotable;
     for (const auto& path : args["certs"].as<std::vector<std::string>>()) {

@@ -11,11 +11,20 @@
 #include "exit_codes.hpp"
 #include "io/files.hpp"
 #include "io/workset.hpp"
+#include "option_aliases.hpp"
 #include "plugin_args.hpp"
+#include "run_setup.hpp"
 
 namespace bi::cli {
 
-int workset_main(int argc, char** argv) {
+int workset_main(int raw_argc, char** raw_argv) {
+    ArgvCopy rewritten(
+        apply_aliases(raw_argc, raw_argv,
+                      {{"--model", "", nullptr, nullptr, false,
+                        "names a GGUF file elsewhere; the work-set's model name is --model-id"},
+                       {"--profile-corner", "--generator-param", nullptr, "corner=", true}}));
+    const int argc = rewritten.argc();
+    char** argv = rewritten.argv();
     cxxopts::Options options(
         "bi-run workset",
         "Run a work-set generator plugin and write its rows as a work-set JSON file (or to "
@@ -23,31 +32,32 @@ int workset_main(int argc, char** argv) {
         "the generator cannot count real tokens and uses its own estimate.\n\nExit status: 0 "
         "written, 2 bad arguments or a plugin that cannot be loaded, 1 the generator failed, "
         "crashed or hung, or the file could not be written.");
-    options.add_options()("h,help", "Show this help")(
-        "plugin", "Plugin .so to load (repeatable); bundled plugins are always loaded",
-        cxxopts::value<std::vector<std::string>>())(
-        "generator", "Generator id (see bi-run plugins)", cxxopts::value<std::string>())(
-        "model", "Model id the work-set is for",
+    options.add_options()("generator", "Generator id (see bi-run plugins)",
+                          cxxopts::value<std::string>())(
+        "model-id", "Model name handed to the generator (run-live hands it the cert's model name)",
         cxxopts::value<std::string>()->default_value("model"))(
-        "ctx", "Context size per slot, in tokens",
-        cxxopts::value<std::int64_t>()->default_value("4096"))(
-        "seed", "Seed", cxxopts::value<std::uint64_t>()->default_value("0"))(
+        "ctx", "Context size per slot, in tokens (the same default as run-live)",
+        cxxopts::value<std::int64_t>()->default_value("2048"))(
+        "seed", "Seeds the generator (the same default as run-live, so --profile runs this set)",
+        cxxopts::value<std::uint64_t>()->default_value(std::to_string(kDefaultSeed)))(
         "generator-param", "KEY=VALUE for the generator (repeatable)",
         cxxopts::value<std::vector<std::string>>())(
         "out", "File to write atomically (default: stdout)", cxxopts::value<std::string>());
+    add_plugin_options(options);
     add_plugin_timeout_option(options);
+    options.add_options("Output")("h,help", "Show this help");
     const auto args = parse_command_line(options, argc, argv);
     if (args.count("help")) {
-        std::cout << options.help() << "\n";
+        std::cout << options.help({"", "Output"}) << "\n";
         return kExitPromotable;
     }
     if (!args.count("generator")) throw Error(ErrorCategory::Usage, "--generator is required");
 
     plugin_host::GenerationRequest request;
-    request.model_id = args["model"].as<std::string>();
+    request.model_id = args["model-id"].as<std::string>();
     request.ctx = args["ctx"].as<std::int64_t>();
     request.seed = args["seed"].as<std::uint64_t>();
-    if (request.model_id.empty()) throw Error(ErrorCategory::Usage, "--model is empty");
+    if (request.model_id.empty()) throw Error(ErrorCategory::Usage, "--model-id is empty");
     if (request.ctx < 1) throw Error(ErrorCategory::Usage, "--ctx must be at least 1");
     if (args.count("generator-param"))
         request.parameters =

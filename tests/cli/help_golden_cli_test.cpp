@@ -1,0 +1,67 @@
+// One golden file per command's --help (tests/cli/help/*.txt), so option drift shows in review.
+// BI_UPDATE_GOLDEN=1 rewrites them from the binary: BI_UPDATE_GOLDEN=1 ctest -R help-golden
+#include <catch2/catch.hpp>
+
+#include <cstdlib>
+#include <filesystem>
+#include <regex>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "io/files.hpp"
+#include "run_command.hpp"
+#include "scratch_dir.hpp"
+
+using bi::testing::run_command;
+
+namespace {
+
+bool updating() {
+    const char* update = std::getenv("BI_UPDATE_GOLDEN");
+    return update && std::string(update) == "1";
+}
+
+// The command names `bi-run --help` lists, so a new command without a golden file fails here.
+std::vector<std::string> listed_commands(const std::string& usage) {
+    std::vector<std::string> names;
+    std::istringstream lines(usage.substr(usage.find("commands:\n") + 10));
+    std::string line;
+    const std::regex row("^  ([a-z][a-z-]*) +.*");
+    std::smatch match;
+    while (std::getline(lines, line) && !line.empty())
+        if (std::regex_match(line, match, row)) names.push_back(match[1]);
+    return names;
+}
+
+void check_golden(const std::string& name, std::string text) {
+    // The version changes with every release; the golden files do not.
+    text =
+        std::regex_replace(text, std::regex(std::string("bi-run ") + BI_VERSION), "bi-run VERSION");
+    const std::string path = std::string(BI_HELP_GOLDEN_DIR) + "/" + name + ".txt";
+    if (updating()) {
+        bi::io::write_file_atomically(path, text);
+        WARN("wrote " << path);
+        return;
+    }
+    INFO("golden " << path << " (BI_UPDATE_GOLDEN=1 rewrites it)");
+    CHECK(bi::testing::read_text(path) == text);
+}
+
+}  // namespace
+
+TEST_CASE("help-golden: bi-run --help and every command's --help", "[cli][help]") {
+    const auto usage = run_command({BI_RUN_PATH, "--help"});
+    REQUIRE(usage.exit_code == 0);
+    check_golden("bi-run", usage.out);
+    const auto commands = listed_commands(usage.out);
+    REQUIRE(commands.size() >= 10);
+    for (const auto& command : commands) {
+        DYNAMIC_SECTION(command) {
+            const auto help = run_command({BI_RUN_PATH, command, "--help"});
+            CHECK(help.exit_code == 0);
+            CHECK(help.err.empty());
+            check_golden(command, help.out);
+        }
+    }
+}

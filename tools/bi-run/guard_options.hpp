@@ -1,0 +1,28 @@
+// The guard options of the commands that launch a real server (run-live, sweep, selftest):
+// the experiment port, ports and PIDs never touched, the footprint cap.
+#pragma once
+
+#include <cxxopts.hpp>
+
+#include <cstdint>
+#include <optional>
+#include <vector>
+
+#include "option_aliases.hpp"
+#include "server/guards.hpp"
+
+namespace bi::cli {
+
+// --port, --reserved-port, --untouchable-pid, --max-footprint-gb in group "Guards".
+void add_guard_options(cxxopts::Options& options);
+
+// The upstream tool's names of the guard options (--experiment-port, --untouchable-port).
+std::vector<OptionAlias> guard_option_aliases();
+
+// The limits the options set; bi::Error(Usage) naming a bad value.
+server::GuardLimits guard_limits(const cxxopts::ParseResult& args);
+
+// --port, or nullopt (a free loopback port per launch).
+std::optional<std::uint16_t> chosen_port(const cxxopts::ParseResult& args);
+
+}  // namespace bi::cli

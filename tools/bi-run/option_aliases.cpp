@@ -1,0 +1,94 @@
+#include "option_aliases.hpp"
+
+#include <string_view>
+
+#include "core/error.hpp"
+
+namespace bi::cli {
+
+namespace {
+
+[[noreturn]] void usage(const std::string& message) {
+    throw Error(ErrorCategory::Usage, message);
+}
+
+// The spelling `token` is, with its "=value" part when it has one.
+bool spelt(std::string_view token, std::string_view spelling, std::string_view* value) {
+    if (token == spelling) return true;
+    if (token.size() > spelling.size() && token.substr(0, spelling.size()) == spelling &&
+        token[spelling.size()] == '=') {
+        *value = token.substr(spelling.size() + 1);
+        return true;
+    }
+    return false;
+}
+
+const OptionAlias* alias_of(std::string_view token, const std::vector<OptionAlias>& aliases,
+                            std::string_view* value, bool* has_value) {
+    for (const auto& alias : aliases) {
+        std::string_view rest;
+        if (!spelt(token, alias.spelling, &rest)) continue;
+        *has_value = token.size() != std::string_view(alias.spelling).size();
+        *value = rest;
+        return &alias;
+    }
+    return nullptr;
+}
+
+}  // namespace
+
+ArgvCopy::ArgvCopy(std::vector<std::string> tokens) : tokens_(std::move(tokens)) {
+    for (auto& token : tokens_) pointers_.push_back(token.data());
+    pointers_.push_back(nullptr);
+}
+
+bool has_option(int argc, char** argv, const std::string& spelling) {
+    for (int i = 1; i < argc; ++i) {
+        const std::string_view token = argv[i];
+        if (token == "--") return false;
+        std::string_view value;
+        if (spelt(token, spelling, &value)) return true;
+    }
+    return false;
+}
+
+std::vector<std::string> apply_aliases(int argc, char** argv,
+                                       const std::vector<OptionAlias>& aliases) {
+    std::vector<std::string> out;
+    if (argc > 0) out.emplace_back(argv[0]);
+    bool options_ended = false;
+    for (int i = 1; i < argc; ++i) {
+        const std::string_view token = argv[i];
+        if (token == "--") options_ended = true;
+        std::string_view value;
+        bool has_value = false;
+        const OptionAlias* alias =
+            options_ended ? nullptr : alias_of(token, aliases, &value, &has_value);
+        if (!alias) {
+            out.emplace_back(token);
+            continue;
+        }
+        const std::string spelling = alias->spelling;
+        if (alias->refusal) usage(spelling + ": " + alias->refusal);
+        if (!alias->repeatable && *alias->option && has_option(argc, argv, alias->option))
+            usage(spelling + " is another name for " + alias->option + ": give one of them");
+        if (!*alias->option) {
+            if (has_value) usage(spelling + " takes no value");
+            continue;
+        }
+        if (alias->value) {
+            if (has_value) usage(spelling + " takes no value");
+            out.emplace_back(std::string(alias->option) + "=" + alias->value);
+            continue;
+        }
+        if (!has_value) {
+            if (i + 1 >= argc) usage(spelling + " needs a value");
+            value = argv[++i];
+        }
+        out.emplace_back(std::string(alias->option) + "=" + (alias->prefix ? alias->prefix : "") +
+                         std::string(value));
+    }
+    return out;
+}
+
+}  // namespace bi::cli

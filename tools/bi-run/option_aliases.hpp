@@ -1,0 +1,42 @@
+// Other spellings of our options (the upstream Python tool's names, --gate-passes), rewritten to
+// ours before cxxopts parses, so every option is parsed, checked and listed in --help once.
+#pragma once
+
+#include <string>
+#include <vector>
+
+namespace bi::cli {
+
+struct OptionAlias {
+    const char* spelling;         // as typed: "--experiment-port"
+    const char* option;           // what it stands for: "--port"; "" drops it (no effect)
+    const char* value = nullptr;  // set: a flag that stands for `option value` (--divergence score)
+    const char* prefix = nullptr;   // set: prepended to the alias's value ("corner=")
+    bool repeatable = false;        // the option may be given more than once, alias or not
+    const char* refusal = nullptr;  // set: the spelling is refused with this reason
+};
+
+// A command line owning its strings, with the char* view cxxopts takes.
+class ArgvCopy {
+public:
+    explicit ArgvCopy(std::vector<std::string> tokens);
+    ArgvCopy(const ArgvCopy&) = delete;
+    ArgvCopy& operator=(const ArgvCopy&) = delete;
+    int argc() const { return static_cast<int>(pointers_.size()) - 1; }
+    char** argv() { return pointers_.data(); }
+
+private:
+    std::vector<std::string> tokens_;
+    std::vector<char*> pointers_;  // tokens_ then a null
+};
+
+// argv (argv[0] is the command name) with every alias of `aliases` replaced, as `--x V` or
+// `--x=V`; nothing after "--" is touched. bi::Error(Usage) naming the spelling for a refused one,
+// a missing value, or an alias of a single-valued option given together with that option.
+std::vector<std::string> apply_aliases(int argc, char** argv,
+                                       const std::vector<OptionAlias>& aliases);
+
+// True when `spelling` (or `spelling=...`) is on the command line before any "--".
+bool has_option(int argc, char** argv, const std::string& spelling);
+
+}  // namespace bi::cli

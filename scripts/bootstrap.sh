@@ -7,7 +7,7 @@ set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 build_dir="${BI_BUILD_DIR:-$root/build}"
 packages=(build-essential cmake ninja-build pkg-config libpoco-dev rapidjson-dev libcxxopts-dev
-          catch2 libtomlplusplus-dev "$@")
+          catch2 libtomlplusplus-dev libssl-dev "$@")
 
 missing=()
 for pkg in "${packages[@]}"; do

@@ -13,6 +13,7 @@
 #include "driver/interrupt.hpp"
 #include "exit_codes.hpp"
 #include "plugin_args.hpp"
+#include "provenance.hpp"
 
 namespace {
 
@@ -34,6 +35,8 @@ const Command kCommands[] = {
     {"report", "summarise many certs (or directories of them) in one table", bi::cli::report_main},
     {"verify-cert", "re-check cert files and explain why any is not promotable",
      bi::cli::verify_cert_main},
+    {"keygen", "write an Ed25519 key pair for signing certs", bi::cli::keygen_main},
+    {"attest", "export a cert as an in-toto attestation (DSSE envelope)", bi::cli::attest_main},
     {"plugins", "list the loaded plugins, their versions, scorers and generators",
      bi::cli::plugins_main},
     {"workset", "write a generator plugin's work-set to a JSON file", bi::cli::workset_main},
@@ -75,6 +78,7 @@ int main(int argc, char** argv) {
             std::cerr << "bi-run: argument " << i << " is not valid UTF-8 (byte " << *bad << ")\n";
             return bi::cli::kExitUsage;
         }
+    bi::cli::remember_command_line(argc, argv);
     const std::string_view first = argv[1];
     if (first == "-h" || first == "--help" || first == "help") {
         print_usage(std::cout);

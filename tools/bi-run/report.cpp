@@ -11,10 +11,12 @@
 #include "commands.hpp"
 #include "core/cert.hpp"
 #include "core/cert_consistency.hpp"
+#include "core/cert_history.hpp"
 #include "core/error.hpp"
 #include "exit_codes.hpp"
 #include "io/cert_io.hpp"
 #include "io/json_text.hpp"
+#include "io/upstream_cert.hpp"
 
 namespace bi::cli {
 
@@ -44,6 +46,39 @@ std::string bound(const core::Cert& cert) {
     char buffer[32];
     std::snprintf(buffer, sizeof buffer, "%.4f", *cp);
     return buffer;
+}
+
+// The cell's run history for its configuration ("flaky: RED 1 of 3 runs"), or "".
+std::string history_column(const core::Cert& cert) {
+    return core::flaky_note(cert);
+}
+
+// An upstream v0.1 cert's row: its own words, never promotable. False when it is not one.
+bool upstream_row(const std::string& path, const core::Json& document, bool json,
+                  core::Json& rows) {
+    if (!io::looks_like_upstream_cert(document)) return false;
+    const auto parsed = io::read_upstream_cert(document);
+    if (!parsed.cert) return false;
+    const auto& c = *parsed.cert;
+    const std::string source = c.source.empty() ? "?" : c.source;
+    if (json) {
+        rows.push_back(core::Json::Object{{"path", path},
+                                          {"model", c.model},
+                                          {"ctx", c.ctx},
+                                          {"dispatch_n", c.dispatch_n},
+                                          {"status", c.status},
+                                          {"source", source},
+                                          {"promotable", false},
+                                          {"digest_intact", false},
+                                          {"upstream", io::kUpstreamLabel},
+                                          {"n_divergent", c.n_divergent}});
+        return true;
+    }
+    const std::string verdict = c.status + " [" + io::kUpstreamLabel + "]";
+    std::printf("%-32s %7lld %4lld  %-38s %-6s %-10s %8zu %s\n", c.model.c_str(),
+                static_cast<long long>(c.ctx), static_cast<long long>(c.dispatch_n),
+                verdict.c_str(), source.c_str(), "no", c.n_divergent, "-");
+    return true;
 }
 
 }  // namespace
@@ -80,6 +115,8 @@ int report_main(int argc, char** argv) {
             code = kExitError;
             continue;
         }
+        if (!loaded.shape_problem.empty() && upstream_row(path, loaded.document, json, rows))
+            continue;
         if (!loaded.shape_problem.empty()) {
             std::cerr << "bi-run report: " << path << ": not a cert: " << loaded.shape_problem
                       << "\n";
@@ -109,13 +146,16 @@ int report_main(int argc, char** argv) {
                                               {"source", source},
                                               {"promotable", promotable},
                                               {"digest_intact", loaded.digest_intact},
-                                              {"n_divergent", diverged}});
+                                              {"n_divergent", diverged},
+                                              {"history", history_column(c)}});
             continue;
         }
-        std::printf("%-32s %7lld %4lld  %-38s %-6s %-10s %8zu %s\n", c.cell.model.c_str(),
+        std::printf("%-32s %7lld %4lld  %-38s %-6s %-10s %8zu %s", c.cell.model.c_str(),
                     static_cast<long long>(c.cell.ctx), static_cast<long long>(c.cell.dispatch_n),
                     verdict.c_str(), source.c_str(), promotable ? "yes" : "no", diverged,
                     bound(c).c_str());
+        const std::string history = history_column(c);
+        std::printf("%s%s\n", history.empty() ? "" : "  ", history.c_str());
     }
     if (json) std::cout << io::to_json_text(rows) << std::endl;
     std::fflush(stdout);

@@ -20,6 +20,7 @@
 #include "option_tokens.hpp"
 #include "plugin_args.hpp"
 #include "plugin_host/plugin_set.hpp"
+#include "provenance.hpp"
 #include "run_setup.hpp"
 #include "server/argv.hpp"
 #include "server/guards.hpp"
@@ -226,6 +227,7 @@ int selftest_main(int argc, char** argv) {
     configure_plugin_calls(plugins, args);
     plugins.load_bundled();
     auto scorer = plugins.create_scorer("", "");
+    o.provenance = provenance_record(plugins);
     const bool quiet = args.count("quiet") > 0;
     driver::install_interrupt_handlers();
     driver::Progress progress(driver::Progress::detect(quiet), std::cerr);

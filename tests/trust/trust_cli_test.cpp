@@ -9,6 +9,7 @@
 #include <filesystem>
 
 #include "core/json.hpp"
+#include "core/sha256.hpp"
 #include "io/cert_io.hpp"
 #include "io/file_hash_cache.hpp"
 #include "io/files.hpp"
@@ -318,6 +319,39 @@ TEST_CASE("provenance: bi-run, plugins, work-set, GPUs from nvidia-smi, CUDA_VIS
                            io::stream_file_sha256(plugin.string_or("path", ""));
     CHECK(exact_hashed);
     CHECK(provenance.string_or("workset_sha256", "") == io::stream_file_sha256(BI_SMALL_WORKSET));
+}
+
+TEST_CASE(
+    "run-live records the model's full sha256 (hashed once per out-dir) and the server's "
+    "--version text",
+    "[trust][cli]") {
+    testing::ScratchDir dir;
+    const auto model = dir.write("model.gguf", "not really a model, but a file to hash");
+    const std::vector<std::string> argv{BI_RUN_PATH,     "run-live",
+                                        "--server-bin",  BI_MOCK_SERVER_PATH,
+                                        "--model",       model,
+                                        "--model-alias", "m",
+                                        "--out-dir",     dir.file("out"),
+                                        "--workset",     BI_SMALL_WORKSET,
+                                        "--n-predict",   "8",
+                                        "--passes",      "1",
+                                        "--ctx",         "512"};
+    const auto first = run_command(argv);
+    REQUIRE(reached_verdict(first));
+    CHECK(contains(first.err, "hashing the model: 100%"));
+    const auto cert = read_json(dir.file("out/m__ctx512__N4.json"));
+    CHECK(cert.find("model_file")->string_or("sha256", "") ==
+          core::sha256_hex("not really a model, but a file to hash"));
+    CHECK(contains(cert.find("server")->find("A")->string_or("version_text", ""), "bi-mock"));
+
+    const auto second = run_command(argv);
+    REQUIRE(reached_verdict(second));
+    CHECK(contains(second.err, "model sha256 from the hash cache"));
+    CHECK_FALSE(contains(second.err, "hashing the model"));
+    const auto verified =
+        bi_run({"verify-cert", dir.file("out/m__ctx512__N4.json"), "--expect",
+                "model_sha256=" + core::sha256_hex("not really a model, but a file to hash")});
+    CHECK_FALSE(contains(verified.out, "made for another deployment"));
 }
 
 TEST_CASE("an upstream v0.1 cert is read, shown with its verdict, never promotable",

@@ -19,7 +19,7 @@
 namespace bi::driver {
 
 // The output directory's cache of whole-file model hashes, keyed by (path, size, mtime).
-inline constexpr const char* kHashCacheName = ".bi-hash-cache.json";
+inline constexpr const char* kHashCacheName = ".bi-hash-cache";  // not *.json: report skips it
 
 // Where the server binary, model, flags and KV label come from (options or models.toml).
 struct LiveTarget {

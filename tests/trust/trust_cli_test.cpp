@@ -352,6 +352,7 @@ TEST_CASE(
         bi_run({"verify-cert", dir.file("out/m__ctx512__N4.json"), "--expect",
                 "model_sha256=" + core::sha256_hex("not really a model, but a file to hash")});
     CHECK_FALSE(contains(verified.out, "made for another deployment"));
+    CHECK(bi_run({"report", dir.file("out")}).exit_code == 0);  // the hash cache is no cert
 }
 
 TEST_CASE("an upstream v0.1 cert is read, shown with its verdict, never promotable",

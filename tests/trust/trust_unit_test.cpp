@@ -63,7 +63,7 @@ bool any_contains(const std::vector<std::string>& lines, const std::string& part
 TEST_CASE("the model hash is streamed once and cached by path, size and mtime", "[hash_cache]") {
     testing::ScratchDir dir;
     const auto model = dir.write("m.gguf", std::string(3 << 20, 'x'));
-    const auto cache = dir.file(".bi-hash-cache.json");
+    const auto cache = dir.file(".bi-hash-cache");
     const std::string expected = core::sha256_hex(std::string(3 << 20, 'x'));
     std::uint64_t last_done = 0;
     const auto first = io::cached_file_sha256(model, cache, [&](auto done, auto total) {

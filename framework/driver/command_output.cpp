@@ -18,16 +18,14 @@ namespace {
 
 constexpr std::size_t kMaxOutput = 64 * 1024;
 
-// Exec in the child: stdin from /dev/null, stdout and stderr into the pipe.
-[[noreturn]] void exec_child(const std::vector<std::string>& argv, int write_fd) {
-    const int null_fd = ::open("/dev/null", O_RDONLY);
+// Exec in the child: stdin from /dev/null, stdout and stderr into the pipe. Only async-signal-
+// safe calls here (the parent may have other threads): `args` was built before the fork.
+[[noreturn]] void exec_child(char* const* args, int write_fd) {
+    const int null_fd = ::open("/dev/null", O_RDONLY | O_CLOEXEC);
     if (null_fd >= 0) ::dup2(null_fd, 0);
     ::dup2(write_fd, 1);
     ::dup2(write_fd, 2);
-    std::vector<char*> args;
-    for (const auto& arg : argv) args.push_back(const_cast<char*>(arg.c_str()));
-    args.push_back(nullptr);
-    ::execvp(args[0], args.data());
+    ::execvp(args[0], args);
     ::_exit(127);
 }
 
@@ -36,6 +34,9 @@ constexpr std::size_t kMaxOutput = 64 * 1024;
 std::optional<std::string> command_output(const std::vector<std::string>& argv,
                                           std::chrono::milliseconds timeout) {
     if (argv.empty()) return std::nullopt;
+    std::vector<char*> args;
+    for (const auto& arg : argv) args.push_back(const_cast<char*>(arg.c_str()));
+    args.push_back(nullptr);
     int fds[2];
     if (::pipe2(fds, O_CLOEXEC) != 0) return std::nullopt;
     const pid_t pid = ::fork();
@@ -44,7 +45,7 @@ std::optional<std::string> command_output(const std::vector<std::string>& argv,
         ::close(fds[1]);
         return std::nullopt;
     }
-    if (pid == 0) exec_child(argv, fds[1]);
+    if (pid == 0) exec_child(args.data(), fds[1]);
     core::note_spawned_child(pid);
     ::close(fds[1]);
     std::string output;
@@ -69,9 +70,12 @@ std::optional<std::string> command_output(const std::vector<std::string>& argv,
     ::close(fds[0]);
     if (timed_out) ::kill(pid, SIGKILL);
     int status = 0;
-    while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
-    }
-    if (timed_out || !WIFEXITED(status) || WEXITSTATUS(status) != 0) return std::nullopt;
+    pid_t reaped = -1;
+    do {
+        reaped = ::waitpid(pid, &status, 0);
+    } while (reaped < 0 && errno == EINTR);
+    if (reaped != pid || timed_out || !WIFEXITED(status) || WEXITSTATUS(status) != 0)
+        return std::nullopt;
     return core::replace_invalid_utf8(output);
 }
 

@@ -3,6 +3,7 @@
 // contract's names, and bi-cert/1 certs read as before.
 #include <catch2/catch.hpp>
 
+#include <chrono>
 #include <filesystem>
 
 #include "core/cert.hpp"
@@ -11,6 +12,7 @@
 #include "core/deployment.hpp"
 #include "core/sha256.hpp"
 #include "driver/cert_archive.hpp"
+#include "driver/command_output.hpp"
 #include "io/attestation.hpp"
 #include "io/cert_io.hpp"
 #include "io/file_hash_cache.hpp"
@@ -93,6 +95,17 @@ TEST_CASE("the model hash is streamed once and cached by path, size and mtime", 
     // A damaged cache is ignored, not an error.
     io::write_file_atomically(cache, "{not json");
     CHECK(io::cached_file_sha256(model, cache).sha256 == core::sha256_hex("changed"));
+}
+
+TEST_CASE("a provenance helper command is bounded in time and must succeed", "[provenance]") {
+    const auto echo = driver::command_output({"/bin/echo", "hello"}, std::chrono::seconds(10));
+    REQUIRE(echo);
+    CHECK(*echo == "hello\n");
+    CHECK_FALSE(driver::command_output({"/bin/false"}, std::chrono::seconds(10)));
+    CHECK_FALSE(driver::command_output({"no-such-command-here"}, std::chrono::seconds(10)));
+    const auto start = std::chrono::steady_clock::now();
+    CHECK_FALSE(driver::command_output({"/bin/sleep", "30"}, std::chrono::milliseconds(200)));
+    CHECK(std::chrono::steady_clock::now() - start < std::chrono::seconds(10));
 }
 
 TEST_CASE("expectations name every key the cert was not made for", "[deployment]") {

@@ -319,6 +319,35 @@ TEST_CASE("provenance: bi-run, plugins, work-set, GPUs from nvidia-smi, CUDA_VIS
                            io::stream_file_sha256(plugin.string_or("path", ""));
     CHECK(exact_hashed);
     CHECK(provenance.string_or("workset_sha256", "") == io::stream_file_sha256(BI_SMALL_WORKSET));
+
+    // A generated work-set is recorded by its generator's parameters and seed instead.
+    const std::vector<std::string> generated{BI_RUN_PATH,
+                                             "run-mock",
+                                             "--out-dir",
+                                             dir.file("g"),
+                                             "--generator",
+                                             "spark",
+                                             "--generator-param",
+                                             "families=A4",
+                                             "--generator-param",
+                                             "corner=short",
+                                             "--seed",
+                                             "7",
+                                             "--n-predict",
+                                             "8",
+                                             "--ctx",
+                                             "512",
+                                             "--passes",
+                                             "1",
+                                             "--quiet"};
+    REQUIRE(reached_verdict(run_command(generated)));
+    const auto g = read_json(dir.file("g/" + kCert));
+    const core::Json& gp = *g.find("provenance");
+    CHECK(gp.find("generator_params")->as_array() ==
+          core::Json::Array{core::Json("families=A4"), core::Json("corner=short")});
+    CHECK(gp.find("generator_seed")->as_int() == 7);
+    CHECK_FALSE(gp.find("workset_sha256"));
+    CHECK(g.find("run")->string_or("generator", "") == "spark");
 }
 
 TEST_CASE(

@@ -57,7 +57,9 @@ SignatureVerdict judge_signature(io::SignatureState state, const std::string& ke
                         : std::nullopt,
                     false};
         case S::UntrustedKey:
-            return {"signed by key " + key_id + ", not a --trusted-key",
+            return {"signed by key " + key_id +
+                        (o.trusted.empty() ? " (not checked: no --trusted-key)"
+                                           : ", not a --trusted-key"),
                     o.require_signature || !o.trusted.empty()
                         ? std::optional<std::string>("signed by key " + key_id +
                                                      ", which is not among the trusted keys")

@@ -8,6 +8,7 @@
 #include <cstdlib>
 #include <filesystem>
 
+#include "core/cert.hpp"
 #include "core/json.hpp"
 #include "core/sha256.hpp"
 #include "io/cert_io.hpp"
@@ -16,6 +17,7 @@
 #include "io/json_text.hpp"
 #include "run_command.hpp"
 #include "scratch_dir.hpp"
+#include "trial_builders.hpp"
 
 using namespace bi;
 using testing::run_command;
@@ -285,6 +287,29 @@ TEST_CASE("attest: the DSSE envelope verifies with openssl over the PAE bytes", 
     io::write_file_atomically(dir.file("tampered.json"), io::to_json_text(tampered));
     CHECK(bi_run({"verify-cert", dir.file("tampered.json"), "--trusted-key", key + ".pub"})
               .exit_code == 1);
+}
+
+TEST_CASE(
+    "attest: a promotable GREEN is PASSED, and verify-cert takes it only when signed by a "
+    "trusted key",
+    "[trust][cli]") {
+    testing::ScratchDir dir;
+    const auto key = keygen(dir, "key");
+    core::CertContext context = testing::fixed_cert_context();
+    const auto cert = dir.file("live.json");
+    io::write_cert(cert,
+                   core::build_cert(context, core::decide_verdict(testing::clean_cell(6, 2))));
+    REQUIRE(bi_run({"verify-cert", cert}).exit_code == 0);
+    const auto out = dir.file("live.intoto.json");
+    const auto attest = bi_run({"attest", cert, "--out", out, "--sign-key", key});
+    REQUIRE(attest.exit_code == 0);
+    CHECK(contains(attest.out, "result PASSED"));
+    const auto trusted = bi_run({"verify-cert", out, "--trusted-key", key + ".pub"});
+    CHECK(trusted.exit_code == 0);
+    CHECK(contains(trusted.out, "result PASSED"));
+    const auto unchecked = bi_run({"verify-cert", out});
+    CHECK(unchecked.exit_code == 3);
+    CHECK(contains(unchecked.out, "not vouched for"));
 }
 
 TEST_CASE("provenance: bi-run, plugins, work-set, GPUs from nvidia-smi, CUDA_VISIBLE_DEVICES",

@@ -332,7 +332,7 @@ CellOutcome CellRunner::run_cell(const Baseline& baseline, int parallel) {
     outcome.cert_path =
         options_.out_dir + "/" + core::cert_file_name(options_.model_alias, baseline.ctx, parallel);
     throw_if_interrupted();
-    outcome.cert.previous = archive_replaced_cert(outcome.cert_path, context.ts_utc);
+    outcome.cert.previous = archive_replaced_cert(outcome.cert_path, context.ts_utc, &outcome.cert);
     io::write_cert(outcome.cert_path, outcome.cert, options_.sign_key.get());
     outcome.promotable = core::check_promotable(outcome.cert, true).promotable;
     return outcome;

@@ -48,8 +48,20 @@ std::string write_new_history_file(const fs::path& dir, const std::string& base,
     throw Error(ErrorCategory::Io, (dir / base).string() + ": no free history file name");
 }
 
+// The old cert's model record gains the new run's full hash when it had only the head's of the
+// same file.
+void upgrade_model_hash(core::Cert& old, const core::Cert* replacing) {
+    if (!replacing || !replacing->model_file || !old.model_file) return;
+    auto& before = *old.model_file;
+    const auto& now = *replacing->model_file;
+    if (!before.sha256 && now.sha256 && before.sha256_head &&
+        before.sha256_head == now.sha256_head && before.size == now.size)
+        before.sha256 = now.sha256;
+}
+
 // The old cert's entry: its words as written, and its configuration when it reads as a cert.
 core::PreviousCert entry_of(const core::Json& document, const std::string& file,
+                            const core::Cert* replacing,
                             std::optional<std::vector<core::PreviousCert>>& earlier) {
     core::PreviousCert entry;
     entry.file = file;
@@ -59,6 +71,7 @@ core::PreviousCert entry_of(const core::Json& document, const std::string& file,
         entry.digest = digest->as_string();
     auto parsed = io::cert_from_json(document);
     if (parsed.cert) {
+        upgrade_model_hash(*parsed.cert, replacing);
         entry.configuration_id = core::configuration_id(*parsed.cert);
         earlier = parsed.cert->previous;
     }
@@ -68,7 +81,8 @@ core::PreviousCert entry_of(const core::Json& document, const std::string& file,
 }  // namespace
 
 std::optional<std::vector<core::PreviousCert>> archive_replaced_cert(const std::string& cert_path,
-                                                                     const std::string& stamp) {
+                                                                     const std::string& stamp,
+                                                                     const core::Cert* replacing) {
     std::error_code ec;
     if (!fs::is_regular_file(cert_path, ec)) return std::nullopt;
     const std::string content = io::read_file(cert_path);
@@ -82,7 +96,7 @@ std::optional<std::vector<core::PreviousCert>> archive_replaced_cert(const std::
     std::optional<std::vector<core::PreviousCert>> earlier;
     core::PreviousCert entry;
     try {
-        entry = entry_of(io::parse_json(content, cert_path), "history/" + name, earlier);
+        entry = entry_of(io::parse_json(content, cert_path), "history/" + name, replacing, earlier);
     } catch (const Error&) {
         entry.file = "history/" + name;  // not JSON: kept, but it says nothing
         entry.status = "unreadable";

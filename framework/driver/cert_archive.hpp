@@ -16,7 +16,10 @@ namespace bi::driver {
 // nullopt when there is nothing to replace. `stamp` is the new cert's ts_utc.
 // Throws bi::Error(Io) naming the file when the copy cannot be made (the cert is then not
 // replaced either).
-std::optional<std::vector<core::PreviousCert>> archive_replaced_cert(const std::string& cert_path,
-                                                                     const std::string& stamp);
+// An old cert that knew only the first MiB's hash of the same model file (bi-cert/1) is taken to
+// have `replacing`'s full hash when size and head agree, so its RED stays binding: the rule errs
+// toward a RED, never toward a GREEN.
+std::optional<std::vector<core::PreviousCert>> archive_replaced_cert(
+    const std::string& cert_path, const std::string& stamp, const core::Cert* replacing = nullptr);
 
 }  // namespace bi::driver

@@ -181,6 +181,27 @@ TEST_CASE("history: a RED then a GREEN of the same configuration, the GREEN name
     CHECK(core::flaky_note(other_binary).empty());
 }
 
+TEST_CASE("history: a RED that knew only the model's first MiB hash still binds the GREEN",
+          "[history]") {
+    testing::ScratchDir dir;
+    const auto path = dir.file("cell.json");
+    auto red = cert_of(red_evidence());
+    red.model_file->sha256.reset();  // as bi-cert/1 wrote it
+    red.model_file->sha256_head = "h1";
+    io::write_cert(path, red);
+    auto green = cert_of(testing::clean_cell(6, 2));
+    green.model_file->sha256_head = "h1";
+    green.previous = driver::archive_replaced_cert(path, "2026-01-02T00:00:00Z", &green);
+    CHECK_FALSE(core::sticky_red_reasons(green).empty());
+
+    // A different head is a different model file: no upgrade, no binding.
+    io::write_cert(path, red);
+    auto other = cert_of(testing::clean_cell(6, 2));
+    other.model_file->sha256_head = "h2";
+    other.previous = driver::archive_replaced_cert(path, "2026-01-03T00:00:00Z", &other);
+    CHECK(core::sticky_red_reasons(other).empty());
+}
+
 TEST_CASE("the attestation maps the four verdicts and names the files with their hashes",
           "[attest]") {
     using core::Status;

@@ -4,6 +4,7 @@ find_package(RapidJSON REQUIRED)
 find_package(cxxopts 3 REQUIRED)
 find_package(Threads REQUIRED)
 find_package(tomlplusplus 3 REQUIRED)  # models.toml profiles
+find_package(OpenSSL 3 REQUIRED COMPONENTS Crypto)  # Ed25519 cert signatures (libssl-dev)
 
 if(NOT TARGET RapidJSON::RapidJSON)
   add_library(bi_rapidjson INTERFACE)

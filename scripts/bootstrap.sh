@@ -10,7 +10,7 @@ set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 build_dir="${BI_BUILD_DIR:-$root/build}"
 packages=(build-essential cmake ninja-build pkg-config libpoco-dev rapidjson-dev libcxxopts-dev
-          catch2 libtomlplusplus-dev "$@")
+          catch2 libtomlplusplus-dev libssl-dev "$@")
 mkdir -p "$build_dir"
 log="$build_dir/bootstrap.log"
 : > "$log"

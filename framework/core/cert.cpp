@@ -4,6 +4,7 @@
 #include <cctype>
 
 #include "cert_consistency.hpp"
+#include "cert_history.hpp"
 
 namespace bi::core {
 
@@ -145,6 +146,8 @@ Cert build_cert(const CertContext& context, const Verdict& v) {
     cert.host = context.host;
     cert.run = context.run;
     cert.timings = context.timings;
+    cert.provenance = context.provenance;
+    cert.previous = context.previous;
     return cert;
 }
 
@@ -152,10 +155,14 @@ bool cert_is_green(const Cert& cert, Source require_source) {
     return cert.verdict.status == Status::Green && cert.source == require_source;
 }
 
+bool known_cert_schema(std::string_view schema) {
+    return schema == kCertSchema || schema == kCertSchemaV1;
+}
+
 Promotion check_promotable(const Cert& cert, bool digest_intact) {
     Promotion p;
     auto& why = p.reasons;
-    if (cert.schema != kCertSchema)
+    if (!known_cert_schema(cert.schema))
         why.push_back("unknown schema '" + cert.schema + "' (expected " + std::string(kCertSchema) +
                       ")");
     if (!digest_intact) why.push_back("digest does not match the content (edited or corrupted)");
@@ -173,6 +180,7 @@ Promotion check_promotable(const Cert& cert, bool digest_intact) {
         why.push_back("co-batch coverage not met");
     for (const auto& line : cert_disagreements(cert))
         why.push_back("the cert disagrees with itself: " + line);
+    for (const auto& line : sticky_red_reasons(cert)) why.push_back(line);
     p.promotable = why.empty();
     return p;
 }

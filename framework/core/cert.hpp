@@ -1,5 +1,6 @@
-// The cert as a typed value (schema bi-cert/1), built by the driver from typed inputs, and the
-// promotion rules that read it. framework/io/cert_schema.* is its one field table on disk.
+// The cert as a typed value (schema bi-cert/2; bi-cert/1 certs still read), built by the driver
+// from typed inputs, and the promotion rules that read it. framework/io/cert_schema.* is its one
+// field table on disk.
 #pragma once
 
 #include <cstdint>
@@ -14,7 +15,8 @@
 
 namespace bi::core {
 
-inline constexpr std::string_view kCertSchema = "bi-cert/1";
+inline constexpr std::string_view kCertSchema = "bi-cert/2";
+inline constexpr std::string_view kCertSchemaV1 = "bi-cert/1";  // read, never written
 inline constexpr std::size_t kMaxRowsPerReport = 200;  // keeps a cert readable; counts stay exact
 // Per-id forensics kept per report (most severe first); the count left out is recorded.
 inline constexpr std::size_t kMaxForensicsPerReport = 200;
@@ -139,6 +141,7 @@ struct ServerLaunch {
     std::optional<std::int64_t> n_ctx_per_slot;  // the mock's
     std::optional<std::string> divergence;       // the mock's
     std::optional<double> tick_ms;               // the mock's
+    std::optional<std::string> version_text;     // the binary's own `--version` output
 };
 
 struct ServerRecord {
@@ -164,6 +167,46 @@ struct HostRecord {
     std::int64_t n_cpus = 0;
     std::vector<std::string> gpus;
     std::optional<std::string> os;
+    std::optional<std::string> gpu_driver;            // the driver version, when reported
+    std::optional<std::string> gpu_source;            // "nvidia-smi" or "/proc/driver/nvidia"
+    std::optional<std::string> cuda_visible_devices;  // the environment variable, when set
+};
+
+// One plugin file that was loaded for the run.
+struct PluginRecord {
+    std::string id;  // the plugin's own name
+    std::string version;
+    std::string path;
+    std::optional<std::string> sha256;  // of the file
+};
+
+// Who made the cert, from which inputs: enough for a reader to rebuild the same run.
+struct ProvenanceRecord {
+    std::string tool = "bi-run";
+    std::string version;
+    std::optional<std::string> commit;  // the source tree's commit, when the build knew it
+    std::vector<std::string> argv;
+    std::vector<PluginRecord> plugins;
+    std::optional<std::string> workset_sha256;  // of the work-set file, when one was read
+    std::optional<std::vector<std::string>> generator_params;  // "k=v", in order
+    std::optional<std::int64_t> generator_seed;
+};
+
+// A cert this one replaced for the same cell, as history/ keeps it.
+struct PreviousCert {
+    std::string status;  // as the replaced cert wrote it
+    std::string ts_utc;
+    std::optional<std::string> digest;
+    std::optional<std::string> configuration_id;  // absent when the file was not a readable cert
+    std::string file;                             // relative to the cert's directory
+};
+
+// An Ed25519 signature over the digest's input: the canonical cert text without its digest
+// and signature.
+struct CertSignature {
+    std::string alg = "ed25519";
+    std::string key_id;
+    std::string value;  // base64
 };
 
 // How the cell was run; every member is optional so that a cert records what its producer knew.
@@ -223,7 +266,10 @@ struct Cert {
     std::optional<HostRecord> host;
     std::optional<RunRecord> run;
     std::optional<Timings> timings;
-    std::optional<std::string> digest;  // set by io when written or read, never by the driver
+    std::optional<ProvenanceRecord> provenance;
+    std::optional<std::vector<PreviousCert>> previous;  // oldest first
+    std::optional<std::string> digest;       // set by io when written or read, never by the driver
+    std::optional<CertSignature> signature;  // set by io when written with a key or read
 
     std::size_t n_passes() const { return divergence.ac.per_pass.size(); }
 };
@@ -240,6 +286,8 @@ struct CertContext {
     std::optional<HostRecord> host;
     std::optional<RunRecord> run;
     std::optional<Timings> timings;
+    std::optional<ProvenanceRecord> provenance;
+    std::optional<std::vector<PreviousCert>> previous;
 };
 
 // The cert without its digest; framework/io adds the digest over the canonical text.
@@ -259,7 +307,11 @@ struct Promotion {
     std::vector<std::string> reasons;  // every reason it is not promotable
 };
 
+// True for the schemas this build reads: bi-cert/2 and bi-cert/1.
+bool known_cert_schema(std::string_view schema);
+
 // The promotion rules of DESIGN.md §5; `digest_intact` comes from io, which can hash text.
+// A cert whose previous[] holds a RED for its own configuration is not promotable either.
 Promotion check_promotable(const Cert& cert, bool digest_intact);
 
 }  // namespace bi::core

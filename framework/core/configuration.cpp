@@ -26,6 +26,12 @@ std::string joined_flags(const std::optional<std::vector<std::string>>& flags) {
     return out.empty() ? std::string("(none)") : out;
 }
 
+// Generator parameters in the order given, joined like the flags; empty when none were recorded.
+std::string joined_params(const std::optional<std::vector<std::string>>& params) {
+    if (!params || params->empty()) return {};
+    return joined_flags(params);
+}
+
 std::string model_hash(const Cert& cert) {
     if (!cert.model_file) return {};
     const auto& file = *cert.model_file;
@@ -57,7 +63,10 @@ std::vector<ConfigurationField> configuration_fields(const Cert& cert) {
         {"kv_label", cert.cell.kv_label},
         {"server_flags", joined_flags(flags)},
         {"workset", text_of(run.workset)},
+        {"workset_sha256", cert.provenance ? text_of(cert.provenance->workset_sha256) : ""},
         {"generator", text_of(run.generator)},
+        {"generator_params",
+         cert.provenance ? joined_params(cert.provenance->generator_params) : std::string()},
         {"profile", text_of(run.profile)},
         {"seed", text_of(run.seed)},
         {"scorer", text_of(run.scorer)},
@@ -89,6 +98,8 @@ std::vector<std::string> unknown_configuration_keys(const Cert& cert) {
         for (auto key : kOneOf) optional_work_key = optional_work_key || field.key == key;
         if (optional_work_key && has_work) continue;
         if (field.key == "logprobs" || field.key == "seed") continue;  // absent = off / unseeded
+        // Recorded since bi-cert/2; absent means no file was hashed or no parameter was given.
+        if (field.key == "workset_sha256" || field.key == "generator_params") continue;
         unknown.push_back(field.key);
     }
     return unknown;

@@ -5,6 +5,7 @@
 #include <numeric>
 #include <sstream>
 
+#include "cert_archive.hpp"
 #include "core/cert.hpp"
 #include "core/error.hpp"
 #include "core/permutation.hpp"
@@ -330,6 +331,7 @@ CellOutcome CellRunner::run_cell(const Baseline& baseline, int parallel) {
     context.model_file = options_.model_file;
     context.host = describe_host();
     context.run = run_record(baseline);
+    context.provenance = options_.provenance;
     timings.total_s = seconds_since(origin_);
     context.timings = timings;
     outcome.cert = core::build_cert(context, outcome.verdict);
@@ -337,7 +339,8 @@ CellOutcome CellRunner::run_cell(const Baseline& baseline, int parallel) {
     outcome.cert_path =
         options_.out_dir + "/" + core::cert_file_name(options_.model_alias, baseline.ctx, parallel);
     throw_if_interrupted();
-    io::write_cert(outcome.cert_path, outcome.cert);
+    outcome.cert.previous = archive_replaced_cert(outcome.cert_path, context.ts_utc, &outcome.cert);
+    io::write_cert(outcome.cert_path, outcome.cert, options_.sign_key.get());
     outcome.promotable = core::check_promotable(outcome.cert, true).promotable;
     return outcome;
 }

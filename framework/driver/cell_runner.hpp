@@ -6,6 +6,7 @@
 #include <chrono>
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -16,6 +17,7 @@
 #include "core/verdict.hpp"
 #include "core/work_item.hpp"
 #include "http/completion_request.hpp"
+#include "io/signing.hpp"
 #include "plugin_host/plugin_info.hpp"
 #include "plugin_host/scorer.hpp"
 #include "progress.hpp"
@@ -46,6 +48,8 @@ struct RunOptions {
     // generator, profile, server flags); the runner adds the request settings.
     core::RunRecord run_labels;
     std::optional<core::ModelFileRecord> model_file;
+    std::optional<core::ProvenanceRecord> provenance;  // bi-run, plugins, work-set inputs
+    std::shared_ptr<const io::SigningKey> sign_key;    // signs every cert when set
 };
 
 // Produces the work rows for a model alias and ctx once the first server is up (its tokenizer

@@ -2,6 +2,7 @@
 
 #include <fstream>
 
+#include "command_output.hpp"
 #include "core/error.hpp"
 #include "core/sha256.hpp"
 #include "interrupt.hpp"
@@ -15,10 +16,12 @@ namespace {
 class LiveHandle : public ServerHandle {
 public:
     LiveHandle(std::vector<std::string> argv, const LiveServerConfig& config,
-               std::string binary_sha256, std::uint16_t port)
+               std::string binary_sha256, std::optional<std::string> version_text,
+               std::uint16_t port)
         : process_(std::move(argv), config.log_path, config.limits.untouchable_pids),
           grace_(config.grace),
           binary_sha256_(std::move(binary_sha256)),
+          version_text_(std::move(version_text)),
           port_(port) {}
     // The error and interrupt paths end here too: the same grace, and a second signal hurries it.
     ~LiveHandle() override {
@@ -35,6 +38,7 @@ public:
         core::ServerLaunch launch;
         launch.binary = process_.argv().front();
         launch.binary_sha256 = binary_sha256_;
+        launch.version_text = version_text_;
         launch.argv = process_.argv();
         launch.pid = static_cast<std::int64_t>(process_.pid());
         launch.port = static_cast<std::int64_t>(port_);
@@ -48,8 +52,17 @@ private:
     server::ServerProcess process_;
     std::chrono::milliseconds grace_;
     std::string binary_sha256_;
+    std::optional<std::string> version_text_;
     std::uint16_t port_;
 };
+
+// The binary's own `--version` text (llama-server prints its build and exits), trimmed.
+std::optional<std::string> version_text_of(const std::string& binary) {
+    auto text = command_output({binary, "--version"}, std::chrono::seconds(5));
+    if (!text) return std::nullopt;
+    while (!text->empty() && (text->back() == '\n' || text->back() == '\r')) text->pop_back();
+    return text;
+}
 
 }  // namespace
 
@@ -64,7 +77,9 @@ std::string file_sha256(const std::string& path) {
 }
 
 LiveLauncher::LiveLauncher(LiveServerConfig config)
-    : config_(std::move(config)), binary_sha256_(file_sha256(config_.command.binary)) {}
+    : config_(std::move(config)),
+      binary_sha256_(file_sha256(config_.command.binary)),
+      version_text_(version_text_of(config_.command.binary)) {}
 
 std::unique_ptr<ServerHandle> LiveLauncher::launch(int parallel, std::int64_t ctx_total) {
     throw_if_interrupted();  // a signal at any moment before this stops the run from launching
@@ -76,7 +91,8 @@ std::unique_ptr<ServerHandle> LiveLauncher::launch(int parallel, std::int64_t ct
         port = server::pick_free_port(config_.limits);
     }
     auto argv = server::build_argv(config_.command, parallel, ctx_total, port);
-    auto handle = std::make_unique<LiveHandle>(std::move(argv), config_, binary_sha256_, port);
+    auto handle =
+        std::make_unique<LiveHandle>(std::move(argv), config_, binary_sha256_, version_text_, port);
     LiveHandle& h = *handle;
     // On any failure the handle's destructor stops the process before the error leaves here.
     wait_until_ready(

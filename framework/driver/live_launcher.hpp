@@ -32,6 +32,7 @@ public:
 private:
     LiveServerConfig config_;
     std::string binary_sha256_;
+    std::optional<std::string> version_text_;
 };
 
 // sha256 of a whole file, streamed; empty when unreadable.

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cstdio>
 #include <filesystem>
 #include <memory>
 #include <set>
@@ -10,6 +11,7 @@
 
 #include "core/cert.hpp"
 #include "core/error.hpp"
+#include "io/file_hash_cache.hpp"
 #include "io/files.hpp"
 #include "mock_launcher.hpp"
 #include "server/argv.hpp"
@@ -140,6 +142,28 @@ std::vector<std::unique_ptr<io::FileLock>> lock_cells(const RunPlan& plan) {
     return locks;
 }
 
+// The model's whole-file sha256, from the output directory's hash cache when the file has not
+// changed since it was last hashed there; a progress line every 10% for a file that is hashed.
+void hash_model(RunOptions& options, Progress& progress) {
+    if (!options.model_file || options.model_file->sha256 || options.model_file->path.empty())
+        return;
+    const std::string path = options.model_file->path;
+    int reported = -1;
+    const auto report = [&](std::uint64_t done, std::uint64_t total) {
+        const int percent = total == 0 ? 100 : static_cast<int>(done * 100 / total);
+        if (percent / 10 == reported / 10 && percent != 100) return;
+        reported = percent;
+        char line[160];
+        std::snprintf(line, sizeof line, "hashing the model: %d%% of %.1f GB", percent,
+                      static_cast<double>(total) / 1e9);
+        progress.note(line);
+    };
+    const auto hashed =
+        io::cached_file_sha256(path, options.out_dir + "/" + kHashCacheName, report);
+    if (hashed.from_cache) progress.note("model sha256 from the hash cache (" + path + ")");
+    options.model_file->sha256 = hashed.sha256;
+}
+
 }  // namespace
 
 std::vector<CellResult> run_plan(const RunPlan& plan, plugin_host::ScorerInstance& scorer,
@@ -153,6 +177,8 @@ std::vector<CellResult> run_plan(const RunPlan& plan, plugin_host::ScorerInstanc
     if (ec)
         throw Error(ErrorCategory::Io, "--out-dir " + plan.options.out_dir + ": " + ec.message());
     const auto locks = lock_cells(plan);
+    RunOptions options = plan.options;
+    hash_model(options, progress);
     std::vector<CellResult> results;
     for (auto ctx : plan.ctxs) {
         std::unique_ptr<ServerLauncher> launcher;
@@ -160,7 +186,7 @@ std::vector<CellResult> run_plan(const RunPlan& plan, plugin_host::ScorerInstanc
             launcher = std::make_unique<LiveLauncher>(plan.launcher_config(ctx));
         else
             launcher = std::make_unique<MockLauncher>(*plan.mock);
-        CellRunner runner(*launcher, scorer, plan.options, progress);
+        CellRunner runner(*launcher, scorer, options, progress);
         const auto baseline = runner.run_baseline(ctx, rows);
         for (int n : plan.parallels) {
             results.push_back({ctx, n, runner.run_cell(baseline, n)});

@@ -19,6 +19,9 @@
 
 namespace bi::driver {
 
+// The output directory's cache of whole-file model hashes, keyed by (path, size, mtime).
+inline constexpr const char* kHashCacheName = ".bi-hash-cache";  // not *.json: report skips it
+
 // Where the server binary, model, flags and KV label come from (options or models.toml).
 struct LiveTarget {
     std::string server_bin;
@@ -72,7 +75,8 @@ struct CellResult {
     CellOutcome outcome;
 };
 
-// Runs every cell of the plan: one shared A baseline per ctx, then B and C for each N, calling
+// Runs every cell of the plan (hashing the model first, through the output directory's hash
+// cache): one shared A baseline per ctx, then B and C for each N, calling
 // `on_cell` after each cert is written. Throws (writing no cert for the cell in progress) when a
 // server dies, a signal arrives or anything else ends the run.
 std::vector<CellResult> run_plan(const RunPlan& plan, plugin_host::ScorerInstance& scorer,

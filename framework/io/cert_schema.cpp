@@ -1,5 +1,9 @@
 #include "cert_schema.hpp"
 
+#include <algorithm>
+#include <optional>
+#include <utility>
+
 #include "field_table.hpp"
 #include "json_text.hpp"
 
@@ -90,6 +94,10 @@ BI_CERT_TABLE(ModelFileRecord)
 BI_CERT_TABLE(HostRecord)
 BI_CERT_TABLE(RunRecord)
 BI_CERT_TABLE(Timings)
+BI_CERT_TABLE(PluginRecord)
+BI_CERT_TABLE(ProvenanceRecord)
+BI_CERT_TABLE(PreviousCert)
+BI_CERT_TABLE(CertSignature)
 BI_CERT_TABLE(Cert)
 #undef BI_CERT_TABLE
 
@@ -133,6 +141,12 @@ const Table<OverlapGate>& table() {
         optional("total_slots", &OverlapGate::total_slots, kNull),
         required("per_pass", &OverlapGate::per_pass),
         required("problems", &OverlapGate::problems),
+        // The upstream contract's names (bi-cert/2), so its readers see real values.
+        derived<OverlapGate>("overlap_ok", [](const OverlapGate& g) { return Json(g.ok); }),
+        derived<OverlapGate>("client_max_overlap_depth",
+                             [](const OverlapGate& g) { return Json(g.client_max_depth); }),
+        derived<OverlapGate>("server_peak_busy_slots",
+                             [](const OverlapGate& g) { return Json(g.server.peak_busy_slots); }),
     };
     return rows;
 }
@@ -247,10 +261,45 @@ const Table<CompletionCensus>& table() {
     return rows;
 }
 
+namespace {
+
+// The upstream contract's n_ok of one arm ("A", "B", or the fewest of the C passes); null when
+// the cert has no census for it.
+Json upstream_n_ok(const CompletionFloorGate& g, char arm) {
+    std::optional<std::size_t> n_ok;
+    for (const auto& census : g.arms)
+        if (!census.arm.empty() && census.arm.front() == arm)
+            n_ok = n_ok ? std::min(*n_ok, census.n_ok) : census.n_ok;
+    return n_ok ? Json(*n_ok) : Json();
+}
+
+Json upstream_min_ok_fraction(const CompletionFloorGate& g) {
+    std::optional<double> fraction;
+    for (const auto& census : g.arms)
+        fraction = fraction ? std::min(*fraction, census.ratio()) : census.ratio();
+    return fraction ? Json(*fraction) : Json();
+}
+
+Json upstream_coverage_fraction(const CoverageGate& g) {
+    std::optional<double> fraction;
+    for (const auto& pass : g.per_pass) {
+        const double f = pass.n_ids == 0 ? 0.0 : static_cast<double>(pass.n_cobatched) / pass.n_ids;
+        fraction = fraction ? std::min(*fraction, f) : f;
+    }
+    return fraction ? Json(*fraction) : Json();
+}
+
+}  // namespace
+
 template <>
 const Table<CompletionFloorGate>& table() {
     using G = CompletionFloorGate;
     static const Table<G> rows{
+        derived<G>("completion_floor_ok", [](const G& g) { return Json(g.ok); }),
+        derived<G>("n_ok_a", [](const G& g) { return upstream_n_ok(g, 'A'); }),
+        derived<G>("n_ok_b", [](const G& g) { return upstream_n_ok(g, 'B'); }),
+        derived<G>("n_ok_c", [](const G& g) { return upstream_n_ok(g, 'C'); }),
+        derived<G>("min_ok_fraction", upstream_min_ok_fraction),
         required("ok", &G::ok),
         required("threshold", &G::threshold),
         custom<G>(
@@ -298,6 +347,15 @@ const Table<CoverageGate>& table() {
         required("ok", &CoverageGate::ok),
         required("checked", &CoverageGate::checked),
         required("per_pass", &CoverageGate::per_pass),
+        derived<CoverageGate>("cobatch_coverage_ok",
+                              [](const CoverageGate& g) { return Json(g.ok); }),
+        derived<CoverageGate>("coverage_fraction", upstream_coverage_fraction),
+        derived<CoverageGate>("n_ids",
+                              [](const CoverageGate& g) {
+                                  std::size_t n = 0;
+                                  for (const auto& pass : g.per_pass) n = std::max(n, pass.n_ids);
+                                  return Json(n);
+                              }),
     };
     return rows;
 }
@@ -515,6 +573,12 @@ const Table<Sensitivity>& table() {
         required("per_prompt", &S::per_prompt),
         required("per_pass", &S::per_pass),
         required("distinct_compositions", &S::distinct_compositions),
+        derived<S>("rate_upper_bound_95",
+                   [](const S& s) {
+                       return s.clopper_pearson_upper_95 ? Json(*s.clopper_pearson_upper_95)
+                                                         : Json();
+                   }),
+        derived<S>("n_ac_divergent", [](const S& s) { return Json(s.divergences_seen); }),
     };
     return rows;
 }
@@ -601,6 +665,7 @@ const Table<ServerLaunch>& table() {
         optional("n_ctx_per_slot", &L::n_ctx_per_slot),
         optional("divergence", &L::divergence),
         optional("tick_ms", &L::tick_ms),
+        optional("version_text", &L::version_text),
     };
     return rows;
 }
@@ -641,6 +706,9 @@ const Table<HostRecord>& table() {
         required("n_cpus", &H::n_cpus),
         required("gpus", &H::gpus),
         optional("os", &H::os),
+        optional("gpu_driver", &H::gpu_driver),
+        optional("gpu_source", &H::gpu_source),
+        optional("cuda_visible_devices", &H::cuda_visible_devices),
     };
     return rows;
 }
@@ -681,6 +749,58 @@ const Table<Timings>& table() {
         optional("teardown_A_s", &T::teardown_a_s), optional("launch_N_s", &T::launch_n_s),
         optional("arm_B_s", &T::arm_b_s),           optional("arm_C_s", &T::arm_c_s),
         optional("teardown_N_s", &T::teardown_n_s), optional("total_s", &T::total_s),
+    };
+    return rows;
+}
+
+template <>
+const Table<PluginRecord>& table() {
+    using P = PluginRecord;
+    static const Table<P> rows{
+        required("id", &P::id),
+        required("version", &P::version),
+        required("path", &P::path),
+        optional("sha256", &P::sha256, kNull),
+    };
+    return rows;
+}
+
+template <>
+const Table<ProvenanceRecord>& table() {
+    using P = ProvenanceRecord;
+    static const Table<P> rows{
+        required("tool", &P::tool),
+        required("version", &P::version),
+        optional("commit", &P::commit, kNull),
+        required("argv", &P::argv),
+        required("plugins", &P::plugins),
+        optional("workset_sha256", &P::workset_sha256),
+        optional("generator_params", &P::generator_params),
+        optional("generator_seed", &P::generator_seed),
+    };
+    return rows;
+}
+
+template <>
+const Table<PreviousCert>& table() {
+    using P = PreviousCert;
+    static const Table<P> rows{
+        required("status", &P::status),
+        required("ts_utc", &P::ts_utc),
+        optional("digest", &P::digest, kNull),
+        optional("configuration_id", &P::configuration_id, kNull),
+        required("file", &P::file),
+    };
+    return rows;
+}
+
+template <>
+const Table<CertSignature>& table() {
+    using S = CertSignature;
+    static const Table<S> rows{
+        required("alg", &S::alg),
+        required("key_id", &S::key_id),
+        required("value", &S::value),
     };
     return rows;
 }
@@ -731,7 +851,10 @@ const Table<Cert>& table() {
         optional("host", &Cert::host),
         optional("run", &Cert::run),
         optional("timings", &Cert::timings),
+        optional("provenance", &Cert::provenance),
+        optional("previous", &Cert::previous),
         optional("digest", &Cert::digest),
+        optional("signature", &Cert::signature),
     };
     return rows;
 }
@@ -771,12 +894,33 @@ core::Json cert_to_json(const core::Cert& cert) {
     return schema::Codec<core::Cert>::to_json(cert);
 }
 
+namespace {
+
+// A bi-cert/1 document predates the upstream names that bi-cert/2 repeats; they are left out of
+// its re-rendering so that it still reads exactly as written.
+core::Json rendered_as(const core::Cert& cert) {
+    core::Json out = cert_to_json(cert);
+    if (cert.schema != core::kCertSchemaV1) return out;
+    const std::pair<const char*, std::vector<const char*>> v2_only[] = {
+        {"overlap", {"overlap_ok", "client_max_overlap_depth", "server_peak_busy_slots"}},
+        {"completion_floor",
+         {"completion_floor_ok", "n_ok_a", "n_ok_b", "n_ok_c", "min_ok_fraction"}},
+        {"cobatch_coverage", {"cobatch_coverage_ok", "coverage_fraction", "n_ids"}},
+        {"sensitivity", {"rate_upper_bound_95", "n_ac_divergent"}},
+    };
+    for (const auto& [object, keys] : v2_only)
+        for (const char* key : keys) out[object].erase(key);
+    return out;
+}
+
+}  // namespace
+
 ParsedCert cert_from_json(const core::Json& document) {
     ParsedCert parsed;
     try {
         core::Cert cert = schema::Codec<core::Cert>::from_json(document, "$");
         if (!cert.digest) schema::shape_error("$.digest", "missing");
-        const auto at = first_difference(document, cert_to_json(cert), "$");
+        const auto at = first_difference(document, rendered_as(cert), "$");
         if (!at.empty())
             schema::shape_error(at,
                                 "does not agree with the rest of the cert (an edited derived "

@@ -1,4 +1,5 @@
-// The cert's one field table (schema bi-cert/1): core::Cert <-> its JSON document.
+// The cert's one field table (schema bi-cert/2; bi-cert/1 documents read too): core::Cert <-> its
+// JSON document.
 #pragma once
 
 #include <optional>

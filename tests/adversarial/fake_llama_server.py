@@ -421,6 +421,9 @@ class ProcessKnobs:
 
 
 def main():
+    if sys.argv[1:] == ["--version"]:  # as llama-server: print the build and exit, bind nothing
+        print("version: 0 (fake_llama_server)")
+        return
     ProcessKnobs(sys.argv[1:]).start()
     config = Config(sys.argv[1:])
     Handler.config = config

@@ -153,7 +153,10 @@ TEST_CASE("verify-cert: a gate that contradicts its evidence is INVALID, exit 1"
         for (auto& [id, r] : *arm) r.failure_mode = "empty";  // green_unverified by the floor
     const auto path = write_cert_of(dir, "f.json", e, "live");
     CHECK(verify({path}).exit_code == 3);
-    forge(path, [](core::Json& cert) { cert["completion_floor"].set("ok", true); });
+    forge(path, [](core::Json& cert) {
+        cert["completion_floor"].set("ok", true);
+        cert["completion_floor"].set("completion_floor_ok", true);  // its upstream name too
+    });
     auto r = verify({path});
     CHECK(r.exit_code == 1);
     CHECK(r.err == "bi-run: " + path +

@@ -31,9 +31,10 @@ TEST_CASE("report --csv: a header and one row per usable cert, verdict word firs
     testing::ScratchDir dir;
     const auto r = run_command({BI_RUN_PATH, "report", "--csv", fixtures(dir)});
     CHECK(r.exit_code == 0);
-    CHECK_THAT(r.out,
-               Catch::StartsWith(
-                   "model,ctx,N,verdict,source,promotable,diverged,per_trial,per_prompt\r\n"));
+    CHECK_THAT(
+        r.out,
+        Catch::StartsWith(
+            "model,ctx,N,verdict,source,promotable,diverged,per_trial,per_prompt,history\r\n"));
     CHECK_THAT(r.out,
                Catch::Contains("tiny/rand-256,512,4,\"RED (failed, co_batching)\",live,no,1,"));
     CHECK_THAT(r.out, Catch::Contains("tiny/rand-256,512,2,GREEN (promotable),live,yes,0,"));

@@ -71,7 +71,7 @@ TEST_CASE("cert carries the upstream field names", "[cert]") {
                             "serial_self_check"})
         CHECK(cert.find(key) != nullptr);
     CHECK(cert.find("gate")->as_string() == "abc_union");
-    CHECK(cert.find("schema")->as_string() == "bi-cert/1");
+    CHECK(cert.find("schema")->as_string() == "bi-cert/2");
     CHECK(cert.find("arm_b")->find("ab_passed")->as_bool());
     CHECK(cert.find("divergence_report")->find("AC")->find("per_pass")->size() == 3);
     CHECK(cert.find("promotion_scope")->find("generalizes")->as_bool() == false);
@@ -121,16 +121,18 @@ TEST_CASE("each broken gate blocks promotion with its own reason", "[cert][promo
     SECTION("failed floor") {
         auto cert = green_cert();
         cert["completion_floor"].set("ok", false);
+        cert["completion_floor"].set("completion_floor_ok", false);  // its upstream name
         CHECK(has_reason(io::check_promotable(cert, true), "completion floor"));
     }
     SECTION("failed coverage") {
         auto cert = green_cert();
         cert["cobatch_coverage"].set("ok", false);
+        cert["cobatch_coverage"].set("cobatch_coverage_ok", false);  // its upstream name
         CHECK(has_reason(io::check_promotable(cert, true), "co-batch coverage"));
     }
     SECTION("unknown schema") {
         auto cert = green_cert();
-        cert.set("schema", "bi-cert/2");
+        cert.set("schema", "bi-cert/3");
         CHECK(has_reason(io::check_promotable(cert, true), "unknown schema"));
     }
     SECTION("bad digest") {
@@ -147,6 +149,7 @@ TEST_CASE("all reasons are reported together", "[cert][promotion]") {
     auto cert = green_cert("mock");
     cert.set("overlap_ok", false);
     cert["overlap"].set("ok", false);
+    cert["overlap"].set("overlap_ok", false);  // the upstream name says the same
     cert.set("status", "green_unverified");
     const auto reasons = io::check_promotable(cert, false).reasons;
     const auto disagreements = std::count_if(reasons.begin(), reasons.end(), [](const auto& r) {

@@ -13,5 +13,7 @@ int report_main(int argc, char** argv);
 int plugins_main(int argc, char** argv);
 int workset_main(int argc, char** argv);
 int synth_model_main(int argc, char** argv);
+int keygen_main(int argc, char** argv);
+int attest_main(int argc, char** argv);
 
 }  // namespace bi::cli

@@ -16,6 +16,7 @@
 #include "exit_codes.hpp"
 #include "option_aliases.hpp"
 #include "plugin_args.hpp"
+#include "provenance.hpp"
 
 namespace {
 
@@ -39,6 +40,8 @@ const Command kCommands[] = {
     {"report", "summarise many certs (or directories of them) in one table", bi::cli::report_main},
     {"verify-cert", "re-check cert files and explain why any is not promotable",
      bi::cli::verify_cert_main},
+    {"keygen", "write an Ed25519 key pair for signing certs", bi::cli::keygen_main},
+    {"attest", "export a cert as an in-toto attestation (DSSE envelope)", bi::cli::attest_main},
     {"plugins", "list the loaded plugins, their versions, scorers and generators",
      bi::cli::plugins_main, true},
     {"workset", "write a generator plugin's work-set to a JSON file", bi::cli::workset_main, true},
@@ -111,6 +114,7 @@ int main(int argc, char** argv) {
             std::cerr << "bi-run: argument " << i << " is not valid UTF-8 (byte " << *bad << ")\n";
             return bi::cli::kExitUsage;
         }
+    bi::cli::remember_command_line(argc, argv);
     bi::cli::GlobalOptions globals;
     int first_index = 1;
     try {

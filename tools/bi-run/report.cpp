@@ -49,8 +49,8 @@ int report_main(int argc, char** argv) {
         "bi-run report",
         "Summarises certs (files, or directories of *.json): a text table by default, or CSV,\n"
         "JSON or Markdown on stdout; --html and --junit write files as well.\n\n"
-        "Exit status: 0 when every file was a readable cert that agrees with itself, 1 "
-        "otherwise, 2 usage error.");
+        "Exit status: 0 when every file was a readable cert that agrees with itself (or an\n"
+        "upstream v0.1 cert, shown as such), 1 otherwise, 2 usage error.");
     options.positional_help("CERT.json|DIR...");
     options.add_options()("json", "One JSON array on stdout")(
         "csv", "CSV on stdout, one row per cell, the text table's columns")(
@@ -73,7 +73,9 @@ int report_main(int argc, char** argv) {
     const auto model = report::load_report(args["paths"].as<std::vector<std::string>>());
     int code = kExitPromotable;
     for (const auto& entry : model.entries)
-        if (entry.state != report::EntryState::Usable) {
+        if (entry.state == report::EntryState::Upstream) {
+            std::cerr << "bi-run report: note: " << entry.problem << "\n";
+        } else if (entry.state != report::EntryState::Usable) {
             std::cerr << "bi-run report: " << entry.problem << "\n";
             code = kExitError;
         }

@@ -12,11 +12,13 @@
 #include "core/error.hpp"
 #include "driver/builtin_workset.hpp"
 #include "exit_codes.hpp"
+#include "io/file_hash_cache.hpp"
 #include "io/files.hpp"
 #include "io/json_text.hpp"
 #include "io/workset.hpp"
 #include "plugin_args.hpp"
 #include "plugin_host/plugin_fault.hpp"
+#include "provenance.hpp"
 #include "sensitivity_text.hpp"
 #include "verdict_headline.hpp"
 
@@ -189,7 +191,10 @@ void add_run_options(cxxopts::Options& options, const std::string& default_alias
         "the cert)",
         cxxopts::value<double>()->default_value("0"));
     add_plugin_timeout_option(options, "Scoring and work-set");
-    options.add_options("Output")("quiet", "No progress on stderr")(
+    options.add_options("Output")(
+        "sign-key",
+        "Ed25519 private key (bi-run keygen) that signs every cert (default: $BI_SIGN_KEY)",
+        cxxopts::value<std::string>())("quiet", "No progress on stderr")(
         "json", "Print a one-line JSON summary on stdout")("h,help", "Show this help");
 }
 
@@ -215,6 +220,8 @@ RunSetup prepare_run(const cxxopts::ParseResult& args, bool allow_lists,
     RunSetup setup;
     auto& o = setup.plan.options;
     o.out_dir = prepare_out_dir(args.count("out-dir") ? args["out-dir"].as<std::string>() : "");
+    o.sign_key =
+        signing_key_option(args.count("sign-key") ? args["sign-key"].as<std::string>() : "");
     o.model_alias = string_option(args, "model-alias");
     o.kv_label = args["kv-label"].as<std::string>();
     setup.plan.ctxs = int_list<std::int64_t>(args["ctx"].as<std::string>(), "ctx", 16, allow_lists);
@@ -273,6 +280,7 @@ RunSetup prepare_run(const cxxopts::ParseResult& args, bool allow_lists,
         setup.plugin_profile.empty() ? string_option(args, "scorer") : setup.plugin_profile;
     setup.scorer = setup.plugins->create_scorer(scorer_id, string_option(args, "scorer-config"));
 
+    o.provenance = provenance_record(*setup.plugins);
     core::RunRecord& run = o.run_labels;
     run.scorer = scorer_id.empty() ? std::string(plugin_host::kDefaultScorerId) : scorer_id;
     if (!setup.plugin_profile.empty()) run.profile = setup.plugin_profile;
@@ -295,6 +303,7 @@ RunSetup prepare_run(const cxxopts::ParseResult& args, bool allow_lists,
             return rows;
         };
         run.workset = path;
+        o.provenance->workset_sha256 = io::stream_file_sha256(path);
     } else if (args.count("generator") || profile_generates) {
         const auto id =
             profile_generates ? setup.plugin_profile : args["generator"].as<std::string>();
@@ -334,6 +343,10 @@ RunSetup prepare_run(const cxxopts::ParseResult& args, bool allow_lists,
             return plugins->generate_rows(id, r, count);
         };
         run.generator = id;
+        std::vector<std::string> params;
+        for (const auto& [key, value] : request.parameters) params.push_back(key + "=" + value);
+        o.provenance->generator_params = params;
+        o.provenance->generator_seed = static_cast<std::int64_t>(request.seed);
     } else {
         setup.rows = [](const plugin_host::TokenCounter&, const std::string&, std::int64_t) {
             return driver::builtin_work_rows();

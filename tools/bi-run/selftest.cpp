@@ -22,6 +22,7 @@
 #include "option_tokens.hpp"
 #include "plugin_args.hpp"
 #include "plugin_host/plugin_set.hpp"
+#include "provenance.hpp"
 #include "run_setup.hpp"
 #include "server/argv.hpp"
 #include "server/guards.hpp"
@@ -240,6 +241,7 @@ int selftest_main(int raw_argc, char** raw_argv) {
     configure_plugin_calls(plugins, args);
     plugins.load_bundled();
     auto scorer = plugins.create_scorer("", "");
+    o.provenance = provenance_record(plugins);
     const bool quiet = args.count("quiet") > 0;
     driver::install_interrupt_handlers();
     driver::Progress progress(driver::Progress::detect(quiet), std::cerr);

@@ -86,7 +86,9 @@ Case unusable_case(const ReportEntry& entry) {
     k.name = entry.path;
     k.file = entry.path;
     k.outcome = Outcome::Error;
-    k.type = entry.state == EntryState::NotACert ? "not_a_cert" : "unreadable";
+    k.type = entry.state == EntryState::NotACert   ? "not_a_cert"
+             : entry.state == EntryState::Upstream ? "upstream_cert"
+                                                   : "unreadable";
     k.message = entry.problem;
     k.body = entry.problem + "\n";
     return k;

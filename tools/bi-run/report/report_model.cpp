@@ -46,6 +46,14 @@ ReportEntry load_entry(const std::string& path) {
         entry.problem = e.what();
         return entry;
     }
+    if (!entry.loaded.shape_problem.empty() && io::looks_like_upstream_cert(entry.loaded.document))
+        if (auto parsed = io::read_upstream_cert(entry.loaded.document); parsed.cert) {
+            entry.state = EntryState::Upstream;
+            entry.problem = path + ": " + io::kUpstreamLabel + ", status " + parsed.cert->status +
+                            ": never promotable here";
+            entry.upstream = std::move(parsed.cert);
+            return entry;
+        }
     if (!entry.loaded.shape_problem.empty()) {
         entry.state = EntryState::NotACert;
         entry.problem = path + ": not a cert: " + entry.loaded.shape_problem;

@@ -12,6 +12,7 @@
 #include "core/cert.hpp"
 #include "core/json.hpp"
 #include "io/cert_io.hpp"
+#include "io/upstream_cert.hpp"
 
 namespace bi::cli::report {
 
@@ -20,6 +21,7 @@ enum class EntryState {
     Unreadable,    // missing, not a regular file, not JSON
     NotACert,      // JSON, but not a bi-cert/1 document
     Inconsistent,  // a cert whose verdict or gates are not what its own evidence gives
+    Upstream,      // a cert of the upstream Python tool: shown with its words, never promotable
 };
 
 struct ReportEntry {
@@ -29,6 +31,7 @@ struct ReportEntry {
     io::LoadedCert
         loaded;  // document always for NotACert/Usable/Inconsistent; cert for the last two
     core::Promotion promotion;
+    std::optional<io::UpstreamCert> upstream;  // set when state is Upstream
     // divergence_report.AC.forensics by id, read from the document (absent in older certs).
     std::map<std::string, core::Json> forensics;
 

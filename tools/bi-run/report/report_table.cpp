@@ -2,6 +2,7 @@
 
 #include <cstdio>
 
+#include "core/cert_history.hpp"
 #include "sensitivity_text.hpp"
 
 namespace bi::cli::report {
@@ -16,6 +17,21 @@ core::Json bound_json(const core::RateBound& bound) {
     return out;
 }
 
+// An upstream cert's own words, marked as such; never promotable here.
+TableRow upstream_row(const ReportEntry& entry) {
+    const auto& u = *entry.upstream;
+    TableRow row;
+    row.entry = &entry;
+    row.model = u.model;
+    row.ctx = u.ctx;
+    row.n = u.dispatch_n;
+    row.verdict = u.status + " [" + io::kUpstreamLabel + "]";
+    row.source = u.source.empty() ? "?" : u.source;
+    row.diverged = u.n_divergent;
+    row.per_trial = row.per_prompt = "-";
+    return row;
+}
+
 std::string csv_field(const std::string& text) {
     if (text.find_first_of(",\"\r\n") == std::string::npos) return text;
     std::string quoted = "\"";
@@ -28,6 +44,10 @@ std::string csv_field(const std::string& text) {
 std::vector<TableRow> table_rows(const ReportModel& model) {
     std::vector<TableRow> rows;
     for (const auto& entry : model.entries) {
+        if (entry.state == EntryState::Upstream) {
+            rows.push_back(upstream_row(entry));
+            continue;
+        }
         if (entry.state != EntryState::Usable) continue;
         const core::Cert& c = entry.cert();
         TableRow row;
@@ -42,6 +62,7 @@ std::vector<TableRow> table_rows(const ReportModel& model) {
         row.diverged = c.divergence.ac.divergent_ids.size();
         row.per_trial = bound_cell(c.sensitivity.per_trial);
         row.per_prompt = bound_cell(c.sensitivity.per_prompt);
+        row.history = core::flaky_note(c);
         rows.push_back(std::move(row));
     }
     return rows;
@@ -59,21 +80,35 @@ void render_text(const ReportModel& model, std::ostream& out) {
                       r.verdict.c_str(), r.source.c_str(), r.promotable ? "yes" : "no", r.diverged,
                       r.per_trial.c_str(), r.per_prompt.c_str());
         out << line;
+        if (!r.history.empty()) out << "    " << r.history << "\n";
     }
 }
 
 void render_csv(const ReportModel& model, std::ostream& out) {
-    out << "model,ctx,N,verdict,source,promotable,diverged,per_trial,per_prompt\r\n";
+    out << "model,ctx,N,verdict,source,promotable,diverged,per_trial,per_prompt,history\r\n";
     for (const auto& r : table_rows(model))
         out << csv_field(r.model) << ',' << r.ctx << ',' << r.n << ',' << csv_field(r.verdict)
             << ',' << csv_field(r.source) << ',' << (r.promotable ? "yes" : "no") << ','
-            << r.diverged << ',' << csv_field(r.per_trial) << ',' << csv_field(r.per_prompt)
-            << "\r\n";
+            << r.diverged << ',' << csv_field(r.per_trial) << ',' << csv_field(r.per_prompt) << ','
+            << csv_field(r.history) << "\r\n";
 }
 
 core::Json render_json_rows(const ReportModel& model) {
     core::Json rows = core::Json::array();
     for (const auto& r : table_rows(model)) {
+        if (const auto& u = r.entry->upstream) {
+            rows.push_back(core::Json::Object{{"path", r.entry->path},
+                                              {"model", r.model},
+                                              {"ctx", r.ctx},
+                                              {"dispatch_n", r.n},
+                                              {"status", u->status},
+                                              {"source", r.source},
+                                              {"promotable", false},
+                                              {"digest_intact", false},
+                                              {"upstream", io::kUpstreamLabel},
+                                              {"n_divergent", r.diverged}});
+            continue;
+        }
         const core::Cert& c = r.entry->cert();
         rows.push_back(core::Json::Object{{"path", r.entry->path},
                                           {"model", r.model},
@@ -84,6 +119,7 @@ core::Json render_json_rows(const ReportModel& model) {
                                           {"promotable", r.promotable},
                                           {"digest_intact", r.entry->loaded.digest_intact},
                                           {"n_divergent", r.diverged},
+                                          {"history", r.history},
                                           {"per_trial", bound_json(c.sensitivity.per_trial)},
                                           {"per_prompt", bound_json(c.sensitivity.per_prompt)}});
     }

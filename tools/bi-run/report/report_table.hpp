@@ -23,16 +23,17 @@ struct TableRow {
     std::size_t diverged = 0;
     std::string per_trial;   // bound_cell(): "<=0.0231 n=128", or the observed rate with its n
     std::string per_prompt;  // the same over distinct items, the conservative one
+    std::string history;     // "flaky: RED 1 of 3 runs" when the cert's history has a RED, or ""
 };
 
-// One row per usable cert, in the model's order; unusable files have no row.
+// One row per usable cert and per upstream cert, in the model's order; other files have no row.
 std::vector<TableRow> table_rows(const ReportModel& model);
 
 // The aligned text table with its header line.
 void render_text(const ReportModel& model, std::ostream& out);
 
 // RFC 4180 CSV with a header line: model,ctx,N,verdict,source,promotable,diverged,
-// per_trial,per_prompt.
+// per_trial,per_prompt,history.
 void render_csv(const ReportModel& model, std::ostream& out);
 
 // One JSON array, one object per row (path, model, ctx, dispatch_n, status, source,

@@ -1,0 +1,50 @@
+#include "cert_history.hpp"
+
+#include "configuration.hpp"
+
+namespace bi::core {
+
+namespace {
+
+const std::string kFailed(name(Status::Failed));
+
+bool same_configuration(const PreviousCert& previous, const std::string& id) {
+    return previous.configuration_id && *previous.configuration_id == id;
+}
+
+}  // namespace
+
+std::vector<std::string> sticky_red_reasons(const Cert& cert) {
+    std::vector<std::string> reasons;
+    if (!cert.previous || cert.verdict.status == Status::Failed) return reasons;
+    const std::string id = configuration_id(cert);
+    for (const auto& previous : *cert.previous)
+        if (previous.status == kFailed && same_configuration(previous, id))
+            reasons.push_back("a RED for this configuration (" + id +
+                              ") is in its history: " + previous.file + " of " + previous.ts_utc +
+                              "; that run proved a divergence this one failed to see");
+    return reasons;
+}
+
+HistoryTally tally_history(const Cert& cert) {
+    HistoryTally tally;
+    tally.runs = 1;
+    tally.reds = cert.verdict.status == Status::Failed ? 1 : 0;
+    if (!cert.previous) return tally;
+    const std::string id = configuration_id(cert);
+    for (const auto& previous : *cert.previous) {
+        if (!same_configuration(previous, id)) continue;
+        ++tally.runs;
+        if (previous.status == kFailed) ++tally.reds;
+    }
+    return tally;
+}
+
+std::string flaky_note(const Cert& cert) {
+    const auto tally = tally_history(cert);
+    if (tally.reds == 0 || tally.reds == tally.runs) return "";
+    return "flaky: RED " + std::to_string(tally.reds) + " of " + std::to_string(tally.runs) +
+           " runs";
+}
+
+}  // namespace bi::core

@@ -1,0 +1,111 @@
+#include "file_hash_cache.hpp"
+
+#include <sys/stat.h>
+
+#include <openssl/evp.h>
+
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <memory>
+#include <vector>
+
+#include "core/error.hpp"
+#include "core/json.hpp"
+#include "files.hpp"
+#include "json_text.hpp"
+
+namespace bi::io {
+
+namespace {
+
+constexpr std::uint64_t kProgressEvery = 256ULL << 20;
+
+struct FileStamp {
+    std::int64_t size = 0;
+    std::int64_t mtime_ns = 0;
+};
+
+FileStamp stamp_of(const std::string& path) {
+    struct stat st {};
+    if (::stat(path.c_str(), &st) != 0)
+        throw Error(ErrorCategory::Io, path + ": " + std::strerror(errno));
+    return {static_cast<std::int64_t>(st.st_size),
+            static_cast<std::int64_t>(st.st_mtim.tv_sec) * 1000000000 + st.st_mtim.tv_nsec};
+}
+
+core::Json read_cache(const std::string& cache_path) {
+    try {
+        core::Json cache = parse_json(read_file(cache_path), cache_path);
+        if (cache.is_object()) return cache;
+    } catch (const Error&) {
+        // missing or damaged: start again
+    }
+    return core::Json::object();
+}
+
+}  // namespace
+
+std::string stream_file_sha256(const std::string& path, const HashProgress& progress) {
+    std::ifstream in(path, std::ios::binary);
+    if (!in) throw Error(ErrorCategory::Io, path + ": cannot be read for hashing");
+    const auto total = static_cast<std::uint64_t>(stamp_of(path).size);
+    // OpenSSL's SHA-256 (the CPU's SHA extensions where present): a 40 GB model in minutes.
+    std::unique_ptr<EVP_MD_CTX, decltype(&EVP_MD_CTX_free)> hash(EVP_MD_CTX_new(),
+                                                                 &EVP_MD_CTX_free);
+    if (!hash || EVP_DigestInit_ex(hash.get(), EVP_sha256(), nullptr) != 1)
+        throw Error(ErrorCategory::Internal, "sha256: OpenSSL could not start a digest");
+    std::vector<char> buffer(1 << 20);
+    std::uint64_t done = 0;
+    std::uint64_t next_report = kProgressEvery;
+    while (in.read(buffer.data(), static_cast<std::streamsize>(buffer.size())) || in.gcount() > 0) {
+        EVP_DigestUpdate(hash.get(), buffer.data(), static_cast<std::size_t>(in.gcount()));
+        done += static_cast<std::uint64_t>(in.gcount());
+        if (progress && done >= next_report) {
+            progress(done, total);
+            next_report += kProgressEvery;
+        }
+    }
+    if (in.bad()) throw Error(ErrorCategory::Io, path + ": read error while hashing");
+    if (progress) progress(done, total);
+    unsigned char digest[EVP_MAX_MD_SIZE];
+    unsigned int size = 0;
+    EVP_DigestFinal_ex(hash.get(), digest, &size);
+    static constexpr char kHex[] = "0123456789abcdef";
+    std::string hex;
+    for (unsigned int i = 0; i < size; ++i) {
+        hex += kHex[digest[i] >> 4];
+        hex += kHex[digest[i] & 15];
+    }
+    return hex;
+}
+
+CachedHash cached_file_sha256(const std::string& path, const std::string& cache_path,
+                              const HashProgress& progress) {
+    std::error_code ec;
+    const std::string key = std::filesystem::absolute(path, ec).lexically_normal().string();
+    const FileStamp stamp = stamp_of(path);
+    core::Json cache = read_cache(cache_path);
+    if (const core::Json* entry = cache.find(key); entry && entry->is_object()) {
+        const core::Json* sha = entry->find("sha256");
+        if (entry->int_or("size", -1) == stamp.size &&
+            entry->int_or("mtime_ns", -1) == stamp.mtime_ns && sha && sha->is_string())
+            return {sha->as_string(), true};
+    }
+    CachedHash hashed{stream_file_sha256(path, progress), false};
+    // A file changed while it was hashed is not cached: the next run hashes it again.
+    const FileStamp after = stamp_of(path);
+    if (after.size != stamp.size || after.mtime_ns != stamp.mtime_ns) return hashed;
+    cache.set(key,
+              core::Json::Object{
+                  {"size", stamp.size}, {"mtime_ns", stamp.mtime_ns}, {"sha256", hashed.sha256}});
+    try {
+        write_file_atomically(cache_path, to_json_text(cache, true) + "\n");
+    } catch (const Error&) {
+        // an unwritable cache costs the next run a re-hash, nothing more
+    }
+    return hashed;
+}
+
+}  // namespace bi::io

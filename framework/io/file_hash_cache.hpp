@@ -1,0 +1,29 @@
+// Whole-file sha256, streamed, with a cache file keyed by (path, size, mtime) so that a model of
+// tens of GB is hashed once per output directory rather than once per run.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <string>
+
+namespace bi::io {
+
+// Called while hashing with the bytes done so far and the file's size.
+using HashProgress = std::function<void(std::uint64_t done, std::uint64_t total)>;
+
+// sha256 hex of the whole file; throws bi::Error(Io) naming the file when it cannot be read.
+// `progress` is called about every 256 MiB and once at the end.
+std::string stream_file_sha256(const std::string& path, const HashProgress& progress = {});
+
+struct CachedHash {
+    std::string sha256;
+    bool from_cache = false;
+};
+
+// The hash from `cache_path` (a JSON file of entries by absolute path) when its size and mtime
+// still match the file, else streamed and stored there (atomically; a cache that cannot be read
+// or written is ignored, never an error).
+CachedHash cached_file_sha256(const std::string& path, const std::string& cache_path,
+                              const HashProgress& progress = {});
+
+}  // namespace bi::io

@@ -1,0 +1,36 @@
+// Certs written by the upstream Python tool (v0.1.0): no schema, no digest. They are read for
+// their verdict and reasons and shown as such, never promotable here.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/json.hpp"
+
+namespace bi::io {
+
+inline constexpr const char* kUpstreamLabel = "upstream v0.1 cert (no digest)";
+
+// A document with no "schema" that carries the upstream contract's "status" key.
+bool looks_like_upstream_cert(const core::Json& document);
+
+struct UpstreamCert {
+    std::string model;
+    std::int64_t ctx = 0;
+    std::int64_t dispatch_n = 0;
+    std::string status;  // one of the four status words
+    std::string source;  // "" when absent
+    std::vector<std::string> decision_reasons;
+    std::size_t n_divergent = 0;  // its "mismatch" list
+};
+
+struct ParsedUpstreamCert {
+    std::optional<UpstreamCert> cert;
+    std::string problem;  // "$.key: message" when it does not have the upstream shape
+};
+
+ParsedUpstreamCert read_upstream_cert(const core::Json& document);
+
+}  // namespace bi::io

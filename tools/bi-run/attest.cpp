@@ -1,0 +1,70 @@
+// bi-run attest: one cert as an in-toto Statement v1 (test-result predicate) in a DSSE
+// envelope, signed with the cert's key when --sign-key (or $BI_SIGN_KEY) is given.
+#include <cxxopts.hpp>
+
+#include <filesystem>
+#include <iostream>
+
+#include "command_line.hpp"
+#include "commands.hpp"
+#include "core/cert.hpp"
+#include "core/cert_consistency.hpp"
+#include "core/error.hpp"
+#include "exit_codes.hpp"
+#include "io/attestation.hpp"
+#include "io/cert_io.hpp"
+#include "io/files.hpp"
+#include "io/json_text.hpp"
+#include "provenance.hpp"
+
+namespace bi::cli {
+
+int attest_main(int argc, char** argv) {
+    cxxopts::Options options(
+        "bi-run attest",
+        "Writes CERT as an in-toto attestation: a Statement v1 whose subjects are the cert (its\n"
+        "digest) and the model, server binary, work-set and plugin files it names (sha256), with\n"
+        "the test-result predicate (PASSED for a promotable GREEN, FAILED for RED, WARNED\n"
+        "otherwise), in a DSSE envelope; verify-cert reads the envelope back.\n\n"
+        "Exit status: 0 written, 1 a cert that is unreadable, edited or disagrees with itself,\n"
+        "2 usage error.");
+    options.positional_help("CERT.json");
+    options.add_options()("out", "The envelope file to write (e.g. cell.intoto.json)",
+                          cxxopts::value<std::string>())(
+        "sign-key", "Ed25519 private key that signs the envelope (default: $BI_SIGN_KEY)",
+        cxxopts::value<std::string>())("h,help", "Show this help")(
+        "cert", "The cert", cxxopts::value<std::vector<std::string>>());
+    options.parse_positional({"cert"});
+    const auto args = parse_command_line(options, argc, argv);
+    if (args.count("help")) {
+        std::cout << options.help() << "\n";
+        return kExitPromotable;
+    }
+    if (!args.count("cert") || args["cert"].as<std::vector<std::string>>().size() != 1)
+        throw Error(ErrorCategory::Usage, "attest: name exactly one cert file");
+    if (!args.count("out")) throw Error(ErrorCategory::Usage, "attest: --out FILE is required");
+    const auto key =
+        signing_key_option(args.count("sign-key") ? args["sign-key"].as<std::string>() : "");
+    const auto path = args["cert"].as<std::vector<std::string>>().front();
+    const auto loaded = io::read_cert(path);
+    if (!loaded.shape_problem.empty())
+        throw Error(ErrorCategory::Io, path + ": not a cert: " + loaded.shape_problem);
+    if (!loaded.digest_intact)
+        throw Error(ErrorCategory::Io, path + ": digest mismatch: the cert was edited");
+    if (const auto disagreements = core::cert_disagreements(loaded.cert); !disagreements.empty())
+        throw Error(ErrorCategory::Io,
+                    path + ": the cert disagrees with itself: " + disagreements.front());
+    const bool promotable = core::check_promotable(loaded.cert, true).promotable;
+    const auto statement = io::attestation_statement(
+        loaded.cert, std::filesystem::path(path).filename().string(), promotable);
+    const auto out = args["out"].as<std::string>();
+    io::write_file_atomically(
+        out, io::to_json_text(io::dsse_envelope(statement, key.get()), true) + "\n");
+    std::cout << out << ": in-toto statement, result "
+              << io::attestation_result(loaded.cert.verdict.status, promotable) << ", "
+              << statement.find("subject")->size() << " subject(s), "
+              << (key ? "signed by " + key->key_id() : std::string("unsigned")) << "\n";
+    return kExitPromotable;
+}
+
+}  // namespace bi::cli

@@ -1,0 +1,34 @@
+// bi-run keygen: a new Ed25519 key pair for signing certs (private 0600, public beside it).
+#include <cxxopts.hpp>
+
+#include <iostream>
+
+#include "command_line.hpp"
+#include "commands.hpp"
+#include "core/error.hpp"
+#include "exit_codes.hpp"
+#include "io/signing.hpp"
+
+namespace bi::cli {
+
+int keygen_main(int argc, char** argv) {
+    cxxopts::Options options(
+        "bi-run keygen",
+        "Writes a new Ed25519 key pair: KEY (the private key, PEM, mode 0600) and KEY.pub (the\n"
+        "public key to hand to readers: verify-cert --trusted-key KEY.pub). Never overwrites.\n\n"
+        "Exit status: 0 written, 2 usage error or a file that exists.");
+    options.add_options()("out", "Private key file to create", cxxopts::value<std::string>())(
+        "h,help", "Show this help");
+    const auto args = parse_command_line(options, argc, argv);
+    if (args.count("help")) {
+        std::cout << options.help() << "\n";
+        return kExitPromotable;
+    }
+    if (!args.count("out")) throw Error(ErrorCategory::Usage, "keygen: --out KEY is required");
+    const auto path = args["out"].as<std::string>();
+    const auto key_id = io::generate_key_pair(path);
+    std::cout << "key " << key_id << ": private " << path << " (0600), public " << path << ".pub\n";
+    return kExitPromotable;
+}
+
+}  // namespace bi::cli

@@ -1,0 +1,24 @@
+// What the cert records about bi-run itself: its version, the commit it was built from, its
+// command line and the plugin files it loaded (each with its sha256).
+#pragma once
+
+#include <memory>
+#include <string>
+
+#include "core/cert.hpp"
+#include "io/signing.hpp"
+#include "plugin_host/plugin_set.hpp"
+
+namespace bi::cli {
+
+// Called once by main() with bi-run's own argv.
+void remember_command_line(int argc, char** argv);
+
+// bi-run's version, commit, argv and every loaded plugin (id, version, path, sha256).
+core::ProvenanceRecord provenance_record(const plugin_host::PluginSet& plugins);
+
+// The --sign-key file, or $BI_SIGN_KEY when the flag is absent; null when neither is given.
+// Throws bi::Error(Usage) naming the flag or variable when the key cannot be used.
+std::shared_ptr<const io::SigningKey> signing_key_option(const std::string& flag_value);
+
+}  // namespace bi::cli

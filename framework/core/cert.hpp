@@ -154,6 +154,8 @@ struct HostRecord {
     std::int64_t n_cpus = 0;
     std::vector<std::string> gpus;
     std::optional<std::string> os;
+    // As the scheduler set it (never changed by bi-run): which GPUs the task was given.
+    std::optional<std::string> cuda_visible_devices;
 };
 
 // How the cell was run; every member is optional so that a cert records what its producer knew.

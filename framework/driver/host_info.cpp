@@ -3,6 +3,7 @@
 #include <sys/utsname.h>
 #include <unistd.h>
 
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <string>
@@ -46,6 +47,8 @@ core::HostRecord describe_host() {
     if (::uname(&uts) == 0)
         host.os = core::replace_invalid_utf8(std::string(uts.sysname) + " " + uts.release + " " +
                                              uts.machine);
+    if (const char* devices = std::getenv("CUDA_VISIBLE_DEVICES"))
+        host.cuda_visible_devices = core::replace_invalid_utf8(devices);
     return host;
 }
 

@@ -531,6 +531,7 @@ const Table<HostRecord>& table() {
         required("n_cpus", &H::n_cpus),
         required("gpus", &H::gpus),
         optional("os", &H::os),
+        optional("cuda_visible_devices", &H::cuda_visible_devices),
     };
     return rows;
 }

@@ -15,6 +15,7 @@
 #include "exit_codes.hpp"
 #include "io/cert_io.hpp"
 #include "io/json_text.hpp"
+#include "plan_status.hpp"
 
 namespace bi::cli {
 
@@ -46,6 +47,21 @@ std::string bound(const core::Cert& cert) {
     return buffer;
 }
 
+// The paths named, else (with --plan) the plan's directory.
+std::vector<std::string> report_paths(const cxxopts::ParseResult& args) {
+    if (args.count("paths")) return args["paths"].as<std::vector<std::string>>();
+    return {plan_out_dir(args["plan"].as<std::string>())};
+}
+
+// The plan's cells without a cert, over the first directory reported; on stderr with --json,
+// so stdout stays one JSON document.
+void print_plan_section(const cxxopts::ParseResult& args, bool json) {
+    std::string dir;
+    for (const auto& path : report_paths(args))
+        if (dir.empty() && std::filesystem::is_directory(path)) dir = path;
+    print_plan_status(args["plan"].as<std::string>(), dir, json ? std::cerr : std::cout);
+}
+
 }  // namespace
 
 int report_main(int argc, char** argv) {
@@ -53,16 +69,18 @@ int report_main(int argc, char** argv) {
                              "Summarises certs (files, or directories of *.json) in one table.\n\n"
                              "Exit status: 0 when every file was a readable cert that agrees with "
                              "itself, 1 otherwise.");
-    options.positional_help("CERT.json|DIR...");
+    options.positional_help("CERT.json|DIR... (with --plan: default the plan's directory)");
     options.add_options()("json", "One JSON array on stdout")("h,help", "Show this help")(
-        "paths", "Certs or directories", cxxopts::value<std::vector<std::string>>());
+        "plan", "Also state this plan's id and list its cells that have no cert yet",
+        cxxopts::value<std::string>())("paths", "Certs or directories",
+                                       cxxopts::value<std::vector<std::string>>());
     options.parse_positional({"paths"});
     const auto args = parse_command_line(options, argc, argv);
     if (args.count("help")) {
         std::cout << options.help() << "\n";
         return kExitPromotable;
     }
-    if (!args.count("paths"))
+    if (!args.count("paths") && !args.count("plan"))
         throw Error(ErrorCategory::Usage, "report: name certs or directories");
 
     int code = kExitPromotable;
@@ -71,7 +89,7 @@ int report_main(int argc, char** argv) {
     if (!json)
         std::printf("%-32s %7s %4s  %-38s %-6s %-10s %8s %s\n", "model", "ctx", "N", "verdict",
                     "source", "promotable", "diverged", "cp95");
-    for (const auto& path : expand(args["paths"].as<std::vector<std::string>>())) {
+    for (const auto& path : expand(report_paths(args))) {
         io::LoadedCert loaded;
         try {
             loaded = io::read_cert(path);
@@ -119,6 +137,7 @@ int report_main(int argc, char** argv) {
     }
     if (json) std::cout << io::to_json_text(rows) << std::endl;
     std::fflush(stdout);
+    if (args.count("plan")) print_plan_section(args, json);
     return code;
 }
 

@@ -6,6 +6,7 @@ advertises stand-in gres), waits for the array and the dependent report job, and
 certs against one local sweep of the same plan and the merged report. Daemons are stopped by
 PID, on failure too. Exit 77 (skipped) where it cannot run: not root, or no slurm-wlm/munge."""
 import argparse
+import json
 import os
 import shutil
 import signal
@@ -155,9 +156,9 @@ class Cluster:
                 proc.kill()
                 proc.wait(timeout=10)
 
-    def run(self, argv, **kwargs):
-        return subprocess.run(argv, env=self.env, capture_output=True, text=True, timeout=60,
-                              **kwargs)
+    def run(self, argv, extra_env=None, **kwargs):
+        return subprocess.run(argv, env=dict(self.env, **(extra_env or {})), capture_output=True,
+                              text=True, timeout=60, **kwargs)
 
 
 def main():
@@ -167,6 +168,8 @@ def main():
     parser.add_argument("--workset", required=True)
     parser.add_argument("--sbatch-script", required=True)
     a = parser.parse_args()
+    for name in ("bi_run", "mock_server", "workset", "sbatch_script"):
+        setattr(a, name, os.path.abspath(getattr(a, name)))  # jobs run in another directory
 
     if os.geteuid() != 0:
         skip("the single-node Slurm cluster needs root (munged and slurmd run as root)")
@@ -204,7 +207,7 @@ def main():
         env = dict(BI_RUN=a.bi_run, BI_MAX_RUNNING="2",
                    BI_REPORT_OUTPUT=os.path.join(tmp, "report-%j.out"),
                    BI_SBATCH_ARGS=f"--cpus-per-task=1 --chdir={tmp}")
-        submit = cluster.run([a.sbatch_script, plan], cwd=tmp, env=dict(cluster.env, **env))
+        submit = cluster.run([a.sbatch_script, plan], extra_env=env, cwd=tmp)
         assert submit.returncode == 0, f"submitting: {submit.stdout} {submit.stderr}"
         words = submit.stdout.split()
         array_job, report_job = words[2], words[-1]
@@ -227,6 +230,10 @@ def main():
             assert cert_essence(os.path.join(slurm_dir, name)) == \
                 cert_essence(os.path.join(local_dir, name)), f"{name} differs"
         assert f": {n_cells} of {n_cells} cell(s) certified in {slurm_dir}" in report, report
+        for name in certs_in(slurm_dir):  # the GPU Slurm gave each task, as it set it
+            with open(os.path.join(slurm_dir, name)) as f:
+                host = json.load(f)["host"]
+            assert host.get("cuda_visible_devices") is not None, f"{name}: {host}"
         assert "\nplan plan-" in report, report
         task_logs = sorted(n for n in os.listdir(tmp) if n.startswith(f"bi-sweep-{array_job}_"))
         assert len(task_logs) == 4, f"array task outputs: {task_logs}"

@@ -51,6 +51,34 @@ def main():
         # One process, the whole plan.
         whole_dir = os.path.join(tmp, "whole")
         whole_plan = plan_for(whole_dir, "whole.json")
+
+        # Refusals, each one line and exit 2, before anything runs.
+        refusals = [
+            (["sweep", "--plan", whole_plan, "--ctx", "4096"], "--ctx: with --plan"),
+            (["sweep", "--plan", whole_plan, "--shard", "4/4"], "--shard 4/4: expected K/M"),
+            (["sweep", "--plan", whole_plan, "--shard-count", "3"], "needs an index"),
+            (["sweep", "--shard", "0/2", "--profile", "alpha", *common, "--out-dir", whole_dir],
+             "give --plan too"),
+            (["plan", "--all-profiles", "--model-alias", "x", *common, "--out-dir", whole_dir],
+             "--model-alias names one model"),
+        ]
+        for argv, message in refusals:
+            r = run([a.bi_run, *argv])
+            check(r.returncode == 2 and message in r.stderr and r.stderr.count("\n") == 1,
+                  f"{argv}: exit {r.returncode}: {r.stderr}")
+        with open(whole_plan) as f:
+            edited = f.read().replace('"--passes",\n    "1"', '"--passes",\n    "2"')
+        edited_plan = os.path.join(tmp, "edited.json")
+        with open(edited_plan, "w") as f:
+            f.write(edited)
+        r = run([a.bi_run, "sweep", "--plan", edited_plan])
+        check(r.returncode == 2 and "does not match the plan's content" in r.stderr, r.stderr)
+        check(not os.path.exists(whole_dir), "a refused sweep wrote its directory")
+        env = dict(os.environ, SLURM_ARRAY_TASK_ID="9", SLURM_ARRAY_TASK_COUNT="4",
+                   SLURM_ARRAY_TASK_MIN="1")
+        r = run([a.bi_run, "sweep", "--plan", whole_plan], env=env)
+        check(r.returncode == 2 and "SLURM_ARRAY_TASK_ID gives shard 8, outside 0..3" in r.stderr,
+              r.stderr)
         r = run([a.bi_run, "sweep", "--plan", whole_plan, "--quiet"])
         check(r.returncode == 3, f"the whole sweep: exit {r.returncode}: {r.stderr}")
         check("the whole plan" in r.stderr, r.stderr)

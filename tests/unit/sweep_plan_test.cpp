@@ -135,7 +135,7 @@ TEST_CASE("the shards of a plan cover every group exactly once", "[sweep-plan]")
     CHECK(core::shard_groups(6, {4, 4}).empty());
 }
 
-TEST_CASE("--shard K/M is 0-based and checked", "[sweep-plan]") {
+TEST_CASE("a shard K/M is 0-based and checked", "[sweep-plan]") {
     const auto s = core::parse_shard("3/4");
     REQUIRE(s);
     CHECK(s->index == 3);

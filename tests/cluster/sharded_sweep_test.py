@@ -61,6 +61,8 @@ def main():
              "give --plan too"),
             (["plan", "--all-profiles", "--model-alias", "x", *common, "--out-dir", whole_dir],
              "--model-alias names one model"),
+            (["plan", "--all-profiles", "--port", "8080", *common, "--out-dir", whole_dir],
+             "each picks its own free port"),
         ]
         for argv, message in refusals:
             r = run([a.bi_run, *argv])

@@ -229,6 +229,8 @@ int plan_main(int argc, char** argv) {
         return kExitPromotable;
     }
     if (args.count("dry-run")) usage("--dry-run: bi-run plan launches nothing anyway");
+    if (args.count("port"))
+        usage("--port: the tasks of a plan may share a node, so each picks its own free port");
     std::vector<std::optional<std::string>> profiles;
     if (args.count("all-profiles")) {
         if (args.count("profile")) usage("--all-profiles and --profile cannot be used together");

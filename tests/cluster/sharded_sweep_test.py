@@ -38,7 +38,7 @@ def main():
     with tempfile.TemporaryDirectory(prefix="bi-shards-") as tmp:
         models = write_models_toml(tmp, a.mock_server, ALIASES)
         common = ["--models-toml", models, "--models-dir", tmp, "--workset", a.workset,
-                  "--n-predict", "4", "--passes", "1", "--ctx", CTXS, "--parallel", PARALLELS]
+                  "--n-predict", "6", "--passes", "1", "--ctx", CTXS, "--parallel", PARALLELS]
 
         def plan_for(out_dir, name):
             path = os.path.join(tmp, name)

@@ -186,7 +186,7 @@ def main():
         cluster.start()
         models = write_models_toml(tmp, a.mock_server, ALIASES)
         common = ["--models-toml", models, "--models-dir", tmp, "--workset", a.workset,
-                  "--n-predict", "4", "--passes", "1", "--ctx", "256,512", "--parallel", "2,3"]
+                  "--n-predict", "6", "--passes", "1", "--ctx", "256,512", "--parallel", "2,3"]
         n_cells = len(ALIASES) * 2 * 2
 
         def plan_for(out_dir, name):

@@ -241,30 +241,27 @@ std::optional<std::size_t> work_set_size(const RunSetup& setup) {
     }
 }
 
-const char* const kSweepDescription =
-    "Runs run-live over every (ctx, N) of --ctx 4096,8192 --parallel 2,4,8: one cert per\n"
-    "cell, one A baseline per ctx shared by all N at that ctx, a summary table at the\n"
-    "end. With --plan (see bi-run plan) it runs its shard of a planned sweep into a shared\n"
-    "directory, skipping cells already certified with the same configuration.\n\n"
-    "Exit status: 0 when every cell is a promotable GREEN, 3 otherwise, 2 usage error\n"
-    "or refused launch, 1 an error before a cell's verdict (cells already done keep\n"
-    "their certs), 129/130/143 interrupted (SIGHUP/SIGINT/SIGTERM).";
-
 // run-live is a sweep of exactly one cell; both share everything but the lists and the table.
 int run_live_cells(int argc, char** argv, bool sweep) {
     cxxopts::Options options(
         sweep ? "bi-run sweep" : "bi-run run-live",
-        sweep ? kSweepDescription
-              : "Verifies one cell (model, ctx, N) against a real server: arm A (--parallel 1,\n"
-                "serial), A' (its repeat), then on a --parallel N server arm B (serial) and T "
-                "passes\n"
-                "of arm C (N requests at once). Writes one cert; a GREEN is promotable only from "
-                "a\n"
-                "live server.\n\n"
-                "Exit status: 0 promotable GREEN, 3 a verdict that is not promotable, 2 usage "
-                "error\n"
-                "or refused launch (no cert), 1 error before a verdict (no cert), 129/130/143\n"
-                "interrupted.");
+        sweep
+            ? "Runs run-live over every (ctx, N) of --ctx 4096,8192 --parallel 2,4,8: one cert "
+              "per\n"
+              "cell, one A baseline per ctx shared by all N at that ctx, a summary table at the\n"
+              "end. With --plan (see bi-run plan) it runs its shard of a planned sweep into a\n"
+              "shared directory, skipping cells certified before with the same configuration.\n\n"
+              "Exit status: 0 when every cell is a promotable GREEN, 3 otherwise, 2 usage error\n"
+              "or refused launch, 1 an error before a cell's verdict (cells already done keep\n"
+              "their certs), 129/130/143 interrupted (SIGHUP/SIGINT/SIGTERM)."
+            : "Verifies one cell (model, ctx, N) against a real server: arm A (--parallel 1,\n"
+              "serial), A' (its repeat), then on a --parallel N server arm B (serial) and T "
+              "passes\n"
+              "of arm C (N requests at once). Writes one cert; a GREEN is promotable only from a\n"
+              "live server.\n\n"
+              "Exit status: 0 promotable GREEN, 3 a verdict that is not promotable, 2 usage error\n"
+              "or refused launch (no cert), 1 error before a verdict (no cert), 129/130/143\n"
+              "interrupted.");
     add_run_options(options, "");
     add_server_options(options);
     if (sweep) add_shard_options(options);

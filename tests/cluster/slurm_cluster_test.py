@@ -118,14 +118,14 @@ class Cluster:
         self.spawn([find("slurmd"), "-D", "-f", self.conf, "-N", self.host], "slurmd")
 
         def node_idle():
+            for name, proc in self.procs:
+                if proc.poll() is not None:
+                    raise AssertionError(f"slurm cannot start here: {name} exited with "
+                                         f"{proc.returncode} (its log follows)")
             r = subprocess.run([find("sinfo"), "-h", "-n", self.host, "-o", "%T"],
                                env=self.env, capture_output=True, text=True)
             return r.returncode == 0 and r.stdout.strip().rstrip("*") == "idle"
-        try:
-            wait_until(node_idle, 60, "the node to be idle in sinfo")
-        except AssertionError:
-            self.dump_logs()
-            raise
+        wait_until(node_idle, 60, "the node to be idle in sinfo (slurm did not start)")
 
     def spawn(self, argv, name):
         log = open(self.path(f"{name}.stdout"), "w")

@@ -5,6 +5,7 @@
 #include <numeric>
 #include <sstream>
 
+#include "cell_configuration.hpp"
 #include "cert_archive.hpp"
 #include "core/cert.hpp"
 #include "core/error.hpp"
@@ -317,10 +318,10 @@ CellOutcome CellRunner::run_cell(const Baseline& baseline, int parallel) {
     CellOutcome outcome;
     outcome.verdict = core::decide_verdict(evidence);
 
-    core::CertContext context;
-    context.cell = {options_.model_alias, baseline.ctx, parallel, options_.kv_label, options_.reps};
-    context.source =
+    const auto source =
         launcher_.launches_real_binary() && !reports_mock ? core::Source::Live : core::Source::Mock;
+    core::CertContext context =
+        configuration_context(options_, baseline.ctx, parallel, source, server_n.binary_sha256);
     context.ts_utc = io::utc_timestamp();
     context.stopped_early = passes.stopped_early;
     context.plan = passes.plan;
@@ -328,7 +329,6 @@ CellOutcome CellRunner::run_cell(const Baseline& baseline, int parallel) {
     context.server =
         core::ServerRecord{baseline.server, server_n, baseline.props, http::trim_props(props_n),
                            build_info ? *build_info : core::Json()};
-    context.model_file = options_.model_file;
     context.host = describe_host();
     context.run = run_record(baseline);
     context.provenance = options_.provenance;
@@ -346,20 +346,8 @@ CellOutcome CellRunner::run_cell(const Baseline& baseline, int parallel) {
 }
 
 core::RunRecord CellRunner::run_record(const Baseline& baseline) const {
-    core::RunRecord run = options_.run_labels;
-    const auto& r = options_.request;
-    run.seed = static_cast<std::int64_t>(options_.seed);
-    if (options_.logit_drift_eps > 0) run.logit_drift_eps = options_.logit_drift_eps;
-    run.n_predict = r.n_predict;
-    run.endpoint = std::string(http::request_path(r.endpoint));
-    run.logprobs = r.logprobs;
-    run.passes = options_.target_rate ? std::nullopt : std::optional<std::int64_t>(options_.passes);
-    run.reps = options_.reps;
+    core::RunRecord run = configured_run_record(options_);
     run.n_items = static_cast<std::int64_t>(baseline.items.size());
-    run.order = "A, A' and B in work-set order; each C pass its own seeded permutation";
-    run.stagger_ms = static_cast<std::int64_t>(options_.stagger.count());
-    run.request_timeout_s = static_cast<double>(r.timeout.count()) / 1000.0;
-    run.stop_on_red = options_.stop_on_red;
     return run;
 }
 

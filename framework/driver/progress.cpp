@@ -37,6 +37,12 @@ void Progress::note(const std::string& message) {
     out_ << "bi-run: " << message << std::endl;
 }
 
+void Progress::notice(const std::string& message) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    end_status_line();
+    out_ << "bi-run: " << message << std::endl;
+}
+
 void Progress::arm_started(const std::string& label, std::size_t total) {
     std::lock_guard<std::mutex> lock(mutex_);
     label_ = label;

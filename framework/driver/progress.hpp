@@ -17,6 +17,9 @@ public:
     Progress(Mode mode, std::ostream& out);
 
     void note(const std::string& message);  // a whole line ("launching the N=4 server")
+    // A line printed even when quiet: a decision the operator must see (a cell skipped, a
+    // stale lock taken over).
+    void notice(const std::string& message);
     void arm_started(const std::string& label, std::size_t total);
     void arm_advanced(std::size_t done, std::size_t total);  // any thread
     void arm_finished(const std::string& summary);

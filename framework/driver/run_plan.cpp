@@ -9,8 +9,10 @@
 #include <string>
 #include <vector>
 
+#include "cell_configuration.hpp"
 #include "core/cert.hpp"
 #include "core/error.hpp"
+#include "io/cert_io.hpp"
 #include "io/file_hash_cache.hpp"
 #include "io/files.hpp"
 #include "mock_launcher.hpp"
@@ -109,10 +111,22 @@ void plan_live(RunPlan& plan, LivePlan live, bool alias_given,
 
 namespace {
 
+std::unique_ptr<io::FileLock> lock_target(const RunPlan& plan, const std::string& target,
+                                          std::string& holder, std::string* took_over) {
+    std::error_code ec;
+    if (std::filesystem::is_directory(target, ec))
+        throw Error(ErrorCategory::Usage, target + " is a directory; bi-run writes a file there");
+    try {
+        return io::FileLock::try_lock(target + ".lock", holder, plan.stale_lock_after, took_over);
+    } catch (const Error& e) {
+        throw Error(ErrorCategory::Usage, "--out-dir " + plan.options.out_dir + ": " + e.what());
+    }
+}
+
 // One lock per file this plan writes (every cell's cert and every ctx's server log), so a second
 // run of the same cell into the same directory is refused instead of racing for the same files.
 // Taking them also proves, before any server starts, that the directory takes new files.
-std::vector<std::unique_ptr<io::FileLock>> lock_cells(const RunPlan& plan) {
+std::vector<std::unique_ptr<io::FileLock>> lock_cells(const RunPlan& plan, Progress& progress) {
     std::set<std::string> targets;  // a --log-file shared by every ctx is locked once
     for (auto ctx : plan.ctxs) {
         targets.insert(plan.log_path(ctx));
@@ -120,23 +134,15 @@ std::vector<std::unique_ptr<io::FileLock>> lock_cells(const RunPlan& plan) {
     }
     std::vector<std::unique_ptr<io::FileLock>> locks;
     for (const auto& target : targets) {
-        std::error_code ec;
-        if (std::filesystem::is_directory(target, ec))
-            throw Error(ErrorCategory::Usage,
-                        target + " is a directory; bi-run writes a file there");
         std::string holder;
-        std::unique_ptr<io::FileLock> lock;
-        try {
-            lock = io::FileLock::try_lock(target + ".lock", holder);
-        } catch (const Error& e) {
-            throw Error(ErrorCategory::Usage,
-                        "--out-dir " + plan.options.out_dir + ": " + e.what());
-        }
+        std::string took_over;
+        auto lock = lock_target(plan, target, holder, &took_over);
         if (!lock)
             throw Error(ErrorCategory::Usage,
                         target + " is being written by another bi-run" +
                             (holder.empty() ? std::string() : " (pid " + holder + ")") +
                             "; wait for it to finish or use another --out-dir");
+        if (!took_over.empty()) progress.notice(took_over);
         locks.push_back(std::move(lock));
     }
     return locks;
@@ -164,31 +170,103 @@ void hash_model(RunOptions& options, Progress& progress) {
     options.model_file->sha256 = hashed.sha256;
 }
 
+// The cells of one ctx a resumed plan still has to run, each locked, with the ctx's log locked
+// too; the others are reported through `on_skip`.
+struct ResumedCtx {
+    std::vector<std::unique_ptr<io::FileLock>> locks;
+    std::vector<int> parallels;
+};
+
+ResumedCtx resume_ctx(const RunPlan& plan, const RunOptions& options, std::int64_t ctx,
+                      const std::string& binary_sha256, Progress& progress,
+                      const std::function<void(const SkippedCell&)>& on_skip) {
+    ResumedCtx mine;
+    const auto skip = [&](int n, bool done, bool promotable, std::string reason) {
+        progress.notice("skipping " + core::cert_file_name(plan.options.model_alias, ctx, n) +
+                        ": " + reason);
+        if (on_skip) on_skip({ctx, n, done, promotable, std::move(reason)});
+    };
+    // True (and reported) when the cell's cert answers it already.
+    const auto certified = [&](int n) {
+        const std::string cert = plan.cert_path(ctx, n);
+        const auto existing = check_existing_cert(cert, options, ctx, n, binary_sha256);
+        if (!existing.reusable) return false;
+        bool promotable = false;
+        try {
+            const auto loaded = io::read_cert(cert);
+            promotable = core::check_promotable(loaded.cert, loaded.digest_intact).promotable;
+        } catch (const Error&) {
+        }
+        skip(n, true, promotable, "done, " + existing.reason);
+        return true;
+    };
+    std::vector<int> wanted;
+    for (int n : plan.parallels)
+        if (!certified(n)) wanted.push_back(n);
+    if (wanted.empty()) return mine;
+    std::string holder;
+    std::string took_over;
+    auto log_lock = lock_target(plan, plan.log_path(ctx), holder, &took_over);
+    if (!took_over.empty()) progress.notice(took_over);
+    if (!log_lock) {
+        for (int n : wanted) skip(n, false, false, "another bi-run runs it (pid " + holder + ")");
+        return mine;
+    }
+    mine.locks.push_back(std::move(log_lock));
+    for (int n : wanted) {
+        took_over.clear();
+        auto lock = lock_target(plan, plan.cert_path(ctx, n), holder, &took_over);
+        if (!took_over.empty()) progress.notice(took_over);
+        if (!lock) {
+            skip(n, false, false, "another bi-run runs it (pid " + holder + ")");
+            continue;
+        }
+        if (certified(n)) continue;  // finished by another task while we looked
+        mine.locks.push_back(std::move(lock));
+        mine.parallels.push_back(n);
+    }
+    if (mine.parallels.empty()) mine.locks.clear();
+    return mine;
+}
+
+std::unique_ptr<ServerLauncher> make_launcher(const RunPlan& plan, std::int64_t ctx) {
+    if (plan.live) return std::make_unique<LiveLauncher>(plan.launcher_config(ctx));
+    return std::make_unique<MockLauncher>(*plan.mock);
+}
+
 }  // namespace
 
 std::vector<CellResult> run_plan(const RunPlan& plan, plugin_host::ScorerInstance& scorer,
                                  const WorkRowSource& rows, Progress& progress,
-                                 const std::function<void(const CellResult&)>& on_cell) {
+                                 const std::function<void(const CellResult&)>& on_cell,
+                                 const std::function<void(const SkippedCell&)>& on_skip) {
     if (!plan.live && !plan.mock)
         throw Error(ErrorCategory::Internal, "a run plan needs a live target or the mock");
+    if (plan.resume && !plan.live)
+        throw Error(ErrorCategory::Internal, "only a live plan is resumed");
     check_cell_names(plan.options);
     std::error_code ec;
     std::filesystem::create_directories(plan.options.out_dir, ec);
     if (ec)
         throw Error(ErrorCategory::Io, "--out-dir " + plan.options.out_dir + ": " + ec.message());
-    const auto locks = lock_cells(plan);
+    std::vector<std::unique_ptr<io::FileLock>> locks;
+    if (!plan.resume) locks = lock_cells(plan, progress);
     RunOptions options = plan.options;
     hash_model(options, progress);
+    const std::string binary_sha256 = plan.resume ? file_sha256(plan.live->target.server_bin) : "";
     std::vector<CellResult> results;
     for (auto ctx : plan.ctxs) {
-        std::unique_ptr<ServerLauncher> launcher;
-        if (plan.live)
-            launcher = std::make_unique<LiveLauncher>(plan.launcher_config(ctx));
-        else
-            launcher = std::make_unique<MockLauncher>(*plan.mock);
+        std::vector<int> parallels = plan.parallels;
+        ResumedCtx resumed;
+        if (plan.resume) {
+            resumed = resume_ctx(plan, options, ctx, binary_sha256, progress, on_skip);
+            parallels = resumed.parallels;
+            if (parallels.empty()) continue;
+        }
+        auto launcher = make_launcher(plan, ctx);
         CellRunner runner(*launcher, scorer, options, progress);
         const auto baseline = runner.run_baseline(ctx, rows);
-        for (int n : plan.parallels) {
+        for (int n : parallels) {
             results.push_back({ctx, n, runner.run_cell(baseline, n)});
             if (on_cell) on_cell(results.back());
         }

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "cell_runner.hpp"
+#include "io/files.hpp"
 #include "live_launcher.hpp"
 #include "mock/mock_config.hpp"
 #include "server/gpu_memory.hpp"
@@ -49,6 +50,12 @@ struct RunPlan {
     std::optional<LivePlan> live;          // run-live, sweep, selftest
     std::optional<mock::MockConfig> mock;  // run-mock: the in-process mock
     std::optional<std::string> log_file;   // replaces the per-ctx server log name
+    // A sweep from a plan file, sharded over tasks that share out_dir: a cell whose cert already
+    // answers it (check_existing_cert) is skipped, a cell another live bi-run holds is left to
+    // it, and a stale lock (io::lock_staleness) is taken over, each with a message, instead of
+    // refusing the run.
+    bool resume = false;
+    std::chrono::seconds stale_lock_after = io::kDefaultStaleLockAfter;
 
     std::string cert_path(std::int64_t ctx, int parallel) const;
     std::string log_path(std::int64_t ctx) const;
@@ -75,12 +82,23 @@ struct CellResult {
     CellOutcome outcome;
 };
 
+// A cell a resumed plan did not run: its cert answers it already, or another task holds it.
+struct SkippedCell {
+    std::int64_t ctx = 0;
+    int parallel = 0;
+    bool done = false;        // a reusable cert is there; else another live bi-run holds it
+    bool promotable = false;  // the reusable cert's promotion
+    std::string reason;
+};
+
 // Runs every cell of the plan (hashing the model first, through the output directory's hash
 // cache): one shared A baseline per ctx, then B and C for each N, calling
-// `on_cell` after each cert is written. Throws (writing no cert for the cell in progress) when a
-// server dies, a signal arrives or anything else ends the run.
+// `on_cell` after each cert is written (and, when plan.resume, `on_skip` for each cell left
+// out; a ctx with nothing left to run launches no server). Throws (writing no cert for the cell
+// in progress) when a server dies, a signal arrives or anything else ends the run.
 std::vector<CellResult> run_plan(const RunPlan& plan, plugin_host::ScorerInstance& scorer,
                                  const WorkRowSource& rows, Progress& progress,
-                                 const std::function<void(const CellResult&)>& on_cell = {});
+                                 const std::function<void(const CellResult&)>& on_cell = {},
+                                 const std::function<void(const SkippedCell&)>& on_skip = {});
 
 }  // namespace bi::driver

@@ -1,7 +1,7 @@
 #include "files.hpp"
 
 #include <fcntl.h>
-#include <sys/file.h>
+#include <signal.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -150,42 +150,194 @@ void AtomicFileWriter::commit() {
     }
 }
 
-std::unique_ptr<FileLock> FileLock::try_lock(const std::string& path, std::string& holder) {
-    for (;;) {
-        const int fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0644);
-        if (fd < 0) io_error("cannot create the lock file", path, errno);
-        if (::flock(fd, LOCK_EX | LOCK_NB) != 0) {
-            const int err = errno;
-            char text[32] = {};
-            const ssize_t n = ::pread(fd, text, sizeof text - 1, 0);
-            ::close(fd);
-            if (err != EWOULDBLOCK) io_error("cannot lock", path, err);
-            holder.assign(text, n > 0 ? static_cast<std::size_t>(n) : 0);
-            while (!holder.empty() && (holder.back() == '\n' || holder.back() == ' '))
-                holder.pop_back();
+std::string lock_host_name() {
+    char name[256] = {};
+    if (::gethostname(name, sizeof name - 1) != 0) return "unknown-host";
+    return name;
+}
+
+namespace {
+
+// Field 22 of /proc/PID/stat: when the process started, in clock ticks after boot; "" if gone.
+std::string process_start_ticks(long long pid) {
+    std::string stat;
+    try {
+        stat = read_file("/proc/" + std::to_string(pid) + "/stat", 1 << 16);
+    } catch (const Error&) {
+        return "";
+    }
+    auto pos = stat.rfind(')');  // the command name may hold spaces and parentheses
+    if (pos == std::string::npos) return "";
+    int field = 2;
+    while (field < 22 && pos != std::string::npos) {
+        pos = stat.find(' ', pos + 1);
+        ++field;
+    }
+    if (pos == std::string::npos) return "";
+    const auto end = stat.find(' ', pos + 1);
+    return stat.substr(pos + 1, end == std::string::npos ? std::string::npos : end - pos - 1);
+}
+
+bool process_exists(long long pid) {
+    if (pid <= 0 || pid > 0x7fffffff) return false;
+    return ::kill(static_cast<pid_t>(pid), 0) == 0 || errno == EPERM;
+}
+
+long long unix_now() {
+    return std::chrono::duration_cast<std::chrono::seconds>(
+               std::chrono::system_clock::now().time_since_epoch())
+        .count();
+}
+
+std::string read_small(const std::string& path, bool& absent) {
+    absent = false;
+    const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
+    if (fd < 0) {
+        absent = errno == ENOENT;
+        return "";
+    }
+    char text[512] = {};
+    const ssize_t n = ::pread(fd, text, sizeof text - 1, 0);
+    ::close(fd);
+    return std::string(text, n > 0 ? static_cast<std::size_t>(n) : 0);
+}
+
+std::optional<LockHolder> parse_holder(const std::string& text) {
+    LockHolder holder;
+    bool has_pid = false;
+    std::size_t start = 0;
+    while (start < text.size()) {
+        auto end = text.find('\n', start);
+        if (end == std::string::npos) end = text.size();
+        const std::string line = text.substr(start, end - start);
+        start = end + 1;
+        const auto equals = line.find('=');
+        if (equals == std::string::npos) continue;
+        const std::string key = line.substr(0, equals);
+        const std::string value = line.substr(equals + 1);
+        long long number = 0;
+        const auto [stop, err] = std::from_chars(value.data(), value.data() + value.size(), number);
+        const bool numeric = err == std::errc() && stop == value.data() + value.size();
+        if (key == "host") holder.host = value;
+        if (key == "pid_start") holder.pid_start = value;
+        if (key == "pid" && numeric) {
+            holder.pid = number;
+            has_pid = true;
+        }
+        if (key == "start" && numeric) holder.start = number;
+    }
+    if (!has_pid || holder.host.empty()) return std::nullopt;
+    return holder;
+}
+
+std::string describe_holder(const LockHolder& holder, const std::string& this_host) {
+    if (holder.host == this_host) return std::to_string(holder.pid);
+    return std::to_string(holder.pid) + " on " + holder.host + " since unix time " +
+           std::to_string(holder.start);
+}
+
+// A file with no holder in it is either being written this instant or left half-written by a
+// crash: it is stale once it has not changed for this long.
+constexpr long long kUnnamedLockGraceSeconds = 30;
+
+}  // namespace
+
+std::optional<LockHolder> read_lock_holder(const std::string& path) {
+    bool absent = false;
+    return parse_holder(read_small(path, absent));
+}
+
+std::string lock_staleness(const LockHolder& holder, const std::string& this_host, long long now,
+                           std::chrono::seconds stale_after) {
+    if (holder.host == this_host) {
+        if (!process_exists(holder.pid))
+            return "pid " + std::to_string(holder.pid) + " is not running on " + this_host;
+        const std::string ticks = process_start_ticks(holder.pid);
+        if (!holder.pid_start.empty() && !ticks.empty() && ticks != holder.pid_start)
+            return "pid " + std::to_string(holder.pid) + " now belongs to another process";
+    }
+    if (now - holder.start > stale_after.count())
+        return "taken at unix time " + std::to_string(holder.start) + ", more than " +
+               std::to_string(stale_after.count()) + " s ago";
+    return "";
+}
+
+std::unique_ptr<FileLock> FileLock::try_lock(const std::string& path, std::string& holder,
+                                             std::chrono::seconds stale_after,
+                                             std::string* took_over) {
+    const std::string host = lock_host_name();
+    // Each round either takes the lock, finds a live holder, or removes one stale file; a few
+    // rounds are enough unless others keep racing for the same stale file.
+    for (int round = 0; round < 16; ++round) {
+        const int fd =
+            ::open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0644);
+        if (fd >= 0) {
+            const std::string content = "host=" + host + "\npid=" + std::to_string(::getpid()) +
+                                        "\npid_start=" + process_start_ticks(::getpid()) +
+                                        "\nstart=" + std::to_string(unix_now()) + "\n";
+            if (::pwrite(fd, content.data(), content.size(), 0) !=
+                    static_cast<ssize_t>(content.size()) ||
+                ::fsync(fd) != 0) {
+                const int err = errno;
+                ::unlink(path.c_str());
+                ::close(fd);
+                io_error("cannot write", path, err);
+            }
+            return std::unique_ptr<FileLock>(new FileLock(path, fd));
+        }
+        if (errno != EEXIST) io_error("cannot create the lock file", path, errno);
+
+        bool absent = false;
+        const std::string text = read_small(path, absent);
+        if (absent) continue;  // released between our open and our read
+        const auto named = parse_holder(text);
+        std::string why;
+        if (named) {
+            why = lock_staleness(*named, host, unix_now(), stale_after);
+        } else {
+            struct stat st {};
+            if (::stat(path.c_str(), &st) != 0) continue;
+            if (unix_now() - st.st_mtime > kUnnamedLockGraceSeconds)
+                why = "it names no holder and has not changed for " +
+                      std::to_string(kUnnamedLockGraceSeconds) + " s";
+        }
+        if (why.empty()) {
+            holder = named ? describe_holder(*named, host) : std::string();
             return nullptr;
         }
-        // The holder before us may have removed the file between our open and our flock: then
-        // we hold a lock on a name nobody else sees, so start again on the current file.
-        struct stat held {
-        }, named{};
-        if (::fstat(fd, &held) != 0 || ::stat(path.c_str(), &named) != 0 ||
-            held.st_ino != named.st_ino || held.st_dev != named.st_dev) {
-            ::close(fd);
+        // Move the stale file aside under a name only we use, then make sure it is the file we
+        // judged: another process may have taken it over and locked anew in between.
+        const std::string aside = path + ".stale." + host + "." + std::to_string(::getpid()) + "." +
+                                  std::to_string(round);
+        if (::rename(path.c_str(), aside.c_str()) != 0) {
+            if (errno == ENOENT) continue;
+            io_error("cannot take over the stale lock", path, errno);
+        }
+        bool aside_absent = false;
+        if (read_small(aside, aside_absent) != text) {
+            if (::link(aside.c_str(), path.c_str()) != 0 && errno != EEXIST)
+                io_error("cannot restore the lock", path, errno);
+            ::unlink(aside.c_str());
             continue;
         }
-        const std::string pid = std::to_string(::getpid()) + "\n";
-        if (::ftruncate(fd, 0) != 0 || ::pwrite(fd, pid.data(), pid.size(), 0) < 0) {
-            const int err = errno;
-            ::close(fd);
-            io_error("cannot write", path, err);
-        }
-        return std::unique_ptr<FileLock>(new FileLock(path, fd));
+        ::unlink(aside.c_str());
+        if (took_over)
+            *took_over = "took over the stale lock " + path + " (" +
+                         (named ? "held by pid " + describe_holder(*named, host) + ": " : "") +
+                         why + ")";
     }
+    throw Error(ErrorCategory::Io,
+                "cannot lock " + path + ": other processes keep taking over the same stale lock");
 }
 
 FileLock::~FileLock() {
-    ::unlink(path_.c_str());  // while still locked, so no one else holds this name
+    // Only the file this object created is removed: a holder that judged it stale and took it
+    // over owns the name now.
+    struct stat held {
+    }, named{};
+    if (::fstat(fd_, &held) == 0 && ::stat(path_.c_str(), &named) == 0 &&
+        held.st_ino == named.st_ino && held.st_dev == named.st_dev)
+        ::unlink(path_.c_str());
     ::close(fd_);
 }
 

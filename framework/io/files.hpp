@@ -1,9 +1,11 @@
-// Whole-file reads and crash-safe atomic writes.
+// Whole-file reads, crash-safe atomic writes and lock files that work on a shared (NFS) directory.
 #pragma once
 
+#include <chrono>
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -53,14 +55,42 @@ private:
     bool committed_ = false;
 };
 
-// An exclusive lock on `path`, held for the object's life: the file is created, locked with
-// flock() and holds the owner's PID; it is removed on release. try_lock() returns nullptr while
-// another process holds it, with `holder` set to what that file says (its PID, or "").
-// Failures to create the file are bi::Error(Io) naming it. A lock file left by a killed process
-// is not held, so it never blocks a later run.
+// How old a lock whose holder cannot be checked (another host, or no readable holder) may get
+// before it is taken over: longer than any one cell runs.
+inline constexpr std::chrono::seconds kDefaultStaleLockAfter{24 * 3600};
+
+// What a lock file says about its holder: "host=H\npid=P\npid_start=T\nstart=S\n", where
+// pid_start is the holder's start time in clock ticks after boot (/proc/PID/stat, so a reused PID
+// is told apart) and start the Unix time the lock was taken.
+struct LockHolder {
+    std::string host;
+    long long pid = 0;
+    std::string pid_start;
+    long long start = 0;
+};
+
+// The holder a lock file names; nullopt when the file is absent or does not name one.
+std::optional<LockHolder> read_lock_holder(const std::string& path);
+
+// Why a lock is stale, or "" while its holder may still run: a holder on this host whose PID is
+// gone or now belongs to another process, or a lock older than `stale_after` (the only test
+// for a holder on another host). `now` is Unix seconds.
+std::string lock_staleness(const LockHolder& holder, const std::string& this_host, long long now,
+                           std::chrono::seconds stale_after);
+
+// An exclusive lock on `path`, held for the object's life, that works on NFS: the file is
+// created with O_CREAT|O_EXCL and names its holder (LockHolder); it is removed on release.
+// try_lock() returns nullptr while another live holder has it, with `holder` set to its PID (on
+// this host) or "PID on HOST since TIME". A stale lock (lock_staleness) is taken over: it is
+// renamed aside, checked to be the one judged stale, removed, and the lock taken anew;
+// `took_over`, when given, then says whose it was. Failures to create the file are
+// bi::Error(Io) naming it.
 class FileLock {
 public:
-    static std::unique_ptr<FileLock> try_lock(const std::string& path, std::string& holder);
+    static std::unique_ptr<FileLock> try_lock(
+        const std::string& path, std::string& holder,
+        std::chrono::seconds stale_after = kDefaultStaleLockAfter,
+        std::string* took_over = nullptr);
     ~FileLock();
     FileLock(const FileLock&) = delete;
     FileLock& operator=(const FileLock&) = delete;
@@ -71,5 +101,8 @@ private:
     std::string path_;
     int fd_;
 };
+
+// This host's name as lock files record it.
+std::string lock_host_name();
 
 }  // namespace bi::io

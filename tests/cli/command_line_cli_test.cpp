@@ -290,7 +290,7 @@ TEST_CASE("errors: one prefix, the option named, ASCII quotes", "[cli][errors]")
     auto r = run_command(bi_run({"verify-cert"}));
     CHECK(r.err == "bi-run verify-cert: name at least one cert file\n");
     r = run_command(bi_run({"report"}));
-    CHECK(r.err == "bi-run report: name certs or directories\n");
+    CHECK(r.err == "bi-run report: name certs or directories (or --plan)\n");
     r = run_command(bi_run({"run-mock", "--passes", "abc"}));
     CHECK_THAT(r.err, Catch::StartsWith("bi-run run-mock: --passes: 'abc' is not an integer"));
     for (const auto& args : {std::vector<std::string>{"run-mock", "--tick-ms"},

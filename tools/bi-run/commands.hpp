@@ -7,6 +7,7 @@ int verify_cert_main(int argc, char** argv);
 int run_mock_main(int argc, char** argv);
 int run_live_main(int argc, char** argv);
 int sweep_main(int argc, char** argv);
+int plan_main(int argc, char** argv);
 int plan_n_main(int argc, char** argv);
 int selftest_main(int argc, char** argv);
 int report_main(int argc, char** argv);

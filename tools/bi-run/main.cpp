@@ -32,6 +32,8 @@ const Command kCommands[] = {
      bi::cli::run_live_main, true},
     {"sweep", "run-live over several ctx and N values, one cert per cell", bi::cli::sweep_main,
      true},
+    {"plan", "write a sweep's cells as a plan file for sharded runs (Slurm, k8s, CI)",
+     bi::cli::plan_main},
     {"run-mock", "verify one cell against the built-in continuous-batching mock server",
      bi::cli::run_mock_main, true},
     {"selftest", "prove the harness and the gate on your server with a tiny synthetic model",

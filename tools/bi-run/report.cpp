@@ -2,6 +2,7 @@
 // report_model.hpp), rendered as a text table, CSV, JSON, Markdown, JUnit XML or an HTML page.
 #include <cxxopts.hpp>
 
+#include <filesystem>
 #include <iostream>
 
 #include "command_line.hpp"
@@ -10,6 +11,7 @@
 #include "exit_codes.hpp"
 #include "io/files.hpp"
 #include "io/json_text.hpp"
+#include "plan_status.hpp"
 #include "plugin_args.hpp"
 #include "report/report_html.hpp"
 #include "report/report_junit.hpp"
@@ -42,6 +44,21 @@ void write_output(const cxxopts::ParseResult& args, const char* option, const st
     }
 }
 
+// The paths named, else (with --plan) the plan's directory.
+std::vector<std::string> report_paths(const cxxopts::ParseResult& args) {
+    if (args.count("paths")) return args["paths"].as<std::vector<std::string>>();
+    return {plan_out_dir(args["plan"].as<std::string>())};
+}
+
+// The plan's cells without a cert, over the first directory reported; on stderr when stdout
+// holds one JSON, CSV or Markdown document.
+void print_plan_section(const cxxopts::ParseResult& args, bool to_stderr) {
+    std::string dir;
+    for (const auto& path : report_paths(args))
+        if (dir.empty() && std::filesystem::is_directory(path)) dir = path;
+    print_plan_status(args["plan"].as<std::string>(), dir, to_stderr ? std::cerr : std::cout);
+}
+
 }  // namespace
 
 int report_main(int argc, char** argv) {
@@ -51,13 +68,15 @@ int report_main(int argc, char** argv) {
         "JSON or Markdown on stdout; --html and --junit write files as well.\n\n"
         "Exit status: 0 when every file was a readable cert that agrees with itself (or an\n"
         "upstream v0.1 cert, shown as such), 1 otherwise, 2 usage error.");
-    options.positional_help("CERT.json|DIR...");
+    options.positional_help("CERT.json|DIR... (with --plan: default the plan's directory)");
     options.add_options()("json", "One JSON array on stdout")(
         "csv", "CSV on stdout, one row per cell, the text table's columns")(
         "markdown", "The matrix and the cells that are not green, as Markdown on stdout")(
         "html", "Write one self-contained HTML page to FILE", cxxopts::value<std::string>(),
         "FILE")("junit", "Write JUnit XML to FILE (one testcase per cell)",
-                cxxopts::value<std::string>(), "FILE");
+                cxxopts::value<std::string>(), "FILE")(
+        "plan", "Also state this plan's id and list its cells that have no cert yet",
+        cxxopts::value<std::string>(), "PLAN");
     options.add_options("Output")("h,help", "Show this help");
     options.add_options("Positional")("paths", "Certs or directories",
                                       cxxopts::value<std::vector<std::string>>());
@@ -67,10 +86,11 @@ int report_main(int argc, char** argv) {
         std::cout << options.help({"", "Output"}) << "\n";
         return kExitPromotable;
     }
-    if (!args.count("paths")) throw Error(ErrorCategory::Usage, "name certs or directories");
+    if (!args.count("paths") && !args.count("plan"))
+        throw Error(ErrorCategory::Usage, "name certs or directories (or --plan)");
     check_one_stdout_format(args);
 
-    const auto model = report::load_report(args["paths"].as<std::vector<std::string>>());
+    const auto model = report::load_report(report_paths(args));
     int code = kExitPromotable;
     for (const auto& entry : model.entries)
         if (entry.state == report::EntryState::Upstream) {
@@ -90,6 +110,8 @@ int report_main(int argc, char** argv) {
     else
         report::render_text(model, std::cout);
     std::cout.flush();
+    if (args.count("plan"))
+        print_plan_section(args, args.count("json") || args.count("csv") || args.count("markdown"));
     return code;
 }
 

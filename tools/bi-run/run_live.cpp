@@ -30,6 +30,7 @@
 #include "server/gpu_memory.hpp"
 #include "server/guards.hpp"
 #include "server/model_facts.hpp"
+#include "sweep_shards.hpp"
 #include "verdict_headline.hpp"
 
 namespace bi::cli {
@@ -272,7 +273,8 @@ int run_live_cells(int raw_argc, char** raw_argv, bool sweep) {
             ? "Runs run-live over every (ctx, N) of --ctx 4096,8192 --parallel 2,4,8: one cert "
               "per\n"
               "cell, one A baseline per ctx shared by all N at that ctx, a summary table at the\n"
-              "end.\n\n"
+              "end. With --plan (see bi-run plan) it runs its shard of a planned sweep into a\n"
+              "shared directory, skipping cells certified before with the same configuration.\n\n"
               "Exit status: 0 when every cell is a promotable GREEN, 3 otherwise, 2 usage error\n"
               "or refused launch, 1 an error before a cell's verdict (cells already done keep\n"
               "their certs), 129/130/143 interrupted (SIGHUP/SIGINT/SIGTERM)."
@@ -291,28 +293,73 @@ int run_live_cells(int raw_argc, char** raw_argv, bool sweep) {
     add_run_options(options, "", sweep);
     add_server_options(options);
     add_guard_options(options);
+    if (sweep) add_shard_options(options);
     const auto args = parse_command_line(options, argc, argv);
     if (args.count("help")) {
         std::cout << options.help(run_help_groups()) << "\n";
         return kExitPromotable;
     }
+    if (sweep && args.count("plan")) return sweep_from_plan(args);
+    if (sweep && (args.count("shard") || args.count("shard-count")))
+        usage("--shard and --shard-count split a planned sweep: give --plan too (see bi-run plan)");
+    return run_cells(args, sweep, nullptr).exit_code;
+}
 
+}  // namespace
+
+void add_sweep_options(cxxopts::Options& options, bool shards) {
+    add_run_options(options, "", true);
+    add_server_options(options);
+    add_guard_options(options);
+    if (shards) add_shard_options(options);
+}
+
+SweepCells sweep_cells(const cxxopts::ParseResult& args) {
+    RunSetup setup = prepare_run(args, true, ProfileScope::ModelsFileFirst);
+    const auto target = resolve_target(args, setup.plugin_profile.empty());
+    const bool alias_given =
+        args.count("model-alias") && !args["model-alias"].as<std::string>().empty();
+    SweepCells cells{alias_given ? args["model-alias"].as<std::string>() : target.alias,
+                     setup.plan.ctxs, setup.plan.parallels};
+    if (cells.model.empty())
+        usage("the sweep names no model: give --profile ALIAS, --model FILE or --model-alias");
+    setup.plan.options.model_alias = cells.model;
+    driver::check_cell_names(setup.plan.options);
+    return cells;
+}
+
+SweepRun run_cells(const cxxopts::ParseResult& args, bool sweep, const ResumeMode* resume) {
     RunSetup setup = prepare_run(args, sweep, ProfileScope::ModelsFileFirst);
     plan_from_options(args, setup);
     const std::string report_html = report_html_option(args);
+    SweepRun run;
     if (args.count("dry-run")) {
         print_plan(setup.plan);
         print_passes(setup.plan, work_set_size(setup));
-        return kExitPromotable;
+        return run;
+    }
+    if (resume) {
+        if (setup.plan.options.model_alias != resume->model)
+            usage("the plan's group names model " + resume->model + " but its options give " +
+                  setup.plan.options.model_alias + " here (another models.toml?)");
+        setup.plan.resume = true;
+        setup.plan.stale_lock_after = resume->stale_lock_after;
     }
     driver::install_interrupt_handlers();
     driver::Progress progress(driver::Progress::detect(setup.quiet), std::cerr);
-    const auto results =
-        driver::run_plan(setup.plan, *setup.scorer, setup.rows, progress,
-                         [&setup](const driver::CellResult& cell) { report_outcome(cell, setup); });
     bool all_promotable = true;
+    std::vector<driver::SkippedCell> skipped;
+    const auto results = driver::run_plan(
+        setup.plan, *setup.scorer, setup.rows, progress,
+        [&setup](const driver::CellResult& cell) { report_outcome(cell, setup); },
+        [&skipped](const driver::SkippedCell& cell) { skipped.push_back(cell); });
     for (const auto& cell : results) all_promotable &= cell.outcome.promotable;
     if (!report_html.empty()) write_report_html(results, report_html, !setup.json);
+    for (const auto& cell : skipped) {
+        all_promotable &= cell.done && cell.promotable;
+        ++(cell.done ? run.done_before : run.left_to_others);
+    }
+    run.ran = results.size();
     if (sweep && !setup.json) {
         std::cout << "\nsummary (" << setup.plan.options.model_alias << ")\n";
         std::printf("  %-8s %-4s %-44s %s\n", "ctx", "N", "verdict", "promotable");
@@ -325,12 +372,15 @@ int run_live_cells(int raw_argc, char** raw_argv, bool sweep) {
                     .c_str(),
                 cell.outcome.promotable ? "yes" : "no");
         }
+        for (const auto& cell : skipped)
+            std::printf("  %-8lld %-4d %-44s %s\n", static_cast<long long>(cell.ctx), cell.parallel,
+                        cell.done ? "(skipped: certified before)" : "(skipped: run elsewhere)",
+                        cell.done && cell.promotable ? "yes" : "no");
         std::fflush(stdout);
     }
-    return all_promotable ? kExitPromotable : kExitNotPromotable;
+    run.exit_code = all_promotable ? kExitPromotable : kExitNotPromotable;
+    return run;
 }
-
-}  // namespace
 
 int run_live_main(int argc, char** argv) {
     return run_live_cells(argc, argv, false);

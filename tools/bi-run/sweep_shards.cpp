@@ -1,0 +1,290 @@
+// bi-run plan and bi-run sweep --plan: a sweep written down once and run in shards by whatever
+// scheduler the operator has (Slurm arrays, Kubernetes Indexed Jobs, CI matrices).
+#include "sweep_shards.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <cstdlib>
+#include <filesystem>
+#include <iostream>
+#include <map>
+#include <memory>
+#include <optional>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "command_line.hpp"
+#include "commands.hpp"
+#include "core/error.hpp"
+#include "core/sweep_plan.hpp"
+#include "driver/interrupt.hpp"
+#include "exit_codes.hpp"
+#include "io/files.hpp"
+#include "io/model_profile.hpp"
+#include "io/plan_io.hpp"
+#include "plugin_args.hpp"
+#include "profile_choice.hpp"
+#include "run_setup.hpp"
+
+namespace bi::cli {
+
+namespace {
+
+[[noreturn]] void usage(const std::string& message) {
+    throw Error(ErrorCategory::Usage, message);
+}
+
+// Options a plan holds per group or per plan, never among the shared options.
+const std::set<std::string> kGroupOptions = {"--profile", "--ctx", "--parallel", "--out-dir",
+                                             "--output"};
+const std::set<std::string> kPlanFlags = {"--all-profiles"};
+
+// The command line's tokens without the per-group and plan-only options, in the order given.
+std::vector<std::string> shared_tokens(int argc, char** argv) {
+    std::vector<std::string> tokens;
+    for (int i = 1; i < argc; ++i) {
+        const std::string token = argv[i];
+        const std::string name = token.substr(0, token.find('='));
+        if (kPlanFlags.count(token)) continue;
+        if (kGroupOptions.count(name)) {
+            if (name == token) ++i;  // "--ctx 4096": the value is the next token
+            continue;
+        }
+        tokens.push_back(token);
+    }
+    return tokens;
+}
+
+std::vector<std::string> split_commas(const std::string& text) {
+    std::vector<std::string> parts;
+    std::size_t start = 0;
+    for (;;) {
+        const auto comma = text.find(',', start);
+        parts.push_back(text.substr(start, comma - start));
+        if (comma == std::string::npos) break;
+        start = comma + 1;
+    }
+    return parts;
+}
+
+template <typename T>
+std::string joined(const std::vector<T>& values) {
+    std::string out;
+    for (const auto& v : values) out += (out.empty() ? "" : ",") + std::to_string(v);
+    return out;
+}
+
+struct ParsedArgs {
+    std::vector<std::string> tokens;  // tokens[0] is the command name
+    std::vector<char*> argv;
+    std::unique_ptr<cxxopts::Options> options;
+    cxxopts::ParseResult result;
+};
+
+std::unique_ptr<ParsedArgs> parse_sweep(std::vector<std::string> tokens, bool shards) {
+    auto parsed = std::make_unique<ParsedArgs>();
+    parsed->tokens = std::move(tokens);
+    for (auto& token : parsed->tokens) parsed->argv.push_back(token.data());
+    parsed->argv.push_back(nullptr);
+    parsed->options = std::make_unique<cxxopts::Options>("bi-run sweep");
+    add_sweep_options(*parsed->options, shards);
+    parsed->result = parse_command_line(*parsed->options, static_cast<int>(parsed->tokens.size()),
+                                        parsed->argv.data());
+    return parsed;
+}
+
+std::vector<std::string> group_tokens(const core::SweepPlan& plan, const core::PlanGroup& group,
+                                      const std::string& out_dir) {
+    std::vector<std::string> tokens{"sweep"};
+    tokens.insert(tokens.end(), plan.options.begin(), plan.options.end());
+    if (group.profile) tokens.insert(tokens.end(), {"--profile", *group.profile});
+    tokens.insert(tokens.end(), {"--ctx", std::to_string(group.ctx), "--parallel",
+                                 joined(group.parallels), "--out-dir", out_dir});
+    return tokens;
+}
+
+std::optional<std::string> environment(const std::string& name) {
+    const char* value = std::getenv(name.c_str());
+    if (!value || !*value) return std::nullopt;
+    return std::string(value);
+}
+
+// --shard, else the scheduler's environment, else the whole plan.
+core::ShardChoice choose_shard(const cxxopts::ParseResult& args) {
+    std::optional<int> count;
+    if (args.count("shard-count")) {
+        const int m = args["shard-count"].as<int>();
+        if (m < 1 || m > 1000000) usage("--shard-count must be between 1 and 1000000");
+        count = m;
+    }
+    if (args.count("shard")) {
+        const auto text = args["shard"].as<std::string>();
+        const auto shard = core::parse_shard(text);
+        if (!shard) usage("--shard " + text + ": expected K/M with 0 <= K < M, e.g. 0/4");
+        if (count && *count != shard->count)
+            usage("--shard " + text + " and --shard-count " + std::to_string(*count) + " disagree");
+        return {*shard, "--shard " + text};
+    }
+    if (auto from_env = core::shard_from_environment(environment, count)) return *from_env;
+    if (count)
+        usage("--shard-count " + std::to_string(*count) +
+              " needs an index: JOB_COMPLETION_INDEX, BI_SHARD_INDEX or --shard K/M");
+    return {{0, 1}, "no --shard and no scheduler variables: the whole plan"};
+}
+
+}  // namespace
+
+void add_shard_options(cxxopts::Options& options) {
+    options.add_options("Plan")("plan", "Run the groups of this plan file (see bi-run plan)",
+                                cxxopts::value<std::string>())(
+        "shard", "K/M: run groups i with i mod M == K (default: from the scheduler)",
+        cxxopts::value<std::string>())(
+        "shard-count",
+        "M, the number of shards, where the scheduler gives only an index (Kubernetes "
+        "JOB_COMPLETION_INDEX)",
+        cxxopts::value<int>())("stale-lock-after",
+                               "Seconds after which a cell's lock whose holder cannot be checked "
+                               "(another host) is taken over",
+                               cxxopts::value<double>()->default_value(
+                                   std::to_string(io::kDefaultStaleLockAfter.count())));
+}
+
+int sweep_from_plan(const cxxopts::ParseResult& args) {
+    static const std::set<std::string> kAllowed = {
+        "plan", "shard", "shard-count", "stale-lock-after", "out-dir", "quiet", "json"};
+    for (const auto& given : args.arguments())
+        if (!kAllowed.count(given.key()))
+            usage("--" + given.key() +
+                  ": with --plan the sweep's options come from the plan; only --shard, "
+                  "--shard-count, --stale-lock-after, --out-dir, --quiet and --json are taken");
+    const std::string path = args["plan"].as<std::string>();
+    core::SweepPlan plan;
+    try {
+        plan = io::read_plan(path);
+    } catch (const Error& e) {
+        throw Error(ErrorCategory::Usage, std::string("--plan: ") + e.what());
+    }
+    const auto choice = choose_shard(args);
+    const auto mine = core::shard_groups(plan.groups.size(), choice.shard);
+    const std::string out_dir =
+        args.count("out-dir") ? args["out-dir"].as<std::string>() : plan.out_dir;
+    ResumeMode resume;
+    resume.stale_lock_after =
+        std::chrono::duration_cast<std::chrono::seconds>(seconds_option(args, "stale-lock-after"));
+
+    std::cerr << "bi-run sweep: " << plan.plan_id << ", shard " << choice.shard.index << "/"
+              << choice.shard.count << " (" << choice.source << "): " << mine.size() << " of "
+              << plan.groups.size() << " group(s)";
+    for (std::size_t i = 0; i < mine.size(); ++i) std::cerr << (i ? ", " : " ") << mine[i];
+    std::cerr << "; certs in " << out_dir << std::endl;
+
+    SweepRun total;
+    std::size_t failed = 0;
+    for (const auto index : mine) {
+        const auto& group = plan.groups[index];
+        auto tokens = group_tokens(plan, group, out_dir);
+        if (args.count("quiet")) tokens.push_back("--quiet");
+        if (args.count("json")) tokens.push_back("--json");
+        resume.model = group.model;
+        std::cerr << "bi-run sweep: group " << index << ": " << group.model << " ctx " << group.ctx
+                  << " N " << joined(group.parallels) << std::endl;
+        try {
+            const auto parsed = parse_sweep(tokens, true);
+            const SweepRun run = run_cells(parsed->result, true, &resume);
+            total.ran += run.ran;
+            total.done_before += run.done_before;
+            total.left_to_others += run.left_to_others;
+            if (run.exit_code != kExitPromotable) total.exit_code = run.exit_code;
+        } catch (const driver::Interrupted&) {
+            throw;
+        } catch (const Error& e) {
+            ++failed;
+            std::cerr << "bi-run sweep: group " << index << " (" << group.model << " ctx "
+                      << group.ctx << ") failed: " << without_bi_prefix(e.what()) << std::endl;
+        }
+    }
+    std::cerr << "bi-run sweep: shard " << choice.shard.index << "/" << choice.shard.count
+              << " done: " << total.ran << " cell(s) run, " << total.done_before
+              << " certified before, " << total.left_to_others << " left to other tasks, " << failed
+              << " group(s) failed" << std::endl;
+    if (failed > 0) return kExitError;
+    return total.left_to_others > 0 ? kExitNotPromotable : total.exit_code;
+}
+
+int plan_main(int argc, char** argv) {
+    cxxopts::Options options(
+        "bi-run plan",
+        "Writes a sweep's cells as a plan file for sharded runs: one group per (model, ctx)\n"
+        "holding its N values, sorted, with the options every cell runs with and a plan id.\n"
+        "Takes sweep's options; --profile may list several models.toml aliases (a,b,c) or\n"
+        "--all-profiles takes every one. Run it with bi-run sweep --plan FILE --shard K/M.\n\n"
+        "Exit status: 0 written, 2 usage error.");
+    add_sweep_options(options, false);
+    options.add_options("Plan")("all-profiles", "One set of groups per models.toml alias")(
+        "output", "Write the plan here (default: stdout)", cxxopts::value<std::string>());
+    const auto args = parse_command_line(options, argc, argv);
+    if (args.count("help")) {
+        std::cout << options.help() << "\n";
+        return kExitPromotable;
+    }
+    if (args.count("dry-run")) usage("--dry-run: bi-run plan launches nothing anyway");
+    if (args.count("port"))
+        usage("--port: the tasks of a plan may share a node, so each picks its own free port");
+    std::vector<std::optional<std::string>> profiles;
+    if (args.count("all-profiles")) {
+        if (args.count("profile")) usage("--all-profiles and --profile cannot be used together");
+        const std::string file = models_file_path(args);
+        if (!std::filesystem::exists(file))
+            usage("--all-profiles needs a models file: " + file + " not found (see --models-toml)");
+        for (const auto& alias : io::list_models(file).aliases) profiles.emplace_back(alias);
+        if (profiles.empty()) usage("--all-profiles: " + file + " defines no [[models]]");
+    } else if (args.count("profile")) {
+        for (const auto& name : split_commas(args["profile"].as<std::string>())) {
+            if (name.empty()) usage("--profile: an empty name in the list");
+            profiles.emplace_back(name);
+        }
+    } else {
+        profiles.emplace_back();
+    }
+    if (profiles.size() > 1 && args.count("model-alias"))
+        usage("--model-alias names one model; with several profiles each alias is its name");
+
+    core::SweepPlan plan;
+    plan.out_dir = args.count("out-dir") ? args["out-dir"].as<std::string>() : "";
+    plan.options = shared_tokens(argc, argv);
+    std::map<std::pair<std::string, std::int64_t>, std::string> seen;
+    for (const auto& profile : profiles) {
+        std::vector<std::string> tokens{"sweep"};
+        tokens.insert(tokens.end(), plan.options.begin(), plan.options.end());
+        if (profile) tokens.insert(tokens.end(), {"--profile", *profile});
+        tokens.insert(tokens.end(),
+                      {"--ctx", args["ctx"].as<std::string>(), "--parallel",
+                       args["parallel"].as<std::string>(), "--out-dir", plan.out_dir});
+        const auto parsed = parse_sweep(tokens, false);
+        const auto cells = sweep_cells(parsed->result);
+        const std::string from = profile ? "--profile " + *profile : "the options";
+        for (auto ctx : cells.ctxs) {
+            const auto [it, fresh] = seen.emplace(std::make_pair(cells.model, ctx), from);
+            if (!fresh)
+                usage(from + " and " + it->second + " both give model " + cells.model +
+                      ": their certs would have the same names");
+            plan.groups.push_back({cells.model, profile, ctx, cells.parallels});
+        }
+    }
+    core::sort_plan(plan);
+    const std::string text = io::render_plan(plan);
+    std::size_t n_cells = 0;
+    for (const auto& group : plan.groups) n_cells += group.parallels.size();
+    const std::string id = io::plan_id(plan);
+    if (args.count("output")) {
+        io::write_file_atomically(args["output"].as<std::string>(), text);
+        std::cerr << "bi-run plan: " << id << ": " << plan.groups.size() << " group(s), " << n_cells
+                  << " cell(s) written to " << args["output"].as<std::string>() << "\n";
+    } else {
+        std::cout << text << std::flush;
+    }
+    return kExitPromotable;
+}
+
+}  // namespace bi::cli

@@ -1,0 +1,55 @@
+// Sharded sweeps: `bi-run plan` writes a sweep's groups to a plan file, and `bi-run sweep --plan`
+// runs one shard of it (--shard K/M or a scheduler's environment) into a shared directory,
+// skipping what is certified already, so array tasks, Indexed Jobs or CI matrix legs together
+// produce the certs one sweep would.
+#pragma once
+
+#include <cxxopts.hpp>
+
+#include <chrono>
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace bi::cli {
+
+// The plan-only sweep options: --plan, --shard, --shard-count, --stale-lock-after.
+void add_shard_options(cxxopts::Options& options);
+
+// Every sweep option (cell, server and, when `shards`, the shard ones): what a plan's stored
+// options are parsed with.
+void add_sweep_options(cxxopts::Options& options, bool shards = true);
+
+// What a sweep's options give: the certs' model name (the models.toml alias, --model-alias or
+// the model file's stem) and the ctx and N lists. Every option is validated on the way; the
+// server binary and model files are not opened (the plan may be written on another machine).
+struct SweepCells {
+    std::string model;
+    std::vector<std::int64_t> ctxs;
+    std::vector<int> parallels;
+};
+SweepCells sweep_cells(const cxxopts::ParseResult& args);
+
+// A planned group: its cells are resumed (skip certified, leave held ones, take over stale
+// locks) and its model name must be the one the plan recorded.
+struct ResumeMode {
+    std::string model;
+    std::chrono::seconds stale_lock_after{0};
+};
+
+struct SweepRun {
+    int exit_code = 0;  // kExitPromotable when every cell is a promotable GREEN, else 3
+    std::size_t ran = 0;
+    std::size_t done_before = 0;     // skipped: a cert with the same configuration was there
+    std::size_t left_to_others = 0;  // skipped: another live bi-run holds the cell
+};
+
+// A whole sweep (or run-live's one cell) from parsed options, resumed when `resume` is given.
+// Throws bi::Error for anything before a verdict.
+SweepRun run_cells(const cxxopts::ParseResult& args, bool sweep, const ResumeMode* resume);
+
+// `bi-run sweep --plan FILE [--shard K/M]`: the groups of this shard, one sweep each.
+int sweep_from_plan(const cxxopts::ParseResult& args);
+
+}  // namespace bi::cli

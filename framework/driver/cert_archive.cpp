@@ -31,7 +31,7 @@ std::string compact(const std::string& stamp) {
 std::string write_new_history_file(const fs::path& dir, const std::string& base,
                                    const std::string& content) {
     for (int k = 0; k < 1000; ++k) {
-        const std::string name = base + (k ? "." + std::to_string(k) : "") + ".json";
+        std::string name = base + (k ? "." + std::to_string(k) : "") + ".json";
         const fs::path path = dir / name;
         const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
         if (fd < 0) {

@@ -21,6 +21,9 @@ namespace bi::io {
 
 namespace {
 
+// A PEM key is a few hundred bytes; anything much larger is not a key file.
+constexpr std::uint64_t kMaxKeyFileBytes = std::uint64_t{64} * 1024;
+
 using Pkey = std::unique_ptr<EVP_PKEY, decltype(&EVP_PKEY_free)>;
 using Bio = std::unique_ptr<BIO, decltype(&BIO_free)>;
 
@@ -137,7 +140,7 @@ std::shared_ptr<const SigningKey> SigningKey::load(const std::string& path,
         usage(what + " " + path + ": the private key is readable by group or others (mode " + mode +
               "); chmod 600 it");
     }
-    const std::string text = read_file(path, 64 * 1024);
+    const std::string text = read_file(path, kMaxKeyFileBytes);
     auto bio = memory_bio(text);
     EVP_PKEY* key = PEM_read_bio_PrivateKey(bio.get(), nullptr, nullptr, nullptr);
     if (!is_ed25519(key)) {
@@ -191,7 +194,7 @@ void TrustedKeys::add(const std::string& path) {
     for (const auto& file : files) {
         std::string text;
         try {
-            text = read_file(file, 64 * 1024);
+            text = read_file(file, kMaxKeyFileBytes);
         } catch (const Error& e) {
             usage(std::string("--trusted-key ") + e.what());
         }

@@ -73,6 +73,7 @@ bool accepts(cxxopts::Options& options, int argc, char** argv, std::string_view 
     else
         tokens[index] = probe;
     std::vector<char*> pointers;
+    pointers.reserve(tokens.size() + 1);
     for (auto& token : tokens) pointers.push_back(token.data());
     pointers.push_back(nullptr);
     try {

@@ -10,8 +10,8 @@
 #include <string>
 #include <thread>
 
-#include "command_output.hpp"
 #include "core/utf8.hpp"
+#include "server/command_output.hpp"
 
 namespace bi::driver {
 
@@ -39,9 +39,9 @@ std::string trimmed(const std::string& text) {
 
 // "NAME, DRIVER" lines of nvidia-smi's CSV query; false when it is absent or says nothing.
 bool gpus_from_nvidia_smi(core::HostRecord& host) {
-    const auto output =
-        command_output({"nvidia-smi", "--query-gpu=name,driver_version", "--format=csv,noheader"},
-                       std::chrono::seconds(10));
+    const auto output = server::command_output(
+        {"nvidia-smi", "--query-gpu=name,driver_version", "--format=csv,noheader"},
+        std::chrono::seconds(10));
     if (!output) return false;
     std::size_t start = 0;
     while (start < output->size()) {

@@ -1,12 +1,10 @@
 #include "live_launcher.hpp"
 
-#include <fstream>
-
-#include "command_output.hpp"
 #include "core/error.hpp"
-#include "core/sha256.hpp"
 #include "interrupt.hpp"
+#include "io/file_hash_cache.hpp"
 #include "readiness.hpp"
+#include "server/command_output.hpp"
 #include "server/server_process.hpp"
 
 namespace bi::driver {
@@ -58,7 +56,7 @@ private:
 
 // The binary's own `--version` text (llama-server prints its build and exits), trimmed.
 std::optional<std::string> version_text_of(const std::string& binary) {
-    auto text = command_output({binary, "--version"}, std::chrono::seconds(5));
+    auto text = server::command_output({binary, "--version"}, std::chrono::seconds(5));
     if (!text) return std::nullopt;
     while (!text->empty() && (text->back() == '\n' || text->back() == '\r')) text->pop_back();
     return text;
@@ -67,13 +65,11 @@ std::optional<std::string> version_text_of(const std::string& binary) {
 }  // namespace
 
 std::string file_sha256(const std::string& path) {
-    std::ifstream in(path, std::ios::binary);
-    if (!in) return "";
-    core::Sha256 hash;
-    char buffer[1 << 16];
-    while (in.read(buffer, sizeof buffer) || in.gcount() > 0)
-        hash.update(buffer, static_cast<std::size_t>(in.gcount()));
-    return hash.hex_digest();
+    try {
+        return io::stream_file_sha256(path);
+    } catch (const Error&) {
+        return "";
+    }
 }
 
 LiveLauncher::LiveLauncher(LiveServerConfig config)

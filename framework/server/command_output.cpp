@@ -12,11 +12,11 @@
 #include "core/spawned_children.hpp"
 #include "core/utf8.hpp"
 
-namespace bi::driver {
+namespace bi::server {
 
 namespace {
 
-constexpr std::size_t kMaxOutput = 64 * 1024;
+constexpr std::size_t kMaxOutput = std::size_t{64} * 1024;
 
 // Exec in the child: stdin from /dev/null, stdout and stderr into the pipe. Only async-signal-
 // safe calls here (the parent may have other threads): `args` was built before the fork.
@@ -35,6 +35,7 @@ std::optional<std::string> command_output(const std::vector<std::string>& argv,
                                           std::chrono::milliseconds timeout) {
     if (argv.empty()) return std::nullopt;
     std::vector<char*> args;
+    args.reserve(argv.size() + 1);
     for (const auto& arg : argv) args.push_back(const_cast<char*>(arg.c_str()));
     args.push_back(nullptr);
     int fds[2];
@@ -79,4 +80,4 @@ std::optional<std::string> command_output(const std::vector<std::string>& argv,
     return core::replace_invalid_utf8(output);
 }
 
-}  // namespace bi::driver
+}  // namespace bi::server

@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-namespace bi::driver {
+namespace bi::server {
 
 // argv[0] is a path or a name looked up in PATH. Returns stdout + stderr (at most 64 KiB, invalid
 // UTF-8 replaced) when the command exited 0 within `timeout`; nullopt when it could not run,
@@ -15,4 +15,4 @@ namespace bi::driver {
 std::optional<std::string> command_output(const std::vector<std::string>& argv,
                                           std::chrono::milliseconds timeout);
 
-}  // namespace bi::driver
+}  // namespace bi::server

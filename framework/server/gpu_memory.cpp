@@ -1,58 +1,19 @@
 #include "gpu_memory.hpp"
 
-#include <fcntl.h>
-#include <spawn.h>
-#include <sys/wait.h>
-#include <unistd.h>
-
 #include <algorithm>
 #include <cerrno>
 #include <cstdlib>
 #include <sstream>
 
+#include "command_output.hpp"
 #include "core/error.hpp"
-
-extern char** environ;
 
 namespace bi::server {
 
 namespace {
 
-// The standard output of argv (searched on PATH), or nullopt when it cannot run or fails.
-std::optional<std::string> output_of(const std::vector<std::string>& argv) {
-    int fds[2];
-    if (::pipe(fds) != 0) return std::nullopt;
-    posix_spawn_file_actions_t actions;
-    posix_spawn_file_actions_init(&actions);
-    posix_spawn_file_actions_adddup2(&actions, fds[1], STDOUT_FILENO);
-    posix_spawn_file_actions_addopen(&actions, STDERR_FILENO, "/dev/null", O_WRONLY, 0);
-    posix_spawn_file_actions_addopen(&actions, STDIN_FILENO, "/dev/null", O_RDONLY, 0);
-    posix_spawn_file_actions_addclose(&actions, fds[0]);
-    posix_spawn_file_actions_addclose(&actions, fds[1]);
-    std::vector<char*> args;
-    for (const auto& arg : argv) args.push_back(const_cast<char*>(arg.c_str()));
-    args.push_back(nullptr);
-    pid_t pid = -1;
-    const int spawned = posix_spawnp(&pid, args[0], &actions, nullptr, args.data(), environ);
-    posix_spawn_file_actions_destroy(&actions);
-    ::close(fds[1]);
-    std::string out;
-    if (spawned == 0) {
-        char buffer[4096];
-        for (;;) {
-            const ssize_t n = ::read(fds[0], buffer, sizeof buffer);
-            if (n > 0 && out.size() < (1u << 20)) out.append(buffer, static_cast<std::size_t>(n));
-            if (n == 0 || (n < 0 && errno != EINTR)) break;
-        }
-    }
-    ::close(fds[0]);
-    if (spawned != 0) return std::nullopt;
-    int status = 0;
-    while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
-    }
-    if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) return std::nullopt;
-    return out;
-}
+// nvidia-smi answers in well under a second; a wedged driver must not hold the run.
+constexpr std::chrono::seconds kNvidiaSmiTimeout{10};
 
 }  // namespace
 
@@ -83,7 +44,8 @@ std::uint64_t gpu_part(const Footprint& footprint, const ModelFacts& model, std:
 
 std::optional<GpuMemory> gpu_free_memory() {
     const auto text =
-        output_of({"nvidia-smi", "--query-gpu=memory.free", "--format=csv,noheader,nounits"});
+        command_output({"nvidia-smi", "--query-gpu=memory.free", "--format=csv,noheader,nounits"},
+                       kNvidiaSmiTimeout);
     if (!text) return std::nullopt;
     GpuMemory memory;
     std::istringstream lines(*text);

@@ -12,13 +12,13 @@
 #include "core/deployment.hpp"
 #include "core/sha256.hpp"
 #include "driver/cert_archive.hpp"
-#include "driver/command_output.hpp"
 #include "io/attestation.hpp"
 #include "io/cert_io.hpp"
 #include "io/file_hash_cache.hpp"
 #include "io/files.hpp"
 #include "io/json_text.hpp"
 #include "scratch_dir.hpp"
+#include "server/command_output.hpp"
 #include "trial_builders.hpp"
 
 using namespace bi;
@@ -98,13 +98,13 @@ TEST_CASE("the model hash is streamed once and cached by path, size and mtime", 
 }
 
 TEST_CASE("a provenance helper command is bounded in time and must succeed", "[provenance]") {
-    const auto echo = driver::command_output({"/bin/echo", "hello"}, std::chrono::seconds(10));
+    const auto echo = server::command_output({"/bin/echo", "hello"}, std::chrono::seconds(10));
     REQUIRE(echo);
     CHECK(*echo == "hello\n");
-    CHECK_FALSE(driver::command_output({"/bin/false"}, std::chrono::seconds(10)));
-    CHECK_FALSE(driver::command_output({"no-such-command-here"}, std::chrono::seconds(10)));
+    CHECK_FALSE(server::command_output({"/bin/false"}, std::chrono::seconds(10)));
+    CHECK_FALSE(server::command_output({"no-such-command-here"}, std::chrono::seconds(10)));
     const auto start = std::chrono::steady_clock::now();
-    CHECK_FALSE(driver::command_output({"/bin/sleep", "30"}, std::chrono::milliseconds(200)));
+    CHECK_FALSE(server::command_output({"/bin/sleep", "30"}, std::chrono::milliseconds(200)));
     CHECK(std::chrono::steady_clock::now() - start < std::chrono::seconds(10));
 }
 

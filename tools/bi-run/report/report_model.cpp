@@ -170,8 +170,10 @@ std::vector<std::string> deciding_reasons(const core::Cert& cert, std::size_t li
     std::size_t end = reasons.size();
     if (reasons[end - 1].rfind("verdict ", 0) == 0) --end;
     std::size_t begin = end;
-    while (begin > 0 && end - begin < limit && !is_passed_reason(reasons[begin - 1])) --begin;
+    while (begin > 0 && !is_passed_reason(reasons[begin - 1])) --begin;
     if (begin == end) --begin;
+    // The fired rule's own line comes first; the lines after it (forensics, caveats) elaborate.
+    end = std::min(end, begin + limit);
     return std::vector<std::string>(reasons.begin() + static_cast<std::ptrdiff_t>(begin),
                                     reasons.begin() + static_cast<std::ptrdiff_t>(end));
 }

@@ -77,7 +77,7 @@ std::string largest_green_line(const ModelGrid& grid);
 std::string entry_headline(const ReportEntry& entry);
 
 // The reasons that decided the verdict: the fired rule's lines just before the closing
-// "verdict ..." line (at most `limit`); for a green, its closing line.
+// "verdict ..." line, the rule's own line first (at most `limit`); for a green, its closing line.
 std::vector<std::string> deciding_reasons(const core::Cert& cert, std::size_t limit = 3);
 
 // "id3 in C2: extracted_answer \"answer-id3\" → \"moved\"": the invariant fields that

@@ -174,6 +174,11 @@ TEST_CASE("verify-cert --expect and --expect-deployment list the keys that diffe
     CHECK(contains(file.out, "plugin_sha256: expected 00 among the plugins"));
     CHECK_FALSE(contains(file.out, "ctx: expected"));
 
+    // A value with a comma stays one expectation (a flag such as --tensor-split 3,1).
+    const auto comma = bi_run({"verify-cert", cert, "--expect", "server_flag=3,1"});
+    CHECK(comma.exit_code == 3);
+    CHECK(contains(comma.out, "server_flag: expected 3,1 among the server flags"));
+
     const auto unknown = bi_run({"verify-cert", cert, "--expect", "colour=blue"});
     CHECK(unknown.exit_code == 2);
     CHECK(contains(unknown.err, "--expect colour=blue: unknown key 'colour'"));

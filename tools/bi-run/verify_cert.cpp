@@ -18,6 +18,7 @@
 #include "io/files.hpp"
 #include "io/json_text.hpp"
 #include "io/upstream_cert.hpp"
+#include "option_tokens.hpp"
 #include "verdict_headline.hpp"
 
 namespace bi::cli {
@@ -243,16 +244,14 @@ std::vector<core::Expectation> deployment_file(const std::string& path) {
 
 VerifyOptions verify_options(const cxxopts::ParseResult& args) {
     VerifyOptions o;
-    if (args.count("trusted-key"))
-        for (const auto& path : args["trusted-key"].as<std::vector<std::string>>())
-            o.trusted.add(path);
+    // Whole tokens: a key path or an expected flag list may hold a comma.
+    for (const auto& path : option_tokens(args, "trusted-key")) o.trusted.add(path);
     o.require_signature = args.count("require-signature") > 0;
     if (o.require_signature && o.trusted.empty())
         throw Error(ErrorCategory::Usage,
                     "--require-signature needs --trusted-key (the keys a signature must be by)");
-    if (args.count("expect"))
-        for (const auto& text : args["expect"].as<std::vector<std::string>>())
-            o.expected.push_back(expectation(text, "--expect"));
+    for (const auto& text : option_tokens(args, "expect"))
+        o.expected.push_back(expectation(text, "--expect"));
     if (args.count("expect-deployment"))
         for (auto& e : deployment_file(args["expect-deployment"].as<std::string>()))
             o.expected.push_back(std::move(e));

@@ -55,7 +55,7 @@ TEST_CASE("a value that is not a number names its option", "[cli][hostile-input]
     }
 }
 
-TEST_CASE("the work-set must be a regular UTF-8 file; a FIFO does not block",
+TEST_CASE("the work-set must be a regular UTF-8 file, and a FIFO does not block",
           "[cli][hostile-input]") {
     testing::ScratchDir dir;
     const std::string fifo = dir.file("ws.fifo");

@@ -302,7 +302,7 @@ TEST_CASE("synth: f16 with grouped-query attention", "[gguf][synth]") {
     CHECK(result.file.sha256_hex == bi::core::sha256_hex(f.bytes));
 }
 
-TEST_CASE("synth: same spec, same bytes; another seed, other weights", "[gguf][synth]") {
+TEST_CASE("synth: same spec, same bytes, and another seed gives other weights", "[gguf][synth]") {
     ModelSpec spec = small_gqa_f16();
     const std::string first = synthesize(spec).bytes;
     CHECK(synthesize(spec).bytes == first);

@@ -6,7 +6,7 @@
 using namespace bi;
 using core::Interval;
 
-TEST_CASE("overlap depth by sweep line; touching intervals do not overlap", "[coverage]") {
+TEST_CASE("overlap depth by sweep line, where touching intervals do not overlap", "[coverage]") {
     CHECK(core::max_overlap_depth({}) == 0);
     CHECK(core::max_overlap_depth({{0, 10}, {10, 20}, {20, 30}}) == 1);
     CHECK(core::max_overlap_depth({{0, 10}, {9, 20}}) == 2);

@@ -227,7 +227,7 @@ TEST_CASE("a lock names its holder and is refused while the holder lives", "[swe
     CHECK(took_over.empty());
 }
 
-TEST_CASE("stale locks are taken over with a message; live ones elsewhere are not",
+TEST_CASE("stale locks are taken over with a message, live ones elsewhere are not",
           "[sweep-plan][lock]") {
     testing::ScratchDir dir;
     const auto host = io::lock_host_name();

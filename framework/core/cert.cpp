@@ -76,7 +76,7 @@ CertGates gates_of(const Verdict& v) {
     g.overlap = {v.overlap_ok,           v.client_depth,     v.per_pass_client_depth, v.server_c,
                  v.reported_total_slots, v.overlap_per_pass, v.overlap_problems};
     g.overlap.server.busy_samples.clear();
-    g.completion_floor = {v.completion_floor_ok, kCompletionFloor, v.census};
+    g.completion_floor = {v.completion_floor_ok, kCompletionFloor, v.census, v.census_b};
     g.cobatch_coverage = {v.cobatch_coverage_ok, v.cobatch_coverage_checked, v.coverage};
     g.arm_b.ran = v.ab.has_value();
     if (v.ab) g.arm_b.ab_passed = v.ab->clean();

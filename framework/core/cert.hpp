@@ -45,6 +45,8 @@ struct CompletionFloorGate {
     bool ok = false;
     double threshold = kCompletionFloor;
     std::vector<CompletionCensus> arms;  // A, then C1..CT
+    // Arm B's census, recorded (and read by upstream tooling as n_ok_b); the floor gates A and C.
+    std::optional<CompletionCensus> arm_b;
 };
 
 struct CoverageGate {

@@ -193,6 +193,7 @@ Verdict evidence_of(const Cert& c) {
 
     const bool any_pass = c.n_passes() > 0;
     v.census = g.completion_floor.arms;
+    v.census_b = g.completion_floor.arm_b;
     v.completion_floor_ok = any_pass;
     for (const auto& census : v.census) v.completion_floor_ok &= census.meets(kCompletionFloor);
 

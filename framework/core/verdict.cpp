@@ -363,6 +363,7 @@ Verdict gather(const CellEvidence& all) {
     v.census.push_back(completion_census(e.arm_a, "A"));
     for (std::size_t t = 0; t < e.arm_c.size(); ++t)
         v.census.push_back(completion_census(e.arm_c[t], "C" + std::to_string(t + 1)));
+    if (e.arm_b) v.census_b = completion_census(*e.arm_b, "B");
     v.completion_floor_ok = !e.arm_c.empty();
     for (const auto& census : v.census) v.completion_floor_ok &= census.meets(kCompletionFloor);
 

@@ -146,7 +146,8 @@ struct Verdict {
     std::size_t same_slot_compared = 0;
     std::size_t same_slot_divergent = 0;
 
-    std::vector<CompletionCensus> census;  // A, then each C pass
+    std::vector<CompletionCensus> census;      // A, then each C pass
+    std::optional<CompletionCensus> census_b;  // arm B's, recorded only: not part of the floor
     bool completion_floor_ok = false;
     std::vector<PassCoverage> coverage;
     bool cobatch_coverage_checked = false;

@@ -266,6 +266,7 @@ namespace {
 // The upstream contract's n_ok of one arm ("A", "B", or the fewest of the C passes); null when
 // the cert has no census for it.
 Json upstream_n_ok(const CompletionFloorGate& g, char arm) {
+    if (arm == 'B') return g.arm_b ? Json(g.arm_b->n_ok) : Json();
     std::optional<std::size_t> n_ok;
     for (const auto& census : g.arms)
         if (!census.arm.empty() && census.arm.front() == arm)
@@ -318,6 +319,17 @@ const Table<CompletionFloorGate>& table() {
                          *arms, child(path, "arms"))) {
                     census.arm = arm;
                     g.arms.push_back(std::move(census));
+                }
+            }),
+        custom<G>(
+            "arm_b",
+            [](const G& g, Json& o) {
+                if (g.arm_b) o.set("arm_b", Codec<CompletionCensus>::to_json(*g.arm_b));
+            },
+            [](const Json& o, G& g, const std::string& path) {
+                if (const Json* b = o.find("arm_b")) {
+                    g.arm_b = Codec<CompletionCensus>::from_json(*b, child(path, "arm_b"));
+                    g.arm_b->arm = "B";
                 }
             }),
     };

@@ -14,6 +14,7 @@
 #include "driver/cert_archive.hpp"
 #include "io/attestation.hpp"
 #include "io/cert_io.hpp"
+#include "io/cert_schema.hpp"
 #include "io/file_hash_cache.hpp"
 #include "io/files.hpp"
 #include "io/json_text.hpp"
@@ -239,6 +240,7 @@ TEST_CASE("a bi-cert/2 cert carries the upstream contract's nested names with re
     const core::Json& floor = *document.find("completion_floor");
     CHECK(*floor.find("completion_floor_ok") == core::Json(true));
     CHECK(floor.find("n_ok_a")->as_int() == 6);
+    CHECK(floor.find("n_ok_b")->as_int() == 6);
     CHECK(floor.find("n_ok_c")->as_int() == 6);
     CHECK(floor.find("min_ok_fraction")->as_double() == 1.0);
     const core::Json& coverage = *document.find("cobatch_coverage");
@@ -249,6 +251,25 @@ TEST_CASE("a bi-cert/2 cert carries the upstream contract's nested names with re
     CHECK(sensitivity.find("rate_upper_bound_95")->as_double() ==
           sensitivity.find("clopper_pearson_upper_95")->as_double());
     CHECK(sensitivity.find("n_ac_divergent")->as_int() == 0);
+}
+
+TEST_CASE("n_ok_b counts arm B's ok trials and is recorded, not gated", "[cert_io][upstream]") {
+    auto cell = testing::clean_cell(6, 2);
+    REQUIRE(cell.arm_b);
+    cell.arm_b->begin()->second.failure_mode = "timeout";
+    const auto cert = cert_of(cell);
+    REQUIRE(cert.gates.completion_floor.arm_b);
+    CHECK(cert.gates.completion_floor.arm_b->n_ok == 5);
+    const core::Json document = io::parse_json(io::render_cert(cert), "cert");
+    const core::Json& floor = *document.find("completion_floor");
+    CHECK(floor.find("n_ok_b")->as_int() == 5);
+    CHECK(floor.find("n_ok_a")->as_int() == 6);
+    // The floor gates A and the C passes; B's census is evidence beside it.
+    CHECK(cert.gates.completion_floor.ok);
+    const auto read = io::cert_from_json(document);
+    REQUIRE(read.cert);
+    REQUIRE(read.cert->gates.completion_floor.arm_b);
+    CHECK(read.cert->gates.completion_floor.arm_b->n_ok == 5);
 }
 
 TEST_CASE("a bi-cert/1 cert (no upstream names) still reads, intact and promotable",

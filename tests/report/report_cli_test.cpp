@@ -24,6 +24,25 @@ std::string fixtures(const testing::ScratchDir& dir) {
     return certs;
 }
 
+// `command` (run-live or sweep) against bi-mock-server at ctx 512, two passes, quiet, then
+// `extra`; the model file is written into `dir` first.
+std::vector<std::string> mock_server_run(testing::ScratchDir& dir, const std::string& command,
+                                         const std::vector<std::string>& extra) {
+    io::write_file_atomically(dir.file("model.gguf"), "not really a model");
+    std::vector<std::string> argv{BI_RUN_PATH,     command,
+                                  "--server-bin",  BI_MOCK_SERVER_PATH,
+                                  "--model",       dir.file("model.gguf"),
+                                  "--model-alias", "m",
+                                  "--out-dir",     dir.file("out"),
+                                  "--workset",     BI_SMALL_WORKSET,
+                                  "--n-predict",   "40",
+                                  "--passes",      "2",
+                                  "--ctx",         "512",
+                                  "--quiet"};
+    argv.insert(argv.end(), extra.begin(), extra.end());
+    return argv;
+}
+
 }  // namespace
 
 TEST_CASE("report --csv: a header and one row per usable cert, verdict word first",
@@ -103,29 +122,8 @@ TEST_CASE("report: bad output options are usage errors naming the option", "[rep
 
 TEST_CASE("run-live --report-html writes the page for the run's cert", "[report][cli]") {
     testing::ScratchDir dir;
-    io::write_file_atomically(dir.file("model.gguf"), "not really a model");
     const auto page = dir.file("run.html");
-    const auto r = run_command({BI_RUN_PATH,
-                                "run-live",
-                                "--server-bin",
-                                BI_MOCK_SERVER_PATH,
-                                "--model",
-                                dir.file("model.gguf"),
-                                "--model-alias",
-                                "m",
-                                "--out-dir",
-                                dir.file("out"),
-                                "--workset",
-                                BI_SMALL_WORKSET,
-                                "--n-predict",
-                                "40",
-                                "--passes",
-                                "2",
-                                "--ctx",
-                                "512",
-                                "--quiet",
-                                "--report-html",
-                                page});
+    const auto r = run_command(mock_server_run(dir, "run-live", {"--report-html", page}));
     INFO(r.err);
     CHECK(r.exit_code == 3);
     CHECK_THAT(r.out, Catch::StartsWith("GREEN (green, not promotable)  m  ctx 512  N 4"));
@@ -143,31 +141,9 @@ TEST_CASE("run-live --report-html writes the page for the run's cert", "[report]
 TEST_CASE("sweep --report-html: one page with a matrix cell per (ctx, N) of the sweep",
           "[report][cli]") {
     testing::ScratchDir dir;
-    io::write_file_atomically(dir.file("model.gguf"), "not really a model");
     const auto page = dir.file("sweep.html");
-    const auto r = run_command({BI_RUN_PATH,
-                                "sweep",
-                                "--server-bin",
-                                BI_MOCK_SERVER_PATH,
-                                "--model",
-                                dir.file("model.gguf"),
-                                "--model-alias",
-                                "m",
-                                "--out-dir",
-                                dir.file("out"),
-                                "--workset",
-                                BI_SMALL_WORKSET,
-                                "--n-predict",
-                                "40",
-                                "--passes",
-                                "2",
-                                "--ctx",
-                                "512",
-                                "--parallel",
-                                "2,4",
-                                "--quiet",
-                                "--report-html",
-                                page});
+    const auto r =
+        run_command(mock_server_run(dir, "sweep", {"--parallel", "2,4", "--report-html", page}));
     INFO(r.err);
     CHECK(r.exit_code == 3);
     CHECK_THAT(r.out, Catch::Contains("summary (m)") && Catch::Contains("report: " + page));

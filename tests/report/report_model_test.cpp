@@ -105,11 +105,16 @@ TEST_CASE("a cell shows forensics and the cert's text excerpts when present, its
     CHECK_THAT(html, Catch::Contains("the answer is &lt;b&gt;"));
     CHECK_THAT(html, !Catch::Contains("near_tie"));
 
-    e.forensics["id1"] = io::parse_json(
-        R"({"pass":2,"basis":"token_id","index":3,"common_prefix":3,"a_logprob":-0.25,)"
-        R"("c_logprob":-0.5,"a_margin":0.01,"class":"near_tie","max_prefix_logprob_delta":0.001,)"
-        R"("contamination":{"neighbour":null,"ngram":"id4"}})",
-        "forensics");
+    core::IdForensics tags;
+    tags.pass = 2;
+    tags.at = {core::DivergenceBasis::TokenId, 3, 3};
+    tags.a_logprob = -0.25;
+    tags.c_logprob = -0.5;
+    tags.a_margin = 0.01;
+    tags.kind = core::DivergenceKind::NearTie;
+    tags.max_prefix_logprob_delta = 0.001;
+    tags.contamination = core::Contamination{"", "id4"};
+    e.loaded.cert.divergence.ac.forensics["id1"] = tags;
     auto& pass = e.loaded.cert.divergence.ac.per_pass.at(1);
     core::IdForensics f;
     f.excerpt = core::content_excerpt("same start, then A", "same start, then <C>");
@@ -123,8 +128,7 @@ TEST_CASE("a cell shows forensics and the cert's text excerpts when present, its
                          Catch::Contains("same start, then <mark>&lt;C&gt;</mark>"));
 }
 
-TEST_CASE("load_report reads forensics from the document and refuses what is not a cert",
-          "[report]") {
+TEST_CASE("load_report reads a cert with no forensics and refuses what is not a cert", "[report]") {
     testing::ScratchDir dir;
     const auto e = entry_of(red(), 512, 4);
     io::write_cert(dir.file("c.json"), e.cert());
@@ -133,7 +137,7 @@ TEST_CASE("load_report reads forensics from the document and refuses what is not
     REQUIRE(model.entries.size() == 2);
     const auto& cert = model.entries[0];
     CHECK(cert.trusted());
-    CHECK(cert.forensics.empty());
+    CHECK(cert.cert().divergence.ac.forensics.empty());
     CHECK(model.entries[1].state == EntryState::NotACert);
     CHECK_THAT(model.entries[1].problem,
                Catch::EndsWith("junk.json: not a cert: $.schema: missing") ||

@@ -221,24 +221,29 @@ std::string side_by_side(const std::string& left_label, const std::string& left,
            "</div><pre>" + marked(right, prefix) + "</pre></div></div>\n";
 }
 
-std::string forensics_tags(const core::Json& f) {
+std::string forensics_tags(const core::IdForensics& f) {
     std::string tags;
     const auto tag = [&](const std::string& text, const char* kind = "") {
         tags += std::string("<span class=\"tag ") + kind + "\">" + esc(text) + "</span>";
     };
-    if (const auto* cls = f.find("class"); cls && cls->is_string())
-        tag(cls->as_string(), cls->as_string() == "decisive" ? "bad" : "warn");
-    if (const auto* basis = f.find("basis"); basis && basis->is_string())
-        tag("basis " + basis->as_string());
-    for (const char* key : {"index", "common_prefix", "a_logprob", "c_logprob", "a_margin",
-                            "max_prefix_logprob_delta"})
-        if (const auto* v = f.find(key); v && !v->is_null())
-            tag(std::string(key) + " " + value_text(*v));
-    if (const auto* pass = f.find("pass"); pass && !pass->is_null())
-        tag("pass " + value_text(*pass));
-    if (const auto* cont = f.find("contamination"); cont && cont->is_object())
-        for (const auto& [key, v] : cont->as_object())
-            if (!v.is_null()) tag("contamination " + key + " " + value_text(v), "warn");
+    const std::string kind(core::name(f.kind));
+    tag(kind, f.kind == core::DivergenceKind::Decisive ? "bad" : "warn");
+    tag("basis " + std::string(core::name(f.at.basis)));
+    tag("index " + std::to_string(f.at.index));
+    tag("common_prefix " + std::to_string(f.at.common_prefix));
+    const std::pair<const char*, const std::optional<double>*> numbers[] = {
+        {"a_logprob", &f.a_logprob},
+        {"c_logprob", &f.c_logprob},
+        {"a_margin", &f.a_margin},
+        {"max_prefix_logprob_delta", &f.max_prefix_logprob_delta}};
+    for (const auto& [key, value] : numbers)
+        if (*value) tag(std::string(key) + " " + value_text(core::Json(**value)));
+    if (f.pass > 0) tag("pass " + std::to_string(f.pass));
+    if (f.contamination) {
+        if (!f.contamination->neighbour.empty())
+            tag("contamination neighbour " + f.contamination->neighbour, "warn");
+        tag("contamination ngram " + f.contamination->ngram, "warn");
+    }
     return tags;
 }
 
@@ -306,7 +311,7 @@ void render_divergent_id(const ReportEntry& entry, const std::string& id, std::o
     if (const auto token = c.divergence.ac.first_divergent_token.find(id);
         token != c.divergence.ac.first_divergent_token.end())
         out << "<span class=\"tag\">first divergent token " << token->second << "</span>";
-    if (const auto f = entry.forensics.find(id); f != entry.forensics.end())
+    if (const auto f = c.divergence.ac.forensics.find(id); f != c.divergence.ac.forensics.end())
         out << forensics_tags(f->second);
     std::vector<const core::FieldMismatch*> rows;
     if (pass)

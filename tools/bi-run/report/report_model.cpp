@@ -16,26 +16,6 @@ namespace bi::cli::report {
 
 namespace {
 
-const core::Json* find_path(const core::Json& document, std::initializer_list<const char*> keys) {
-    const core::Json* at = &document;
-    for (const char* key : keys) {
-        at = at->find(key);
-        if (!at) return nullptr;
-    }
-    return at;
-}
-
-// divergence_report.AC.forensics (or divergence.AC.forensics), whichever the cert has.
-std::map<std::string, core::Json> read_forensics(const core::Json& document) {
-    std::map<std::string, core::Json> by_id;
-    const core::Json* forensics = find_path(document, {"divergence_report", "AC", "forensics"});
-    if (!forensics) forensics = find_path(document, {"divergence", "AC", "forensics"});
-    if (!forensics || !forensics->is_object()) return by_id;
-    for (const auto& [id, record] : forensics->as_object())
-        if (record.is_object()) by_id.emplace(id, record);
-    return by_id;
-}
-
 ReportEntry load_entry(const std::string& path) {
     ReportEntry entry;
     entry.path = path;
@@ -59,7 +39,6 @@ ReportEntry load_entry(const std::string& path) {
         entry.problem = path + ": not a cert: " + entry.loaded.shape_problem;
         return entry;
     }
-    entry.forensics = read_forensics(entry.loaded.document);
     entry.promotion = core::check_promotable(entry.loaded.cert, entry.loaded.digest_intact);
     if (const auto disagreements = core::cert_disagreements(entry.loaded.cert);
         !disagreements.empty()) {

@@ -32,8 +32,6 @@ struct ReportEntry {
         loaded;  // document always for NotACert/Usable/Inconsistent; cert for the last two
     core::Promotion promotion;
     std::optional<io::UpstreamCert> upstream;  // set when state is Upstream
-    // divergence_report.AC.forensics by id, read from the document (absent in older certs).
-    std::map<std::string, core::Json> forensics;
 
     bool has_cert() const {
         return state == EntryState::Usable || state == EntryState::Inconsistent;

@@ -129,7 +129,7 @@ Cert build_cert(const CertContext& context, const Verdict& v) {
     cert.ts_utc = context.ts_utc;
     cert.stopped_early = context.stopped_early;
     for (auto field : kInvariantFields) cert.invariant_fields.emplace_back(field);
-    cert.verdict = {v.status, v.divergence_class, v.anomaly, v.decision_reasons};
+    cert.verdict = {v.status, v.divergence_class, v.anomaly, v.decision_reasons, v.rule};
     cert.gates = gates_of(v);
     cert.divergence = {v.concurrency_failures, stored(v.ac), stored(v.ab), stored(v.bc),
                        stored(v.serial_check)};

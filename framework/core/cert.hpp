@@ -93,6 +93,8 @@ struct CertVerdict {
     std::optional<DivergenceClass> divergence_class;
     std::optional<Anomaly> anomaly;
     std::vector<std::string> decision_reasons;
+    // The precedence rule that decided; absent in certs written before it was recorded.
+    std::optional<FiredRule> rule;
 };
 
 // The comparisons behind the verdict; per-pair rows are capped at kMaxRowsPerReport.

@@ -15,10 +15,6 @@ namespace {
 using Lines = std::vector<std::string>;
 using Ids = std::vector<std::string>;
 
-// decide_verdict's closing line when no rule fires.
-constexpr std::string_view kGreenReason =
-    "verdict green: no divergence detected in this cell (not a proof)";
-
 std::string count(std::size_t n) {
     return std::to_string(n);
 }
@@ -415,15 +411,8 @@ void check_plan(const Cert& c, Lines& out) {
 // ---- the verdict, replayed over the evidence with the one precedence table ----
 
 Verdict replayed(Verdict v) {
-    for (const auto& rule : verdict_rules()) {
-        if (!rule.fires(v)) continue;
-        v.status = rule.status;
-        if (rule.classify) rule.classify(v);
-        v.decision_reasons = rule.fired_reasons(v);
-        return v;
-    }
-    v.status = Status::Green;
-    v.decision_reasons = {std::string(kGreenReason)};
+    v.decision_reasons.clear();
+    apply_rules(v, false);
     return v;
 }
 
@@ -444,6 +433,15 @@ void check_verdict(const Cert& c, const Verdict& expect, Lines& out) {
     else if (got.decision_reasons.back() != last)
         out.push_back("decision_reasons end with '" + got.decision_reasons.back() + "', not '" +
                       last + "'");
+    // A cert written before the rule was recorded has none; one that names a rule names the one
+    // the evidence fires, and its lines are among the reasons.
+    if (got.rule && got.rule->name != expect.rule.name)
+        out.push_back("verdict.rule is '" + got.rule->name + "' but the evidence fires '" +
+                      expect.rule.name + "'");
+    else if (got.rule && got.rule->first_reason >= got.decision_reasons.size())
+        out.push_back("verdict.rule.first_reason is " + count(got.rule->first_reason) +
+                      " but decision_reasons has " + count(got.decision_reasons.size()) +
+                      " line(s)");
 }
 
 // ---- the source: a mock's answers relabelled live ----
@@ -457,6 +455,14 @@ void check_source(const Cert& c, Lines& out) {
 }
 
 }  // namespace
+
+FiredRule deciding_rule(const Cert& cert) {
+    if (cert.verdict.rule) return *cert.verdict.rule;
+    const Verdict replay = replayed(evidence_of(cert));
+    const std::size_t n_reasons = cert.verdict.decision_reasons.size();
+    const std::size_t n_fired = std::min(replay.decision_reasons.size(), n_reasons);
+    return {replay.rule.name, n_reasons - n_fired};
+}
 
 std::vector<std::string> cert_disagreements(const Cert& cert) {
     Lines out;

@@ -13,4 +13,8 @@ namespace bi::core {
 // the root cause to show); empty when the cert is consistent.
 std::vector<std::string> cert_disagreements(const Cert& cert);
 
+// The rule that decided the cert: the one it records, else (a cert written before the rule was
+// recorded) the one its evidence fires, its lines taken to be the last of decision_reasons.
+FiredRule deciding_rule(const Cert& cert);
+
 }  // namespace bi::core

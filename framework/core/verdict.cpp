@@ -731,21 +731,27 @@ const std::vector<VerdictRule>& verdict_rules() {
     return kRules;
 }
 
-Verdict decide_verdict(const CellEvidence& evidence) {
-    Verdict v = gather(evidence);
+void apply_rules(Verdict& v, bool passed_reasons) {
     auto& reasons = v.decision_reasons;
     for (const auto& rule : verdict_rules()) {
         if (rule.fires(v)) {
             v.status = rule.status;
             if (rule.classify) rule.classify(v);
+            v.rule = {std::string(rule.name), reasons.size()};
             for (auto& line : rule.fired_reasons(v)) reasons.push_back(std::move(line));
-            return v;
+            return;
         }
-        if (rule.passed_reasons)
+        if (passed_reasons && rule.passed_reasons)
             for (auto& line : rule.passed_reasons(v)) reasons.push_back(std::move(line));
     }
     v.status = Status::Green;
-    reasons.push_back("verdict green: no divergence detected in this cell (not a proof)");
+    v.rule = {std::string(kNoRuleFired), reasons.size()};
+    reasons.emplace_back(kGreenReason);
+}
+
+Verdict decide_verdict(const CellEvidence& evidence) {
+    Verdict v = gather(evidence);
+    apply_rules(v);
     return v;
 }
 

@@ -19,6 +19,11 @@ namespace bi::core {
 
 inline constexpr double kCompletionFloor = 0.8;  // share of "ok" trials required per arm/pass
 inline constexpr std::string_view kGate = "abc_union";
+// The rule name a verdict records when no rule of the precedence table fired (a green).
+inline constexpr std::string_view kNoRuleFired = "none";
+// decide_verdict's closing line when no rule fires.
+inline constexpr std::string_view kGreenReason =
+    "verdict green: no divergence detected in this cell (not a proof)";
 
 struct CellEvidence {
     ArmResults arm_a;
@@ -111,8 +116,20 @@ struct LengthScope {
     std::size_t n_hit_limit = 0;  // stopped by the limit (finish_reason length/limit)
 };
 
+// Which row of the precedence table decided a verdict, and where its own lines start in
+// decision_reasons (the lines before are what the earlier rules wrote when they passed).
+struct FiredRule {
+    std::string name{kNoRuleFired};
+    std::size_t first_reason = 0;
+
+    bool operator==(const FiredRule& other) const {
+        return name == other.name && first_reason == other.first_reason;
+    }
+};
+
 struct Verdict {
     Status status = Status::GreenUnverified;
+    FiredRule rule;                                   // set by apply_rules
     std::optional<DivergenceClass> divergence_class;  // set when something invariant diverged
     std::optional<Anomaly> anomaly;                   // set only for green_with_caveat
     std::optional<PairReport> serial_check;           // A vs A'
@@ -161,6 +178,13 @@ struct Verdict {
 // Evaluates every gate over the evidence (so the cert carries all of it), then applies the
 // rules of verdict_rules() in order: the first that fires decides the status.
 Verdict decide_verdict(const CellEvidence& evidence);
+
+// The precedence over gathered evidence: the first rule of verdict_rules() that fires sets the
+// status, its classification and `rule`, and appends its lines to decision_reasons; none firing
+// gives green and kGreenReason. With `passed_reasons`, the rules before it first append what
+// they write when they pass (decide_verdict); without, only the deciding lines are written (the
+// cert consistency replay, which has no trials to word those lines from).
+void apply_rules(Verdict& gathered, bool passed_reasons = true);
 
 // One row of DESIGN.md §5's precedence table: a predicate over the gathered evidence, the
 // status it gives, and the reasons it writes when it fires and when it passes.

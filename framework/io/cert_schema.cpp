@@ -76,6 +76,7 @@ BI_CERT_TABLE(CoverageGate)
 BI_CERT_TABLE(ArmBCheck)
 BI_CERT_TABLE(SerialSelfCheck)
 BI_CERT_TABLE(CertGates)
+BI_CERT_TABLE(FiredRule)
 BI_CERT_TABLE(CertVerdict)
 BI_CERT_TABLE(FieldMismatch)
 BI_CERT_TABLE(GroupCount)
@@ -441,6 +442,15 @@ const Table<CertGates>& table() {
 }
 
 template <>
+const Table<FiredRule>& table() {
+    static const Table<FiredRule> rows{
+        required("name", &FiredRule::name),
+        required("first_reason", &FiredRule::first_reason),
+    };
+    return rows;
+}
+
+template <>
 const Table<CertVerdict>& table() {
     using V = CertVerdict;
     static const Table<V> rows{
@@ -448,6 +458,7 @@ const Table<CertVerdict>& table() {
         optional("divergence_class", &V::divergence_class, kNull),
         optional("anomaly", &V::anomaly, kNull),
         required("decision_reasons", &V::decision_reasons),
+        optional("rule", &V::rule),
     };
     return rows;
 }

@@ -165,6 +165,31 @@ TEST_CASE("a RED cert relabelled green is refused with the rule that fires",
     }
 }
 
+TEST_CASE("the recorded rule must be the one the evidence fires", "[cert][consistency]") {
+    for (const auto& [label, scenario] : honest_scenarios()) {
+        INFO(label);
+        const auto cert = cert_of(scenario);
+        REQUIRE(cert.verdict.rule.has_value());
+        CHECK(core::deciding_rule(cert) == *cert.verdict.rule);
+    }
+    auto cert = red_cert();
+    REQUIRE(cert.verdict.rule->name == "ac_invariant_divergence");
+    cert.verdict.rule->name = "none";
+    CHECK(says(core::cert_disagreements(cert),
+               "verdict.rule is 'none' but the evidence fires 'ac_invariant_divergence'"));
+    cert = red_cert();
+    cert.verdict.rule->first_reason = cert.verdict.decision_reasons.size();
+    CHECK_THAT(first(core::cert_disagreements(cert)),
+               Catch::StartsWith("verdict.rule.first_reason is "));
+    // A cert written before the rule was recorded: the replay names it, its lines last.
+    cert = red_cert();
+    const auto recorded = *cert.verdict.rule;
+    cert.verdict.rule.reset();
+    CHECK(core::cert_disagreements(cert).empty());
+    CHECK(core::deciding_rule(cert).name == recorded.name);
+    CHECK(core::deciding_rule(cert).first_reason <= recorded.first_reason);
+}
+
 TEST_CASE("a serial self-check failure must stay serial_nondeterminism", "[cert][consistency]") {
     auto cert = scenario_cert("row 1 serial");
     REQUIRE(cert.verdict.divergence_class == core::DivergenceClass::SerialNondeterminism);

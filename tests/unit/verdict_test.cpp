@@ -360,6 +360,30 @@ TEST_CASE("the precedence table is the ordered rule list", "[verdict]") {
     CHECK(core::verdict_rules()[1].fires(core::decide_verdict(e)));
 }
 
+TEST_CASE("the verdict records the rule that fired and where its lines start", "[verdict]") {
+    const auto green = core::decide_verdict(clean_cell());
+    CHECK(green.rule.name == core::kNoRuleFired);
+    REQUIRE(green.rule.first_reason + 1 == green.decision_reasons.size());
+    CHECK(green.decision_reasons.back() == core::kGreenReason);
+
+    auto e = clean_cell();
+    for (auto* results : {&e.arm_a, &*e.arm_a_prime, &*e.arm_b})
+        for (auto& [id, r] : *results) r.failure_mode = "empty";
+    for (auto& pass : e.arm_c)
+        for (auto& [id, r] : pass) r.failure_mode = "empty";
+    const auto floor = core::decide_verdict(e);
+    CHECK(floor.rule.name == "completion_floor");
+    REQUIRE(floor.rule.first_reason < floor.decision_reasons.size());
+    CHECK_THAT(floor.decision_reasons[floor.rule.first_reason],
+               Catch::StartsWith("completion floor missed in A"));
+
+    auto red = clean_cell();
+    red.arm_c[1]["id2"].score = 0.0;
+    const auto v = core::decide_verdict(red);
+    CHECK(v.rule.name == "ac_invariant_divergence");
+    CHECK_THAT(v.decision_reasons[v.rule.first_reason], Catch::StartsWith("A vs C: 1 id(s)"));
+}
+
 TEST_CASE("per-pass server evidence merges into one record", "[verdict]") {
     const auto pass = [](std::int64_t busy, std::int64_t processing, std::optional<double> mean,
                          std::size_t samples) {

@@ -17,11 +17,11 @@
 #include "core/verdict.hpp"
 #include "core/work_item.hpp"
 #include "http/completion_request.hpp"
-#include "io/signing.hpp"
 #include "plugin_host/plugin_info.hpp"
 #include "plugin_host/scorer.hpp"
 #include "progress.hpp"
 #include "server_handle.hpp"
+#include "trust/signing.hpp"
 
 namespace bi::driver {
 
@@ -48,8 +48,8 @@ struct RunOptions {
     // generator, profile, server flags); the runner adds the request settings.
     core::RunRecord run_labels;
     std::optional<core::ModelFileRecord> model_file;
-    std::optional<core::ProvenanceRecord> provenance;  // bi-run, plugins, work-set inputs
-    std::shared_ptr<const io::SigningKey> sign_key;    // signs every cert when set
+    std::optional<core::ProvenanceRecord> provenance;   // bi-run, plugins, work-set inputs
+    std::shared_ptr<const trust::SigningKey> sign_key;  // signs every cert when set
 };
 
 // Produces the work rows for a model alias and ctx once the first server is up (its tokenizer

@@ -1,13 +1,12 @@
-// The cert on disk: canonical text, digest, optional Ed25519 signature, atomic write, validated
-// read.
+// The cert on disk: canonical text, digest, an optional signature (made by a CertSigner, which
+// framework/trust implements), atomic write, validated read.
 #pragma once
 
-#include <memory>
 #include <string>
+#include <string_view>
 
 #include "core/cert.hpp"
 #include "core/json.hpp"
-#include "signing.hpp"
 
 namespace bi::io {
 
@@ -18,12 +17,20 @@ std::string cert_signed_text(const core::Json& document);
 // sha256 hex of cert_signed_text(document).
 std::string cert_digest(const core::Json& document);
 
-// The file form: the cert plus its digest (and, with a key, its signature), keys sorted, 2-space
-// indent, trailing newline.
-std::string render_cert(const core::Cert& cert, const SigningKey* key = nullptr);
+// Makes a cert's "signature" member over the text the digest hashes (cert_signed_text).
+class CertSigner {
+public:
+    virtual ~CertSigner() = default;
+    virtual core::Json signature_for(std::string_view signed_text) const = 0;
+};
+
+// The file form: the cert plus its digest (and, with a signer, its signature), keys sorted,
+// 2-space indent, trailing newline.
+std::string render_cert(const core::Cert& cert, const CertSigner* signer = nullptr);
 
 // Renders, then writes atomically (mode 0644). An existing file is replaced only on success.
-void write_cert(const std::string& path, const core::Cert& cert, const SigningKey* key = nullptr);
+void write_cert(const std::string& path, const core::Cert& cert,
+                const CertSigner* signer = nullptr);
 
 struct LoadedCert {
     core::Json document;        // the file's JSON as read
@@ -35,10 +42,5 @@ struct LoadedCert {
 // Throws bi::Error(Io) when unreadable and bi::Error(Json) when not JSON; a JSON document that
 // is not a well-formed cert comes back with shape_problem set.
 LoadedCert read_cert(const std::string& path);
-
-enum class SignatureState { Unsigned, Verified, UntrustedKey, BadSignature, Malformed };
-
-// Checks a cert document's signature against the trusted keys.
-SignatureState check_cert_signature(const core::Json& document, const TrustedKeys& trusted);
 
 }  // namespace bi::io

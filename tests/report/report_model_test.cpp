@@ -15,7 +15,7 @@
 #include "scratch_dir.hpp"
 
 using namespace bi;
-using namespace bi::cli::report;
+using namespace bi::report;
 
 namespace {
 
@@ -26,7 +26,7 @@ ReportEntry entry_of(const core::CellEvidence& e, std::int64_t ctx, std::int64_t
     c.cell.dispatch_n = n;
     ReportEntry entry;
     entry.path = "c.json";
-    entry.state = EntryState::Usable;
+    entry.kind = trust::FileKind::Cert;
     entry.loaded.cert = core::build_cert(c, core::decide_verdict(e));
     entry.loaded.digest_intact = true;
     entry.loaded.document = io::parse_json(io::render_cert(entry.loaded.cert), "c.json");
@@ -69,6 +69,7 @@ TEST_CASE("largest N GREEN at every ctx: never extrapolated, none when nothing i
 
     model.entries[1] = entry_of(green, 1024, 4);
     model.entries[1].loaded.digest_intact = false;  // a tampered green is no answer
+    model.entries[1].kind = trust::FileKind::DigestMismatch;
     CHECK_FALSE(largest_green_n(model_grids(model)[0]).has_value());
 }
 
@@ -79,6 +80,25 @@ TEST_CASE("deciding reasons are the fired rule's lines, not the gates that passe
     CHECK_THAT(reasons[0], Catch::StartsWith("A vs C: 1 id(s) diverged"));
     const auto g = entry_of(testing::clean_cell(6, 2), 512, 4);
     CHECK_THAT(deciding_reasons(g.cert()).front(), Catch::StartsWith("verdict green"));
+}
+
+TEST_CASE("a completion-floor UNVERIFIED cell is decided by the floor, not by a gate that passed",
+          "[report]") {
+    auto e = testing::clean_cell(6, 2);
+    for (auto* results : {&e.arm_a, &*e.arm_a_prime, &*e.arm_b})
+        for (auto& [id, r] : *results) r.failure_mode = "empty";
+    for (auto& pass : e.arm_c)
+        for (auto& [id, r] : pass) r.failure_mode = "empty";
+    const auto entry = entry_of(e, 512, 4);
+    REQUIRE(entry.cert().verdict.rule.has_value());
+    CHECK(entry.cert().verdict.rule->name == "completion_floor");
+    const auto reasons = deciding_reasons(entry.cert());
+    REQUIRE_FALSE(reasons.empty());
+    CHECK_THAT(reasons.front(), Catch::StartsWith("completion floor missed in A"));
+    // The same cert from before the rule was recorded: the replay finds the same rule.
+    auto older = entry;
+    older.loaded.cert.verdict.rule.reset();
+    CHECK(deciding_reasons(older.cert()).front() == reasons.front());
 }
 
 TEST_CASE("markup escaping leaves no markup and no control characters", "[report]") {
@@ -138,7 +158,7 @@ TEST_CASE("load_report reads a cert with no forensics and refuses what is not a 
     const auto& cert = model.entries[0];
     CHECK(cert.trusted());
     CHECK(cert.cert().divergence.ac.forensics.empty());
-    CHECK(model.entries[1].state == EntryState::NotACert);
+    CHECK(model.entries[1].kind == trust::FileKind::NotACert);
     CHECK_THAT(model.entries[1].problem,
                Catch::EndsWith("junk.json: not a cert: $.schema: missing") ||
                    Catch::Contains("junk.json: not a cert"));

@@ -18,6 +18,7 @@
 #include "run_command.hpp"
 #include "scratch_dir.hpp"
 #include "trial_builders.hpp"
+#include "trust/signing.hpp"
 
 using namespace bi;
 using testing::run_command;
@@ -277,7 +278,7 @@ TEST_CASE("attest: the DSSE envelope verifies with openssl over the PAE bytes", 
     // A mock GREEN is not promotable: WARNED, unsigned here.
     const auto green_path = dir.file("green.intoto.json");
     REQUIRE(bi_run({"attest", dir.file("green/" + kCert), "--out", green_path}).exit_code == 0);
-    const auto green_payload = io::base64_decode(read_json(green_path).string_or("payload", ""));
+    const auto green_payload = trust::base64_decode(read_json(green_path).string_or("payload", ""));
     REQUIRE(green_payload);
     CHECK(io::parse_json(*green_payload, "g").find("predicate")->string_or("result", "") ==
           "WARNED");
@@ -448,4 +449,109 @@ TEST_CASE("an upstream v0.1 cert is read, shown with its verdict, never promotab
 
     const auto broken = dir.write("broken.json", R"({"status": "purple", "model": "m"})");
     CHECK(bi_run({"verify-cert", broken}).exit_code == 1);
+}
+
+namespace {
+
+// The judgement a command printed for `path` on stderr: the line from the path on, whatever the
+// command's own prefix ("bi-run: ", "bi-run report: note: ", "bi-run attest: ").
+std::string judged_line(const std::string& err, const std::string& path) {
+    std::size_t start = 0;
+    while (start < err.size()) {
+        const auto end = err.find('\n', start);
+        const std::string line = err.substr(start, end == std::string::npos ? end : end - start);
+        if (const auto at = line.find(path + ": "); at != std::string::npos) return line.substr(at);
+        if (end == std::string::npos) break;
+        start = end + 1;
+    }
+    return "(no line for " + path + " in: " + err + ")";
+}
+
+}  // namespace
+
+TEST_CASE("verify-cert, report and attest judge the same file the same way", "[trust][cli]") {
+    testing::ScratchDir dir;
+    const auto key = keygen(dir, "key");
+    const auto other = keygen(dir, "other");
+    REQUIRE(reached_verdict(run_mock(dir.file("c"), {"--sign-key", key})));
+    const core::Json signed_cert = read_json(dir.file("c/" + kCert));
+    const auto write = [&dir](const std::string& name, const core::Json& document) {
+        return dir.write(name, io::to_json_text(document, true) + "\n");
+    };
+    core::Json edited = signed_cert;  // changed after its digest was computed
+    edited.set("ts_utc", "2030-01-01T00:00:00Z");
+    core::Json relabelled = signed_cert;  // a verdict its evidence does not give, re-digested
+    relabelled.set("status", signed_cert.string_or("status", "") == "failed" ? "green" : "failed");
+    relabelled.set("digest", io::cert_digest(relabelled));
+    const std::string digest = write("digest.json", edited);
+    const std::string inconsistent = write("inconsistent.json", relabelled);
+    const std::string upstream = dir.write("upstream.json", R"({
+  "model": "demo-model", "ctx": 4096, "dispatch_n": 4, "status": "green", "source": "live",
+  "decision_reasons": ["no divergence"], "mismatch": [], "ts_utc": "2025-06-01T12:00:00Z"
+})");
+    const std::string other_key = write("other_key.json", signed_cert);
+    const std::string trusted = other + ".pub";
+
+    struct Judged {
+        testing::CommandResult verify, report, attest;
+        std::string envelope;
+    };
+    const auto through_all = [&](const std::string& path) {
+        Judged j;
+        j.envelope = path + ".intoto.json";
+        j.verify = bi_run({"verify-cert", path, "--trusted-key", trusted});
+        j.report = bi_run({"report", "--json", path, "--trusted-key", trusted});
+        j.attest = bi_run({"attest", path, "--out", j.envelope, "--trusted-key", trusted});
+        return j;
+    };
+
+    for (const auto& [path, problem] :
+         {std::pair{digest, ": digest mismatch: the cert was edited or corrupted"},
+          std::pair{inconsistent, ": the cert disagrees with itself: status is "}}) {
+        INFO(path);
+        const Judged j = through_all(path);
+        CHECK(j.verify.exit_code == 1);
+        CHECK(j.report.exit_code == 1);
+        CHECK(j.attest.exit_code == 1);
+        CHECK_FALSE(fs::exists(j.envelope));  // nothing is attested for a file nobody can rely on
+        const std::string line = judged_line(j.verify.err, path);
+        CHECK(contains(line, path + problem));
+        CHECK(judged_line(j.report.err, path) == line);
+        CHECK(judged_line(j.attest.err, path) == line);
+    }
+
+    {
+        INFO("upstream");
+        const Judged j = through_all(upstream);
+        CHECK(j.verify.exit_code == 3);  // read, shown, never promotable
+        CHECK(j.report.exit_code == 0);  // a report shows it for what it is
+        CHECK(j.attest.exit_code == 1);  // no digest: nothing to attest
+        const std::string line = judged_line(j.verify.err, upstream);
+        CHECK(contains(line, "upstream v0.1 cert (no digest), status green: never promotable"));
+        CHECK(judged_line(j.report.err, upstream) == line);
+        CHECK(judged_line(j.attest.err, upstream) == line);
+    }
+
+    {
+        INFO("signed by a key that is not trusted");
+        const Judged j = through_all(other_key);
+        const std::string key_id = signed_cert.find("signature")->string_or("key_id", "");
+        const std::string reason =
+            "signed by key " + key_id + ", which is not among the trusted keys";
+        CHECK(j.verify.exit_code == 3);
+        CHECK(contains(j.verify.out, "  - " + reason));
+        CHECK(j.report.exit_code == 0);
+        const core::Json rows = io::parse_json(j.report.out, "report");
+        REQUIRE(rows.size() == 1);
+        const core::Json& row = rows.as_array().front();
+        CHECK(row.string_or("file_kind", "") == "cert");
+        CHECK_FALSE(row.bool_or("promotable", true));
+        bool listed = false;
+        for (const auto& why : row.find("not_promotable_because")->as_array())
+            listed = listed || why.as_string() == reason;
+        CHECK(listed);
+        CHECK(j.attest.exit_code == 0);
+        CHECK(contains(j.attest.out, "  - " + reason));
+        CHECK_FALSE(contains(j.attest.out, "result PASSED"));
+    }
 }

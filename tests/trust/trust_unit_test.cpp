@@ -12,7 +12,6 @@
 #include "core/deployment.hpp"
 #include "core/sha256.hpp"
 #include "driver/cert_archive.hpp"
-#include "io/attestation.hpp"
 #include "io/cert_io.hpp"
 #include "io/cert_schema.hpp"
 #include "io/file_hash_cache.hpp"
@@ -21,6 +20,7 @@
 #include "scratch_dir.hpp"
 #include "server/command_output.hpp"
 #include "trial_builders.hpp"
+#include "trust/attestation.hpp"
 
 using namespace bi;
 
@@ -206,15 +206,15 @@ TEST_CASE("history: a RED that knew only the model's first MiB hash still binds 
 TEST_CASE("the attestation maps the four verdicts and names the files with their hashes",
           "[attest]") {
     using core::Status;
-    CHECK(io::attestation_result(Status::Green, true) == "PASSED");
-    CHECK(io::attestation_result(Status::Green, false) == "WARNED");
-    CHECK(io::attestation_result(Status::GreenWithCaveat, false) == "WARNED");
-    CHECK(io::attestation_result(Status::GreenUnverified, false) == "WARNED");
-    CHECK(io::attestation_result(Status::Failed, false) == "FAILED");
+    CHECK(trust::attestation_result(Status::Green, true) == "PASSED");
+    CHECK(trust::attestation_result(Status::Green, false) == "WARNED");
+    CHECK(trust::attestation_result(Status::GreenWithCaveat, false) == "WARNED");
+    CHECK(trust::attestation_result(Status::GreenUnverified, false) == "WARNED");
+    CHECK(trust::attestation_result(Status::Failed, false) == "FAILED");
 
     auto cert = cert_of(testing::clean_cell(6, 2), std::string(64, 'b'));
     cert.digest = std::string(64, 'd');
-    const auto statement = io::attestation_statement(cert, "cell.json", true);
+    const auto statement = trust::attestation_statement(cert, "cell.json", true);
     CHECK(statement.string_or("_type", "") == "https://in-toto.io/Statement/v1");
     CHECK(statement.string_or("predicateType", "") ==
           "https://in-toto.io/attestation/test-result/v0.1");
@@ -224,7 +224,7 @@ TEST_CASE("the attestation maps the four verdicts and names the files with their
     CHECK(subjects[0].string_or("name", "") == "cell.json");
     CHECK(subjects[0].find("digest")->string_or("sha256", "") == std::string(64, 'd'));
     CHECK(subjects[1].find("digest")->string_or("sha256", "") == std::string(64, 'a'));
-    CHECK(io::dsse_pae("t", "body") == "DSSEv1 1 t 4 body");
+    CHECK(trust::dsse_pae("t", "body") == "DSSEv1 1 t 4 body");
 }
 
 TEST_CASE("a bi-cert/2 cert carries the upstream contract's nested names with real values",

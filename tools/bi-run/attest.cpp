@@ -8,14 +8,14 @@
 #include "command_line.hpp"
 #include "commands.hpp"
 #include "core/cert.hpp"
-#include "core/cert_consistency.hpp"
 #include "core/error.hpp"
 #include "exit_codes.hpp"
-#include "io/attestation.hpp"
-#include "io/cert_io.hpp"
 #include "io/files.hpp"
 #include "io/json_text.hpp"
 #include "provenance.hpp"
+#include "trust/attestation.hpp"
+#include "trust/judge.hpp"
+#include "trust_options.hpp"
 
 namespace bi::cli {
 
@@ -26,14 +26,19 @@ int attest_main(int argc, char** argv) {
         "digest) and the model, server binary, work-set and plugin files it names (sha256), with\n"
         "the test-result predicate (PASSED for a promotable GREEN, FAILED for RED, WARNED\n"
         "otherwise), in a DSSE envelope; verify-cert reads the envelope back.\n\n"
-        "Exit status: 0 written, 1 a cert that is unreadable, edited or disagrees with itself,\n"
-        "2 usage error.");
+        "A cert signed by a key that is not a --trusted-key (when any is given) is not "
+        "promotable.\n\n"
+        "Exit status: 0 written, 1 a file that is not a cert a reader can rely on (unreadable,\n"
+        "edited, disagreeing with itself, badly signed, an upstream cert), 2 usage error.");
     options.positional_help("CERT.json");
-    options.add_options()("out", "The envelope file to write (e.g. cell.intoto.json)",
-                          cxxopts::value<std::string>())(
+    auto adder = options.add_options();
+    adder("out", "The envelope file to write (e.g. cell.intoto.json)",
+          cxxopts::value<std::string>())(
         "sign-key", "Ed25519 private key that signs the envelope (default: $BI_SIGN_KEY)",
-        cxxopts::value<std::string>())("h,help", "Show this help")(
-        "cert", "The cert", cxxopts::value<std::vector<std::string>>());
+        cxxopts::value<std::string>());
+    add_trusted_key_option(adder);
+    adder("h,help", "Show this help")("cert", "The cert",
+                                      cxxopts::value<std::vector<std::string>>());
     options.parse_positional({"cert"});
     const auto args = parse_command_line(options, argc, argv);
     if (args.count("help")) {
@@ -46,24 +51,20 @@ int attest_main(int argc, char** argv) {
     const auto key =
         signing_key_option(args.count("sign-key") ? args["sign-key"].as<std::string>() : "");
     const auto path = args["cert"].as<std::vector<std::string>>().front();
-    const auto loaded = io::read_cert(path);
-    if (!loaded.shape_problem.empty())
-        throw Error(ErrorCategory::Io, path + ": not a cert: " + loaded.shape_problem);
-    if (!loaded.digest_intact)
-        throw Error(ErrorCategory::Io, path + ": digest mismatch: the cert was edited");
-    if (const auto disagreements = core::cert_disagreements(loaded.cert); !disagreements.empty())
-        throw Error(ErrorCategory::Io,
-                    path + ": the cert disagrees with itself: " + disagreements.front());
-    const bool promotable = core::check_promotable(loaded.cert, true).promotable;
-    const auto statement = io::attestation_statement(
-        loaded.cert, std::filesystem::path(path).filename().string(), promotable);
+    const trust::Judgement judgement = trust::judge(path, judge_options(args));
+    if (!judgement.trusted()) throw Error(ErrorCategory::Io, judgement.problem);
+    const bool promotable = judgement.promotable();
+    const auto& cert = judgement.loaded.cert;
+    const auto statement = trust::attestation_statement(
+        cert, std::filesystem::path(path).filename().string(), promotable);
     const auto out = args["out"].as<std::string>();
     io::write_file_atomically(
-        out, io::to_json_text(io::dsse_envelope(statement, key.get()), true) + "\n");
+        out, io::to_json_text(trust::dsse_envelope(statement, key.get()), true) + "\n");
     std::cout << out << ": in-toto statement, result "
-              << io::attestation_result(loaded.cert.verdict.status, promotable) << ", "
+              << trust::attestation_result(cert.verdict.status, promotable) << ", "
               << statement.find("subject")->size() << " subject(s), "
               << (key ? "signed by " + key->key_id() : std::string("unsigned")) << "\n";
+    for (const auto& reason : judgement.promotion.reasons) std::cout << "  - " << reason << "\n";
     return kExitPromotable;
 }
 

@@ -7,7 +7,7 @@
 #include "commands.hpp"
 #include "core/error.hpp"
 #include "exit_codes.hpp"
-#include "io/signing.hpp"
+#include "trust/signing.hpp"
 
 namespace bi::cli {
 
@@ -26,7 +26,7 @@ int keygen_main(int argc, char** argv) {
     }
     if (!args.count("out")) throw Error(ErrorCategory::Usage, "keygen: --out KEY is required");
     const auto path = args["out"].as<std::string>();
-    const auto key_id = io::generate_key_pair(path);
+    const auto key_id = trust::generate_key_pair(path);
     std::cout << "key " << key_id << ": private " << path << " (0600), public " << path << ".pub\n";
     return kExitPromotable;
 }

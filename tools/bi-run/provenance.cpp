@@ -40,10 +40,10 @@ core::ProvenanceRecord provenance_record(const plugin_host::PluginSet& plugins) 
     return record;
 }
 
-std::shared_ptr<const io::SigningKey> signing_key_option(const std::string& flag_value) {
-    if (!flag_value.empty()) return io::SigningKey::load(flag_value, "--sign-key");
+std::shared_ptr<const trust::SigningKey> signing_key_option(const std::string& flag_value) {
+    if (!flag_value.empty()) return trust::SigningKey::load(flag_value, "--sign-key");
     const char* env = std::getenv("BI_SIGN_KEY");
-    if (env && *env) return io::SigningKey::load(env, "$BI_SIGN_KEY");
+    if (env && *env) return trust::SigningKey::load(env, "$BI_SIGN_KEY");
     return nullptr;
 }
 

@@ -6,8 +6,8 @@
 #include <string>
 
 #include "core/cert.hpp"
-#include "io/signing.hpp"
 #include "plugin_host/plugin_set.hpp"
+#include "trust/signing.hpp"
 
 namespace bi::cli {
 
@@ -19,6 +19,6 @@ core::ProvenanceRecord provenance_record(const plugin_host::PluginSet& plugins);
 
 // The --sign-key file, or $BI_SIGN_KEY when the flag is absent; null when neither is given.
 // Throws bi::Error(Usage) naming the flag or variable when the key cannot be used.
-std::shared_ptr<const io::SigningKey> signing_key_option(const std::string& flag_value);
+std::shared_ptr<const trust::SigningKey> signing_key_option(const std::string& flag_value);
 
 }  // namespace bi::cli

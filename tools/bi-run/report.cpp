@@ -18,6 +18,7 @@
 #include "report/report_markdown.hpp"
 #include "report/report_model.hpp"
 #include "report/report_table.hpp"
+#include "trust_options.hpp"
 
 namespace bi::cli {
 
@@ -66,8 +67,11 @@ int report_main(int argc, char** argv) {
         "bi-run report",
         "Summarises certs (files, or directories of *.json): a text table by default, or CSV,\n"
         "JSON or Markdown on stdout; --html and --junit write files as well.\n\n"
-        "Exit status: 0 when every file was a readable cert that agrees with itself (or an\n"
-        "upstream v0.1 cert, shown as such), 1 otherwise, 2 usage error.");
+        "Every file is judged as verify-cert judges it; with --trusted-key a cert signed by\n"
+        "another key is not promotable. Attestations (bi-run attest) are noted and skipped.\n\n"
+        "Exit status: 0 when every file was a readable cert that agrees with its digest,\n"
+        "itself and its signature (or an upstream v0.1 cert, shown as such), 1 otherwise,\n"
+        "2 usage error.");
     options.positional_help("CERT.json|DIR... (with --plan: default the plan's directory)");
     options.add_options()("json", "One JSON array on stdout")(
         "csv", "CSV on stdout, one row per cell, the text table's columns")(
@@ -77,6 +81,8 @@ int report_main(int argc, char** argv) {
                 cxxopts::value<std::string>(), "FILE")(
         "plan", "Also state this plan's id and list its cells that have no cert yet",
         cxxopts::value<std::string>(), "PLAN");
+    auto trust_group = options.add_options();
+    add_trusted_key_option(trust_group);
     options.add_options("Output")("h,help", "Show this help");
     options.add_options("Positional")("paths", "Certs or directories",
                                       cxxopts::value<std::vector<std::string>>());
@@ -90,12 +96,14 @@ int report_main(int argc, char** argv) {
         throw Error(ErrorCategory::Usage, "name certs or directories (or --plan)");
     check_one_stdout_format(args);
 
-    const auto model = report::load_report(report_paths(args));
+    const auto model = report::load_report(report_paths(args), judge_options(args));
     int code = kExitPromotable;
+    for (const auto& entry : model.attestations)
+        std::cerr << "bi-run report: note: " << entry.problem << ": skipped\n";
     for (const auto& entry : model.entries)
-        if (entry.state == report::EntryState::Upstream) {
+        if (entry.kind == trust::FileKind::Upstream) {
             std::cerr << "bi-run report: note: " << entry.problem << "\n";
-        } else if (entry.state != report::EntryState::Usable) {
+        } else if (!entry.trusted()) {
             std::cerr << "bi-run report: " << entry.problem << "\n";
             code = kExitError;
         }

@@ -24,14 +24,14 @@
 #include "option_tokens.hpp"
 #include "report/report_html.hpp"
 #include "report/report_model.hpp"
+#include "report/sensitivity_text.hpp"
+#include "report/verdict_headline.hpp"
 #include "run_setup.hpp"
-#include "sensitivity_text.hpp"
 #include "server/argv.hpp"
 #include "server/gpu_memory.hpp"
 #include "server/guards.hpp"
 #include "server/model_facts.hpp"
 #include "sweep_shards.hpp"
-#include "verdict_headline.hpp"
 
 namespace bi::cli {
 
@@ -136,7 +136,8 @@ void print_passes(const driver::RunPlan& plan, std::optional<std::size_t> n_item
                       << " passes (work-set size unknown before launch)\n";
             return;
         }
-        const auto e = estimate_passes(*o.target_rate, o.confidence, *n_items, o.max_passes);
+        const auto e =
+            report::estimate_passes(*o.target_rate, o.confidence, *n_items, o.max_passes);
         passes = std::min(e.min_passes, o.max_passes);
         std::cout << "--target-rate " << *o.target_rate << " at " << o.confidence * 100
                   << "%: " << e.trials_needed << " counted trials needed; " << *n_items
@@ -366,11 +367,11 @@ SweepRun run_cells(const cxxopts::ParseResult& args, bool sweep, const ResumeMod
         std::cout.flush();
         for (const auto& cell : results) {
             const auto& v = cell.outcome.verdict;
-            std::printf(
-                "  %-8lld %-4d %-44s %s\n", static_cast<long long>(cell.ctx), cell.parallel,
-                verdict_headline(v.status, v.divergence_class, v.anomaly, cell.outcome.promotable)
-                    .c_str(),
-                cell.outcome.promotable ? "yes" : "no");
+            std::printf("  %-8lld %-4d %-44s %s\n", static_cast<long long>(cell.ctx), cell.parallel,
+                        report::verdict_headline(v.status, v.divergence_class, v.anomaly,
+                                                 cell.outcome.promotable)
+                            .c_str(),
+                        cell.outcome.promotable ? "yes" : "no");
         }
         for (const auto& cell : skipped)
             std::printf("  %-8lld %-4d %-44s %s\n", static_cast<long long>(cell.ctx), cell.parallel,

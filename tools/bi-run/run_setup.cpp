@@ -19,8 +19,8 @@
 #include "plugin_args.hpp"
 #include "plugin_host/plugin_fault.hpp"
 #include "provenance.hpp"
-#include "sensitivity_text.hpp"
-#include "verdict_headline.hpp"
+#include "report/sensitivity_text.hpp"
+#include "report/verdict_headline.hpp"
 
 namespace bi::cli {
 
@@ -385,13 +385,14 @@ int report_outcome(const driver::CellResult& result, const RunSetup& setup) {
         return code;
     }
     const auto& v = outcome.verdict;
-    std::cout << verdict_headline(v.status, v.divergence_class, v.anomaly, outcome.promotable)
+    std::cout << report::verdict_headline(v.status, v.divergence_class, v.anomaly,
+                                          outcome.promotable)
               << "  " << setup.plan.options.model_alias << "  ctx " << ctx << "  N " << parallel
               << "  [source " << source
               << (outcome.promotable ? ", promotable" : ", not promotable") << "]\n";
     for (const auto& reason : outcome.verdict.decision_reasons)
         std::cout << "  - " << reason << "\n";
-    for (const auto& line : sensitivity_lines(cert)) std::cout << "  " << line << "\n";
+    for (const auto& line : report::sensitivity_lines(cert)) std::cout << "  " << line << "\n";
     if (cert.verdict.status == core::Status::Green && cert.source != core::Source::Live)
         std::cout << "  (a GREEN against the mock shows the harness works; only a live server's "
                      "GREEN is promotable)\n";

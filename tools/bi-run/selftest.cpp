@@ -23,10 +23,10 @@
 #include "plugin_args.hpp"
 #include "plugin_host/plugin_set.hpp"
 #include "provenance.hpp"
+#include "report/verdict_headline.hpp"
 #include "run_setup.hpp"
 #include "server/argv.hpp"
 #include "server/guards.hpp"
-#include "verdict_headline.hpp"
 
 namespace bi::cli {
 
@@ -143,7 +143,8 @@ void report_selftest(const driver::CellOutcome& outcome, const std::string& bina
                   << " prompts changed tokens, " << c.logprobs << " changed logprobs\n";
     }
     std::cout << "  verdict: "
-              << verdict_headline(v.status, v.divergence_class, v.anomaly, outcome.promotable)
+              << report::verdict_headline(v.status, v.divergence_class, v.anomaly,
+                                          outcome.promotable)
               << " [source " << core::name(outcome.cert.source) << "]\n"
               << "  " << interpretation(v, parallel) << "\n"
               << "cert: " << outcome.cert_path << std::endl;

@@ -13,80 +13,29 @@
 #include "core/deployment.hpp"
 #include "core/error.hpp"
 #include "exit_codes.hpp"
-#include "io/attestation.hpp"
-#include "io/cert_io.hpp"
 #include "io/files.hpp"
 #include "io/json_text.hpp"
-#include "io/upstream_cert.hpp"
-#include "option_tokens.hpp"
-#include "verdict_headline.hpp"
+#include "report/verdict_headline.hpp"
+#include "trust/judge.hpp"
+#include "trust_options.hpp"
 
 namespace bi::cli {
 
 namespace {
 
-struct VerifyOptions {
-    io::TrustedKeys trusted;
-    bool require_signature = false;
-    std::vector<core::Expectation> expected;
-};
+using VerifyOptions = trust::JudgeOptions;
 
-int invalid(const std::string& path, const std::string& message) {
-    std::cout << path << ": INVALID\n";
-    std::cerr << "bi-run: " << path << ": " << message << "\n";
+int invalid(const trust::Judgement& j) {
+    std::cout << j.path << ": INVALID (" << trust::name(j.kind) << ")\n";
+    std::cerr << "bi-run: " << j.problem << "\n";
     return kExitError;
 }
 
-// The signature's line and, when it keeps the cert from being promotable, the reason; an
-// invalid signature is an error (the text was changed after it was signed).
-struct SignatureVerdict {
-    std::string line;
-    std::optional<std::string> reason;
-    bool broken = false;
-};
-
-SignatureVerdict judge_signature(io::SignatureState state, const std::string& key_id,
-                                 const VerifyOptions& o) {
-    using S = io::SignatureState;
-    switch (state) {
-        case S::Verified:
-            return {"signature ok, ed25519 key " + key_id, std::nullopt, false};
-        case S::Unsigned:
-            return {"unsigned",
-                    o.require_signature
-                        ? std::optional<std::string>("unsigned, and --require-signature asks for a "
-                                                     "signature by a trusted key")
-                        : std::nullopt,
-                    false};
-        case S::UntrustedKey:
-            return {"signed by key " + key_id +
-                        (o.trusted.empty() ? " (not checked: no --trusted-key)"
-                                           : ", not a --trusted-key"),
-                    o.require_signature || !o.trusted.empty()
-                        ? std::optional<std::string>("signed by key " + key_id +
-                                                     ", which is not among the trusted keys")
-                        : std::nullopt,
-                    false};
-        case S::BadSignature:
-            return {"signature by key " + key_id + " does NOT verify",
-                    "the signature does not verify", true};
-        case S::Malformed:
-            break;
-    }
-    return {"signature malformed", "the signature is malformed", true};
-}
-
-std::string signer_of(const core::Json& document, const char* id_key = "key_id") {
-    const core::Json* signature = document.find("signature");
-    return signature ? signature->string_or(id_key, "?") : "";
-}
-
-int verify_envelope(const std::string& path, const core::Json& document, const VerifyOptions& o) {
-    const auto opened = io::open_envelope(document, o.trusted);
-    if (!opened.statement) return invalid(path, "not an in-toto attestation: " + opened.problem);
+int verify_envelope(const trust::Judgement& j, const VerifyOptions& o) {
+    const auto& opened = *j.envelope;
     const core::Json& statement = *opened.statement;
     const std::string result = statement.find("predicate")->string_or("result", "?");
-    std::cout << path << ": in-toto attestation, result " << result << "\n";
+    std::cout << j.path << ": in-toto attestation, result " << result << "\n";
     for (const auto& subject : statement.find("subject")->as_array()) {
         const core::Json* digest = subject.find("digest");
         std::cout << "  subject " << subject.string_or("name", "?") << " sha256 "
@@ -94,14 +43,14 @@ int verify_envelope(const std::string& path, const core::Json& document, const V
     }
     bool verified = false;
     for (const auto& s : opened.signatures) {
-        const auto verdict = judge_signature(s.state, s.key_id, o);
-        std::cout << "  " << verdict.line << "\n";
-        if (verdict.broken)
-            return invalid(path, "DSSE signature of key " + s.key_id +
-                                     " does not verify over the envelope's payload");
-        verified = verified || s.state == io::SignatureState::Verified;
+        std::cout << "  " << trust::judge_signature(s.state, s.key_id, o).line << "\n";
+        verified = verified || s.state == trust::SignatureState::Verified;
     }
     if (opened.signatures.empty()) std::cout << "  unsigned\n";
+    if (j.kind == trust::FileKind::BadSignature) {
+        std::cerr << "bi-run: " << j.problem << "\n";
+        return kExitError;
+    }
     // The statement is a claim about a cert that is not here to re-check: it counts only when a
     // trusted key vouches for it.
     if (!verified) {
@@ -114,148 +63,67 @@ int verify_envelope(const std::string& path, const core::Json& document, const V
     return result == "PASSED" ? kExitPromotable : kExitNotPromotable;
 }
 
-int verify_upstream(const std::string& path, const core::Json& document) {
-    const auto parsed = io::read_upstream_cert(document);
-    if (!parsed.cert)
-        return invalid(
-            path, std::string("not a cert: ") + io::kUpstreamLabel + " without " + parsed.problem);
-    const auto& c = *parsed.cert;
-    std::cout << path << ": " << c.status << " (not promotable)\n"
+int verify_upstream(const trust::Judgement& j) {
+    const auto& c = *j.upstream;
+    std::cout << j.path << ": " << c.status << " (not promotable)\n"
               << "  model " << c.model << ", ctx " << c.ctx << ", N " << c.dispatch_n << ", source "
-              << (c.source.empty() ? "unknown" : c.source) << ", " << io::kUpstreamLabel << "\n";
+              << (c.source.empty() ? "unknown" : c.source) << ", " << trust::kUpstreamLabel << "\n";
     for (const auto& reason : c.decision_reasons) std::cout << "  reason: " << reason << "\n";
-    std::cout << "  - " << io::kUpstreamLabel
+    std::cout << "  - " << trust::kUpstreamLabel
               << ": it carries no digest or schema, so nothing here can check it\n";
+    std::cerr << "bi-run: note: " << j.problem << "\n";
     return kExitNotPromotable;
 }
 
-// Returns the exit code for one file: 0 promotable, 3 not promotable, 1 unusable (a cert that
-// disagrees with itself is unusable: its digest was recomputed over an edited verdict).
-int verify_loaded(const std::string& path, const VerifyOptions& o) {
-    io::LoadedCert loaded;
-    try {
-        loaded = io::read_cert(path);
-    } catch (const Error& e) {
-        std::cout << path << ": INVALID\n";
-        std::cerr << "bi-run: " << e.what() << "\n";
-        return kExitError;
-    }
-    if (io::looks_like_dsse_envelope(loaded.document))
-        return verify_envelope(path, loaded.document, o);
-    if (!loaded.shape_problem.empty()) {
-        if (io::looks_like_upstream_cert(loaded.document))
-            return verify_upstream(path, loaded.document);
-        return invalid(path, "not a cert: " + loaded.shape_problem);
-    }
-    const core::Cert& cert = loaded.cert;
-    if (loaded.digest_intact) {
-        const auto disagreements = core::cert_disagreements(cert);
-        if (!disagreements.empty())
-            return invalid(path, "the cert disagrees with itself: " + disagreements.front());
-    }
-    auto promotion = core::check_promotable(cert, loaded.digest_intact);
-    const auto signature = judge_signature(io::check_cert_signature(loaded.document, o.trusted),
-                                           signer_of(loaded.document), o);
-    if (signature.reason) promotion.reasons.push_back(*signature.reason);
-    for (const auto& line : core::deployment_mismatches(cert, o.expected))
-        promotion.reasons.push_back("made for another deployment: " + line);
-    promotion.promotable = promotion.reasons.empty();
+// A cert, trusted or not: its verdict, gates and every reason it is not promotable.
+int verify_cert(const trust::Judgement& j, const VerifyOptions& o) {
+    const core::Cert& cert = j.loaded.cert;
     const auto& gates = cert.gates;
     const auto& v = cert.verdict;
-    std::cout << path << ": "
-              << verdict_headline(v.status, v.divergence_class, v.anomaly, promotion.promotable)
-              << (promotion.promotable || v.status == core::Status::Green ? "" : ", not promotable")
-              << "\n"
+    const bool promotable = j.promotable();
+    std::cout << j.path << ": "
+              << report::verdict_headline(v.status, v.divergence_class, v.anomaly, promotable)
+              << (promotable || v.status == core::Status::Green ? "" : ", not promotable") << "\n"
               << "  model " << cert.cell.model << ", ctx " << cert.cell.ctx << ", N "
               << cert.cell.dispatch_n << ", source " << core::name(cert.source) << ", gate "
-              << cert.gate << "\n"
+              << cert.gate << ", rule " << core::deciding_rule(cert).name << "\n"
               << "  overlap " << (gates.overlap.ok ? "ok" : "NOT ok") << ", completion floor "
               << (gates.completion_floor.ok ? "ok" : "NOT ok") << ", co-batch coverage "
               << (gates.cobatch_coverage.ok ? "ok" : "NOT ok") << ", digest "
-              << (loaded.digest_intact ? "intact" : "MISMATCH") << "\n";
+              << (j.loaded.digest_intact ? "intact" : "MISMATCH") << "\n";
     if (cert.signature || !o.trusted.empty() || o.require_signature)
-        std::cout << "  " << signature.line << "\n";
+        std::cout << "  " << j.signature.line << "\n";
     if (!o.expected.empty())
         std::cout << "  configuration " << core::configuration_id(cert) << "\n";
-    for (const auto& reason : promotion.reasons) std::cout << "  - " << reason << "\n";
-    if (!loaded.digest_intact) {
-        std::cerr << "bi-run: " << path << ": digest mismatch: the cert was edited or corrupted\n";
+    for (const auto& reason : j.promotion.reasons) std::cout << "  - " << reason << "\n";
+    if (!j.trusted()) {
+        std::cerr << "bi-run: " << j.problem << "\n";
         return kExitError;
     }
-    if (signature.broken) {
-        std::cerr << "bi-run: " << path << ": " << *signature.reason
-                  << ": the cert was changed after it was signed\n";
-        return kExitError;
-    }
-    return promotion.promotable ? kExitPromotable : kExitNotPromotable;
+    return promotable ? kExitPromotable : kExitNotPromotable;
 }
 
-// Anything that goes wrong while judging one file names that file and marks it INVALID.
+// The exit code for one file: 0 promotable, 3 not promotable, 1 unusable (unreadable, not a
+// cert, edited, disagreeing with itself, or a signature that does not verify).
 int verify_one(const std::string& path, const VerifyOptions& o) {
-    try {
-        return verify_loaded(path, o);
-    } catch (const Error& e) {
-        return invalid(path, e.what());
+    const trust::Judgement j = trust::judge(path, o);
+    switch (j.kind) {
+        case trust::FileKind::Attestation:
+            return verify_envelope(j, o);
+        case trust::FileKind::Upstream:
+            return verify_upstream(j);
+        case trust::FileKind::Unreadable:
+        case trust::FileKind::NotACert:
+        case trust::FileKind::Inconsistent:  // its verdict is not what its evidence gives
+            return invalid(j);
+        case trust::FileKind::BadSignature:
+            if (j.envelope) return verify_envelope(j, o);
+            return verify_cert(j, o);
+        case trust::FileKind::DigestMismatch:
+        case trust::FileKind::Cert:
+            break;
     }
-}
-
-core::Expectation expectation(const std::string& text, const std::string& where) {
-    const auto eq = text.find('=');
-    const std::string key = eq == std::string::npos ? text : text.substr(0, eq);
-    if (eq == std::string::npos || key.empty())
-        throw Error(ErrorCategory::Usage, where + " " + text + ": expected KEY=VALUE");
-    if (!core::known_expectation_key(key)) {
-        std::string keys;
-        for (auto k : core::expectation_keys()) keys += (keys.empty() ? "" : ", ") + std::string(k);
-        throw Error(ErrorCategory::Usage,
-                    where + " " + text + ": unknown key '" + key + "' (one of " + keys + ")");
-    }
-    return {key, text.substr(eq + 1)};
-}
-
-// A JSON object of the same keys: strings or integers, or lists of them for repeatable keys.
-std::vector<core::Expectation> deployment_file(const std::string& path) {
-    const std::string where = "--expect-deployment " + path;
-    core::Json document;
-    try {
-        document = io::parse_json(io::read_file(path), path);
-    } catch (const Error& e) {
-        throw Error(ErrorCategory::Usage, "--expect-deployment: " + std::string(e.what()));
-    }
-    if (!document.is_object()) throw Error(ErrorCategory::Usage, where + ": not a JSON object");
-    std::vector<core::Expectation> out;
-    const auto add = [&](const std::string& key, const core::Json& value) {
-        if (value.is_string())
-            out.push_back(expectation(key + "=" + value.as_string(), where));
-        else if (value.is_int())
-            out.push_back(expectation(key + "=" + std::to_string(value.as_int()), where));
-        else
-            throw Error(ErrorCategory::Usage,
-                        where + ": " + key + " must be a string, an integer or a list of them");
-    };
-    for (const auto& [key, value] : document.as_object()) {
-        if (value.is_array())
-            for (const auto& item : value.as_array()) add(key, item);
-        else
-            add(key, value);
-    }
-    return out;
-}
-
-VerifyOptions verify_options(const cxxopts::ParseResult& args) {
-    VerifyOptions o;
-    // Whole tokens: a key path or an expected flag list may hold a comma.
-    for (const auto& path : option_tokens(args, "trusted-key")) o.trusted.add(path);
-    o.require_signature = args.count("require-signature") > 0;
-    if (o.require_signature && o.trusted.empty())
-        throw Error(ErrorCategory::Usage,
-                    "--require-signature needs --trusted-key (the keys a signature must be by)");
-    for (const auto& text : option_tokens(args, "expect"))
-        o.expected.push_back(expectation(text, "--expect"));
-    if (args.count("expect-deployment"))
-        for (auto& e : deployment_file(args["expect-deployment"].as<std::string>()))
-            o.expected.push_back(std::move(e));
-    return o;
+    return verify_cert(j, o);
 }
 
 }  // namespace
@@ -270,18 +138,9 @@ int verify_cert_main(int argc, char** argv) {
         "not JSON, not a cert, fails its digest or signature check, or disagrees with itself "
         "(its status, source or gates are not what its own evidence gives), 2 usage error.");
     options.positional_help("CERT.json...");
-    options.add_options()("trusted-key",
-                          "A public key file (or a directory of *.pub / *.pem) whose signatures "
-                          "are trusted (repeatable)",
-                          cxxopts::value<std::vector<std::string>>())(
-        "require-signature", "A cert not signed by a trusted key is not promotable")(
-        "expect",
-        "KEY=VALUE the cert must have been made for (repeatable): binary_sha256, model_sha256, "
-        "model, server_flag, server_flags, ctx, n, kv_label, plugin_sha256, workset_sha256, "
-        "scorer, source, configuration_id",
-        cxxopts::value<std::vector<std::string>>())(
-        "expect-deployment", "A JSON object of the same keys (lists for repeatable ones)",
-        cxxopts::value<std::string>());
+    auto trust_group = options.add_options();
+    add_trusted_key_option(trust_group);
+    add_promotion_options(trust_group);
     options.add_options("Output")("h,help", "Show this help");
     options.add_options("Positional")("certs", "Cert files",
                                       cxxopts::value<std::vector<std::string>>());
@@ -292,7 +151,7 @@ int verify_cert_main(int argc, char** argv) {
         return kExitPromotable;
     }
     if (!args.count("certs")) throw Error(ErrorCategory::Usage, "name at least one cert file");
-    const VerifyOptions o = verify_options(args);
+    const VerifyOptions o = judge_options(args);
 
     int worst = kExitPromotable;
     for (const auto& path : args["certs"].as<std::vector<std::string>>()) {

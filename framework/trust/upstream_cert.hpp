@@ -9,7 +9,7 @@
 
 #include "core/json.hpp"
 
-namespace bi::io {
+namespace bi::trust {
 
 inline constexpr const char* kUpstreamLabel = "upstream v0.1 cert (no digest)";
 
@@ -33,4 +33,4 @@ struct ParsedUpstreamCert {
 
 ParsedUpstreamCert read_upstream_cert(const core::Json& document);
 
-}  // namespace bi::io
+}  // namespace bi::trust

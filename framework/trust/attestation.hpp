@@ -7,12 +7,12 @@
 #include <string_view>
 #include <vector>
 
-#include "cert_io.hpp"
+#include "cert_signature.hpp"
 #include "core/cert.hpp"
 #include "core/json.hpp"
 #include "signing.hpp"
 
-namespace bi::io {
+namespace bi::trust {
 
 inline constexpr std::string_view kStatementType = "https://in-toto.io/Statement/v1";
 inline constexpr std::string_view kTestResultPredicate =
@@ -48,4 +48,4 @@ struct OpenedEnvelope {
 
 OpenedEnvelope open_envelope(const core::Json& envelope, const TrustedKeys& trusted);
 
-}  // namespace bi::io
+}  // namespace bi::trust

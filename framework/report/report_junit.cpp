@@ -5,7 +5,7 @@
 
 #include "markup.hpp"
 
-namespace bi::cli::report {
+namespace bi::report {
 
 namespace {
 
@@ -52,7 +52,9 @@ Case cell_case(const ReportEntry& entry) {
     const std::string headline = entry_headline(entry);
     if (!entry.trusted()) {
         k.outcome = Outcome::Error;
-        k.type = entry.state == EntryState::Inconsistent ? "inconsistent" : "digest_mismatch";
+        k.type = entry.kind == trust::FileKind::Inconsistent   ? "inconsistent"
+                 : entry.kind == trust::FileKind::BadSignature ? "bad_signature"
+                                                               : "digest_mismatch";
         k.message = entry.problem;
         k.body = headline + " (not trusted)\n" + reasons_text(c);
         return k;
@@ -86,9 +88,9 @@ Case unusable_case(const ReportEntry& entry) {
     k.name = entry.path;
     k.file = entry.path;
     k.outcome = Outcome::Error;
-    k.type = entry.state == EntryState::NotACert   ? "not_a_cert"
-             : entry.state == EntryState::Upstream ? "upstream_cert"
-                                                   : "unreadable";
+    k.type = entry.kind == trust::FileKind::NotACert   ? "not_a_cert"
+             : entry.kind == trust::FileKind::Upstream ? "upstream_cert"
+                                                       : "unreadable";
     k.message = entry.problem;
     k.body = entry.problem + "\n";
     return k;
@@ -167,4 +169,4 @@ std::string render_junit(const ReportModel& model) {
     return out.str();
 }
 
-}  // namespace bi::cli::report
+}  // namespace bi::report

@@ -5,13 +5,14 @@
 #include <cstdlib>
 #include <sstream>
 
-#include "../sensitivity_text.hpp"
-#include "../verdict_headline.hpp"
+#include "core/cert_consistency.hpp"
 #include "io/json_text.hpp"
 #include "markup.hpp"
 #include "report_html.hpp"
+#include "sensitivity_text.hpp"
+#include "verdict_headline.hpp"
 
-namespace bi::cli::report {
+namespace bi::report {
 
 namespace {
 
@@ -354,7 +355,9 @@ std::string render_cell_html(const ReportEntry& entry) {
         << " &middot; " << c.n_passes() << " concurrent pass(es) &middot; <code>" << esc(entry.path)
         << "</code></p>\n";
     if (!entry.problem.empty()) out << "<p class=\"bad\">" << esc(entry.problem) << "</p>\n";
-    out << "<h4>Decision reasons</h4><ol>" << list_items(c.verdict.decision_reasons) << "</ol>\n";
+    out << "<h4>Decision reasons <span class=\"meta\">(rule <code>"
+        << esc(core::deciding_rule(c).name) << "</code>)</span></h4><ol>"
+        << list_items(c.verdict.decision_reasons) << "</ol>\n";
     if (!entry.promotion.reasons.empty())
         out << "<h4>Not promotable because</h4><ul>" << list_items(entry.promotion.reasons)
             << "</ul>\n";
@@ -367,4 +370,4 @@ std::string render_cell_html(const ReportEntry& entry) {
     return out.str();
 }
 
-}  // namespace bi::cli::report
+}  // namespace bi::report

@@ -7,7 +7,7 @@
 
 #include "report_model.hpp"
 
-namespace bi::cli::report {
+namespace bi::report {
 
 inline constexpr std::size_t kMaxMarkdownBytes = 1u << 20;
 
@@ -17,4 +17,4 @@ std::string render_markdown(const ReportModel& model);
 // punctuation backslash-escaped, newlines as spaces (a list item stays one line).
 std::string escape_markdown(const std::string& text);
 
-}  // namespace bi::cli::report
+}  // namespace bi::report

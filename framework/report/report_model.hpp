@@ -1,5 +1,5 @@
 // The report model: every cert named on the command line (files, or directories of *.json),
-// loaded once and judged once, for the renderers (text, csv, markdown, junit, html) to read.
+// loaded and judged once by trust::judge, for the renderers (text, csv, markdown, junit, html).
 // A renderer never opens a file itself; new columns or sections extend ReportEntry.
 #pragma once
 
@@ -11,45 +11,25 @@
 
 #include "core/cert.hpp"
 #include "core/json.hpp"
-#include "io/cert_io.hpp"
-#include "io/upstream_cert.hpp"
+#include "trust/judge.hpp"
 
-namespace bi::cli::report {
+namespace bi::report {
 
-enum class EntryState {
-    Usable,        // a cert that agrees with itself (its digest may still be broken)
-    Unreadable,    // missing, not a regular file, not JSON
-    NotACert,      // JSON, but not a bi-cert/1 document
-    Inconsistent,  // a cert whose verdict or gates are not what its own evidence gives
-    Upstream,      // a cert of the upstream Python tool: shown with its words, never promotable
-};
-
-struct ReportEntry {
-    std::string path;
-    EntryState state = EntryState::Unreadable;
-    std::string problem;  // one line naming the file, set when state is not Usable
-    io::LoadedCert
-        loaded;  // document always for NotACert/Usable/Inconsistent; cert for the last two
-    core::Promotion promotion;
-    std::optional<io::UpstreamCert> upstream;  // set when state is Upstream
-
-    bool has_cert() const {
-        return state == EntryState::Usable || state == EntryState::Inconsistent;
-    }
-    const core::Cert& cert() const { return loaded.cert; }
-    // A usable cert with an intact digest: the only kind whose verdict a report relies on.
-    bool trusted() const { return state == EntryState::Usable && loaded.digest_intact; }
-};
+// One file as trust::judge judged it: every command that reads certs agrees on what it is.
+using ReportEntry = trust::Judgement;
 
 struct ReportModel {
     std::vector<ReportEntry> entries;  // in the order the paths expanded to
+    // Attestations (bi-run attest's envelopes) among the files: about a cert, not one; noted only.
+    std::vector<ReportEntry> attestations;
 };
 
 // Directories stand for the *.json files directly inside them, in name order.
 std::vector<std::string> expand_paths(const std::vector<std::string>& paths);
 
 // Loads and judges every file; never throws for a bad file (it becomes an entry with a problem).
-ReportModel load_report(const std::vector<std::string>& paths);
+ReportModel load_report(const std::vector<std::string>& paths,
+                        const trust::JudgeOptions& options = {});
 
 // One model's cells as a ctx x N grid (a cell measured twice keeps the last file).
 struct ModelGrid {
@@ -74,8 +54,9 @@ std::string largest_green_line(const ModelGrid& grid);
 // The verdict headline of an entry with a cert, with the promotion it earned.
 std::string entry_headline(const ReportEntry& entry);
 
-// The reasons that decided the verdict: the fired rule's lines just before the closing
-// "verdict ..." line, the rule's own line first (at most `limit`); for a green, its closing line.
+// The reasons that decided the verdict: the lines of the rule the cert records (verdict.rule),
+// its own line first, without the closing "verdict ..." line (at most `limit`); for a green,
+// its closing line.
 std::vector<std::string> deciding_reasons(const core::Cert& cert, std::size_t limit = 3);
 
 // "id3 in C2: extracted_answer \"answer-id3\" → \"moved\"": the invariant fields that
@@ -85,4 +66,4 @@ std::vector<std::string> changed_fields(const core::Cert& cert, std::size_t limi
 // A stable anchor for a cell: "cell-tiny_rand-256__ctx512__N4".
 std::string cell_anchor(const core::Cert& cert);
 
-}  // namespace bi::cli::report
+}  // namespace bi::report

@@ -1,6 +1,6 @@
 #include "markup.hpp"
 
-namespace bi::cli::report {
+namespace bi::report {
 
 std::string escape_markup(std::string_view text) {
     std::string out;
@@ -48,4 +48,4 @@ std::string escape_attribute(std::string_view text) {
     return out;
 }
 
-}  // namespace bi::cli::report
+}  // namespace bi::report

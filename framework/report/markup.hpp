@@ -5,7 +5,7 @@
 #include <string>
 #include <string_view>
 
-namespace bi::cli::report {
+namespace bi::report {
 
 // & < > " ' as entities; C0 controls other than tab, newline and carriage return (and DEL) as
 // U+FFFD. Safe in element text and in quoted attribute values of HTML and XML.
@@ -14,4 +14,4 @@ std::string escape_markup(std::string_view text);
 // escape_markup, and newlines as &#10; so that an attribute value keeps its line breaks.
 std::string escape_attribute(std::string_view text);
 
-}  // namespace bi::cli::report
+}  // namespace bi::report

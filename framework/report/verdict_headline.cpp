@@ -1,6 +1,6 @@
 #include "verdict_headline.hpp"
 
-namespace bi::cli {
+namespace bi::report {
 
 std::string_view verdict_word(core::Status status) {
     switch (status) {
@@ -29,4 +29,4 @@ std::string verdict_headline(core::Status status,
     return line + " (" + words + ")";
 }
 
-}  // namespace bi::cli
+}  // namespace bi::report

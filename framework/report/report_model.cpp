@@ -6,60 +6,14 @@
 #include <set>
 #include <sstream>
 
-#include "../verdict_headline.hpp"
 #include "core/cert_consistency.hpp"
-#include "core/error.hpp"
 #include "io/files.hpp"
 #include "io/json_text.hpp"
+#include "verdict_headline.hpp"
 
-namespace bi::cli::report {
+namespace bi::report {
 
 namespace {
-
-ReportEntry load_entry(const std::string& path) {
-    ReportEntry entry;
-    entry.path = path;
-    try {
-        entry.loaded = io::read_cert(path);
-    } catch (const Error& e) {
-        entry.state = EntryState::Unreadable;
-        entry.problem = e.what();
-        return entry;
-    }
-    if (!entry.loaded.shape_problem.empty() && io::looks_like_upstream_cert(entry.loaded.document))
-        if (auto parsed = io::read_upstream_cert(entry.loaded.document); parsed.cert) {
-            entry.state = EntryState::Upstream;
-            entry.problem = path + ": " + io::kUpstreamLabel + ", status " + parsed.cert->status +
-                            ": never promotable here";
-            entry.upstream = std::move(parsed.cert);
-            return entry;
-        }
-    if (!entry.loaded.shape_problem.empty()) {
-        entry.state = EntryState::NotACert;
-        entry.problem = path + ": not a cert: " + entry.loaded.shape_problem;
-        return entry;
-    }
-    entry.promotion = core::check_promotable(entry.loaded.cert, entry.loaded.digest_intact);
-    if (const auto disagreements = core::cert_disagreements(entry.loaded.cert);
-        !disagreements.empty()) {
-        entry.state = EntryState::Inconsistent;
-        entry.problem = path + ": the cert disagrees with itself: " + disagreements.front();
-        return entry;
-    }
-    entry.state = EntryState::Usable;
-    if (!entry.loaded.digest_intact)
-        entry.problem = path + ": digest mismatch: the cert was edited or corrupted";
-    return entry;
-}
-
-// The verdict rules write one kind of line for a gate that passed and another for the rule that
-// fired; the deciding reasons are the fired ones, which come last before the verdict line.
-bool is_passed_reason(const std::string& line) {
-    for (const char* marker : {"self-check passed", "no invariant divergence", "overlap proven",
-                               "floor met", "coverage met"})
-        if (line.find(marker) != std::string::npos) return true;
-    return false;
-}
 
 template <typename T>
 std::vector<T> sorted_unique(std::set<T> values) {
@@ -86,9 +40,14 @@ std::vector<std::string> expand_paths(const std::vector<std::string>& paths) {
     return files;
 }
 
-ReportModel load_report(const std::vector<std::string>& paths) {
+ReportModel load_report(const std::vector<std::string>& paths, const trust::JudgeOptions& options) {
     ReportModel model;
-    for (const auto& path : expand_paths(paths)) model.entries.push_back(load_entry(path));
+    for (const auto& path : expand_paths(paths)) {
+        auto judgement = trust::judge(path, options);
+        auto& into =
+            judgement.kind == trust::FileKind::Attestation ? model.attestations : model.entries;
+        into.push_back(std::move(judgement));
+    }
     return model;
 }
 
@@ -145,12 +104,12 @@ std::string entry_headline(const ReportEntry& entry) {
 std::vector<std::string> deciding_reasons(const core::Cert& cert, std::size_t limit) {
     const auto& reasons = cert.verdict.decision_reasons;
     if (reasons.empty()) return {};
-    if (cert.verdict.status == core::Status::Green || reasons.size() < 2) return {reasons.back()};
+    const core::FiredRule rule = core::deciding_rule(cert);
+    std::size_t begin = std::min(rule.first_reason, reasons.size() - 1);
     std::size_t end = reasons.size();
-    if (reasons[end - 1].rfind("verdict ", 0) == 0) --end;
-    std::size_t begin = end;
-    while (begin > 0 && !is_passed_reason(reasons[begin - 1])) --begin;
-    if (begin == end) --begin;
+    // The closing "verdict ..." line restates the status; it is the deciding line only when the
+    // rule wrote nothing else (a green).
+    if (end - begin > 1 && reasons[end - 1].rfind("verdict ", 0) == 0) --end;
     // The fired rule's own line comes first; the lines after it (forensics, caveats) elaborate.
     end = std::min(end, begin + limit);
     return std::vector<std::string>(reasons.begin() + static_cast<std::ptrdiff_t>(begin),
@@ -180,4 +139,4 @@ std::string cell_anchor(const core::Cert& cert) {
     return anchor.substr(0, anchor.size() - 5 /* "_json" */);
 }
 
-}  // namespace bi::cli::report
+}  // namespace bi::report

@@ -10,7 +10,7 @@
 #include "core/json.hpp"
 #include "report_model.hpp"
 
-namespace bi::cli::report {
+namespace bi::report {
 
 struct TableRow {
     const ReportEntry* entry = nullptr;
@@ -41,4 +41,4 @@ void render_csv(const ReportModel& model, std::ostream& out);
 // them).
 core::Json render_json_rows(const ReportModel& model);
 
-}  // namespace bi::cli::report
+}  // namespace bi::report

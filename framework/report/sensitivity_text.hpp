@@ -7,7 +7,7 @@
 
 #include "core/cert.hpp"
 
-namespace bi::cli {
+namespace bi::report {
 
 std::vector<std::string> sensitivity_lines(const core::Cert& cert);
 
@@ -25,4 +25,4 @@ struct PassEstimate {
 PassEstimate estimate_passes(double target_rate, double confidence, std::size_t n_items,
                              int max_passes);
 
-}  // namespace bi::cli
+}  // namespace bi::report

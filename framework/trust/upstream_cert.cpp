@@ -2,7 +2,7 @@
 
 #include "core/verdict_kinds.hpp"
 
-namespace bi::io {
+namespace bi::trust {
 
 bool looks_like_upstream_cert(const core::Json& document) {
     return document.is_object() && !document.find("schema") && document.find("status");
@@ -41,4 +41,4 @@ ParsedUpstreamCert read_upstream_cert(const core::Json& document) {
     return parsed;
 }
 
-}  // namespace bi::io
+}  // namespace bi::trust

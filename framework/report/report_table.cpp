@@ -2,10 +2,11 @@
 
 #include <cstdio>
 
+#include "core/cert_consistency.hpp"
 #include "core/cert_history.hpp"
 #include "sensitivity_text.hpp"
 
-namespace bi::cli::report {
+namespace bi::report {
 
 namespace {
 
@@ -25,7 +26,7 @@ TableRow upstream_row(const ReportEntry& entry) {
     row.model = u.model;
     row.ctx = u.ctx;
     row.n = u.dispatch_n;
-    row.verdict = u.status + " [" + io::kUpstreamLabel + "]";
+    row.verdict = u.status + " [" + trust::kUpstreamLabel + "]";
     row.source = u.source.empty() ? "?" : u.source;
     row.diverged = u.n_divergent;
     row.per_trial = row.per_prompt = "-";
@@ -39,16 +40,22 @@ std::string csv_field(const std::string& text) {
     return quoted + "\"";
 }
 
+core::Json reasons_json(const ReportEntry& entry) {
+    core::Json out = core::Json::array();
+    for (const auto& reason : entry.promotion.reasons) out.push_back(reason);
+    return out;
+}
+
 }  // namespace
 
 std::vector<TableRow> table_rows(const ReportModel& model) {
     std::vector<TableRow> rows;
     for (const auto& entry : model.entries) {
-        if (entry.state == EntryState::Upstream) {
+        if (entry.kind == trust::FileKind::Upstream) {
             rows.push_back(upstream_row(entry));
             continue;
         }
-        if (entry.state != EntryState::Usable) continue;
+        if (!entry.has_cert() || entry.kind == trust::FileKind::Inconsistent) continue;
         const core::Cert& c = entry.cert();
         TableRow row;
         row.entry = &entry;
@@ -56,7 +63,8 @@ std::vector<TableRow> table_rows(const ReportModel& model) {
         row.ctx = c.cell.ctx;
         row.n = c.cell.dispatch_n;
         row.verdict = entry_headline(entry);
-        if (!entry.loaded.digest_intact) row.verdict += " [DIGEST MISMATCH]";
+        if (entry.kind == trust::FileKind::DigestMismatch) row.verdict += " [DIGEST MISMATCH]";
+        if (entry.kind == trust::FileKind::BadSignature) row.verdict += " [BAD SIGNATURE]";
         row.source = std::string(core::name(c.source));
         row.promotable = entry.promotion.promotable;
         row.diverged = c.divergence.ac.divergent_ids.size();
@@ -105,7 +113,7 @@ core::Json render_json_rows(const ReportModel& model) {
                                               {"source", r.source},
                                               {"promotable", false},
                                               {"digest_intact", false},
-                                              {"upstream", io::kUpstreamLabel},
+                                              {"upstream", trust::kUpstreamLabel},
                                               {"n_divergent", r.diverged}});
             continue;
         }
@@ -118,6 +126,9 @@ core::Json render_json_rows(const ReportModel& model) {
                                           {"source", r.source},
                                           {"promotable", r.promotable},
                                           {"digest_intact", r.entry->loaded.digest_intact},
+                                          {"file_kind", std::string(trust::name(r.entry->kind))},
+                                          {"not_promotable_because", reasons_json(*r.entry)},
+                                          {"rule", core::deciding_rule(c).name},
                                           {"n_divergent", r.diverged},
                                           {"history", r.history},
                                           {"per_trial", bound_json(c.sensitivity.per_trial)},
@@ -126,4 +137,4 @@ core::Json render_json_rows(const ReportModel& model) {
     return rows;
 }
 
-}  // namespace bi::cli::report
+}  // namespace bi::report

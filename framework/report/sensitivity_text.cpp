@@ -4,7 +4,7 @@
 
 #include "core/sample_size.hpp"
 
-namespace bi::cli {
+namespace bi::report {
 
 namespace {
 
@@ -78,4 +78,4 @@ PassEstimate estimate_passes(double target_rate, double confidence, std::size_t 
     return e;
 }
 
-}  // namespace bi::cli
+}  // namespace bi::report

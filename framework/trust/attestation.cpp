@@ -1,9 +1,9 @@
 #include "attestation.hpp"
 
 #include "core/error.hpp"
-#include "json_text.hpp"
+#include "io/json_text.hpp"
 
-namespace bi::io {
+namespace bi::trust {
 
 namespace {
 
@@ -76,7 +76,7 @@ core::Json attestation_statement(const core::Cert& cert, const std::string& cert
 }
 
 core::Json dsse_envelope(const core::Json& statement, const SigningKey* key) {
-    const std::string payload = to_json_text(statement);
+    const std::string payload = io::to_json_text(statement);
     core::Json signatures = core::Json::array();
     if (key)
         signatures.push_back(core::Json::Object{
@@ -131,7 +131,7 @@ OpenedEnvelope open_envelope(const core::Json& envelope, const TrustedKeys& trus
         return opened;
     }
     try {
-        core::Json statement = parse_json(*body, "the envelope's payload");
+        core::Json statement = io::parse_json(*body, "the envelope's payload");
         if (statement.string_or("_type", "") != kStatementType ||
             statement.string_or("predicateType", "") != kTestResultPredicate ||
             !statement.find("subject") || !statement.find("predicate"))
@@ -144,4 +144,4 @@ OpenedEnvelope open_envelope(const core::Json& envelope, const TrustedKeys& trus
     return opened;
 }
 
-}  // namespace bi::io
+}  // namespace bi::trust

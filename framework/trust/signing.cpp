@@ -15,9 +15,9 @@
 
 #include "core/error.hpp"
 #include "core/sha256.hpp"
-#include "files.hpp"
+#include "io/files.hpp"
 
-namespace bi::io {
+namespace bi::trust {
 
 namespace {
 
@@ -140,7 +140,7 @@ std::shared_ptr<const SigningKey> SigningKey::load(const std::string& path,
         usage(what + " " + path + ": the private key is readable by group or others (mode " + mode +
               "); chmod 600 it");
     }
-    const std::string text = read_file(path, kMaxKeyFileBytes);
+    const std::string text = io::read_file(path, kMaxKeyFileBytes);
     auto bio = memory_bio(text);
     EVP_PKEY* key = PEM_read_bio_PrivateKey(bio.get(), nullptr, nullptr, nullptr);
     if (!is_ed25519(key)) {
@@ -148,6 +148,11 @@ std::shared_ptr<const SigningKey> SigningKey::load(const std::string& path,
         usage(what + " " + path + ": not an Ed25519 private key in PEM form (see bi-run keygen)");
     }
     return std::shared_ptr<const SigningKey>(new SigningKey(key));
+}
+
+core::Json SigningKey::signature_for(std::string_view signed_text) const {
+    return core::Json::Object{
+        {"alg", "ed25519"}, {"key_id", key_id_}, {"value", base64_encode(sign(signed_text))}};
 }
 
 std::string SigningKey::sign(std::string_view message) const {
@@ -194,7 +199,7 @@ void TrustedKeys::add(const std::string& path) {
     for (const auto& file : files) {
         std::string text;
         try {
-            text = read_file(file, kMaxKeyFileBytes);
+            text = io::read_file(file, kMaxKeyFileBytes);
         } catch (const Error& e) {
             usage(std::string("--trusted-key ") + e.what());
         }
@@ -225,4 +230,4 @@ TrustedKeys::Check TrustedKeys::verify(std::string_view message, const std::stri
     return Check::UntrustedKey;
 }
 
-}  // namespace bi::io
+}  // namespace bi::trust

@@ -8,7 +8,9 @@
 #include <string_view>
 #include <vector>
 
-namespace bi::io {
+#include "io/cert_io.hpp"
+
+namespace bi::trust {
 
 // base64 (RFC 4648, with padding) of bytes, and back; nullopt for text that is not base64.
 std::string base64_encode(std::string_view bytes);
@@ -19,18 +21,21 @@ std::optional<std::string> base64_decode(std::string_view text);
 // bi::Error(Usage) naming the file when either exists or cannot be written.
 std::string generate_key_pair(const std::string& private_path);
 
-// "ed25519:" + the first 16 hex digits of sha256 over the 32 raw public key bytes.
-class SigningKey {
+// An Ed25519 private key; its id is "ed25519:" + the first 16 hex digits of sha256 over the 32
+// raw public key bytes. It signs certs (io::CertSigner) and attestations.
+class SigningKey : public io::CertSigner {
 public:
     // Throws bi::Error(Usage) naming `what` (the flag or variable) and the file when the file is
     // missing, readable by group or others, or not an Ed25519 private key.
     static std::shared_ptr<const SigningKey> load(const std::string& path, const std::string& what);
-    ~SigningKey();
+    ~SigningKey() override;
     SigningKey(const SigningKey&) = delete;
     SigningKey& operator=(const SigningKey&) = delete;
 
     const std::string& key_id() const { return key_id_; }
     std::string sign(std::string_view message) const;  // the raw 64-byte signature
+    // {"alg": "ed25519", "key_id": ..., "value": base64 of sign(signed_text)}
+    core::Json signature_for(std::string_view signed_text) const override;
 
 private:
     explicit SigningKey(void* pkey);
@@ -61,4 +66,4 @@ private:
     std::vector<Key> keys_;
 };
 
-}  // namespace bi::io
+}  // namespace bi::trust

@@ -3,9 +3,9 @@
 #include <algorithm>
 #include <sstream>
 
-#include "../verdict_headline.hpp"
+#include "verdict_headline.hpp"
 
-namespace bi::cli::report {
+namespace bi::report {
 
 namespace {
 
@@ -122,4 +122,4 @@ std::string render_markdown(const ReportModel& model) {
     return text;
 }
 
-}  // namespace bi::cli::report
+}  // namespace bi::report

@@ -7,8 +7,8 @@
 
 #include "report_model.hpp"
 
-namespace bi::cli::report {
+namespace bi::report {
 
 std::string render_junit(const ReportModel& model);
 
-}  // namespace bi::cli::report
+}  // namespace bi::report

@@ -10,7 +10,7 @@
 
 #include "report_model.hpp"
 
-namespace bi::cli::report {
+namespace bi::report {
 
 std::string render_html(const ReportModel& model);
 
@@ -25,4 +25,4 @@ std::size_t common_prefix_chars(std::string_view a, std::string_view b);
 // cert the report cannot trust.
 std::string verdict_class(const ReportEntry& entry);
 
-}  // namespace bi::cli::report
+}  // namespace bi::report

@@ -2,10 +2,10 @@
 
 #include <sstream>
 
-#include "../verdict_headline.hpp"
 #include "markup.hpp"
+#include "verdict_headline.hpp"
 
-namespace bi::cli::report {
+namespace bi::report {
 
 namespace {
 
@@ -83,8 +83,9 @@ std::string cell_box(const ModelGrid& grid, std::int64_t ctx, std::int64_t n) {
                                            : std::string(core::name(entry->cert().source));
     } else {
         word = "INVALID";
-        note =
-            entry->state == EntryState::Inconsistent ? "disagrees with itself" : "digest mismatch";
+        note = entry->kind == trust::FileKind::Inconsistent   ? "disagrees with itself"
+               : entry->kind == trust::FileKind::BadSignature ? "bad signature"
+                                                              : "digest mismatch";
     }
     return "<td class=\"" + verdict_class(*entry) + "\"><a href=\"#" +
            escape_attribute(cell_anchor(entry->cert())) + "\" title=\"" +
@@ -232,4 +233,4 @@ std::string render_html(const ReportModel& model) {
     return out.str();
 }
 
-}  // namespace bi::cli::report
+}  // namespace bi::report

@@ -9,7 +9,7 @@
 
 #include "core/verdict_kinds.hpp"
 
-namespace bi::cli {
+namespace bi::report {
 
 // GREEN for green, RED for failed, AMBER for green_with_caveat, UNVERIFIED for green_unverified.
 std::string_view verdict_word(core::Status status);
@@ -20,4 +20,4 @@ std::string verdict_headline(core::Status status,
                              const std::optional<core::DivergenceClass>& divergence_class,
                              const std::optional<core::Anomaly>& anomaly, bool promotable);
 
-}  // namespace bi::cli
+}  // namespace bi::report

@@ -9,9 +9,11 @@
 #include <string>
 #include <vector>
 
+#include "run_request.hpp"
+
 namespace bi::core {
 
-inline constexpr const char* kPlanSchema = "bi-plan/1";
+inline constexpr const char* kPlanSchema = "bi-plan/2";
 
 // One unit of work: every N of one (model, ctx), so arm A is run once for all of them.
 struct PlanGroup {
@@ -25,9 +27,9 @@ struct SweepPlan {
     std::string schema{kPlanSchema};
     std::string plan_id;  // "plan-" + 16 hex digits over everything else (io computes it)
     std::string out_dir;  // as given to `bi-run plan`; `sweep --out-dir` may override it
-    // The sweep options every group runs with, as argv tokens (no --profile/--ctx/--parallel/
-    // --out-dir: those come from the group and the plan).
-    std::vector<std::string> options;
+    // What every group runs with; its profile, ctxs, parallels and out_dir come from the group
+    // and the plan instead.
+    RunRequest request;
     std::vector<PlanGroup> groups;  // sorted by (model, ctx); index = position
 };
 

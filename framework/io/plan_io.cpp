@@ -4,10 +4,100 @@
 #include "core/error.hpp"
 #include "core/json.hpp"
 #include "core/sha256.hpp"
+#include "field_table.hpp"
 #include "files.hpp"
 #include "json_text.hpp"
 
 namespace bi::io {
+
+namespace schema {
+
+using core::RunRequest;
+using core::ScoringRequest;
+using core::TargetRequest;
+
+template <>
+struct HasTable<ScoringRequest> : std::true_type {};
+template <>
+struct HasTable<TargetRequest> : std::true_type {};
+template <>
+struct HasTable<RunRequest> : std::true_type {};
+
+// One row per member; the plan keeps every value (defaults included), so that what a plan means
+// does not change when an option or its default does.
+template <>
+const Table<ScoringRequest>& table() {
+    using S = ScoringRequest;
+    static const Table<S> rows{
+        required("plugins", &S::plugins),
+        required("plugin_dirs", &S::plugin_dirs),
+        required("plugin_timeout_s", &S::plugin_timeout_s),
+        optional("scorer", &S::scorer, WhenEmpty::WriteNull),
+        optional("scorer_config", &S::scorer_config, WhenEmpty::WriteNull),
+        optional("workset", &S::workset, WhenEmpty::WriteNull),
+        optional("generator", &S::generator, WhenEmpty::WriteNull),
+        required("generator_params", &S::generator_params),
+        required("logit_drift_eps", &S::logit_drift_eps),
+    };
+    return rows;
+}
+
+template <>
+const Table<TargetRequest>& table() {
+    using T = TargetRequest;
+    static const Table<T> rows{
+        optional("server_bin", &T::server_bin, WhenEmpty::WriteNull),
+        optional("model", &T::model, WhenEmpty::WriteNull),
+        required("server_flags", &T::server_flags),
+        optional("models_toml", &T::models_toml, WhenEmpty::WriteNull),
+        optional("models_dir", &T::models_dir, WhenEmpty::WriteNull),
+        required("ready_timeout_s", &T::ready_timeout_s),
+        required("shutdown_grace_s", &T::shutdown_grace_s),
+        optional("port", &T::port, WhenEmpty::WriteNull),
+        required("reserved_ports", &T::reserved_ports),
+        required("untouchable_pids", &T::untouchable_pids),
+        optional("max_footprint_gb", &T::max_footprint_gb, WhenEmpty::WriteNull),
+    };
+    return rows;
+}
+
+// The cells (ctxs, parallels, profile, out_dir) are the groups' and the plan's, not the
+// request's: those members are not stored here.
+template <>
+const Table<RunRequest>& table() {
+    using R = RunRequest;
+    static const Table<R> rows{
+        optional("model_alias", &R::model_alias, WhenEmpty::WriteNull),
+        optional("passes", &R::passes, WhenEmpty::WriteNull),
+        optional("target_rate", &R::target_rate, WhenEmpty::WriteNull),
+        required("confidence", &R::confidence),
+        optional("max_passes", &R::max_passes, WhenEmpty::WriteNull),
+        required("reps", &R::reps),
+        required("n_predict", &R::n_predict),
+        optional("kv_label", &R::kv_label, WhenEmpty::WriteNull),
+        required("endpoint", &R::endpoint),
+        required("logprobs", &R::logprobs),
+        custom<R>(
+            "seed",
+            [](const R& r, core::Json& o) { o.set("seed", static_cast<std::int64_t>(r.seed)); },
+            [](const core::Json& o, R& r, const std::string& path) {
+                const core::Json* v = o.find("seed");
+                if (!v) shape_error(child(path, "seed"), "missing");
+                r.seed = static_cast<std::uint64_t>(Codec<std::int64_t>::from_json(*v, path));
+            }),
+        required("stagger_ms", &R::stagger_ms),
+        required("req_timeout_s", &R::req_timeout_s),
+        required("arm_deadline_s", &R::arm_deadline_s),
+        required("stop_on_red", &R::stop_on_red),
+        required("max_response_bytes", &R::max_response_bytes),
+        required("scoring", &R::scoring),
+        required("target", &R::target),
+        optional("sign_key", &R::sign_key, WhenEmpty::WriteNull),
+    };
+    return rows;
+}
+
+}  // namespace schema
 
 namespace {
 
@@ -28,12 +118,11 @@ core::Json to_json(const core::SweepPlan& plan, bool with_id) {
             {"certs", cells},
         });
     }
-    core::Json options = core::Json::array();
-    for (const auto& token : plan.options) options.push_back(token);
-    core::Json doc = core::Json::Object{{"schema", plan.schema},
-                                        {"out_dir", plan.out_dir},
-                                        {"options", options},
-                                        {"groups", groups}};
+    core::Json doc =
+        core::Json::Object{{"schema", plan.schema},
+                           {"out_dir", plan.out_dir},
+                           {"request", schema::Codec<core::RunRequest>::to_json(plan.request)},
+                           {"groups", groups}};
     if (with_id) doc.set("plan_id", plan.plan_id);
     return doc;
 }
@@ -71,15 +160,19 @@ core::SweepPlan read_plan(const std::string& path) {
     if (!doc.is_object()) bad(path, "$", "a plan is a JSON object");
     core::SweepPlan plan;
     plan.schema = member(path, doc, "schema", "", T::String, "a string").as_string();
+    if (plan.schema == "bi-plan/1")
+        bad(path, "schema",
+            "bi-plan/1 stored the sweep's options as command-line words, which this bi-run does "
+            "not replay: write the plan again with bi-run plan");
     if (plan.schema != core::kPlanSchema)
         bad(path, "schema", "'" + plan.schema + "' is not " + core::kPlanSchema);
     plan.plan_id = member(path, doc, "plan_id", "", T::String, "a string").as_string();
     plan.out_dir = member(path, doc, "out_dir", "", T::String, "a string").as_string();
-    const auto& options = member(path, doc, "options", "", T::Array, "an array").as_array();
-    for (std::size_t i = 0; i < options.size(); ++i) {
-        if (!options[i].is_string())
-            bad(path, "options[" + std::to_string(i) + "]", "expected a string");
-        plan.options.push_back(options[i].as_string());
+    try {
+        plan.request = schema::Codec<core::RunRequest>::from_json(
+            member(path, doc, "request", "", T::Object, "an object"), "request");
+    } catch (const schema::ShapeError& e) {
+        throw Error(ErrorCategory::Input, path + ": " + e.what());
     }
     const auto& groups = member(path, doc, "groups", "", T::Array, "an array").as_array();
     for (std::size_t i = 0; i < groups.size(); ++i) {

@@ -69,7 +69,10 @@ def main():
             check(r.returncode == 2 and message in r.stderr and r.stderr.count("\n") == 1,
                   f"{argv}: exit {r.returncode}: {r.stderr}")
         with open(whole_plan) as f:
-            edited = f.read().replace('"--passes",\n    "1"', '"--passes",\n    "2"')
+            text = f.read()
+        check('"passes": 1' in text, "the plan stores passes as a typed field")
+        check('"options"' not in text, "the plan stores no command-line words")
+        edited = text.replace('"passes": 1', '"passes": 2')
         edited_plan = os.path.join(tmp, "edited.json")
         with open(edited_plan, "w") as f:
             f.write(edited)

@@ -26,7 +26,8 @@ namespace {
 core::SweepPlan three_model_plan() {
     core::SweepPlan plan;
     plan.out_dir = "/shared/certs";
-    plan.options = {"--n-predict", "8", "--passes", "1"};
+    plan.request.n_predict = 8;
+    plan.request.passes = 1;
     for (const char* model : {"zeta", "alpha", "mid"})
         for (std::int64_t ctx : {512, 256}) plan.groups.push_back({model, model, ctx, {8, 2, 4}});
     return plan;
@@ -88,8 +89,69 @@ TEST_CASE("a plan is sorted by model then ctx, N ascending, whatever the input o
     CHECK(io::plan_id(plan).size() == 21);
 
     auto other = plan;
-    other.options.push_back("--logprobs=2");
+    other.request.logprobs = 2;
     CHECK(io::plan_id(other) != io::plan_id(plan));
+}
+
+TEST_CASE("a plan stores its request as typed fields, every member round-trips, no argv",
+          "[sweep-plan]") {
+    testing::ScratchDir dir;
+    auto plan = three_model_plan();
+    core::sort_plan(plan);
+    auto& r = plan.request;
+    r.model_alias = "alias";
+    r.target_rate = 0.01;
+    r.passes.reset();
+    r.max_passes = 30;
+    r.confidence = 0.9;
+    r.reps = 2;
+    r.kv_label = "q8_0";
+    r.endpoint = "completion";
+    r.logprobs = 3;
+    r.seed = 18446744073709551615ULL;  // the largest seed survives the int64 JSON number
+    r.stagger_ms = 5;
+    r.req_timeout_s = 7.5;
+    r.arm_deadline_s = 60;
+    r.stop_on_red = true;
+    r.max_response_bytes = "65536";
+    r.scoring.plugins = {"libspark.so"};
+    r.scoring.plugin_dirs = {"/opt/plugins"};
+    r.scoring.plugin_timeout_s = 12;
+    r.scoring.scorer = "spark";
+    r.scoring.scorer_config = "{\"k\":1}";
+    r.scoring.generator = "spark";
+    r.scoring.generator_params = {"families=A2,A4", "n=3"};
+    r.scoring.logit_drift_eps = 0.001;
+    r.target.server_bin = "/usr/bin/llama-server";
+    r.target.model = "/m.gguf";
+    r.target.server_flags = {"-t", "3,1"};
+    r.target.models_toml = "models.toml";
+    r.target.models_dir = "/models";
+    r.target.ready_timeout_s = 30;
+    r.target.shutdown_grace_s = 2;
+    r.target.reserved_ports = {8080};
+    r.target.untouchable_pids = {1};
+    r.target.max_footprint_gb = 20;
+    r.sign_key = "/keys/k";
+    const std::string text = io::render_plan(plan);
+    CHECK(text.find("\"options\"") == std::string::npos);
+    CHECK(text.find("--") == std::string::npos);  // no option spelling anywhere
+    const auto back = io::read_plan(dir.write("plan.json", text));
+    CHECK(io::render_plan(back) == text);
+    CHECK(back.request.seed == r.seed);
+    CHECK(back.request.scoring.generator_params == r.scoring.generator_params);
+    CHECK(back.request.target.server_flags == r.target.server_flags);
+    CHECK(back.request.target.max_footprint_gb == r.target.max_footprint_gb);
+    CHECK_FALSE(back.request.passes.has_value());
+
+    auto v1 = text;
+    v1.replace(v1.find("bi-plan/2"), 9, "bi-plan/1");
+    CHECK_THROWS_WITH(io::read_plan(dir.write("v1.json", v1)),
+                      Catch::Contains("write the plan again with bi-run plan"));
+    auto bad = text;
+    bad.replace(bad.find("\"reps\": 2"), 9, "\"reps\": \"2\"");
+    CHECK_THROWS_WITH(io::read_plan(dir.write("bad.json", bad)),
+                      Catch::Contains("request.reps: expected"));
 }
 
 TEST_CASE("a plan file reads back, and an edited or unsorted one is refused", "[sweep-plan]") {
@@ -99,7 +161,9 @@ TEST_CASE("a plan file reads back, and an edited or unsorted one is refused", "[
     const auto path = dir.write("plan.json", io::render_plan(plan));
     const auto back = io::read_plan(path);
     CHECK(back.plan_id == io::plan_id(plan));
-    CHECK(back.options == plan.options);
+    CHECK(io::render_plan(back) == io::render_plan(plan));
+    CHECK(back.request.n_predict == 8);
+    CHECK(back.request.passes == std::optional<std::int64_t>(1));
     REQUIRE(back.groups.size() == plan.groups.size());
     CHECK(back.groups[3].model == plan.groups[3].model);
     CHECK(back.groups[3].profile == plan.groups[3].profile);

@@ -34,28 +34,54 @@ std::vector<OptionAlias> guard_option_aliases() {
             {"--untouchable-port", "--reserved-port", nullptr, nullptr, true}};
 }
 
-server::GuardLimits guard_limits(const cxxopts::ParseResult& args) {
-    server::GuardLimits limits;
-    if (args.count("max-footprint-gb")) {
-        limits.max_footprint_gb = number_option(args, "max-footprint-gb", 0.001, 1e6);
-    }
+void read_guard_options(const cxxopts::ParseResult& args, core::TargetRequest& target) {
+    if (args.count("port")) target.port = args["port"].as<int>();
     if (args.count("reserved-port"))
-        for (int port : args["reserved-port"].as<std::vector<int>>()) {
-            if (port < 1 || port > 65535)
-                usage("--reserved-port " + std::to_string(port) + ": not a port");
-            limits.reserved_ports.push_back(static_cast<std::uint16_t>(port));
-        }
+        for (int port : args["reserved-port"].as<std::vector<int>>())
+            target.reserved_ports.push_back(port);
     if (args.count("untouchable-pid"))
-        for (int pid : args["untouchable-pid"].as<std::vector<int>>()) {
-            if (pid < 1) usage("--untouchable-pid " + std::to_string(pid) + ": not a PID");
-            limits.untouchable_pids.push_back(pid);
-        }
+        for (int pid : args["untouchable-pid"].as<std::vector<int>>())
+            target.untouchable_pids.push_back(pid);
+    if (args.count("max-footprint-gb"))
+        target.max_footprint_gb = number_option(args, "max-footprint-gb", 0.001, 1e6);
+}
+
+server::GuardLimits guard_limits(const cxxopts::ParseResult& args) {
+    core::TargetRequest target;
+    read_guard_options(args, target);
+    return guard_limits(target);
+}
+
+server::GuardLimits guard_limits(const core::TargetRequest& target) {
+    server::GuardLimits limits;
+    if (target.max_footprint_gb) {
+        const double gb = *target.max_footprint_gb;
+        if (!(gb >= 0.001 && gb <= 1e6))
+            usage("--max-footprint-gb must be between 0.001 and 1e+06");
+        limits.max_footprint_gb = gb;
+    }
+    for (auto port : target.reserved_ports) {
+        if (port < 1 || port > 65535)
+            usage("--reserved-port " + std::to_string(port) + ": not a port");
+        limits.reserved_ports.push_back(static_cast<std::uint16_t>(port));
+    }
+    for (auto pid : target.untouchable_pids) {
+        if (pid < 1 || pid > 2147483647)
+            usage("--untouchable-pid " + std::to_string(pid) + ": not a PID");
+        limits.untouchable_pids.push_back(static_cast<int>(pid));
+    }
     return limits;
 }
 
 std::optional<std::uint16_t> chosen_port(const cxxopts::ParseResult& args) {
-    if (!args.count("port")) return std::nullopt;
-    const int port = args["port"].as<int>();
+    core::TargetRequest target;
+    read_guard_options(args, target);
+    return chosen_port(target);
+}
+
+std::optional<std::uint16_t> chosen_port(const core::TargetRequest& target) {
+    if (!target.port) return std::nullopt;
+    const auto port = *target.port;
     if (port < 1 || port > 65535) usage("--port " + std::to_string(port) + ": not a port");
     return static_cast<std::uint16_t>(port);
 }

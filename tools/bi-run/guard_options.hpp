@@ -8,6 +8,7 @@
 #include <optional>
 #include <vector>
 
+#include "core/run_request.hpp"
 #include "option_aliases.hpp"
 #include "server/guards.hpp"
 
@@ -19,10 +20,15 @@ void add_guard_options(cxxopts::Options& options);
 // The upstream tool's names of the guard options (--experiment-port, --untouchable-port).
 std::vector<OptionAlias> guard_option_aliases();
 
-// The limits the options set; bi::Error(Usage) naming a bad value.
+// The guard options into a request's target, unchecked.
+void read_guard_options(const cxxopts::ParseResult& args, core::TargetRequest& target);
+
+// The limits the options (or a request) set; bi::Error(Usage) naming a bad value.
 server::GuardLimits guard_limits(const cxxopts::ParseResult& args);
+server::GuardLimits guard_limits(const core::TargetRequest& target);
 
 // --port, or nullopt (a free loopback port per launch).
 std::optional<std::uint16_t> chosen_port(const cxxopts::ParseResult& args);
+std::optional<std::uint16_t> chosen_port(const core::TargetRequest& target);
 
 }  // namespace bi::cli

@@ -135,17 +135,31 @@ void configure_plugin_calls(plugin_host::PluginSet& plugins, const cxxopts::Pars
     plugins.set_interrupt_check(driver::throw_if_interrupted);
 }
 
+core::ScoringRequest plugin_request(const cxxopts::ParseResult& args) {
+    core::ScoringRequest request;
+    request.plugins = option_tokens(args, "plugin");
+    if (args.count("plugin-dir"))
+        request.plugin_dirs = args["plugin-dir"].as<std::vector<std::string>>();
+    if (args.count("plugin-timeout"))
+        request.plugin_timeout_s = args["plugin-timeout"].as<double>();
+    return request;
+}
+
 std::vector<std::string> load_plugins(plugin_host::PluginSet& plugins,
                                       const cxxopts::ParseResult& args) {
-    configure_plugin_calls(plugins, args);
+    return load_plugins(plugins, plugin_request(args));
+}
+
+std::vector<std::string> load_plugins(plugin_host::PluginSet& plugins,
+                                      const core::ScoringRequest& request) {
+    plugins.set_call_timeout(seconds_value(request.plugin_timeout_s, "plugin-timeout"));
+    driver::install_interrupt_handlers();
+    plugins.set_interrupt_check(driver::throw_if_interrupted);
     std::vector<std::string> resolved;
     try {
         plugins.load_bundled();
-        const auto dirs = args.count("plugin-dir")
-                              ? args["plugin-dir"].as<std::vector<std::string>>()
-                              : std::vector<std::string>();
-        for (const auto& name : option_tokens(args, "plugin")) {
-            const std::string path = resolve_plugin_path(name, dirs);
+        for (const auto& name : request.plugins) {
+            const std::string path = resolve_plugin_path(name, request.plugin_dirs);
             if (path != name)
                 std::cerr << "bi-run: note: --plugin " << name << " is " << path << "\n";
             const auto before = bundled_paths(plugins);

@@ -8,6 +8,7 @@
 #include <utility>
 #include <vector>
 
+#include "core/run_request.hpp"
 #include "plugin_host/plugin_set.hpp"
 
 namespace bi::cli {
@@ -30,6 +31,11 @@ void configure_plugin_calls(plugin_host::PluginSet& plugins, const cxxopts::Pars
 // Returns the paths of the --plugin files, resolved, in order.
 std::vector<std::string> load_plugins(plugin_host::PluginSet& plugins,
                                       const cxxopts::ParseResult& args);
+std::vector<std::string> load_plugins(plugin_host::PluginSet& plugins,
+                                      const core::ScoringRequest& request);
+
+// --plugin, --plugin-dir and --plugin-timeout as a request's scoring part.
+core::ScoringRequest plugin_request(const cxxopts::ParseResult& args);
 
 // Where a --plugin value is: a name with a '/' is a path as given; a bare name ("libspark.so")
 // is looked up in `plugin_dirs` (--plugin-dir), then $BI_PLUGIN_PATH (':'-separated), the

@@ -32,16 +32,22 @@ bool names_model_alias(const std::string& file, const std::string& name) {
 }  // namespace
 
 std::string models_file_path(const cxxopts::ParseResult& args) {
-    if (args.count("models-toml")) return args["models-toml"].as<std::string>();
+    return models_file_path(args.count("models-toml") ? args["models-toml"].as<std::string>()
+                                                      : std::optional<std::string>());
+}
+
+std::string models_file_path(const std::optional<std::string>& given) {
+    if (given) return *given;
     const char* env = std::getenv("BI_MODELS_TOML");
     return env && *env ? env : "models.toml";
 }
 
-std::string chosen_plugin_profile(const cxxopts::ParseResult& args,
+std::string chosen_plugin_profile(const core::RunRequest& request,
                                   const plugin_host::PluginSet& plugins, ProfileScope scope) {
-    if (!args.count("profile")) return "";
-    std::string name = args["profile"].as<std::string>();
-    if (scope == ProfileScope::ModelsFileFirst && names_model_alias(models_file_path(args), name))
+    if (!request.profile) return "";
+    const std::string& name = *request.profile;
+    if (scope == ProfileScope::ModelsFileFirst &&
+        names_model_alias(models_file_path(request.target.models_toml), name))
         return "";
     if (!plugins.has_generator(name) || !plugins.has_scorer(name)) {
         if (scope == ProfileScope::PluginOnly)
@@ -50,8 +56,7 @@ std::string chosen_plugin_profile(const cxxopts::ParseResult& args,
                   "bi-run plugins)");
         return "";
     }
-    if (args.count("generator") ||
-        (args.count("scorer") && !args["scorer"].as<std::string>().empty()))
+    if (request.scoring.generator || (request.scoring.scorer && !request.scoring.scorer->empty()))
         usage("--profile " + name + " selects the generator and scorer '" + name +
               "'; leave out --generator and --scorer, or leave out --profile");
     return name;

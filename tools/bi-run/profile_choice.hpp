@@ -5,8 +5,10 @@
 
 #include <cxxopts.hpp>
 
+#include <optional>
 #include <string>
 
+#include "core/run_request.hpp"
 #include "plugin_host/plugin_set.hpp"
 
 namespace bi::cli {
@@ -18,12 +20,13 @@ enum class ProfileScope {
 
 // --models-toml, else $BI_MODELS_TOML, else ./models.toml.
 std::string models_file_path(const cxxopts::ParseResult& args);
+std::string models_file_path(const std::optional<std::string>& given);
 
 // The measurement profile --profile selects, or "" when there is no --profile or (within
 // ModelsFileFirst) it names a models.toml alias or no plugin profile. bi::Error(Usage) when it
 // names a plugin profile but --generator or --scorer was also given, or, within PluginOnly,
 // when no loaded plugin offers both a generator and a scorer of that id.
-std::string chosen_plugin_profile(const cxxopts::ParseResult& args,
+std::string chosen_plugin_profile(const core::RunRequest& request,
                                   const plugin_host::PluginSet& plugins, ProfileScope scope);
 
 }  // namespace bi::cli

@@ -72,22 +72,46 @@ std::string env_or(const char* name, const std::string& fallback) {
     return value && *value ? value : fallback;
 }
 
+// The server and guard options as a request's target.
+core::TargetRequest target_request(const cxxopts::ParseResult& args) {
+    core::TargetRequest t;
+    const auto given = [&args](const char* name) {
+        return args.count(name) ? std::optional<std::string>(args[name].as<std::string>())
+                                : std::nullopt;
+    };
+    t.server_bin = given("server-bin");
+    t.model = given("model");
+    t.server_flags = option_tokens(args, "server-flag");
+    t.models_toml = given("models-toml");
+    t.models_dir = given("models-dir");
+    if (args.count("ready-timeout")) t.ready_timeout_s = args["ready-timeout"].as<double>();
+    if (args.count("shutdown-grace")) t.shutdown_grace_s = args["shutdown-grace"].as<double>();
+    read_guard_options(args, t);
+    return t;
+}
+
+core::RunRequest live_request(const cxxopts::ParseResult& args, bool sweep) {
+    core::RunRequest request = run_request(args, sweep);
+    request.target = target_request(args);
+    return request;
+}
+
 // `profile_is_model` is false when --profile named a measurement profile instead.
-driver::LiveTarget resolve_target(const cxxopts::ParseResult& args, bool profile_is_model = true) {
+driver::LiveTarget resolve_target(const core::RunRequest& request, bool profile_is_model = true) {
     driver::LiveTarget target;
-    if (args.count("profile") && profile_is_model) {
-        const std::string file = models_file_path(args);
-        const std::string dir = args.count("models-dir") ? args["models-dir"].as<std::string>()
-                                                         : env_or("MODELS_DIR", "");
+    const auto& t = request.target;
+    if (request.profile && profile_is_model) {
+        const std::string file = models_file_path(t.models_toml);
+        const std::string dir = t.models_dir ? *t.models_dir : env_or("MODELS_DIR", "");
         if (!std::filesystem::exists(file))
             usage("--profile needs a models file: " + file + " not found (see --models-toml)");
-        const auto profile = io::load_model_profile(file, args["profile"].as<std::string>(), dir);
+        const auto profile = io::load_model_profile(file, *request.profile, dir);
         target = {profile.server_bin, profile.gguf, profile.alias, profile.kv,
                   profile.server_flags};
     }
-    if (args.count("server-bin")) target.server_bin = args["server-bin"].as<std::string>();
-    if (args.count("model")) target.model = args["model"].as<std::string>();
-    for (auto& flag : option_tokens(args, "server-flag")) target.flags.push_back(std::move(flag));
+    if (t.server_bin) target.server_bin = *t.server_bin;
+    if (t.model) target.model = *t.model;
+    for (const auto& flag : t.server_flags) target.flags.push_back(flag);
     if (target.kv.empty()) target.kv = "f16";
     if (target.alias.empty() && !target.model.empty())
         target.alias = std::filesystem::path(target.model).stem().string();
@@ -102,24 +126,21 @@ std::string describe_footprint(const server::Footprint& f) {
            server::format_gib(f.total());
 }
 
-// The live half of the plan from the options; plan_live checks it before the first launch.
-void plan_from_options(const cxxopts::ParseResult& args, RunSetup& setup) {
+// The live half of the plan from the request; plan_live checks it before the first launch.
+void plan_from_request(const core::RunRequest& request, RunSetup& setup) {
     driver::LivePlan live;
-    live.target = resolve_target(args, setup.plugin_profile.empty());
+    live.target = resolve_target(request, setup.plugin_profile.empty());
     if (!setup.plugin_profile.empty() &&
         (live.target.server_bin.empty() || live.target.model.empty()))
         usage("--profile " + setup.plugin_profile +
               " is a measurement profile (generator and scorer), not a models.toml alias: give "
               "--server-bin and --model too");
-    live.limits = guard_limits(args);
-    live.port = chosen_port(args);
-    live.ready_timeout = seconds_option(args, "ready-timeout");
-    live.grace = seconds_option(args, "shutdown-grace", true);
-    const bool alias_given =
-        args.count("model-alias") && !args["model-alias"].as<std::string>().empty();
-    std::optional<std::string> kv;
-    if (args.count("kv-label")) kv = args["kv-label"].as<std::string>();
-    driver::plan_live(setup.plan, std::move(live), alias_given, kv);
+    live.limits = guard_limits(request.target);
+    live.port = chosen_port(request.target);
+    live.ready_timeout = seconds_value(request.target.ready_timeout_s, "ready-timeout");
+    live.grace = seconds_value(request.target.shutdown_grace_s, "shutdown-grace", true);
+    driver::plan_live(setup.plan, std::move(live), request.model_alias.has_value(),
+                      request.kv_label);
 }
 
 // The C passes a cell will run, and a rough wall time: nothing has run yet, so a request is
@@ -303,7 +324,12 @@ int run_live_cells(int raw_argc, char** raw_argv, bool sweep) {
     if (sweep && args.count("plan")) return sweep_from_plan(args);
     if (sweep && (args.count("shard") || args.count("shard-count")))
         usage("--shard and --shard-count split a planned sweep: give --plan too (see bi-run plan)");
-    return run_cells(args, sweep, nullptr).exit_code;
+    CellsOutput output;
+    output.quiet = args.count("quiet") > 0;
+    output.json = args.count("json") > 0;
+    output.dry_run = args.count("dry-run") > 0;
+    output.report_html = report_html_option(args);
+    return run_cells(live_request(args, sweep), sweep, output, nullptr).exit_code;
 }
 
 }  // namespace
@@ -315,13 +341,15 @@ void add_sweep_options(cxxopts::Options& options, bool shards) {
     if (shards) add_shard_options(options);
 }
 
-SweepCells sweep_cells(const cxxopts::ParseResult& args) {
-    RunSetup setup = prepare_run(args, true, ProfileScope::ModelsFileFirst);
-    const auto target = resolve_target(args, setup.plugin_profile.empty());
-    const bool alias_given =
-        args.count("model-alias") && !args["model-alias"].as<std::string>().empty();
-    SweepCells cells{alias_given ? args["model-alias"].as<std::string>() : target.alias,
-                     setup.plan.ctxs, setup.plan.parallels};
+core::RunRequest sweep_request(const cxxopts::ParseResult& args) {
+    return live_request(args, true);
+}
+
+SweepCells sweep_cells(const core::RunRequest& request) {
+    RunSetup setup = prepare_run(request, true, ProfileScope::ModelsFileFirst);
+    const auto target = resolve_target(request, setup.plugin_profile.empty());
+    SweepCells cells{request.model_alias.value_or(target.alias), setup.plan.ctxs,
+                     setup.plan.parallels};
     if (cells.model.empty())
         usage("the sweep names no model: give --profile ALIAS, --model FILE or --model-alias");
     setup.plan.options.model_alias = cells.model;
@@ -329,12 +357,15 @@ SweepCells sweep_cells(const cxxopts::ParseResult& args) {
     return cells;
 }
 
-SweepRun run_cells(const cxxopts::ParseResult& args, bool sweep, const ResumeMode* resume) {
-    RunSetup setup = prepare_run(args, sweep, ProfileScope::ModelsFileFirst);
-    plan_from_options(args, setup);
-    const std::string report_html = report_html_option(args);
+SweepRun run_cells(const core::RunRequest& request, bool sweep, const CellsOutput& output,
+                   const ResumeMode* resume) {
+    RunSetup setup = prepare_run(request, sweep, ProfileScope::ModelsFileFirst);
+    setup.quiet = output.quiet;
+    setup.json = output.json;
+    plan_from_request(request, setup);
+    const std::string& report_html = output.report_html;
     SweepRun run;
-    if (args.count("dry-run")) {
+    if (output.dry_run) {
         print_plan(setup.plan);
         print_passes(setup.plan, work_set_size(setup));
         return run;
@@ -473,7 +504,10 @@ int plan_n_main(int raw_argc, char** raw_argv) {
         std::cout << options.help({"Model", "Plan", "Output"}) << "\n";
         return kExitPromotable;
     }
-    const driver::LiveTarget target = resolve_target(args);
+    core::RunRequest request;
+    if (args.count("profile")) request.profile = args["profile"].as<std::string>();
+    request.target = target_request(args);
+    const driver::LiveTarget target = resolve_target(request);
     const auto facts = plan_facts(args, target);
     const auto ctx = args["ctx"].as<std::int64_t>();
     const int max_n = args["max-n"].as<int>();

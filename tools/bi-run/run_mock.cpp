@@ -78,7 +78,9 @@ int run_mock_main(int raw_argc, char** raw_argv) {
     base.model_alias = args["model-alias"].as<std::string>();
     mock::validate(base);
 
-    RunSetup setup = prepare_run(args);
+    RunSetup setup = prepare_run(run_request(args));
+    setup.quiet = args.count("quiet") > 0;
+    setup.json = args.count("json") > 0;
     driver::install_interrupt_handlers();
     driver::Progress progress(driver::Progress::detect(setup.quiet), std::cerr);
     base.seed = setup.plan.options.seed;  // --seed also seeds the stochastic coin

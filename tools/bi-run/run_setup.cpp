@@ -91,7 +91,10 @@ std::vector<T> int_list(const std::string& text, const std::string& flag, T mini
 
 std::chrono::milliseconds seconds_option(const cxxopts::ParseResult& args, const char* name,
                                          bool zero_allowed) {
-    const double seconds = args[name].as<double>();
+    return seconds_value(args[name].as<double>(), name, zero_allowed);
+}
+
+std::chrono::milliseconds seconds_value(double seconds, const char* name, bool zero_allowed) {
     const std::string flag = std::string("--") + name;
     if (!std::isfinite(seconds) || seconds > 1e6)
         usage(flag + ": expected a number of seconds up to 1000000");
@@ -106,9 +109,12 @@ std::string string_option(const cxxopts::ParseResult& args, const std::string& n
 }
 
 std::size_t max_response_bytes_option(const cxxopts::ParseResult& args) {
+    return max_response_bytes_value(args["max-response-bytes"].as<std::string>());
+}
+
+std::size_t max_response_bytes_value(const std::string& text) {
     constexpr unsigned long long kMin = 1024;
     constexpr unsigned long long kMax = 1ULL << 30;
-    const std::string text = args["max-response-bytes"].as<std::string>();
     const bool digits =
         !text.empty() && text.size() <= 19 &&
         std::all_of(text.begin(), text.end(), [](char c) { return c >= '0' && c <= '9'; });
@@ -215,81 +221,138 @@ std::vector<OptionAlias> run_option_aliases() {
     };
 }
 
-RunSetup prepare_run(const cxxopts::ParseResult& args, bool allow_lists,
+core::RunRequest run_request(const cxxopts::ParseResult& args, bool allow_lists) {
+    const auto given = [&args](const char* name) {
+        return args.count(name) ? std::optional<std::string>(args[name].as<std::string>())
+                                : std::nullopt;
+    };
+    core::RunRequest r;
+    r.out_dir = args.count("out-dir") ? args["out-dir"].as<std::string>() : "";
+    if (const auto alias = string_option(args, "model-alias"); !alias.empty())
+        r.model_alias = alias;
+    r.profile = given("profile");
+    r.ctxs = int_list<std::int64_t>(args["ctx"].as<std::string>(), "ctx", 16, allow_lists);
+    r.parallels =
+        int_list<std::int64_t>(args["parallel"].as<std::string>(), "parallel", 1, allow_lists);
+    if (args.count("passes")) r.passes = args["passes"].as<int>();
+    if (args.count("target-rate")) r.target_rate = args["target-rate"].as<double>();
+    r.confidence = args["confidence"].as<double>();
+    if (args.count("max-passes")) r.max_passes = args["max-passes"].as<int>();
+    r.reps = args["reps"].as<int>();
+    r.n_predict = args["n-predict"].as<int>();
+    r.kv_label = given("kv-label");
+    r.endpoint = args["endpoint"].as<std::string>();
+    r.logprobs = args["logprobs"].as<int>();
+    r.seed = args["seed"].as<std::uint64_t>();
+    r.stagger_ms = args["stagger-ms"].as<int>();
+    r.req_timeout_s = args["req-timeout"].as<double>();
+    r.arm_deadline_s = args["arm-deadline"].as<double>();
+    r.stop_on_red = args.count("stop-on-red") > 0;
+    r.max_response_bytes = std::to_string(max_response_bytes_option(args));
+    r.scoring = plugin_request(args);
+    r.scoring.scorer = given("scorer");
+    r.scoring.scorer_config = given("scorer-config");
+    r.scoring.workset = given("workset");
+    r.scoring.generator = given("generator");
+    if (args.count("generator-param"))
+        for (const auto& [key, value] :
+             parse_generator_params(args["generator-param"].as<std::vector<std::string>>()))
+            r.scoring.generator_params.push_back(key + "=" + value);
+    r.scoring.logit_drift_eps = number_option(args, "logit-drift-eps", 0, 1e6);
+    r.sign_key = given("sign-key");
+    return r;
+}
+
+RunSetup prepare_run(const core::RunRequest& request, bool allow_lists,
                      ProfileScope profile_scope) {
     RunSetup setup;
     auto& o = setup.plan.options;
-    o.out_dir = prepare_out_dir(args.count("out-dir") ? args["out-dir"].as<std::string>() : "");
-    o.sign_key =
-        signing_key_option(args.count("sign-key") ? args["sign-key"].as<std::string>() : "");
-    o.model_alias = string_option(args, "model-alias");
-    o.kv_label = args["kv-label"].as<std::string>();
-    setup.plan.ctxs = int_list<std::int64_t>(args["ctx"].as<std::string>(), "ctx", 16, allow_lists);
-    setup.plan.parallels =
-        int_list<int>(args["parallel"].as<std::string>(), "parallel", 1, allow_lists);
+    o.out_dir = prepare_out_dir(request.out_dir);
+    o.sign_key = signing_key_option(request.sign_key.value_or(""));
+    o.model_alias = request.model_alias.value_or("");
+    o.kv_label = request.kv_label.value_or("f16");
+    if (!allow_lists && (request.ctxs.size() != 1 || request.parallels.size() != 1))
+        usage("--ctx and --parallel take one value here; bi-run sweep runs several cells");
+    if (request.ctxs.empty() || request.parallels.empty())
+        usage("--ctx and --parallel need at least one value");
+    setup.plan.ctxs = request.ctxs;
+    for (auto n : request.parallels) {
+        if (n < 1) usage("--parallel must be at least 1");
+        if (n > 4096) usage("--parallel " + std::to_string(n) + ": at most 4096");
+        setup.plan.parallels.push_back(static_cast<int>(n));
+    }
     // llama-server keeps a context size in 32 bits: refuse what would wrap before any launch.
     constexpr std::int64_t kMaxContext = 2147483647;
     for (auto ctx : setup.plan.ctxs) {
+        if (ctx < 16) usage("--ctx must be at least 16");
         if (ctx > kMaxContext) usage("--ctx " + std::to_string(ctx) + ": at most 2147483647");
-        for (int n : setup.plan.parallels) {
-            if (n > 4096) usage("--parallel " + std::to_string(n) + ": at most 4096");
+        for (int n : setup.plan.parallels)
             if (ctx * n > kMaxContext)
                 usage("--ctx " + std::to_string(ctx) + " x --parallel " + std::to_string(n) +
                       " = " + std::to_string(ctx * n) +
                       " tokens for the N-slot server: at most 2147483647");
-        }
     }
-    o.passes = positive<int>(args, "passes");
-    o.confidence = args["confidence"].as<double>();
+    const auto at_least = [](std::int64_t value, const char* name, std::int64_t minimum) {
+        if (value < minimum)
+            usage("--" + std::string(name) + " must be at least " + std::to_string(minimum));
+        if (value > 1000000000) usage("--" + std::string(name) + " must be at most 1000000000");
+        return static_cast<int>(value);
+    };
+    o.passes = at_least(request.passes.value_or(4), "passes", 1);
+    o.confidence = request.confidence;
     if (!(o.confidence > 0.0 && o.confidence < 1.0))
         usage("--confidence must be between 0 and 1 (exclusive), e.g. 0.95");
-    o.max_passes = positive<int>(args, "max-passes");
-    if (args.count("target-rate")) {
-        const double rate = args["target-rate"].as<double>();
+    o.max_passes =
+        at_least(request.max_passes.value_or(driver::kDefaultMaxPasses), "max-passes", 1);
+    if (request.target_rate) {
+        const double rate = *request.target_rate;
         if (!(rate > 0.0 && rate < 1.0))
             usage("--target-rate must be between 0 and 1 (exclusive), e.g. 0.01");
-        if (args.count("passes"))
-            usage("--target-rate plans the passes itself: leave out --passes");
+        if (request.passes) usage("--target-rate plans the passes itself: leave out --passes");
         o.target_rate = rate;
-    } else if (args.count("max-passes")) {
+    } else if (request.max_passes) {
         usage("--max-passes caps the planned passes of --target-rate: give --target-rate too");
     }
-    o.reps = positive<int>(args, "reps");
-    o.request.n_predict = positive<int>(args, "n-predict");
-    o.request.logprobs = positive<int>(args, "logprobs", 0);
+    o.reps = at_least(request.reps, "reps", 1);
+    o.request.n_predict = at_least(request.n_predict, "n-predict", 1);
+    o.request.logprobs = at_least(request.logprobs, "logprobs", 0);
     if (o.request.logprobs > 20) usage("--logprobs must be at most 20");
-    const auto endpoint = args["endpoint"].as<std::string>();
-    const auto endpoint_kind = http::parse_endpoint(endpoint);
-    if (!endpoint_kind) usage("--endpoint must be chat or completion, not '" + endpoint + "'");
+    const auto endpoint_kind = http::parse_endpoint(request.endpoint);
+    if (!endpoint_kind)
+        usage("--endpoint must be chat or completion, not '" + request.endpoint + "'");
     o.request.endpoint = *endpoint_kind;
-    o.seed = args["seed"].as<std::uint64_t>();
-    o.stagger = std::chrono::milliseconds(positive<int>(args, "stagger-ms", 0));
-    o.request.timeout = seconds_option(args, "req-timeout");
-    o.request.max_response_bytes = max_response_bytes_option(args);
-    if (const auto deadline = seconds_option(args, "arm-deadline", true); deadline.count() > 0)
+    o.seed = request.seed;
+    o.stagger = std::chrono::milliseconds(at_least(request.stagger_ms, "stagger-ms", 0));
+    o.request.timeout = seconds_value(request.req_timeout_s, "req-timeout");
+    o.request.max_response_bytes = request.max_response_bytes.empty()
+                                       ? http::kDefaultMaxResponseBytes
+                                       : max_response_bytes_value(request.max_response_bytes);
+    if (const auto deadline = seconds_value(request.arm_deadline_s, "arm-deadline", true);
+        deadline.count() > 0)
         o.arm_deadline = deadline;
-    o.stop_on_red = args.count("stop-on-red") > 0;
-    o.logit_drift_eps = number_option(args, "logit-drift-eps", 0, 1e6);
-    setup.quiet = args.count("quiet") > 0;
-    setup.json = args.count("json") > 0;
+    o.stop_on_red = request.stop_on_red;
+    const auto& scoring = request.scoring;
+    if (!(scoring.logit_drift_eps >= 0 && scoring.logit_drift_eps <= 1e6))
+        usage("--logit-drift-eps must be between 0 and 1e+06");
+    o.logit_drift_eps = scoring.logit_drift_eps;
 
     setup.plugins = std::make_unique<plugin_host::PluginSet>();
-    load_plugins(*setup.plugins, args);
-    setup.plugin_profile = chosen_plugin_profile(args, *setup.plugins, profile_scope);
+    load_plugins(*setup.plugins, scoring);
+    setup.plugin_profile = chosen_plugin_profile(request, *setup.plugins, profile_scope);
     const auto scorer_id =
-        setup.plugin_profile.empty() ? string_option(args, "scorer") : setup.plugin_profile;
-    setup.scorer = setup.plugins->create_scorer(scorer_id, string_option(args, "scorer-config"));
+        setup.plugin_profile.empty() ? scoring.scorer.value_or("") : setup.plugin_profile;
+    setup.scorer = setup.plugins->create_scorer(scorer_id, scoring.scorer_config.value_or(""));
 
     o.provenance = provenance_record(*setup.plugins);
     core::RunRecord& run = o.run_labels;
     run.scorer = scorer_id.empty() ? std::string(plugin_host::kDefaultScorerId) : scorer_id;
     if (!setup.plugin_profile.empty()) run.profile = setup.plugin_profile;
     // With --workset the file replaces the profile's generator; its scorer still applies.
-    const bool profile_generates = !setup.plugin_profile.empty() && !args.count("workset");
-    if (args.count("workset") && args.count("generator"))
+    const bool profile_generates = !setup.plugin_profile.empty() && !scoring.workset;
+    if (scoring.workset && scoring.generator)
         usage("--workset and --generator cannot be used together");
-    if (args.count("workset")) {
-        const auto path = args["workset"].as<std::string>();
+    if (scoring.workset) {
+        const auto& path = *scoring.workset;
         std::vector<core::WorkRow> rows;
         std::vector<std::string> warnings;
         try {
@@ -304,24 +367,19 @@ RunSetup prepare_run(const cxxopts::ParseResult& args, bool allow_lists,
         };
         run.workset = path;
         o.provenance->workset_sha256 = io::stream_file_sha256(path);
-    } else if (args.count("generator") || profile_generates) {
-        const auto id =
-            profile_generates ? setup.plugin_profile : args["generator"].as<std::string>();
+    } else if (scoring.generator || profile_generates) {
+        const auto id = profile_generates ? setup.plugin_profile : *scoring.generator;
         if (!setup.plugins->has_generator(id))
             usage("--generator " + id + ": no loaded plugin offers it (see bi-run plugins)");
-        plugin_host::GenerationRequest request;
-        request.seed = o.seed;
-        if (args.count("generator-param")) {
-            request.parameters =
-                parse_generator_params(args["generator-param"].as<std::vector<std::string>>());
-            std::vector<std::string> recorded;
-            for (const auto& [key, value] : request.parameters)
-                recorded.push_back(key + "=" + value);
-            run.generator_params = recorded;
+        plugin_host::GenerationRequest generation;
+        generation.seed = o.seed;
+        if (!scoring.generator_params.empty()) {
+            generation.parameters = parse_generator_params(scoring.generator_params);
+            run.generator_params = scoring.generator_params;
         }
         // A generator refuses bad parameters when it runs, so it runs once now, before any
         // server starts, on the first cell's context and with estimated token counts.
-        auto probe = request;
+        auto probe = generation;
         probe.model_id = o.model_alias;
         probe.ctx = setup.plan.ctxs.front();
         try {
@@ -335,18 +393,16 @@ RunSetup prepare_run(const cxxopts::ParseResult& args, bool allow_lists,
         }
         // The plugin set lives in the RunSetup, on the heap, for as long as the run.
         const plugin_host::PluginSet* plugins = setup.plugins.get();
-        setup.rows = [plugins, id, request](const plugin_host::TokenCounter& count,
-                                            const std::string& model_id, std::int64_t ctx) {
-            auto r = request;
+        setup.rows = [plugins, id, generation](const plugin_host::TokenCounter& count,
+                                               const std::string& model_id, std::int64_t ctx) {
+            auto r = generation;
             r.model_id = model_id;
             r.ctx = ctx;
             return plugins->generate_rows(id, r, count);
         };
         run.generator = id;
-        std::vector<std::string> params;
-        for (const auto& [key, value] : request.parameters) params.push_back(key + "=" + value);
-        o.provenance->generator_params = params;
-        o.provenance->generator_seed = static_cast<std::int64_t>(request.seed);
+        o.provenance->generator_params = scoring.generator_params;
+        o.provenance->generator_seed = static_cast<std::int64_t>(generation.seed);
     } else {
         setup.rows = [](const plugin_host::TokenCounter&, const std::string&, std::int64_t) {
             return driver::builtin_work_rows();

@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "core/run_request.hpp"
 #include "driver/run_plan.hpp"
 #include "option_aliases.hpp"
 #include "plugin_host/plugin_set.hpp"
@@ -46,20 +47,27 @@ struct RunSetup {
     std::string plugin_profile;  // the measurement profile --profile selected, or ""
 };
 
-// Validates every shared flag (bi::Error(Usage) naming the flag) before anything is launched.
-// Only sweep accepts comma-separated lists for --ctx and --parallel. A --profile naming a
-// measurement profile (profile_choice.hpp) selects its generator and scorer; with --workset,
-// only its scorer.
-RunSetup prepare_run(const cxxopts::ParseResult& args, bool allow_lists = false,
+// The shared options as a typed request. Only sweep (`allow_lists`) accepts comma-separated
+// lists for --ctx and --parallel; values are parsed here, checked by prepare_run.
+core::RunRequest run_request(const cxxopts::ParseResult& args, bool allow_lists = false);
+
+// Validates every field of the request (bi::Error(Usage) naming the option) before anything
+// is launched, loads its plugins, creates its scorer and chooses its work-set source. A
+// --profile naming a measurement profile (profile_choice.hpp) selects its generator and scorer;
+// with --workset, only its scorer.
+RunSetup prepare_run(const core::RunRequest& request, bool allow_lists = false,
                      ProfileScope profile_scope = ProfileScope::PluginOnly);
 
 // A duration option in seconds, as milliseconds: finite, at most 1,000,000 s (so the conversion
 // cannot overflow), and > 0 (or >= 0 when `zero_allowed`); the message names the option.
 std::chrono::milliseconds seconds_option(const cxxopts::ParseResult& args, const char* name,
                                          bool zero_allowed = false);
+std::chrono::milliseconds seconds_value(double seconds, const char* name,
+                                        bool zero_allowed = false);
 
 // --max-response-bytes: a whole number of bytes from 1024 to 1 GiB; the message names the option.
 std::size_t max_response_bytes_option(const cxxopts::ParseResult& args);
+std::size_t max_response_bytes_value(const std::string& text);
 
 // The --max-response-bytes option, for commands that do not take add_run_options.
 void add_max_response_bytes_option(cxxopts::OptionAdder& adder);

@@ -35,27 +35,6 @@ namespace {
     throw Error(ErrorCategory::Usage, message);
 }
 
-// Options a plan holds per group or per plan, never among the shared options.
-const std::set<std::string> kGroupOptions = {"--profile", "--ctx", "--parallel", "--out-dir",
-                                             "--output"};
-const std::set<std::string> kPlanFlags = {"--all-profiles"};
-
-// The command line's tokens without the per-group and plan-only options, in the order given.
-std::vector<std::string> shared_tokens(int argc, char** argv) {
-    std::vector<std::string> tokens;
-    for (int i = 1; i < argc; ++i) {
-        const std::string token = argv[i];
-        const std::string name = token.substr(0, token.find('='));
-        if (kPlanFlags.count(token)) continue;
-        if (kGroupOptions.count(name)) {
-            if (name == token) ++i;  // "--ctx 4096": the value is the next token
-            continue;
-        }
-        tokens.push_back(token);
-    }
-    return tokens;
-}
-
 std::vector<std::string> split_commas(const std::string& text) {
     std::vector<std::string> parts;
     std::size_t start = 0;
@@ -75,33 +54,15 @@ std::string joined(const std::vector<T>& values) {
     return out;
 }
 
-struct ParsedArgs {
-    std::vector<std::string> tokens;  // tokens[0] is the command name
-    std::vector<char*> argv;
-    std::unique_ptr<cxxopts::Options> options;
-    cxxopts::ParseResult result;
-};
-
-std::unique_ptr<ParsedArgs> parse_sweep(std::vector<std::string> tokens, bool shards) {
-    auto parsed = std::make_unique<ParsedArgs>();
-    parsed->tokens = std::move(tokens);
-    for (auto& token : parsed->tokens) parsed->argv.push_back(token.data());
-    parsed->argv.push_back(nullptr);
-    parsed->options = std::make_unique<cxxopts::Options>("bi-run sweep");
-    add_sweep_options(*parsed->options, shards);
-    parsed->result = parse_command_line(*parsed->options, static_cast<int>(parsed->tokens.size()),
-                                        parsed->argv.data());
-    return parsed;
-}
-
-std::vector<std::string> group_tokens(const core::SweepPlan& plan, const core::PlanGroup& group,
-                                      const std::string& out_dir) {
-    std::vector<std::string> tokens{"sweep"};
-    tokens.insert(tokens.end(), plan.options.begin(), plan.options.end());
-    if (group.profile) tokens.insert(tokens.end(), {"--profile", *group.profile});
-    tokens.insert(tokens.end(), {"--ctx", std::to_string(group.ctx), "--parallel",
-                                 joined(group.parallels), "--out-dir", out_dir});
-    return tokens;
+// The request one group of the plan runs: the plan's, with the group's cells.
+core::RunRequest group_request(const core::SweepPlan& plan, const core::PlanGroup& group,
+                               const std::string& out_dir) {
+    core::RunRequest request = plan.request;
+    request.profile = group.profile;
+    request.ctxs = {group.ctx};
+    request.parallels.assign(group.parallels.begin(), group.parallels.end());
+    request.out_dir = out_dir;
+    return request;
 }
 
 std::optional<std::string> environment(const std::string& name) {
@@ -181,17 +142,17 @@ int sweep_from_plan(const cxxopts::ParseResult& args) {
 
     SweepRun total;
     std::size_t failed = 0;
+    CellsOutput output;
+    output.quiet = args.count("quiet") > 0;
+    output.json = args.count("json") > 0;
     for (const auto index : mine) {
         const auto& group = plan.groups[index];
-        auto tokens = group_tokens(plan, group, out_dir);
-        if (args.count("quiet")) tokens.push_back("--quiet");
-        if (args.count("json")) tokens.push_back("--json");
         resume.model = group.model;
         std::cerr << "bi-run sweep: group " << index << ": " << group.model << " ctx " << group.ctx
                   << " N " << joined(group.parallels) << std::endl;
         try {
-            const auto parsed = parse_sweep(tokens, true);
-            const SweepRun run = run_cells(parsed->result, true, &resume);
+            const SweepRun run =
+                run_cells(group_request(plan, group, out_dir), true, output, &resume);
             total.ran += run.ran;
             total.done_before += run.done_before;
             total.left_to_others += run.left_to_others;
@@ -252,17 +213,18 @@ int plan_main(int argc, char** argv) {
 
     core::SweepPlan plan;
     plan.out_dir = args.count("out-dir") ? args["out-dir"].as<std::string>() : "";
-    plan.options = shared_tokens(argc, argv);
+    const core::RunRequest request = sweep_request(args);
+    plan.request = request;
+    // The group and the plan give these; the stored request leaves them at their defaults.
+    plan.request.profile.reset();
+    plan.request.ctxs = core::RunRequest{}.ctxs;
+    plan.request.parallels = core::RunRequest{}.parallels;
+    plan.request.out_dir.clear();
     std::map<std::pair<std::string, std::int64_t>, std::string> seen;
     for (const auto& profile : profiles) {
-        std::vector<std::string> tokens{"sweep"};
-        tokens.insert(tokens.end(), plan.options.begin(), plan.options.end());
-        if (profile) tokens.insert(tokens.end(), {"--profile", *profile});
-        tokens.insert(tokens.end(),
-                      {"--ctx", args["ctx"].as<std::string>(), "--parallel",
-                       args["parallel"].as<std::string>(), "--out-dir", plan.out_dir});
-        const auto parsed = parse_sweep(tokens, false);
-        const auto cells = sweep_cells(parsed->result);
+        core::RunRequest cell_request = request;
+        cell_request.profile = profile;
+        const auto cells = sweep_cells(cell_request);
         const std::string from = profile ? "--profile " + *profile : "the options";
         for (auto ctx : cells.ctxs) {
             const auto [it, fresh] = seen.emplace(std::make_pair(cells.model, ctx), from);

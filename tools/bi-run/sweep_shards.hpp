@@ -12,6 +12,8 @@
 #include <string>
 #include <vector>
 
+#include "core/run_request.hpp"
+
 namespace bi::cli {
 
 // The plan-only sweep options: --plan, --shard, --shard-count, --stale-lock-after.
@@ -29,7 +31,10 @@ struct SweepCells {
     std::vector<std::int64_t> ctxs;
     std::vector<int> parallels;
 };
-SweepCells sweep_cells(const cxxopts::ParseResult& args);
+SweepCells sweep_cells(const core::RunRequest& request);
+
+// Every sweep option but the plan ones as a request (what a plan stores for its groups).
+core::RunRequest sweep_request(const cxxopts::ParseResult& args);
 
 // A planned group: its cells are resumed (skip certified, leave held ones, take over stale
 // locks) and its model name must be the one the plan recorded.
@@ -45,9 +50,18 @@ struct SweepRun {
     std::size_t left_to_others = 0;  // skipped: another live bi-run holds the cell
 };
 
-// A whole sweep (or run-live's one cell) from parsed options, resumed when `resume` is given.
+// How a run prints: what the command line says at run time, never stored in a plan.
+struct CellsOutput {
+    bool quiet = false;
+    bool json = false;
+    bool dry_run = false;
+    std::string report_html;  // checked already; empty: none
+};
+
+// A whole sweep (or run-live's one cell) from a request, resumed when `resume` is given.
 // Throws bi::Error for anything before a verdict.
-SweepRun run_cells(const cxxopts::ParseResult& args, bool sweep, const ResumeMode* resume);
+SweepRun run_cells(const core::RunRequest& request, bool sweep, const CellsOutput& output,
+                   const ResumeMode* resume);
 
 // `bi-run sweep --plan FILE [--shard K/M]`: the groups of this shard, one sweep each.
 int sweep_from_plan(const cxxopts::ParseResult& args);

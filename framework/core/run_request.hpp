@@ -1,0 +1,76 @@
+// What a cell or sweep run is asked to do, as typed values: what the command line gives
+// (tools/bi-run maps its options here) and what a plan file stores for every group of a sharded
+// sweep (framework/io/plan_io.*, through a field table). Nothing here is resolved or checked
+// yet: the driver validates a request, loads its plugins and resolves its target before anything
+// launches. An optional member is one the user may leave out, and leaving it out means something
+// (the default of another member, the models.toml profile's value).
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace bi::core {
+
+inline constexpr std::uint64_t kDefaultRunSeed = 42;
+
+// Where the scorer, the work rows and the plugins that offer them come from.
+struct ScoringRequest {
+    std::vector<std::string> plugins;      // --plugin, as given (a bare name is searched for)
+    std::vector<std::string> plugin_dirs;  // --plugin-dir
+    double plugin_timeout_s = 30.0;
+    std::optional<std::string> scorer;
+    std::optional<std::string> scorer_config;   // JSON text
+    std::optional<std::string> workset;         // a work-set file
+    std::optional<std::string> generator;       // a plugin generator id
+    std::vector<std::string> generator_params;  // KEY=VALUE, in order
+    double logit_drift_eps = 0.0;
+};
+
+// The live server and the guards around it (run-live, sweep).
+struct TargetRequest {
+    std::optional<std::string> server_bin;
+    std::optional<std::string> model;
+    std::vector<std::string> server_flags;   // argv tokens of the server, each whole
+    std::optional<std::string> models_toml;  // default: $BI_MODELS_TOML, else ./models.toml
+    std::optional<std::string> models_dir;   // default: $MODELS_DIR
+    double ready_timeout_s = 600.0;
+    double shutdown_grace_s = 10.0;
+    std::optional<std::int64_t> port;  // absent: a free loopback port per launch
+    std::vector<std::int64_t> reserved_ports;
+    std::vector<std::int64_t> untouchable_pids;
+    std::optional<double> max_footprint_gb;
+};
+
+struct RunRequest {
+    // The cell or cells: one ctx and one N except for a sweep.
+    std::string out_dir;
+    std::optional<std::string> model_alias;
+    std::optional<std::string> profile;  // a models.toml alias or a measurement profile
+    std::vector<std::int64_t> ctxs{2048};
+    std::vector<std::int64_t> parallels{4};
+    std::optional<std::int64_t> passes;  // absent: 4, or planned by target_rate
+    std::optional<double> target_rate;   // planned passes
+    double confidence = 0.95;
+    std::optional<std::int64_t> max_passes;  // only with target_rate
+    std::int64_t reps = 1;
+    std::int64_t n_predict = 32;
+    std::optional<std::string> kv_label;  // absent: the profile's, else f16
+
+    // The requests every arm sends.
+    std::string endpoint = "chat";
+    std::int64_t logprobs = 0;
+    std::uint64_t seed = kDefaultRunSeed;
+    std::int64_t stagger_ms = 0;
+    double req_timeout_s = 120.0;
+    double arm_deadline_s = 0.0;  // 0: no limit
+    bool stop_on_red = false;
+    std::string max_response_bytes;  // as given; empty: the default
+
+    ScoringRequest scoring;
+    TargetRequest target;
+    std::optional<std::string> sign_key;  // the private key file that signs every cert
+};
+
+}  // namespace bi::core

@@ -1,19 +1,13 @@
 #include "guard_options.hpp"
 
+#include "driver/run_setup.hpp"
+
 #include <string>
 
 #include "command_line.hpp"
 #include "core/error.hpp"
 
 namespace bi::cli {
-
-namespace {
-
-[[noreturn]] void usage(const std::string& message) {
-    throw Error(ErrorCategory::Usage, message);
-}
-
-}  // namespace
 
 void add_guard_options(cxxopts::Options& options) {
     options.add_options("Guards")(
@@ -49,41 +43,13 @@ void read_guard_options(const cxxopts::ParseResult& args, core::TargetRequest& t
 server::GuardLimits guard_limits(const cxxopts::ParseResult& args) {
     core::TargetRequest target;
     read_guard_options(args, target);
-    return guard_limits(target);
-}
-
-server::GuardLimits guard_limits(const core::TargetRequest& target) {
-    server::GuardLimits limits;
-    if (target.max_footprint_gb) {
-        const double gb = *target.max_footprint_gb;
-        if (!(gb >= 0.001 && gb <= 1e6))
-            usage("--max-footprint-gb must be between 0.001 and 1e+06");
-        limits.max_footprint_gb = gb;
-    }
-    for (auto port : target.reserved_ports) {
-        if (port < 1 || port > 65535)
-            usage("--reserved-port " + std::to_string(port) + ": not a port");
-        limits.reserved_ports.push_back(static_cast<std::uint16_t>(port));
-    }
-    for (auto pid : target.untouchable_pids) {
-        if (pid < 1 || pid > 2147483647)
-            usage("--untouchable-pid " + std::to_string(pid) + ": not a PID");
-        limits.untouchable_pids.push_back(static_cast<int>(pid));
-    }
-    return limits;
+    return driver::guard_limits(target);
 }
 
 std::optional<std::uint16_t> chosen_port(const cxxopts::ParseResult& args) {
     core::TargetRequest target;
     read_guard_options(args, target);
-    return chosen_port(target);
-}
-
-std::optional<std::uint16_t> chosen_port(const core::TargetRequest& target) {
-    if (!target.port) return std::nullopt;
-    const auto port = *target.port;
-    if (port < 1 || port > 65535) usage("--port " + std::to_string(port) + ": not a port");
-    return static_cast<std::uint16_t>(port);
+    return driver::chosen_port(target);
 }
 
 }  // namespace bi::cli

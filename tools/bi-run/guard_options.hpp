@@ -25,10 +25,8 @@ void read_guard_options(const cxxopts::ParseResult& args, core::TargetRequest& t
 
 // The limits the options (or a request) set; bi::Error(Usage) naming a bad value.
 server::GuardLimits guard_limits(const cxxopts::ParseResult& args);
-server::GuardLimits guard_limits(const core::TargetRequest& target);
 
 // --port, or nullopt (a free loopback port per launch).
 std::optional<std::uint16_t> chosen_port(const cxxopts::ParseResult& args);
-std::optional<std::uint16_t> chosen_port(const core::TargetRequest& target);
 
 }  // namespace bi::cli

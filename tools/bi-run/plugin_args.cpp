@@ -7,6 +7,7 @@
 
 #include "core/error.hpp"
 #include "driver/interrupt.hpp"
+#include "driver/run_setup.hpp"
 #include "option_tokens.hpp"
 #include "plugin_host/bundled_plugins.hpp"
 #include "plugin_host/plugin_fault.hpp"
@@ -26,28 +27,6 @@ namespace {
     throw Error(ErrorCategory::Usage, message);
 }
 
-std::vector<std::string> split_path_list(const char* text) {
-    std::vector<std::string> dirs;
-    if (!text) return dirs;
-    std::string list = text;
-    std::size_t start = 0;
-    while (start <= list.size()) {
-        const auto colon = list.find(':', start);
-        const auto dir = list.substr(start, colon == std::string::npos ? colon : colon - start);
-        if (!dir.empty()) dirs.push_back(dir);
-        if (colon == std::string::npos) break;
-        start = colon + 1;
-    }
-    return dirs;
-}
-
-std::set<std::string> bundled_paths(const plugin_host::PluginSet& plugins) {
-    std::set<std::string> paths;
-    for (const auto& plugin : plugins.list())
-        if (plugin.bundled) paths.insert(plugin.path);
-    return paths;
-}
-
 }  // namespace
 
 std::string ascii_quotes(std::string text) {
@@ -64,27 +43,6 @@ void add_plugin_options(cxxopts::Options& options, const std::string& group) {
         cxxopts::value<std::vector<std::string>>())(
         "plugin-dir", "Directory searched first for a bare --plugin name (repeatable)",
         cxxopts::value<std::vector<std::string>>());
-}
-
-std::string resolve_plugin_path(const std::string& name,
-                                const std::vector<std::string>& plugin_dirs) {
-    namespace fs = std::filesystem;
-    if (name.find('/') != std::string::npos) return name;
-    std::vector<std::string> dirs = plugin_dirs;
-    for (auto& dir : split_path_list(std::getenv("BI_PLUGIN_PATH"))) dirs.push_back(dir);
-    for (auto& dir : plugin_host::bundled_plugin_dirs()) dirs.push_back(dir);
-    dirs.emplace_back(".");
-    std::string searched;
-    for (const auto& dir : dirs) {
-        const fs::path candidate = fs::path(dir) / name;
-        std::error_code ec;
-        if (fs::is_regular_file(candidate, ec)) return candidate.string();
-        searched += (searched.empty() ? "" : ", ") + dir;
-    }
-    usage("--plugin " + name +
-          ": not found in --plugin-dir, $BI_PLUGIN_PATH, the bundled plugin "
-          "directory or the current directory (searched: " +
-          searched + ")");
 }
 
 int read_global_options(int argc, char** argv, GlobalOptions& globals) {
@@ -147,56 +105,7 @@ core::ScoringRequest plugin_request(const cxxopts::ParseResult& args) {
 
 std::vector<std::string> load_plugins(plugin_host::PluginSet& plugins,
                                       const cxxopts::ParseResult& args) {
-    return load_plugins(plugins, plugin_request(args));
-}
-
-std::vector<std::string> load_plugins(plugin_host::PluginSet& plugins,
-                                      const core::ScoringRequest& request) {
-    plugins.set_call_timeout(seconds_value(request.plugin_timeout_s, "plugin-timeout"));
-    driver::install_interrupt_handlers();
-    plugins.set_interrupt_check(driver::throw_if_interrupted);
-    std::vector<std::string> resolved;
-    try {
-        plugins.load_bundled();
-        for (const auto& name : request.plugins) {
-            const std::string path = resolve_plugin_path(name, request.plugin_dirs);
-            if (path != name)
-                std::cerr << "bi-run: note: --plugin " << name << " is " << path << "\n";
-            const auto before = bundled_paths(plugins);
-            plugins.load(path);
-            resolved.push_back(path);
-            const auto after = bundled_paths(plugins);
-            for (const auto& bundled : before)
-                if (!after.count(bundled))
-                    std::cerr << "bi-run: note: " << path << " shadows the bundled " << bundled
-                              << " (same ids)\n";
-        }
-    } catch (const plugin_host::PluginFault&) {
-        throw;
-    } catch (const Error& e) {
-        throw Error(ErrorCategory::Usage, without_bi_prefix(e.what()));
-    }
-    return resolved;
-}
-
-std::vector<std::pair<std::string, std::string>> parse_generator_params(
-    const std::vector<std::string>& values) {
-    std::vector<std::pair<std::string, std::string>> params;
-    for (const auto& piece : values) {
-        const auto equals = piece.find('=');
-        if (equals == std::string::npos) {
-            if (params.empty())
-                throw Error(ErrorCategory::Usage,
-                            "--generator-param '" + piece + "': expected KEY=VALUE");
-            params.back().second += "," + piece;
-            continue;
-        }
-        if (equals == 0)
-            throw Error(ErrorCategory::Usage,
-                        "--generator-param '" + piece + "': the key is empty");
-        params.emplace_back(piece.substr(0, equals), piece.substr(equals + 1));
-    }
-    return params;
+    return driver::load_plugins(plugins, plugin_request(args), std::cerr);
 }
 
 }  // namespace bi::cli

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "core/run_request.hpp"
+#include "driver/run_setup.hpp"
 #include "plugin_host/plugin_set.hpp"
 
 namespace bi::cli {
@@ -23,26 +24,13 @@ void add_plugin_timeout_option(cxxopts::Options& options, const std::string& gro
 // SIGINT/SIGTERM/SIGHUP abandon a call in progress (the helper is killed; exit 128 + signal).
 void configure_plugin_calls(plugin_host::PluginSet& plugins, const cxxopts::ParseResult& args);
 
-// configure_plugin_calls, then loads the bundled plugins and each --plugin file in order, a bare
-// name resolved by resolve_plugin_path (the path found is noted on stderr). A --plugin with the
-// ids of a bundled plugin shadows it (one note line). A plugin that cannot be loaded is a bad
-// argument: bi::Error(Usage), "libfoo.so: incompatible ABI (plugin 2, host 1)"; one that crashes
-// or hangs while loading stays plugin_host::PluginFault.
-// Returns the paths of the --plugin files, resolved, in order.
+// driver::load_plugins with the request's --plugin, --plugin-dir and --plugin-timeout, notes
+// on stderr.
 std::vector<std::string> load_plugins(plugin_host::PluginSet& plugins,
                                       const cxxopts::ParseResult& args);
-std::vector<std::string> load_plugins(plugin_host::PluginSet& plugins,
-                                      const core::ScoringRequest& request);
 
 // --plugin, --plugin-dir and --plugin-timeout as a request's scoring part.
 core::ScoringRequest plugin_request(const cxxopts::ParseResult& args);
-
-// Where a --plugin value is: a name with a '/' is a path as given; a bare name ("libspark.so")
-// is looked up in `plugin_dirs` (--plugin-dir), then $BI_PLUGIN_PATH (':'-separated), the
-// bundled plugin directories beside bi-run, then the current directory. bi::Error(Usage)
-// listing the directories searched when it is in none.
-std::string resolve_plugin_path(const std::string& name,
-                                const std::vector<std::string>& plugin_dirs);
 
 // --plugin and --plugin-dir given before the command (bi-run --plugin X run-mock ...).
 struct GlobalOptions {
@@ -62,10 +50,7 @@ std::vector<std::string> with_global_options(std::vector<std::string> tokens,
 // `text` with the typographic quotes cxxopts writes (U+2018, U+2019) made ASCII '.
 std::string ascii_quotes(std::string text);
 
-// KEY=VALUE pairs from --generator-param values. cxxopts splits a value at commas, so a piece
-// without '=' continues the previous value: "families=A2,A4" keeps its comma.
-std::vector<std::pair<std::string, std::string>> parse_generator_params(
-    const std::vector<std::string>& values);
+using driver::parse_generator_params;
 
 // A framework message without its "bi: " prefix, for a CLI line that has its own.
 std::string without_bi_prefix(const std::string& message);

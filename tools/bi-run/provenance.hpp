@@ -6,6 +6,7 @@
 #include <string>
 
 #include "core/cert.hpp"
+#include "driver/run_setup.hpp"
 #include "plugin_host/plugin_set.hpp"
 #include "trust/signing.hpp"
 
@@ -13,6 +14,9 @@ namespace bi::cli {
 
 // Called once by main() with bi-run's own argv.
 void remember_command_line(int argc, char** argv);
+
+// This bi-run: its version, the commit it was built from and its command line.
+driver::Invocation invocation();
 
 // bi-run's version, commit, argv and every loaded plugin (id, version, path, sha256).
 core::ProvenanceRecord provenance_record(const plugin_host::PluginSet& plugins);

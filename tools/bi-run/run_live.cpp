@@ -67,11 +67,6 @@ void add_server_options(cxxopts::Options& options) {
                                                        "Print the plan and launch nothing");
 }
 
-std::string env_or(const char* name, const std::string& fallback) {
-    const char* value = std::getenv(name);
-    return value && *value ? value : fallback;
-}
-
 // The server and guard options as a request's target.
 core::TargetRequest target_request(const cxxopts::ParseResult& args) {
     core::TargetRequest t;
@@ -96,51 +91,12 @@ core::RunRequest live_request(const cxxopts::ParseResult& args, bool sweep) {
     return request;
 }
 
-// `profile_is_model` is false when --profile named a measurement profile instead.
-driver::LiveTarget resolve_target(const core::RunRequest& request, bool profile_is_model = true) {
-    driver::LiveTarget target;
-    const auto& t = request.target;
-    if (request.profile && profile_is_model) {
-        const std::string file = models_file_path(t.models_toml);
-        const std::string dir = t.models_dir ? *t.models_dir : env_or("MODELS_DIR", "");
-        if (!std::filesystem::exists(file))
-            usage("--profile needs a models file: " + file + " not found (see --models-toml)");
-        const auto profile = io::load_model_profile(file, *request.profile, dir);
-        target = {profile.server_bin, profile.gguf, profile.alias, profile.kv,
-                  profile.server_flags};
-    }
-    if (t.server_bin) target.server_bin = *t.server_bin;
-    if (t.model) target.model = *t.model;
-    for (const auto& flag : t.server_flags) target.flags.push_back(flag);
-    if (target.kv.empty()) target.kv = "f16";
-    if (target.alias.empty() && !target.model.empty())
-        target.alias = std::filesystem::path(target.model).stem().string();
-    return target;
-}
-
 std::string describe_footprint(const server::Footprint& f) {
     return "model " + server::format_gib(f.model_bytes) + " + KV " +
            server::format_gib(f.kv_bytes) +
            (f.kv_estimated_from_shape ? "" : " (estimated without the model's shape)") +
            " + overhead " + server::format_gib(f.overhead_bytes) + " = " +
            server::format_gib(f.total());
-}
-
-// The live half of the plan from the request; plan_live checks it before the first launch.
-void plan_from_request(const core::RunRequest& request, RunSetup& setup) {
-    driver::LivePlan live;
-    live.target = resolve_target(request, setup.plugin_profile.empty());
-    if (!setup.plugin_profile.empty() &&
-        (live.target.server_bin.empty() || live.target.model.empty()))
-        usage("--profile " + setup.plugin_profile +
-              " is a measurement profile (generator and scorer), not a models.toml alias: give "
-              "--server-bin and --model too");
-    live.limits = guard_limits(request.target);
-    live.port = chosen_port(request.target);
-    live.ready_timeout = seconds_value(request.target.ready_timeout_s, "ready-timeout");
-    live.grace = seconds_value(request.target.shutdown_grace_s, "shutdown-grace", true);
-    driver::plan_live(setup.plan, std::move(live), request.model_alias.has_value(),
-                      request.kv_label);
 }
 
 // The C passes a cell will run, and a rough wall time: nothing has run yet, so a request is
@@ -233,21 +189,6 @@ void print_plan(const driver::RunPlan& plan) {
               << "  requests       (3 + " << passes << ") x work-set items x " << o.reps
               << " reps per cell (A and A' once per ctx)\n"
               << "  (port 0 above stands for the port picked at launch)\n";
-}
-
-// The items a cell will send, when the work-set can be sized without a server (its tokenizer is
-// not needed to count rows); nullopt when the generator needs it.
-std::optional<std::size_t> work_set_size(const RunSetup& setup) {
-    const plugin_host::TokenCounter no_tokenizer = [](std::string_view) {
-        return std::optional<std::int64_t>();
-    };
-    try {
-        const auto rows =
-            setup.rows(no_tokenizer, setup.plan.options.model_alias, setup.plan.ctxs.front());
-        return rows.size() * static_cast<std::size_t>(setup.plan.options.reps);
-    } catch (const Error&) {
-        return std::nullopt;
-    }
 }
 
 // --report-html FILE, checked before anything is launched: its directory must exist.
@@ -347,7 +288,7 @@ core::RunRequest sweep_request(const cxxopts::ParseResult& args) {
 
 SweepCells sweep_cells(const core::RunRequest& request) {
     RunSetup setup = prepare_run(request, true, ProfileScope::ModelsFileFirst);
-    const auto target = resolve_target(request, setup.plugin_profile.empty());
+    const auto target = driver::resolve_target(request, setup.plugin_profile.empty());
     SweepCells cells{request.model_alias.value_or(target.alias), setup.plan.ctxs,
                      setup.plan.parallels};
     if (cells.model.empty())
@@ -362,12 +303,12 @@ SweepRun run_cells(const core::RunRequest& request, bool sweep, const CellsOutpu
     RunSetup setup = prepare_run(request, sweep, ProfileScope::ModelsFileFirst);
     setup.quiet = output.quiet;
     setup.json = output.json;
-    plan_from_request(request, setup);
+    driver::plan_from_request(request, setup);
     const std::string& report_html = output.report_html;
     SweepRun run;
     if (output.dry_run) {
         print_plan(setup.plan);
-        print_passes(setup.plan, work_set_size(setup));
+        print_passes(setup.plan, driver::work_set_size(setup));
         return run;
     }
     if (resume) {
@@ -507,7 +448,7 @@ int plan_n_main(int raw_argc, char** raw_argv) {
     core::RunRequest request;
     if (args.count("profile")) request.profile = args["profile"].as<std::string>();
     request.target = target_request(args);
-    const driver::LiveTarget target = resolve_target(request);
+    const driver::LiveTarget target = driver::resolve_target(request);
     const auto facts = plan_facts(args, target);
     const auto ctx = args["ctx"].as<std::int64_t>();
     const int max_n = args["max-n"].as<int>();

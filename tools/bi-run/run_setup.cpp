@@ -30,31 +30,6 @@ namespace {
     throw Error(ErrorCategory::Usage, message);
 }
 
-template <typename T>
-T positive(const cxxopts::ParseResult& args, const char* name, T minimum = 1) {
-    const T value = args[name].as<T>();
-    if (value < minimum)
-        usage("--" + std::string(name) + " must be at least " + std::to_string(minimum));
-    return value;
-}
-
-// Proves the directory is (or can be created) writable, so that a run never ends with a verdict
-// it cannot save; it is created only when the run starts (driver::run_plan), so a refused run
-// leaves nothing behind.
-std::string prepare_out_dir(const std::string& dir) {
-    namespace fs = std::filesystem;
-    if (dir.empty()) usage("--out-dir is required (the directory the cert is written to)");
-    std::error_code ec;
-    fs::path existing = fs::absolute(dir, ec);
-    while (!existing.empty() && !fs::exists(existing, ec) && existing != existing.parent_path())
-        existing = existing.parent_path();
-    if (!fs::is_directory(existing, ec))
-        usage("--out-dir " + dir + ": " + existing.string() + " is not a directory");
-    if (::access(existing.c_str(), W_OK) != 0)
-        usage("--out-dir " + dir + ": " + existing.string() + " is not writable");
-    return dir;
-}
-
 // "4096" or, for sweep, "4096,8192": whole numbers >= minimum, no repeats.
 template <typename T>
 std::vector<T> int_list(const std::string& text, const std::string& flag, T minimum,
@@ -91,16 +66,7 @@ std::vector<T> int_list(const std::string& text, const std::string& flag, T mini
 
 std::chrono::milliseconds seconds_option(const cxxopts::ParseResult& args, const char* name,
                                          bool zero_allowed) {
-    return seconds_value(args[name].as<double>(), name, zero_allowed);
-}
-
-std::chrono::milliseconds seconds_value(double seconds, const char* name, bool zero_allowed) {
-    const std::string flag = std::string("--") + name;
-    if (!std::isfinite(seconds) || seconds > 1e6)
-        usage(flag + ": expected a number of seconds up to 1000000");
-    if (zero_allowed ? seconds < 0 : !(seconds > 0))
-        usage(flag + (zero_allowed ? " must not be negative" : " must be positive"));
-    return std::chrono::milliseconds(static_cast<std::int64_t>(seconds * 1000));
+    return driver::seconds_value(args[name].as<double>(), name, zero_allowed);
 }
 
 std::string string_option(const cxxopts::ParseResult& args, const std::string& name) {
@@ -109,20 +75,7 @@ std::string string_option(const cxxopts::ParseResult& args, const std::string& n
 }
 
 std::size_t max_response_bytes_option(const cxxopts::ParseResult& args) {
-    return max_response_bytes_value(args["max-response-bytes"].as<std::string>());
-}
-
-std::size_t max_response_bytes_value(const std::string& text) {
-    constexpr unsigned long long kMin = 1024;
-    constexpr unsigned long long kMax = 1ULL << 30;
-    const bool digits =
-        !text.empty() && text.size() <= 19 &&
-        std::all_of(text.begin(), text.end(), [](char c) { return c >= '0' && c <= '9'; });
-    const unsigned long long value = digits ? std::stoull(text) : 0;
-    if (!digits || value < kMin || value > kMax)
-        usage("--max-response-bytes " + text + ": expected a whole number of bytes from " +
-              std::to_string(kMin) + " to " + std::to_string(kMax));
-    return static_cast<std::size_t>(value);
+    return driver::max_response_bytes_value(args["max-response-bytes"].as<std::string>());
 }
 
 void add_max_response_bytes_option(cxxopts::OptionAdder& adder) {
@@ -263,153 +216,8 @@ core::RunRequest run_request(const cxxopts::ParseResult& args, bool allow_lists)
     return r;
 }
 
-RunSetup prepare_run(const core::RunRequest& request, bool allow_lists,
-                     ProfileScope profile_scope) {
-    RunSetup setup;
-    auto& o = setup.plan.options;
-    o.out_dir = prepare_out_dir(request.out_dir);
-    o.sign_key = signing_key_option(request.sign_key.value_or(""));
-    o.model_alias = request.model_alias.value_or("");
-    o.kv_label = request.kv_label.value_or("f16");
-    if (!allow_lists && (request.ctxs.size() != 1 || request.parallels.size() != 1))
-        usage("--ctx and --parallel take one value here; bi-run sweep runs several cells");
-    if (request.ctxs.empty() || request.parallels.empty())
-        usage("--ctx and --parallel need at least one value");
-    setup.plan.ctxs = request.ctxs;
-    for (auto n : request.parallels) {
-        if (n < 1) usage("--parallel must be at least 1");
-        if (n > 4096) usage("--parallel " + std::to_string(n) + ": at most 4096");
-        setup.plan.parallels.push_back(static_cast<int>(n));
-    }
-    // llama-server keeps a context size in 32 bits: refuse what would wrap before any launch.
-    constexpr std::int64_t kMaxContext = 2147483647;
-    for (auto ctx : setup.plan.ctxs) {
-        if (ctx < 16) usage("--ctx must be at least 16");
-        if (ctx > kMaxContext) usage("--ctx " + std::to_string(ctx) + ": at most 2147483647");
-        for (int n : setup.plan.parallels)
-            if (ctx * n > kMaxContext)
-                usage("--ctx " + std::to_string(ctx) + " x --parallel " + std::to_string(n) +
-                      " = " + std::to_string(ctx * n) +
-                      " tokens for the N-slot server: at most 2147483647");
-    }
-    const auto at_least = [](std::int64_t value, const char* name, std::int64_t minimum) {
-        if (value < minimum)
-            usage("--" + std::string(name) + " must be at least " + std::to_string(minimum));
-        if (value > 1000000000) usage("--" + std::string(name) + " must be at most 1000000000");
-        return static_cast<int>(value);
-    };
-    o.passes = at_least(request.passes.value_or(4), "passes", 1);
-    o.confidence = request.confidence;
-    if (!(o.confidence > 0.0 && o.confidence < 1.0))
-        usage("--confidence must be between 0 and 1 (exclusive), e.g. 0.95");
-    o.max_passes =
-        at_least(request.max_passes.value_or(driver::kDefaultMaxPasses), "max-passes", 1);
-    if (request.target_rate) {
-        const double rate = *request.target_rate;
-        if (!(rate > 0.0 && rate < 1.0))
-            usage("--target-rate must be between 0 and 1 (exclusive), e.g. 0.01");
-        if (request.passes) usage("--target-rate plans the passes itself: leave out --passes");
-        o.target_rate = rate;
-    } else if (request.max_passes) {
-        usage("--max-passes caps the planned passes of --target-rate: give --target-rate too");
-    }
-    o.reps = at_least(request.reps, "reps", 1);
-    o.request.n_predict = at_least(request.n_predict, "n-predict", 1);
-    o.request.logprobs = at_least(request.logprobs, "logprobs", 0);
-    if (o.request.logprobs > 20) usage("--logprobs must be at most 20");
-    const auto endpoint_kind = http::parse_endpoint(request.endpoint);
-    if (!endpoint_kind)
-        usage("--endpoint must be chat or completion, not '" + request.endpoint + "'");
-    o.request.endpoint = *endpoint_kind;
-    o.seed = request.seed;
-    o.stagger = std::chrono::milliseconds(at_least(request.stagger_ms, "stagger-ms", 0));
-    o.request.timeout = seconds_value(request.req_timeout_s, "req-timeout");
-    o.request.max_response_bytes = request.max_response_bytes.empty()
-                                       ? http::kDefaultMaxResponseBytes
-                                       : max_response_bytes_value(request.max_response_bytes);
-    if (const auto deadline = seconds_value(request.arm_deadline_s, "arm-deadline", true);
-        deadline.count() > 0)
-        o.arm_deadline = deadline;
-    o.stop_on_red = request.stop_on_red;
-    const auto& scoring = request.scoring;
-    if (!(scoring.logit_drift_eps >= 0 && scoring.logit_drift_eps <= 1e6))
-        usage("--logit-drift-eps must be between 0 and 1e+06");
-    o.logit_drift_eps = scoring.logit_drift_eps;
-
-    setup.plugins = std::make_unique<plugin_host::PluginSet>();
-    load_plugins(*setup.plugins, scoring);
-    setup.plugin_profile = chosen_plugin_profile(request, *setup.plugins, profile_scope);
-    const auto scorer_id =
-        setup.plugin_profile.empty() ? scoring.scorer.value_or("") : setup.plugin_profile;
-    setup.scorer = setup.plugins->create_scorer(scorer_id, scoring.scorer_config.value_or(""));
-
-    o.provenance = provenance_record(*setup.plugins);
-    core::RunRecord& run = o.run_labels;
-    run.scorer = scorer_id.empty() ? std::string(plugin_host::kDefaultScorerId) : scorer_id;
-    if (!setup.plugin_profile.empty()) run.profile = setup.plugin_profile;
-    // With --workset the file replaces the profile's generator; its scorer still applies.
-    const bool profile_generates = !setup.plugin_profile.empty() && !scoring.workset;
-    if (scoring.workset && scoring.generator)
-        usage("--workset and --generator cannot be used together");
-    if (scoring.workset) {
-        const auto& path = *scoring.workset;
-        std::vector<core::WorkRow> rows;
-        std::vector<std::string> warnings;
-        try {
-            rows = io::load_workset_file(path, &warnings);  // fail now, before any server starts
-        } catch (const Error& e) {
-            usage(std::string("--workset: ") + e.what());
-        }
-        for (const auto& warning : warnings) std::cerr << "bi-run: warning: " << warning << "\n";
-        if (rows.empty()) usage("--workset " + path + ": the work-set has no rows");
-        setup.rows = [rows](const plugin_host::TokenCounter&, const std::string&, std::int64_t) {
-            return rows;
-        };
-        run.workset = path;
-        o.provenance->workset_sha256 = io::stream_file_sha256(path);
-    } else if (scoring.generator || profile_generates) {
-        const auto id = profile_generates ? setup.plugin_profile : *scoring.generator;
-        if (!setup.plugins->has_generator(id))
-            usage("--generator " + id + ": no loaded plugin offers it (see bi-run plugins)");
-        plugin_host::GenerationRequest generation;
-        generation.seed = o.seed;
-        if (!scoring.generator_params.empty()) {
-            generation.parameters = parse_generator_params(scoring.generator_params);
-            run.generator_params = scoring.generator_params;
-        }
-        // A generator refuses bad parameters when it runs, so it runs once now, before any
-        // server starts, on the first cell's context and with estimated token counts.
-        auto probe = generation;
-        probe.model_id = o.model_alias;
-        probe.ctx = setup.plan.ctxs.front();
-        try {
-            setup.plugins->generate_rows(id, probe);
-        } catch (const plugin_host::PluginFault&) {
-            throw;  // the plugin failed, not its parameters: the message says so already
-        } catch (const Error& e) {
-            std::string_view message = e.what();
-            if (message.substr(0, 4) == "bi: ") message.remove_prefix(4);
-            throw Error(e.category(), "--generator " + id + ": " + std::string(message));
-        }
-        // The plugin set lives in the RunSetup, on the heap, for as long as the run.
-        const plugin_host::PluginSet* plugins = setup.plugins.get();
-        setup.rows = [plugins, id, generation](const plugin_host::TokenCounter& count,
-                                               const std::string& model_id, std::int64_t ctx) {
-            auto r = generation;
-            r.model_id = model_id;
-            r.ctx = ctx;
-            return plugins->generate_rows(id, r, count);
-        };
-        run.generator = id;
-        o.provenance->generator_params = scoring.generator_params;
-        o.provenance->generator_seed = static_cast<std::int64_t>(generation.seed);
-    } else {
-        setup.rows = [](const plugin_host::TokenCounter&, const std::string&, std::int64_t) {
-            return driver::builtin_work_rows();
-        };
-        run.workset = "(built-in)";
-    }
-    return setup;
+RunSetup prepare_run(const core::RunRequest& request, bool allow_lists, ProfileScope scope) {
+    return driver::prepare_run(request, invocation(), allow_lists, scope, std::cerr);
 }
 
 int report_outcome(const driver::CellResult& result, const RunSetup& setup) {

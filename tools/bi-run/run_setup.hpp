@@ -13,6 +13,7 @@
 
 #include "core/run_request.hpp"
 #include "driver/run_plan.hpp"
+#include "driver/run_setup.hpp"
 #include "option_aliases.hpp"
 #include "plugin_host/plugin_set.hpp"
 #include "profile_choice.hpp"
@@ -37,24 +38,14 @@ std::vector<OptionAlias> run_option_aliases();
 // A string option's value, its default, or "" when it has neither.
 std::string string_option(const cxxopts::ParseResult& args, const std::string& name);
 
-struct RunSetup {
-    driver::RunPlan plan;  // options, ctx and N lists; the live target or the mock is added later
-    std::unique_ptr<plugin_host::PluginSet> plugins;
-    std::unique_ptr<plugin_host::ScorerInstance> scorer;
-    driver::WorkRowSource rows;
-    bool quiet = false;
-    bool json = false;
-    std::string plugin_profile;  // the measurement profile --profile selected, or ""
-};
+using driver::ProfileScope;
+using driver::RunSetup;
 
 // The shared options as a typed request. Only sweep (`allow_lists`) accepts comma-separated
 // lists for --ctx and --parallel; values are parsed here, checked by prepare_run.
 core::RunRequest run_request(const cxxopts::ParseResult& args, bool allow_lists = false);
 
-// Validates every field of the request (bi::Error(Usage) naming the option) before anything
-// is launched, loads its plugins, creates its scorer and chooses its work-set source. A
-// --profile naming a measurement profile (profile_choice.hpp) selects its generator and scorer;
-// with --workset, only its scorer.
+// driver::prepare_run for this bi-run, its notes on stderr.
 RunSetup prepare_run(const core::RunRequest& request, bool allow_lists = false,
                      ProfileScope profile_scope = ProfileScope::PluginOnly);
 
@@ -62,12 +53,9 @@ RunSetup prepare_run(const core::RunRequest& request, bool allow_lists = false,
 // cannot overflow), and > 0 (or >= 0 when `zero_allowed`); the message names the option.
 std::chrono::milliseconds seconds_option(const cxxopts::ParseResult& args, const char* name,
                                          bool zero_allowed = false);
-std::chrono::milliseconds seconds_value(double seconds, const char* name,
-                                        bool zero_allowed = false);
 
 // --max-response-bytes: a whole number of bytes from 1024 to 1 GiB; the message names the option.
 std::size_t max_response_bytes_option(const cxxopts::ParseResult& args);
-std::size_t max_response_bytes_value(const std::string& text);
 
 // The --max-response-bytes option, for commands that do not take add_run_options.
 void add_max_response_bytes_option(cxxopts::OptionAdder& adder);

@@ -1,0 +1,119 @@
+// A run request made ready to run: every field checked (bi::Error(Usage) naming the option it
+// came from), plugins loaded, the scorer created, the work-set source chosen, the output
+// directory proven writable, provenance recorded, and for a live run the target resolved from
+// the request or models.toml. Nothing is launched here; run_plan() runs what this prepares.
+#pragma once
+
+#include <chrono>
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <ostream>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "core/cert.hpp"
+#include "core/run_request.hpp"
+#include "plugin_host/plugin_set.hpp"
+#include "run_plan.hpp"
+#include "trust/signing.hpp"
+
+namespace bi::driver {
+
+// What --profile NAME may mean: a models.toml alias (run-live, sweep), or a measurement profile,
+// a plugin generator and scorer that share the id NAME (e.g. spark). A name that is both is the
+// models.toml alias.
+enum class ProfileScope {
+    PluginOnly,       // run-mock: only measurement profiles exist
+    ModelsFileFirst,  // run-live, sweep: a models.toml alias wins over a plugin profile
+};
+
+// Who is running: recorded in every cert's provenance.
+struct Invocation {
+    std::string version;
+    std::optional<std::string> commit;
+    std::vector<std::string> argv;
+};
+
+struct RunSetup {
+    RunPlan plan;  // options, ctx and N lists; the live target or the mock is added later
+    std::unique_ptr<plugin_host::PluginSet> plugins;
+    std::unique_ptr<plugin_host::ScorerInstance> scorer;
+    WorkRowSource rows;
+    bool quiet = false;
+    bool json = false;
+    std::string plugin_profile;  // the measurement profile --profile selected, or ""
+};
+
+// Checks every field of the request, loads its plugins, creates its scorer and chooses its
+// work-set source (a file read now, a generator run once now on the first ctx). Only a sweep
+// (`allow_lists`) has several ctx or N values. A --profile naming a measurement profile selects
+// its generator and scorer; with a work-set file, only its scorer. Notes and warnings go to
+// `notes`.
+RunSetup prepare_run(const core::RunRequest& request, const Invocation& invocation,
+                     bool allow_lists, ProfileScope profile_scope, std::ostream& notes);
+
+// The live half of the plan: the target resolved, the guards and timeouts checked, then
+// plan_live() over every ctx x N.
+void plan_from_request(const core::RunRequest& request, RunSetup& setup);
+
+// The server binary, model, flags, KV label and alias: the models.toml profile's (when
+// `profile_is_model` and the request names one), overridden by the request's own.
+LiveTarget resolve_target(const core::RunRequest& request, bool profile_is_model = true);
+
+server::GuardLimits guard_limits(const core::TargetRequest& target);
+std::optional<std::uint16_t> chosen_port(const core::TargetRequest& target);
+
+// The items a cell will send, when the work-set can be sized without a server (its tokenizer is
+// not needed to count rows); nullopt when the generator needs it.
+std::optional<std::size_t> work_set_size(const RunSetup& setup);
+
+// The models file: the given path, else $BI_MODELS_TOML, else ./models.toml.
+std::string models_file_path(const std::optional<std::string>& given);
+
+// The measurement profile the request's --profile selects, or "" when there is none or (within
+// ModelsFileFirst) it names a models.toml alias or no plugin profile. bi::Error(Usage) when it
+// names a plugin profile but a generator or scorer was also given, or, within PluginOnly, when
+// no loaded plugin offers both a generator and a scorer of that id.
+std::string chosen_plugin_profile(const core::RunRequest& request,
+                                  const plugin_host::PluginSet& plugins, ProfileScope scope);
+
+// Where a --plugin value is: a name with a '/' is a path as given; a bare name ("libspark.so")
+// is looked up in `plugin_dirs`, then $BI_PLUGIN_PATH (':'-separated), the bundled plugin
+// directories beside bi-run, then the current directory. bi::Error(Usage) listing the
+// directories searched when it is in none.
+std::string resolve_plugin_path(const std::string& name,
+                                const std::vector<std::string>& plugin_dirs);
+
+// Sets the call timeout and the interrupt check, loads the bundled plugins and each requested
+// plugin in order (the path a bare name resolved to, and a plugin that shadows a bundled one,
+// are noted on `notes`). A plugin that cannot be loaded is a bad argument: bi::Error(Usage),
+// "libfoo.so: incompatible ABI (plugin 2, host 1)"; one that crashes or hangs while loading
+// stays plugin_host::PluginFault. Returns the resolved paths, in order.
+std::vector<std::string> load_plugins(plugin_host::PluginSet& plugins,
+                                      const core::ScoringRequest& request, std::ostream& notes);
+
+// KEY=VALUE pairs from --generator-param values. cxxopts splits a value at commas, so a piece
+// without '=' continues the previous value: "families=A2,A4" keeps its comma.
+std::vector<std::pair<std::string, std::string>> parse_generator_params(
+    const std::vector<std::string>& values);
+
+// A duration in seconds as milliseconds: finite, at most 1,000,000 s, and > 0 (or >= 0 when
+// `zero_allowed`); the message names the option.
+std::chrono::milliseconds seconds_value(double seconds, const char* name,
+                                        bool zero_allowed = false);
+
+// --max-response-bytes: a whole number of bytes from 1024 to 1 GiB; the message names it.
+std::size_t max_response_bytes_value(const std::string& text);
+
+// bi-run, its commit and argv, and every loaded plugin (id, version, path, sha256).
+core::ProvenanceRecord provenance_record(const plugin_host::PluginSet& plugins,
+                                         const Invocation& invocation);
+
+// The key file given, else $BI_SIGN_KEY; null when neither is given. bi::Error(Usage) naming
+// --sign-key or the variable when the key cannot be used.
+std::shared_ptr<const trust::SigningKey> signing_key(const std::string& path);
+
+}  // namespace bi::driver

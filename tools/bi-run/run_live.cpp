@@ -286,18 +286,6 @@ core::RunRequest sweep_request(const cxxopts::ParseResult& args) {
     return live_request(args, true);
 }
 
-SweepCells sweep_cells(const core::RunRequest& request) {
-    RunSetup setup = prepare_run(request, true, ProfileScope::ModelsFileFirst);
-    const auto target = driver::resolve_target(request, setup.plugin_profile.empty());
-    SweepCells cells{request.model_alias.value_or(target.alias), setup.plan.ctxs,
-                     setup.plan.parallels};
-    if (cells.model.empty())
-        usage("the sweep names no model: give --profile ALIAS, --model FILE or --model-alias");
-    setup.plan.options.model_alias = cells.model;
-    driver::check_cell_names(setup.plan.options);
-    return cells;
-}
-
 SweepRun run_cells(const core::RunRequest& request, bool sweep, const CellsOutput& output,
                    const ResumeMode* resume) {
     RunSetup setup = prepare_run(request, sweep, ProfileScope::ModelsFileFirst);

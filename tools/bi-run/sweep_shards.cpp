@@ -19,12 +19,14 @@
 #include "core/error.hpp"
 #include "core/sweep_plan.hpp"
 #include "driver/interrupt.hpp"
+#include "driver/sweep.hpp"
 #include "exit_codes.hpp"
 #include "io/files.hpp"
 #include "io/model_profile.hpp"
 #include "io/plan_io.hpp"
 #include "plugin_args.hpp"
 #include "profile_choice.hpp"
+#include "provenance.hpp"
 #include "run_setup.hpp"
 
 namespace bi::cli {
@@ -52,46 +54,6 @@ std::string joined(const std::vector<T>& values) {
     std::string out;
     for (const auto& v : values) out += (out.empty() ? "" : ",") + std::to_string(v);
     return out;
-}
-
-// The request one group of the plan runs: the plan's, with the group's cells.
-core::RunRequest group_request(const core::SweepPlan& plan, const core::PlanGroup& group,
-                               const std::string& out_dir) {
-    core::RunRequest request = plan.request;
-    request.profile = group.profile;
-    request.ctxs = {group.ctx};
-    request.parallels.assign(group.parallels.begin(), group.parallels.end());
-    request.out_dir = out_dir;
-    return request;
-}
-
-std::optional<std::string> environment(const std::string& name) {
-    const char* value = std::getenv(name.c_str());
-    if (!value || !*value) return std::nullopt;
-    return std::string(value);
-}
-
-// --shard, else the scheduler's environment, else the whole plan.
-core::ShardChoice choose_shard(const cxxopts::ParseResult& args) {
-    std::optional<int> count;
-    if (args.count("shard-count")) {
-        const int m = args["shard-count"].as<int>();
-        if (m < 1 || m > 1000000) usage("--shard-count must be between 1 and 1000000");
-        count = m;
-    }
-    if (args.count("shard")) {
-        const auto text = args["shard"].as<std::string>();
-        const auto shard = core::parse_shard(text);
-        if (!shard) usage("--shard " + text + ": expected K/M with 0 <= K < M, e.g. 0/4");
-        if (count && *count != shard->count)
-            usage("--shard " + text + " and --shard-count " + std::to_string(*count) + " disagree");
-        return {*shard, "--shard " + text};
-    }
-    if (auto from_env = core::shard_from_environment(environment, count)) return *from_env;
-    if (count)
-        usage("--shard-count " + std::to_string(*count) +
-              " needs an index: JOB_COMPLETION_INDEX, BI_SHARD_INDEX or --shard K/M");
-    return {{0, 1}, "no --shard and no scheduler variables: the whole plan"};
 }
 
 }  // namespace
@@ -126,7 +88,12 @@ int sweep_from_plan(const cxxopts::ParseResult& args) {
     } catch (const Error& e) {
         throw Error(ErrorCategory::Usage, std::string("--plan: ") + e.what());
     }
-    const auto choice = choose_shard(args);
+    const auto choice = driver::choose_shard(
+        args.count("shard") ? std::optional<std::string>(args["shard"].as<std::string>())
+                            : std::nullopt,
+        args.count("shard-count") ? std::optional<std::int64_t>(args["shard-count"].as<int>())
+                                  : std::nullopt,
+        driver::process_environment());
     const auto mine = core::shard_groups(plan.groups.size(), choice.shard);
     const std::string out_dir =
         args.count("out-dir") ? args["out-dir"].as<std::string>() : plan.out_dir;
@@ -152,7 +119,7 @@ int sweep_from_plan(const cxxopts::ParseResult& args) {
                   << " N " << joined(group.parallels) << std::endl;
         try {
             const SweepRun run =
-                run_cells(group_request(plan, group, out_dir), true, output, &resume);
+                run_cells(driver::group_request(plan, group, out_dir), true, output, &resume);
             total.ran += run.ran;
             total.done_before += run.done_before;
             total.left_to_others += run.left_to_others;
@@ -211,30 +178,9 @@ int plan_main(int argc, char** argv) {
     if (profiles.size() > 1 && args.count("model-alias"))
         usage("--model-alias names one model; with several profiles each alias is its name");
 
-    core::SweepPlan plan;
-    plan.out_dir = args.count("out-dir") ? args["out-dir"].as<std::string>() : "";
-    const core::RunRequest request = sweep_request(args);
-    plan.request = request;
-    // The group and the plan give these; the stored request leaves them at their defaults.
-    plan.request.profile.reset();
-    plan.request.ctxs = core::RunRequest{}.ctxs;
-    plan.request.parallels = core::RunRequest{}.parallels;
-    plan.request.out_dir.clear();
-    std::map<std::pair<std::string, std::int64_t>, std::string> seen;
-    for (const auto& profile : profiles) {
-        core::RunRequest cell_request = request;
-        cell_request.profile = profile;
-        const auto cells = sweep_cells(cell_request);
-        const std::string from = profile ? "--profile " + *profile : "the options";
-        for (auto ctx : cells.ctxs) {
-            const auto [it, fresh] = seen.emplace(std::make_pair(cells.model, ctx), from);
-            if (!fresh)
-                usage(from + " and " + it->second + " both give model " + cells.model +
-                      ": their certs would have the same names");
-            plan.groups.push_back({cells.model, profile, ctx, cells.parallels});
-        }
-    }
-    core::sort_plan(plan);
+    core::RunRequest request = sweep_request(args);
+    request.out_dir = args.count("out-dir") ? args["out-dir"].as<std::string>() : "";
+    const core::SweepPlan plan = driver::plan_sweep(request, profiles, invocation(), std::cerr);
     const std::string text = io::render_plan(plan);
     std::size_t n_cells = 0;
     for (const auto& group : plan.groups) n_cells += group.parallels.size();

@@ -23,16 +23,6 @@ void add_shard_options(cxxopts::Options& options);
 // options are parsed with.
 void add_sweep_options(cxxopts::Options& options, bool shards = true);
 
-// What a sweep's options give: the certs' model name (the models.toml alias, --model-alias or
-// the model file's stem) and the ctx and N lists. Every option is validated on the way; the
-// server binary and model files are not opened (the plan may be written on another machine).
-struct SweepCells {
-    std::string model;
-    std::vector<std::int64_t> ctxs;
-    std::vector<int> parallels;
-};
-SweepCells sweep_cells(const core::RunRequest& request);
-
 // Every sweep option but the plan ones as a request (what a plan stores for its groups).
 core::RunRequest sweep_request(const cxxopts::ParseResult& args);
 

@@ -10,18 +10,6 @@
 
 namespace bi::cli {
 
-struct PlanCellStatus {
-    std::string cert;    // the cert's file name
-    std::string state;   // "running", "stale lock", "failed" or "missing"
-    std::string detail;  // the lock's holder, why it is stale, or the server log's last line
-};
-
-// The planned cells with no cert file in `dir`: a lock file with a live holder is running, one
-// whose holder is gone is a stale lock, a server log without a lock is a run that failed, and
-// nothing at all is missing.
-std::vector<PlanCellStatus> plan_cells_without_cert(const core::SweepPlan& plan,
-                                                    const std::string& dir);
-
 // The plan's out_dir; bi::Error(Usage) naming --plan when the plan cannot be read.
 std::string plan_out_dir(const std::string& plan_path);
 

@@ -1,4 +1,4 @@
-// The verdict: DESIGN.md §5's precedence over arms A, A', B and the T passes of C.
+// The verdict: docs/design.md §5.1's precedence over arms A, A', B and the T passes of C.
 #pragma once
 
 #include <map>
@@ -162,7 +162,7 @@ struct Verdict {
 // rules of verdict_rules() in order: the first that fires decides the status.
 Verdict decide_verdict(const CellEvidence& evidence);
 
-// One row of DESIGN.md §5's precedence table: a predicate over the gathered evidence, the
+// One row of docs/design.md §5.1's precedence table: a predicate over the gathered evidence, the
 // status it gives, and the reasons it writes when it fires and when it passes.
 struct VerdictRule {
     std::string_view name;

@@ -314,7 +314,7 @@ struct Promotion {
 // True for the schemas this build reads: bi-cert/2 and bi-cert/1.
 bool known_cert_schema(std::string_view schema);
 
-// The promotion rules of DESIGN.md §5; `digest_intact` comes from io, which can hash text.
+// The promotion rules of docs/design.md §5.4; `digest_intact` comes from io, which can hash text.
 // A cert whose previous[] holds a RED for its own configuration is not promotable either.
 Promotion check_promotable(const Cert& cert, bool digest_intact);
 

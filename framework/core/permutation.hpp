@@ -1,4 +1,4 @@
-// Seeded, platform-independent item orders for the concurrent passes (DESIGN.md §9): a fully
+// Seeded, platform-independent item orders for the concurrent passes (docs/design.md §9.4): a fully
 // specified PRNG and an unbiased Fisher–Yates shuffle, so one seed gives one order everywhere.
 #pragma once
 

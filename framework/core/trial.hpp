@@ -1,4 +1,4 @@
-// One trial: the scored result of one request for one item in one arm/pass (DESIGN.md §4).
+// One trial: the scored result of one request for one item in one arm/pass (docs/design.md §4).
 #pragma once
 
 #include <array>

@@ -1,4 +1,4 @@
-// The verdict: DESIGN.md §5's precedence over arms A, A', B and the T passes of C.
+// The verdict: docs/design.md §5.1's precedence over arms A, A', B and the T passes of C.
 #pragma once
 
 #include <map>
@@ -186,7 +186,7 @@ Verdict decide_verdict(const CellEvidence& evidence);
 // cert consistency replay, which has no trials to word those lines from).
 void apply_rules(Verdict& gathered, bool passed_reasons = true);
 
-// One row of DESIGN.md §5's precedence table: a predicate over the gathered evidence, the
+// One row of docs/design.md §5.1's precedence table: a predicate over the gathered evidence, the
 // status it gives, and the reasons it writes when it fires and when it passes.
 struct VerdictRule {
     std::string_view name;

@@ -9,7 +9,7 @@
 
 namespace bi::core {
 
-// A work-set row as read from a file or emitted by a generator plugin (DESIGN.md §8).
+// A work-set row as read from a file or emitted by a generator plugin (docs/design.md §8).
 struct WorkRow {
     std::string prompt;
     std::string system;  // empty: no system message

@@ -1,4 +1,4 @@
-// One cell end to end (DESIGN.md §9): A and A' on a one-slot server, then B and T concurrent
+// One cell end to end (docs/design.md §9.1): A and A' on a one-slot server, then B and T concurrent
 // passes of C on an N-slot server, scoring after each arm, then the verdict and the cert.
 // A sweep shares one A baseline across every N at the same ctx.
 #pragma once

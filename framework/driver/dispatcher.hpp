@@ -1,5 +1,5 @@
 // Runs one arm or one pass: N closed-loop workers, each with its own keep-alive connection,
-// released together, so N requests are in flight at once and never more (DESIGN.md §9).
+// released together, so N requests are in flight at once and never more (docs/design.md §9.4).
 #pragma once
 
 #include <atomic>

@@ -1,4 +1,4 @@
-// The one request body every arm sends for an item (DESIGN.md §9: like-for-like in every arm):
+// The one request body every arm sends for an item, like for like (docs/design.md §9.3):
 // greedy sampling, a fixed seed, no prompt cache, the same length limit and logprob settings.
 #pragma once
 

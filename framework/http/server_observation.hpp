@@ -1,5 +1,5 @@
 // What /slots and /metrics say about co-batching, and how a window of samples becomes
-// core::ServerOverlapEvidence (DESIGN.md §5 rule 3, §9 poller).
+// core::ServerOverlapEvidence (docs/design.md §5.2; the poller, docs/design.md §9.5).
 #pragma once
 
 #include <cstdint>

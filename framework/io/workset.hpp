@@ -1,4 +1,4 @@
-// Work-set files (DESIGN.md §8): JSON rows <-> core::WorkRow, with errors that name the file,
+// Work-set files (docs/design.md §8): JSON rows <-> core::WorkRow, with errors that name the file,
 // the row and the field.
 #pragma once
 

@@ -1,4 +1,4 @@
-// bi-run's exit codes (DESIGN.md §9).
+// bi-run's exit codes (docs/design.md §11).
 #pragma once
 
 namespace bi::cli {

@@ -182,7 +182,7 @@ typedef struct bi_generate_request {
     uint32_t param_count;
 } bi_generate_request;
 
-/* One work-set row (DESIGN.md section 8), handed to bi_workset_sink.add_row. */
+/* One work-set row (docs/design.md section 8), handed to bi_workset_sink.add_row. */
 typedef struct bi_workset_row {
     uint32_t struct_size;
     /* Required, non-empty. Borrowed for the add_row call (copied by the sink). [calling thread] */

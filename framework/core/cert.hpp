@@ -126,7 +126,7 @@ struct PassPlanRecord {
     int passes_used = 0;
     std::size_t trials_counted = 0;
     bool reached = false;
-    std::string ended;  // "reached", "max_passes" or "divergence"
+    PlanEnd ended = PlanEnd::MaxPasses;
 };
 
 // ---- the run's provenance ----

@@ -400,12 +400,12 @@ void check_plan(const Cert& c, Lines& out) {
     if (p.trials_counted != c.sensitivity.per_trial.n)
         out.push_back("plan.trials_counted is " + count(p.trials_counted) +
                       " but sensitivity.per_trial counts " + count(c.sensitivity.per_trial.n));
-    const bool reached = p.ended == "reached";
+    const bool reached = p.ended == PlanEnd::Reached;
     if (p.reached != reached || (reached && p.trials_counted < p.trials_needed) ||
-        (p.ended == "divergence") != !c.divergence.ac.clean())
-        out.push_back("plan.reached is " + word(p.reached) + " but it ended by '" + p.ended +
-                      "' with " + count(p.trials_counted) + " of " + count(p.trials_needed) +
-                      " trials");
+        (p.ended == PlanEnd::Divergence) != !c.divergence.ac.clean())
+        out.push_back("plan.reached is " + word(p.reached) + " but it ended by '" +
+                      std::string(name(p.ended)) + "' with " + count(p.trials_counted) + " of " +
+                      count(p.trials_needed) + " trials");
 }
 
 // ---- the verdict, replayed over the evidence with the one precedence table ----

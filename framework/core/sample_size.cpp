@@ -88,26 +88,30 @@ RateInterval clopper_pearson_interval(std::size_t k, std::size_t n, double confi
     return interval;
 }
 
-PlanStep next_plan_step(const PassPlan& plan, int passes_run, std::size_t trials_counted,
-                        bool diverged) {
-    if (diverged) return PlanStep::Divergence;
-    if (trials_counted >= plan.trials_needed) return PlanStep::Reached;
-    if (passes_run >= plan.max_passes) return PlanStep::MaxPasses;
-    return PlanStep::Continue;
+std::optional<PlanEnd> plan_end(const PassPlan& plan, int passes_run, std::size_t trials_counted,
+                                bool diverged) {
+    if (diverged) return PlanEnd::Divergence;
+    if (trials_counted >= plan.trials_needed) return PlanEnd::Reached;
+    if (passes_run >= plan.max_passes) return PlanEnd::MaxPasses;
+    return std::nullopt;
 }
 
-const char* name(PlanStep step) {
-    switch (step) {
-        case PlanStep::Continue:
-            return "continue";
-        case PlanStep::Reached:
+std::string_view name(PlanEnd end) {
+    switch (end) {
+        case PlanEnd::Reached:
             return "reached";
-        case PlanStep::MaxPasses:
+        case PlanEnd::MaxPasses:
             return "max_passes";
-        case PlanStep::Divergence:
+        case PlanEnd::Divergence:
             return "divergence";
     }
-    return "continue";
+    return "?";  // unreachable while the switch lists every enumerator
+}
+
+std::optional<PlanEnd> parse_plan_end(std::string_view text) {
+    for (auto end : {PlanEnd::Reached, PlanEnd::MaxPasses, PlanEnd::Divergence})
+        if (name(end) == text) return end;
+    return std::nullopt;
 }
 
 }  // namespace bi::core

@@ -3,6 +3,8 @@
 #pragma once
 
 #include <cstddef>
+#include <optional>
+#include <string_view>
 
 namespace bi::core {
 
@@ -37,9 +39,8 @@ RateInterval clopper_pearson_interval(std::size_t k, std::size_t n, double confi
 
 // ---- planned passes ----
 
-// What ends a planned sequence of concurrent passes.
-enum class PlanStep {
-    Continue,    // run another pass
+// What ended a planned sequence of concurrent passes; the cert records it as plan.ended.
+enum class PlanEnd {
     Reached,     // enough counted trials for the target rate
     MaxPasses,   // the cap came first: the target was not reached
     Divergence,  // an invariant divergence: a RED needs no more samples
@@ -50,11 +51,14 @@ struct PassPlan {
     int max_passes = 0;
 };
 
-// The decision after `passes_run` passes that gave `trials_counted` counted trials; a divergence
-// ends the plan before anything else, reaching the target before the cap.
-PlanStep next_plan_step(const PassPlan& plan, int passes_run, std::size_t trials_counted,
-                        bool diverged);
+// The decision after `passes_run` passes that gave `trials_counted` counted trials: nullopt to
+// run another pass, else what ends the plan. A divergence ends it before anything else, reaching
+// the target before the cap.
+std::optional<PlanEnd> plan_end(const PassPlan& plan, int passes_run, std::size_t trials_counted,
+                                bool diverged);
 
-const char* name(PlanStep step);
+std::string_view name(PlanEnd end);
+// The inverse of name(); nullopt for a word that is not in the table.
+std::optional<PlanEnd> parse_plan_end(std::string_view text);
 
 }  // namespace bi::core

@@ -244,8 +244,8 @@ CellRunner::PassesRun CellRunner::run_passes(ServerHandle& server,
                    std::to_string(min_passes) + " and at most " + std::to_string(plan.max_passes) +
                    " passes" + estimate);
     const std::string of = "<=" + std::to_string(plan.max_passes);
-    core::PlanStep step = core::PlanStep::Continue;
-    while (step == core::PlanStep::Continue) {
+    std::optional<core::PlanEnd> end;
+    while (!end) {
         const int pass = plan.passes_used + 1;
         run_pass(server, items, parallel, pass, of, evidence, timings);
         plan.passes_used = pass;
@@ -253,15 +253,16 @@ CellRunner::PassesRun CellRunner::run_passes(ServerHandle& server,
         const core::Verdict so_far = core::decide_verdict(evidence);
         plan.trials_counted = so_far.sensitivity.per_trial.n;
         const bool diverged = !so_far.ac.per_pass.back().clean();
-        step = core::next_plan_step(limits, plan.passes_used, plan.trials_counted, diverged);
+        end = core::plan_end(limits, plan.passes_used, plan.trials_counted, diverged);
         progress_.note(std::to_string(plan.trials_counted) + "/" +
                        std::to_string(plan.trials_needed) + " counted trials after pass " +
                        std::to_string(pass));
     }
-    plan.reached = step == core::PlanStep::Reached;
-    plan.ended = core::name(step);
-    result.stopped_early = step == core::PlanStep::Divergence && plan.passes_used < plan.max_passes;
-    if (step == core::PlanStep::Divergence)
+    plan.ended = *end;
+    plan.reached = plan.ended == core::PlanEnd::Reached;
+    result.stopped_early =
+        plan.ended == core::PlanEnd::Divergence && plan.passes_used < plan.max_passes;
+    if (plan.ended == core::PlanEnd::Divergence)
         progress_.note("invariant divergence in pass " + std::to_string(plan.passes_used) +
                        ": a RED needs no more samples");
     else if (!plan.reached)

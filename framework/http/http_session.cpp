@@ -293,10 +293,6 @@ std::chrono::milliseconds HttpSession::timeout() const {
     return impl_->timeout;
 }
 
-void HttpSession::set_max_response_bytes(std::size_t max_bytes) {
-    impl_->max_response_bytes = max_bytes;
-}
-
 std::size_t HttpSession::max_response_bytes() const {
     return impl_->max_response_bytes;
 }

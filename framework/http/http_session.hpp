@@ -71,7 +71,6 @@ public:
 
     void set_timeout(std::chrono::milliseconds timeout);
     std::chrono::milliseconds timeout() const;
-    void set_max_response_bytes(std::size_t max_bytes);
     std::size_t max_response_bytes() const;
     const Endpoint& endpoint() const;
 

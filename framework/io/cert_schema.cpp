@@ -41,6 +41,13 @@ struct Codec<Anomaly> : NamedEnumCodec<Anomaly, name, parse_anomaly> {
 };
 
 template <>
+struct Codec<PlanEnd> : NamedEnumCodec<PlanEnd, name, parse_plan_end> {
+    static PlanEnd from_json(const Json& j, const std::string& path) {
+        return NamedEnumCodec::from_json(j, path, "plan end");
+    }
+};
+
+template <>
 struct Codec<DivergenceBasis> : NamedEnumCodec<DivergenceBasis, name, parse_divergence_basis> {
     static DivergenceBasis from_json(const Json& j, const std::string& path) {
         return NamedEnumCodec::from_json(j, path, "divergence basis");

@@ -15,9 +15,9 @@
 #include <thread>
 #include <vector>
 
-#include "core/spawned_children.hpp"
 #include "host_channel.hpp"
 #include "plugin_fault.hpp"
+#include "server/spawned_children.hpp"
 
 extern char** environ;
 
@@ -105,7 +105,7 @@ HostProcess::HostProcess(const std::string& executable) {
         throw PluginFault("bi: cannot start the plugin host " + executable + ": " +
                           std::strerror(rc));
     }
-    core::note_spawned_child(pid);
+    server::note_spawned_child(pid);
     pid_ = pid;
     fd_ = ours;
     ::fcntl(fd_, F_SETFL, ::fcntl(fd_, F_GETFL) | O_NONBLOCK);

@@ -47,7 +47,7 @@ std::vector<std::string> sensitivity_lines(const core::Cert& cert) {
             std::to_string(plan->trials_counted) + " counted in " +
             std::to_string(plan->passes_used) + " pass(es): " +
             (plan->reached ? "target reached"
-             : plan->ended == "divergence"
+             : plan->ended == core::PlanEnd::Divergence
                  ? "stopped at a divergence"
                  : "target NOT reached (--max-passes " + std::to_string(plan->max_passes) + ")"));
     if (const auto& length = cert.promotion_scope.length; length && length->generated_min)

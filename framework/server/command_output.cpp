@@ -9,8 +9,8 @@
 #include <algorithm>
 #include <cerrno>
 
-#include "core/spawned_children.hpp"
 #include "core/utf8.hpp"
+#include "spawned_children.hpp"
 
 namespace bi::server {
 
@@ -47,7 +47,7 @@ std::optional<std::string> command_output(const std::vector<std::string>& argv,
         return std::nullopt;
     }
     if (pid == 0) exec_child(args.data(), fds[1]);
-    core::note_spawned_child(pid);
+    note_spawned_child(pid);
     ::close(fds[1]);
     std::string output;
     const auto deadline = std::chrono::steady_clock::now() + timeout;

@@ -15,7 +15,7 @@
 #include <set>
 #include <sstream>
 
-#include "core/spawned_children.hpp"
+#include "spawned_children.hpp"
 
 namespace bi::server {
 
@@ -100,7 +100,7 @@ std::vector<ProcessEntry> server_tree(const std::vector<ProcessEntry>& all,
     for (const ProcessEntry* e : ours) {
         // A child of ours that we did not start was adopted: it descends from something we
         // started, whatever marks it shed on the way (its own session, a cleared environment).
-        const bool adopted = e->ppid == ::getpid() && !core::is_spawned_child(e->pid);
+        const bool adopted = e->ppid == ::getpid() && !is_spawned_child(e->pid);
         const bool marked =
             adopted || e->pid == marks.root || (marks.pgid > 0 && e->pgid == marks.pgid) ||
             (!marks.token.empty() && e->state != 'Z' && has_token(e->pid, marks.token));

@@ -10,7 +10,7 @@
 #include <cstring>
 
 #include "core/error.hpp"
-#include "core/spawned_children.hpp"
+#include "spawned_children.hpp"
 
 extern char** environ;
 
@@ -116,7 +116,7 @@ SpawnedChild spawn_server(const std::vector<std::string>& argv, const std::strin
         throw Error(ErrorCategory::Server,
                     "cannot start " + binary + ": fork: " + std::strerror(fork_error));
     ::setpgid(pid, pid);  // also done by the child; whichever runs first wins the race
-    core::note_spawned_child(pid);
+    note_spawned_child(pid);
 
     ::close(gate.release(0));
     ::close(report.release(1));

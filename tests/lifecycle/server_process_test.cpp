@@ -16,10 +16,10 @@
 #include <vector>
 
 #include "core/error.hpp"
-#include "core/spawned_children.hpp"
 #include "scratch_dir.hpp"
 #include "server/process_tree.hpp"
 #include "server/server_process.hpp"
+#include "server/spawned_children.hpp"
 #include "wait_until.hpp"
 
 using namespace bi;
@@ -187,8 +187,8 @@ TEST_CASE("an orphan adopted by bi-run belongs to the tree whatever marks it she
         {stranger, 1, stranger, 'S', 4},   // not ours at all
         {adopted_child, adopted, adopted, 'S', 5},
     };
-    core::note_spawned_child(server);
-    core::note_spawned_child(spawned);
+    server::note_spawned_child(server);
+    server::note_spawned_child(spawned);
     const auto tree = server::server_tree(all, {server, server, ""});
     std::vector<pid_t> pids;
     for (const auto& e : tree) pids.push_back(e.pid);

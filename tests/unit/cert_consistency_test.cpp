@@ -349,7 +349,7 @@ TEST_CASE("a planned run's record must fit its passes and counted trials", "[cer
     plan.max_passes = static_cast<int>(cert.n_passes());
     plan.passes_used = plan.max_passes;
     plan.trials_counted = cert.sensitivity.per_trial.n;
-    plan.ended = "max_passes";
+    plan.ended = core::PlanEnd::MaxPasses;
     cert.plan = plan;
     CHECK(core::cert_disagreements(cert).empty());
     cert.plan->reached = true;  // claims the target with too few trials

@@ -71,7 +71,7 @@ TEST_CASE("a planned run that hit --max-passes says the target was not reached",
     plan.max_passes = 2;
     plan.passes_used = 2;
     plan.trials_counted = 6;
-    plan.ended = "max_passes";
+    plan.ended = core::PlanEnd::MaxPasses;
     const auto cert = cert_of(testing::clean_cell(6, 2), plan);
     REQUIRE(cert.verdict.status == core::Status::Green);
     check_golden("planned_not_reached", cert);

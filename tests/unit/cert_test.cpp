@@ -188,6 +188,20 @@ TEST_CASE("shape validation names the first problem by JSON path", "[cert]") {
     CHECK(io::validate_cert_shape(core::Json::array()) == "$: expected object, got array");
 }
 
+TEST_CASE("a planned cert reads back its end and refuses a word it does not know", "[cert]") {
+    auto c = context();
+    c.plan = core::PassPlanRecord{};
+    c.plan->ended = core::PlanEnd::Divergence;
+    auto cert = io::cert_to_json(core::build_cert(c, core::decide_verdict(testing::clean_cell())));
+    cert.set("digest", "0000");
+    CHECK(cert.find("plan")->find("ended")->as_string() == "divergence");
+    const auto parsed = io::cert_from_json(cert);
+    REQUIRE(parsed.cert);
+    CHECK(parsed.cert->plan->ended == core::PlanEnd::Divergence);
+    cert["plan"].set("ended", "continue");
+    CHECK(io::validate_cert_shape(cert) == "$.plan.ended: unknown plan end 'continue'");
+}
+
 TEST_CASE("the cert records RED evidence", "[cert]") {
     auto e = testing::clean_cell();
     e.arm_c[1]["id2"].score = 0.0;

@@ -100,13 +100,20 @@ TEST_CASE("two-sided Clopper-Pearson at the edges", "[sample_size]") {
 
 TEST_CASE("planned passes stop at a divergence, the target or the cap", "[sample_size]") {
     const core::PassPlan plan{299, 10};
-    CHECK(core::next_plan_step(plan, 1, 32, false) == core::PlanStep::Continue);
-    CHECK(core::next_plan_step(plan, 9, 298, false) == core::PlanStep::Continue);
-    CHECK(core::next_plan_step(plan, 9, 299, false) == core::PlanStep::Reached);
-    CHECK(core::next_plan_step(plan, 10, 200, false) == core::PlanStep::MaxPasses);
-    CHECK(core::next_plan_step(plan, 10, 299, false) == core::PlanStep::Reached);
+    CHECK_FALSE(core::plan_end(plan, 1, 32, false));
+    CHECK_FALSE(core::plan_end(plan, 9, 298, false));
+    CHECK(core::plan_end(plan, 9, 299, false) == core::PlanEnd::Reached);
+    CHECK(core::plan_end(plan, 10, 200, false) == core::PlanEnd::MaxPasses);
+    CHECK(core::plan_end(plan, 10, 299, false) == core::PlanEnd::Reached);
     // A divergence ends the plan even when the target or the cap was reached with it.
-    CHECK(core::next_plan_step(plan, 1, 32, true) == core::PlanStep::Divergence);
-    CHECK(core::next_plan_step(plan, 10, 400, true) == core::PlanStep::Divergence);
-    CHECK(std::string(core::name(core::PlanStep::MaxPasses)) == "max_passes");
+    CHECK(core::plan_end(plan, 1, 32, true) == core::PlanEnd::Divergence);
+    CHECK(core::plan_end(plan, 10, 400, true) == core::PlanEnd::Divergence);
+}
+
+TEST_CASE("a plan's end reads back from the word the cert writes", "[sample_size]") {
+    for (auto end : {core::PlanEnd::Reached, core::PlanEnd::MaxPasses, core::PlanEnd::Divergence})
+        CHECK(core::parse_plan_end(core::name(end)) == end);
+    CHECK(core::name(core::PlanEnd::MaxPasses) == "max_passes");
+    CHECK_FALSE(core::parse_plan_end("continue"));
+    CHECK_FALSE(core::parse_plan_end("Reached"));
 }

@@ -5,7 +5,7 @@
 
 #include <sys/types.h>
 
-namespace bi::core {
+namespace bi::server {
 
 // Called right after fork/posix_spawn returns the child's PID. Thread-safe.
 void note_spawned_child(pid_t pid);
@@ -13,4 +13,4 @@ void note_spawned_child(pid_t pid);
 // True when `pid` was noted by note_spawned_child in this process. Thread-safe.
 bool is_spawned_child(pid_t pid);
 
-}  // namespace bi::core
+}  // namespace bi::server

@@ -3,7 +3,7 @@
 #include <mutex>
 #include <set>
 
-namespace bi::core {
+namespace bi::server {
 
 namespace {
 
@@ -25,4 +25,4 @@ bool is_spawned_child(pid_t pid) {
     return spawned().count(pid) > 0;
 }
 
-}  // namespace bi::core
+}  // namespace bi::server

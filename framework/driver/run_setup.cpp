@@ -463,4 +463,43 @@ std::optional<std::size_t> work_set_size(const RunSetup& setup) {
     }
 }
 
+server::ModelFacts model_facts(const std::string& model, const ModelShape& shape) {
+    const char* kShape[] = {"n-layer", "n-head-kv", "head-dim"};
+    const std::optional<std::int64_t> given[] = {shape.n_layer, shape.n_head_kv, shape.head_dim};
+    if (!shape.file_gib) {
+        for (std::size_t i = 0; i < 3; ++i)
+            if (given[i])
+                usage(std::string("--") + kShape[i] +
+                      " describes a model without its file: give "
+                      "--gguf-gb too (or --model and no shape)");
+        if (model.empty())
+            usage(
+                "name the model: --model FILE, --profile ALIAS, or --gguf-gb with --n-layer, "
+                "--n-head-kv and --head-dim");
+        server::check_model(model);
+        return server::read_model_facts(model);
+    }
+    if (!model.empty()) usage("--gguf-gb stands for the model file: leave out --model");
+    std::string missing;
+    for (std::size_t i = 0; i < 3; ++i)
+        if (!given[i]) missing += std::string(missing.empty() ? "" : ", ") + "--" + kShape[i];
+    if (!missing.empty()) usage("--gguf-gb needs the KV shape too: missing " + missing);
+    const double gib = *shape.file_gib;
+    if (!(gib >= 0.001 && gib <= 1e6)) usage("--gguf-gb must be between 0.001 and 1e+06");
+    const auto whole = [](std::int64_t value, const char* name) {
+        if (value < 1 || value > 1000000)
+            usage(std::string("--") + name + " must be between 1 and 1000000");
+        return value;
+    };
+    server::ModelFacts facts;
+    facts.path = "(--gguf-gb)";
+    facts.file_bytes = static_cast<std::uint64_t>(gib * 1024.0 * 1024.0 * 1024.0);
+    facts.n_layer = whole(*shape.n_layer, "n-layer");
+    facts.n_head_kv = whole(*shape.n_head_kv, "n-head-kv");
+    facts.n_head = facts.n_head_kv;
+    facts.key_length = facts.value_length = whole(*shape.head_dim, "head-dim");
+    facts.n_embd = *facts.key_length * *facts.n_head_kv;
+    return facts;
+}
+
 }  // namespace bi::driver

@@ -116,4 +116,15 @@ core::ProvenanceRecord provenance_record(const plugin_host::PluginSet& plugins,
 // --sign-key or the variable when the key cannot be used.
 std::shared_ptr<const trust::SigningKey> signing_key(const std::string& path);
 
+// A model described without its file (plan-n on a machine that has not got it): its size and KV
+// shape; absent members were not given.
+struct ModelShape {
+    std::optional<double> file_gib;
+    std::optional<std::int64_t> n_layer, n_head_kv, head_dim;
+};
+
+// The facts a footprint is projected from: the GGUF file's own, or, without it, the shape.
+// bi::Error(Usage) naming exactly what is missing or out of range.
+server::ModelFacts model_facts(const std::string& model, const ModelShape& shape);
+
 }  // namespace bi::driver

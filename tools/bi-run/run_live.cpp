@@ -354,43 +354,14 @@ int sweep_main(int argc, char** argv) {
 namespace {
 
 // The model facts plan-n projects from: the GGUF file, or, without it (a CI box that has not the
-// model), --gguf-gb and the KV shape. Names exactly what is missing.
+// model), --gguf-gb and the KV shape (driver::model_facts names exactly what is missing).
 server::ModelFacts plan_facts(const cxxopts::ParseResult& args, const driver::LiveTarget& target) {
-    const char* kShape[] = {"n-layer", "n-head-kv", "head-dim"};
-    if (!args.count("gguf-gb")) {
-        for (const char* name : kShape)
-            if (args.count(name))
-                usage(std::string("--") + name +
-                      " describes a model without its file: give "
-                      "--gguf-gb too (or --model and no shape)");
-        if (target.model.empty())
-            usage(
-                "name the model: --model FILE, --profile ALIAS, or --gguf-gb with --n-layer, "
-                "--n-head-kv and --head-dim");
-        server::check_model(target.model);
-        return server::read_model_facts(target.model);
-    }
-    if (!target.model.empty()) usage("--gguf-gb stands for the model file: leave out --model");
-    std::string missing;
-    for (const char* name : kShape)
-        if (!args.count(name)) missing += std::string(missing.empty() ? "" : ", ") + "--" + name;
-    if (!missing.empty()) usage("--gguf-gb needs the KV shape too: missing " + missing);
-    server::ModelFacts facts;
-    facts.path = "(--gguf-gb)";
-    const double gib = number_option(args, "gguf-gb", 0.001, 1e6);
-    facts.file_bytes = static_cast<std::uint64_t>(gib * 1024.0 * 1024.0 * 1024.0);
-    const auto whole = [&args](const char* name) {
-        const auto value = args[name].as<std::int64_t>();
-        if (value < 1 || value > 1000000)
-            usage(std::string("--") + name + " must be between 1 and 1000000");
-        return value;
-    };
-    facts.n_layer = whole("n-layer");
-    facts.n_head_kv = whole("n-head-kv");
-    facts.n_head = facts.n_head_kv;
-    facts.key_length = facts.value_length = whole("head-dim");
-    facts.n_embd = *facts.key_length * *facts.n_head_kv;
-    return facts;
+    driver::ModelShape shape;
+    if (args.count("gguf-gb")) shape.file_gib = number_option(args, "gguf-gb", 0.001, 1e6);
+    if (args.count("n-layer")) shape.n_layer = args["n-layer"].as<std::int64_t>();
+    if (args.count("n-head-kv")) shape.n_head_kv = args["n-head-kv"].as<std::int64_t>();
+    if (args.count("head-dim")) shape.head_dim = args["head-dim"].as<std::int64_t>();
+    return driver::model_facts(target.model, shape);
 }
 
 }  // namespace

@@ -287,7 +287,7 @@ TEST_CASE("a bi-cert/2 cert carries the upstream contract's nested names with re
 TEST_CASE("n_ok_b counts arm B's ok trials and is recorded, not gated", "[cert_io][upstream]") {
     auto cell = testing::clean_cell(6, 2);
     REQUIRE(cell.arm_b);
-    cell.arm_b->begin()->second.failure_mode = "timeout";
+    cell.arm_b->begin()->second.failure_mode = core::FailureLabel::from_word("timeout");
     const auto cert = cert_of(cell);
     REQUIRE(cert.gates.completion_floor.arm_b);
     CHECK(cert.gates.completion_floor.arm_b->n_ok == 5);

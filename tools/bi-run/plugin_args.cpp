@@ -41,7 +41,7 @@ std::vector<std::string> split_path_list(const char* text) {
     return dirs;
 }
 
-std::set<std::string> bundled_paths(const plugin_host::PluginSet& plugins) {
+std::set<std::string> bundled_paths(const plugin_host::Plugins& plugins) {
     std::set<std::string> paths;
     for (const auto& plugin : plugins.list())
         if (plugin.bundled) paths.insert(plugin.path);

@@ -38,7 +38,7 @@ std::string models_file_path(const cxxopts::ParseResult& args) {
 }
 
 std::string chosen_plugin_profile(const cxxopts::ParseResult& args,
-                                  const plugin_host::PluginSet& plugins, ProfileScope scope) {
+                                  const plugin_host::Plugins& plugins, ProfileScope scope) {
     if (!args.count("profile")) return "";
     std::string name = args["profile"].as<std::string>();
     if (scope == ProfileScope::ModelsFileFirst && names_model_alias(models_file_path(args), name))

@@ -7,7 +7,7 @@
 
 #include <string>
 
-#include "plugin_host/plugin_set.hpp"
+#include "plugin_host/plugins.hpp"
 
 namespace bi::cli {
 
@@ -24,6 +24,6 @@ std::string models_file_path(const cxxopts::ParseResult& args);
 // names a plugin profile but --generator or --scorer was also given, or, within PluginOnly,
 // when no loaded plugin offers both a generator and a scorer of that id.
 std::string chosen_plugin_profile(const cxxopts::ParseResult& args,
-                                  const plugin_host::PluginSet& plugins, ProfileScope scope);
+                                  const plugin_host::Plugins& plugins, ProfileScope scope);
 
 }  // namespace bi::cli

@@ -23,7 +23,7 @@ void remember_command_line(int argc, char** argv) {
     command_line().assign(argv, argv + argc);
 }
 
-core::ProvenanceRecord provenance_record(const plugin_host::PluginSet& plugins) {
+core::ProvenanceRecord provenance_record(const plugin_host::Plugins& plugins) {
     core::ProvenanceRecord record;
     record.version = BI_VERSION_STRING;
     if (std::string(BI_GIT_COMMIT).size() > 0) record.commit = std::string(BI_GIT_COMMIT);

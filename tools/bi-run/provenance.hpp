@@ -7,7 +7,7 @@
 
 #include "core/cert.hpp"
 #include "io/signing.hpp"
-#include "plugin_host/plugin_set.hpp"
+#include "plugin_host/plugins.hpp"
 
 namespace bi::cli {
 
@@ -15,7 +15,7 @@ namespace bi::cli {
 void remember_command_line(int argc, char** argv);
 
 // bi-run's version, commit, argv and every loaded plugin (id, version, path, sha256).
-core::ProvenanceRecord provenance_record(const plugin_host::PluginSet& plugins);
+core::ProvenanceRecord provenance_record(const plugin_host::Plugins& plugins);
 
 // The --sign-key file, or $BI_SIGN_KEY when the flag is absent; null when neither is given.
 // Throws bi::Error(Usage) naming the flag or variable when the key cannot be used.

@@ -334,7 +334,7 @@ RunSetup prepare_run(const cxxopts::ParseResult& args, bool allow_lists,
             throw Error(e.category(), "--generator " + id + ": " + std::string(message));
         }
         // The plugin set lives in the RunSetup, on the heap, for as long as the run.
-        const plugin_host::PluginSet* plugins = setup.plugins.get();
+        const plugin_host::Plugins* plugins = setup.plugins.get();
         setup.rows = [plugins, id, request](const plugin_host::TokenCounter& count,
                                             const std::string& model_id, std::int64_t ctx) {
             auto r = request;

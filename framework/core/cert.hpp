@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "json.hpp"
+#include "previous_status.hpp"
 #include "verdict.hpp"
 
 namespace bi::core {
@@ -198,7 +199,7 @@ struct ProvenanceRecord {
 
 // A cert this one replaced for the same cell, as history/ keeps it.
 struct PreviousCert {
-    std::string status;  // as the replaced cert wrote it
+    PreviousStatus status;  // as the replaced cert wrote it
     std::string ts_utc;
     std::optional<std::string> digest;
     std::optional<std::string> configuration_id;  // absent when the file was not a readable cert

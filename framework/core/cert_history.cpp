@@ -6,8 +6,6 @@ namespace bi::core {
 
 namespace {
 
-const std::string kFailed(name(Status::Failed));
-
 bool same_configuration(const PreviousCert& previous, const std::string& id) {
     return previous.configuration_id && *previous.configuration_id == id;
 }
@@ -19,7 +17,7 @@ std::vector<std::string> sticky_red_reasons(const Cert& cert) {
     if (!cert.previous || cert.verdict.status == Status::Failed) return reasons;
     const std::string id = configuration_id(cert);
     for (const auto& previous : *cert.previous)
-        if (previous.status == kFailed && same_configuration(previous, id))
+        if (previous.status.status() == Status::Failed && same_configuration(previous, id))
             reasons.push_back("a RED for this configuration (" + id +
                               ") is in its history: " + previous.file + " of " + previous.ts_utc +
                               "; that run proved a divergence this one failed to see");
@@ -35,7 +33,7 @@ HistoryTally tally_history(const Cert& cert) {
     for (const auto& previous : *cert.previous) {
         if (!same_configuration(previous, id)) continue;
         ++tally.runs;
-        if (previous.status == kFailed) ++tally.reds;
+        if (previous.status.status() == Status::Failed) ++tally.reds;
     }
     return tally;
 }

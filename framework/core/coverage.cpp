@@ -87,7 +87,8 @@ CompletionCensus completion_census(const ArmResults& results, std::string arm) {
     for (const auto& [id, record] : results) {
         ++census.n;
         if (record.ok()) ++census.n_ok;
-        ++census.by_mode[record.failure_mode.empty() ? "unknown" : record.failure_mode];
+        const auto& label = record.failure_mode;
+        ++census.by_mode[label.is_set() ? std::string(label.word()) : "unknown"];
     }
     return census;
 }

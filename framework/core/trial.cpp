@@ -18,7 +18,8 @@ std::vector<std::pair<std::string_view, Json>> invariant_values(const TrialRecor
         {"extracted_answer", record.extracted_answer},
         {"expected_answer", record.expected_answer},
         {"prompt_tokens_measured", optional_json(record.prompt_tokens_measured)},
-        {"failure_mode", record.failure_mode.empty() ? Json() : Json(record.failure_mode)},
+        {"failure_mode",
+         record.failure_mode.is_set() ? Json(std::string(record.failure_mode.word())) : Json()},
     };
 }
 

@@ -11,6 +11,7 @@
 #include <utility>
 #include <vector>
 
+#include "failure_label.hpp"
 #include "json.hpp"
 #include "verdict_kinds.hpp"
 
@@ -40,7 +41,7 @@ struct TrialRecord {
     Json extracted_answer;
     Json expected_answer;
     std::optional<std::int64_t> prompt_tokens_measured;
-    std::string failure_mode;
+    FailureLabel failure_mode;  // no label until scored, unless the request itself failed
 
     // Diagnostic: differences raise AMBER, never RED. Everything the server generated is here,
     // so that drift in any of it (not only in content) is seen.
@@ -69,7 +70,7 @@ struct TrialRecord {
     int retries = 0;
     std::string error;
 
-    bool ok() const { return failure_mode == name(FailureMode::Ok); }
+    bool ok() const { return failure_mode == FailureMode::Ok; }
     bool has_interval() const { return dispatch_ns && complete_ns && *complete_ns > *dispatch_ns; }
 };
 

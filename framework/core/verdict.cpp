@@ -64,7 +64,7 @@ std::optional<Anomaly> drift_anomaly(const UnionReport& ac) {
 const ServerOverlapEvidence kNoServerEvidence{};
 
 bool is_incomplete(const TrialRecord& r) {
-    return r.failure_mode == name(FailureMode::Incomplete);
+    return r.failure_mode == FailureMode::Incomplete;
 }
 
 // Ids that some arm never completed because bi-run stopped it; they are compared nowhere.
@@ -92,10 +92,10 @@ CellEvidence without_ids(CellEvidence e, const std::vector<std::string>& ids) {
     return e;
 }
 
-bool is_transport_failure(const std::string& mode) {
+bool is_transport_failure(const FailureLabel& label) {
     for (auto failure : {FailureMode::HttpTimeout, FailureMode::HttpError, FailureMode::ServerDied,
                          FailureMode::Oom})
-        if (mode == name(failure)) return true;
+        if (label.mode() == failure) return true;
     return false;
 }
 
@@ -392,7 +392,7 @@ Verdict gather(const CellEvidence& all) {
         for (const auto& pass : e.arm_c) {
             const auto c = pass.find(id);
             if (c != pass.end() && is_transport_failure(c->second.failure_mode)) {
-                ++v.concurrency_failures[c->second.failure_mode];
+                ++v.concurrency_failures[std::string(c->second.failure_mode.word())];
                 ++v.n_failed_under_concurrency;
                 break;
             }

@@ -93,5 +93,8 @@ std::optional<Anomaly> parse_anomaly(std::string_view text) {
 std::optional<Source> parse_source(std::string_view text) {
     return reverse_lookup(kSourceNames, text);
 }
+std::optional<FailureMode> parse_failure_mode(std::string_view text) {
+    return reverse_lookup(kFailureModeNames, text);
+}
 
 }  // namespace bi::core

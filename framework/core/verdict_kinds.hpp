@@ -22,7 +22,7 @@ enum class Anomaly { AcAgreeBDisagrees, TokenOnly, TokenAndLogitDrift, LogitDrif
 enum class Source { Mock, Live };
 
 // The host-assigned failure modes of a trial. Scorers add labels of their own (open
-// vocabulary), so a trial keeps its label as text; these are the ones the host itself writes.
+// vocabulary), so a trial keeps a FailureLabel (failure_label.hpp); these are the host's words.
 enum class FailureMode {
     Ok,
     Empty,
@@ -47,5 +47,6 @@ std::optional<Status> parse_status(std::string_view text);
 std::optional<DivergenceClass> parse_divergence_class(std::string_view text);
 std::optional<Anomaly> parse_anomaly(std::string_view text);
 std::optional<Source> parse_source(std::string_view text);
+std::optional<FailureMode> parse_failure_mode(std::string_view text);
 
 }  // namespace bi::core

@@ -65,7 +65,8 @@ core::PreviousCert entry_of(const core::Json& document, const std::string& file,
                             std::optional<std::vector<core::PreviousCert>>& earlier) {
     core::PreviousCert entry;
     entry.file = file;
-    entry.status = document.string_or("status", "unknown");
+    if (const core::Json* status = document.find("status"); status && status->is_string())
+        entry.status = core::PreviousStatus::from_word(status->as_string());
     entry.ts_utc = document.string_or("ts_utc", "");
     if (const core::Json* digest = document.find("digest"); digest && digest->is_string())
         entry.digest = digest->as_string();
@@ -99,7 +100,7 @@ std::optional<std::vector<core::PreviousCert>> archive_replaced_cert(const std::
         entry = entry_of(io::parse_json(content, cert_path), "history/" + name, replacing, earlier);
     } catch (const Error&) {
         entry.file = "history/" + name;  // not JSON: kept, but it says nothing
-        entry.status = "unreadable";
+        entry.status = core::PreviousStatus::unreadable();
     }
     std::vector<core::PreviousCert> previous = earlier.value_or(std::vector<core::PreviousCert>{});
     previous.push_back(entry);

@@ -194,7 +194,7 @@ private:
         try {
             outcome = http::complete(session, options, item.system, item.prompt, item.seed);
         } catch (const std::exception& e) {
-            outcome.failure = http::Failure{std::string(core::name(core::FailureMode::HttpError)),
+            outcome.failure = http::Failure{core::FailureMode::HttpError,
                                             std::string("client error: ") + e.what()};
         }
         const Clock::time_point t1 = Clock::now();
@@ -243,8 +243,8 @@ private:
         r.error = failure.message;
         // Only a transport failure can have been caused by the stop; an answer the server
         // actually gave (oom, bad_response) keeps its own label.
-        const bool transport = failure.mode == core::name(core::FailureMode::HttpError) ||
-                               failure.mode == core::name(core::FailureMode::HttpTimeout);
+        const bool transport = failure.mode == core::FailureMode::HttpError ||
+                               failure.mode == core::FailureMode::HttpTimeout;
         if (transport) relabel(r, stop_reason(), failure.message);
     }
 
@@ -255,15 +255,15 @@ private:
             // bi-run itself stopped these: the arm is incomplete, which says nothing about the
             // server's answers (never RED).
             case StopReason::Cancelled:
-                r.failure_mode = std::string(core::name(core::FailureMode::Incomplete));
+                r.failure_mode = core::FailureMode::Incomplete;
                 r.error = "cancelled: " + detail;
                 return;
             case StopReason::Deadline:
-                r.failure_mode = std::string(core::name(core::FailureMode::Incomplete));
+                r.failure_mode = core::FailureMode::Incomplete;
                 r.error = "arm deadline: " + detail;
                 return;
             case StopReason::ServerDied:
-                r.failure_mode = std::string(core::name(core::FailureMode::ServerDied));
+                r.failure_mode = core::FailureMode::ServerDied;
                 r.error = "server not running: " + detail;
                 return;
         }
@@ -273,7 +273,7 @@ private:
         for (std::size_t i = 0; i < total_; ++i) {
             if (sent_[i]) continue;
             core::TrialRecord& r = records_[i];
-            r.failure_mode = std::string(core::name(core::FailureMode::Incomplete));
+            r.failure_mode = core::FailureMode::Incomplete;
             r.error = "not sent";
             relabel(r, stop_reason(), "not sent");
         }

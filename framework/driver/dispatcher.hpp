@@ -45,7 +45,7 @@ struct ArmRequest {
 //
 // A record carries the item's test_id, family, fill and expected_answer, the arm and pass, and
 // retries. When a completion arrived: content, content_sha, token_ids, token_logprobs,
-// prompt_tokens_measured, id_slot, tokens_per_second, and failure_mode left EMPTY for the
+// prompt_tokens_measured, id_slot, tokens_per_second, and failure_mode left unset for the
 // scorer to fill. When not: failure_mode is the transport failure ("http_timeout",
 // "http_error", "oom", "bad_response", "server_died") and error says why. Every request that
 // was sent has dispatch_ns, complete_ns (steady clock, ns since origin) and wall_ms.

@@ -20,7 +20,7 @@ core::ArmResults score_arm(std::vector<core::TrialRecord> records,
             throw Error(ErrorCategory::Internal, "trial for unknown item " + record.test_id);
         const core::WorkItem& item = *it->second;
         record.expected_answer = item.expected_answer;
-        if (record.failure_mode.empty()) {
+        if (!record.failure_mode.is_set()) {
             plugin_host::Generation generation;
             generation.content = record.content;
             generation.reasoning = record.reasoning_content;

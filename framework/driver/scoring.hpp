@@ -9,7 +9,7 @@
 
 namespace bi::driver {
 
-// For each record whose request produced a completion (failure_mode still empty), runs the
+// For each record whose request produced a completion (failure_mode still unset), runs the
 // scorer on everything generated (content, reasoning, tool calls, token count, stop reason) and
 // fills score, passed, extracted_answer and failure_mode. Records that failed in
 // transport keep their failure mode and get no score. expected_answer is always copied from the

@@ -32,7 +32,7 @@ TokenCountOutcome tokenize(HttpSession& session, std::string_view text) {
         outcome.failure = std::move(sent.failure);
         return outcome;
     }
-    const std::string bad(core::name(core::FailureMode::BadResponse));
+    constexpr auto bad = core::FailureMode::BadResponse;
     try {
         const core::Json root = io::parse_json(sent.response.body, "/tokenize response");
         const core::Json* tokens = root.find("tokens");

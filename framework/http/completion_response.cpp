@@ -231,7 +231,7 @@ std::string server_error_note(const Json& root) {
 
 CompletionOutcome parse_completion(EndpointKind endpoint, std::string_view body) {
     CompletionOutcome outcome;
-    const std::string bad(core::name(core::FailureMode::BadResponse));
+    constexpr auto bad = core::FailureMode::BadResponse;
     Json root;
     try {
         root = io::parse_json(body, "response");

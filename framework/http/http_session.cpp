@@ -87,8 +87,8 @@ std::optional<Failure> classify_status(int status, std::string_view body) {
     if (!body.empty()) message += ": " + one_line(body);
     if (status >= 500 && (contains_ignoring_case(body, "out of memory") ||
                           contains_ignoring_case(body, "failed to allocate")))
-        return Failure{std::string(core::name(core::FailureMode::Oom)), message};
-    return Failure{std::string(core::name(core::FailureMode::HttpError)), message};
+        return Failure{core::FailureMode::Oom, message};
+    return Failure{core::FailureMode::HttpError, message};
 }
 
 struct HttpSession::Impl {
@@ -221,8 +221,7 @@ struct HttpSession::Impl {
         const auto deadline = Clock::now() + std::max(timeout, std::chrono::milliseconds(1));
         for (int attempt_index = 0;; ++attempt_index) {
             if (is_cancelled()) {
-                outcome.failure = Failure{std::string(core::name(core::FailureMode::HttpError)),
-                                          "request cancelled"};
+                outcome.failure = Failure{core::FailureMode::HttpError, "request cancelled"};
                 return outcome;
             }
             Attempt a = attempt(method, path, body, deadline);
@@ -239,25 +238,22 @@ struct HttpSession::Impl {
                     if (outcome.failure) outcome.failure->message.insert(0, target);
                     break;
                 case AttemptError::Timeout:
-                    outcome.failure =
-                        Failure{std::string(core::name(core::FailureMode::HttpTimeout)),
-                                target + "no complete response within " +
-                                    describe_duration(timeout) + " (total deadline)"};
+                    outcome.failure = Failure{core::FailureMode::HttpTimeout,
+                                              target + "no complete response within " +
+                                                  describe_duration(timeout) + " (total deadline)"};
                     break;
                 case AttemptError::TooLarge:
-                    outcome.failure =
-                        Failure{std::string(core::name(core::FailureMode::BadResponse)),
-                                target + "response larger than " +
-                                    std::to_string(max_response_bytes) + " bytes"};
+                    outcome.failure = Failure{core::FailureMode::BadResponse,
+                                              target + "response larger than " +
+                                                  std::to_string(max_response_bytes) + " bytes"};
                     break;
                 case AttemptError::Cancelled:
-                    outcome.failure = Failure{std::string(core::name(core::FailureMode::HttpError)),
-                                              "request cancelled"};
+                    outcome.failure = Failure{core::FailureMode::HttpError, "request cancelled"};
                     break;
                 case AttemptError::StaleConnection:
                 case AttemptError::Transport:
-                    outcome.failure = Failure{std::string(core::name(core::FailureMode::HttpError)),
-                                              target + one_line(a.message)};
+                    outcome.failure =
+                        Failure{core::FailureMode::HttpError, target + one_line(a.message)};
                     break;
             }
             return outcome;

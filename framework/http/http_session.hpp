@@ -10,6 +10,7 @@
 #include <string>
 #include <string_view>
 
+#include "core/verdict_kinds.hpp"
 #include "response_limit.hpp"
 
 namespace bi::http {
@@ -19,10 +20,10 @@ struct Endpoint {
     std::uint16_t port = 0;
 };
 
-// A request that produced no usable answer. `mode` is a core::failure_mode value:
-// "http_timeout", "http_error", "oom" or "bad_response"; `message` is one line for the record.
+// A request that produced no usable answer. `mode` is HttpTimeout, HttpError, Oom or
+// BadResponse; `message` is one line for the record.
 struct Failure {
-    std::string mode;
+    core::FailureMode mode = core::FailureMode::HttpError;
     std::string message;
 };
 

@@ -47,6 +47,17 @@ struct Codec<PlanEnd> : NamedEnumCodec<PlanEnd, name, parse_plan_end> {
     }
 };
 
+// Every word a history entry can hold reads back (see core/previous_status.hpp); only a value
+// that is not a string is refused.
+template <>
+struct Codec<PreviousStatus> {
+    static Json to_json(const PreviousStatus& v) { return std::string(v.word()); }
+    static PreviousStatus from_json(const Json& j, const std::string& path) {
+        expect_type(j, Json::Type::String, path);
+        return PreviousStatus::from_word(j.as_string());
+    }
+};
+
 template <>
 struct Codec<DivergenceBasis> : NamedEnumCodec<DivergenceBasis, name, parse_divergence_basis> {
     static DivergenceBasis from_json(const Json& j, const std::string& path) {

@@ -88,7 +88,7 @@ OwnedGeneration decode_generation(const core::Json& json) {
 
 core::Json encode_outcome(const ScoreOutcome& outcome) {
     return core::Json::Object{{"extracted_answer", outcome.extracted_answer},
-                              {"failure_mode", outcome.failure_mode},
+                              {"failure_mode", std::string(outcome.failure_mode.word())},
                               {"score", outcome.score},
                               {"passed", outcome.passed},
                               {"error", outcome.error}};
@@ -97,7 +97,7 @@ core::Json encode_outcome(const ScoreOutcome& outcome) {
 ScoreOutcome decode_outcome(const core::Json& json) {
     ScoreOutcome outcome;
     outcome.extracted_answer = member(json, "extracted_answer");
-    outcome.failure_mode = text(json, "failure_mode");
+    outcome.failure_mode = core::FailureLabel::from_word(text(json, "failure_mode"));
     outcome.score = member(json, "score").as_double();
     outcome.passed = member(json, "passed").as_bool();
     outcome.error = text(json, "error");

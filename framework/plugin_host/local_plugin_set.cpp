@@ -9,7 +9,6 @@
 #include "descriptor_check.hpp"
 #include "generator_call.hpp"
 #include "io/json_text.hpp"
-#include "io/workset.hpp"
 #include "library_loader.hpp"
 #include "loaded_plugin.hpp"
 #include "plugin_errors.hpp"
@@ -64,10 +63,6 @@ void LocalPluginSet::load(const std::string& path) {
 
 void LocalPluginSet::load_bundled_file(const std::string& path) {
     load_file(path, true);
-}
-
-void LocalPluginSet::load_bundled() {
-    load_bundled(bundled_plugin_dirs());
 }
 
 void LocalPluginSet::load_bundled(const std::vector<std::string>& dirs) {
@@ -165,13 +160,6 @@ core::Json LocalPluginSet::generate(std::string_view generator_id, const Generat
                                               ids_of(state_->plugins, &LoadedPlugin::generators) +
                                               ")");
     return call_generator(*plugin, *generator, request, count_tokens, state_->logger);
-}
-
-std::vector<core::WorkRow> LocalPluginSet::generate_rows(std::string_view generator_id,
-                                                         const GenerationRequest& request,
-                                                         const TokenCounter& count_tokens) const {
-    return io::rows_from_json(generate(generator_id, request, count_tokens),
-                              "generator '" + std::string(generator_id) + "'");
 }
 
 void LocalPluginSet::set_logger(PluginLogger logger) {

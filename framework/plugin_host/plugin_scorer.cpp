@@ -149,7 +149,7 @@ ScoreOutcome PluginScorer::evaluate(const core::WorkItem& item, const Generation
         if (!scored.score) throw ScorerFailure(describe("score set no score"));
         if (!std::isfinite(*scored.score))
             throw ScorerFailure(describe("score gave a non-finite score"));
-        outcome.failure_mode = label;
+        outcome.failure_mode = core::FailureLabel::from_word(label);
         outcome.score = *scored.score;
         outcome.passed = scored.passed;
         return outcome;
@@ -158,7 +158,7 @@ ScoreOutcome PluginScorer::evaluate(const core::WorkItem& item, const Generation
     } catch (const std::exception& e) {
         outcome.error = describe(std::string("host error: ") + e.what());
     }
-    outcome.failure_mode = std::string(core::name(core::FailureMode::ScorerError));
+    outcome.failure_mode = core::FailureMode::ScorerError;
     outcome.score = 0.0;
     outcome.passed = false;
     return outcome;

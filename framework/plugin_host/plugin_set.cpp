@@ -11,7 +11,6 @@
 #include "host_messages.hpp"
 #include "host_process.hpp"
 #include "io/json_text.hpp"
-#include "io/workset.hpp"
 #include "plugin_fault.hpp"
 
 namespace bi::plugin_host {
@@ -208,10 +207,6 @@ void PluginSet::load(const std::string& path) {
     load_file(path, false);
 }
 
-void PluginSet::load_bundled() {
-    load_bundled(bundled_plugin_dirs());
-}
-
 void PluginSet::load_bundled(const std::vector<std::string>& dirs) {
     for (const auto& file : bundled_plugin_files(dirs)) load_file(file, true);
 }
@@ -280,13 +275,6 @@ core::Json PluginSet::generate(std::string_view generator_id, const GenerationRe
     if (reply.int_or("rows", -1) != static_cast<std::int64_t>(rows.size()))
         throw PluginFault(site.describe("lost rows on the way"));
     return rows;
-}
-
-std::vector<core::WorkRow> PluginSet::generate_rows(std::string_view generator_id,
-                                                    const GenerationRequest& request,
-                                                    const TokenCounter& count_tokens) const {
-    return io::rows_from_json(generate(generator_id, request, count_tokens),
-                              "generator '" + std::string(generator_id) + "'");
 }
 
 void PluginSet::set_logger(PluginLogger logger) {

@@ -13,60 +13,37 @@
 #include <string_view>
 #include <vector>
 
-#include "core/json.hpp"
-#include "core/work_item.hpp"
-#include "plugin_info.hpp"
-#include "scorer.hpp"
+#include "plugins.hpp"
 
 namespace bi::plugin_host {
 
-// The scorer used when none is named.
-inline constexpr std::string_view kDefaultScorerId = "exact";
 // How long one plugin call (load, create, score, generate) may run before its helper is killed.
 inline constexpr std::chrono::seconds kDefaultPluginTimeout{30};
 
-class PluginSet {
+// Plugins as the interface says, with these additions: a crash or hang while loading is
+// PluginFault, and so is one in a scorer instance's evaluate() (a failure the plugin reports is
+// still failure_mode "scorer_error").
+class PluginSet final : public Plugins {
 public:
     PluginSet();
-    ~PluginSet();
+    ~PluginSet() override;
     PluginSet(PluginSet&&) noexcept;
     PluginSet& operator=(PluginSet&&) noexcept;
 
-    // Loads and validates one plugin file. Loading a file already loaded (the same canonical
-    // path) does nothing; a plugin sharing ids with a bundled one replaces that bundled plugin
-    // (it is listed no more); any other clash of scorer or generator ids is an error. Errors are
-    // bi::Error(Plugin), one line: "bi: libfoo.so: incompatible ABI (plugin 2, host 1)"; a crash
-    // or hang while loading is PluginFault.
-    void load(const std::string& path);
-    // Loads the plugins shipped with bi-run from bundled_plugin_dirs() (or `dirs`): libexact.so
-    // must be there; the other bundled plugins load when present.
-    void load_bundled();
-    void load_bundled(const std::vector<std::string>& dirs);
+    void load(const std::string& path) override;
+    using Plugins::load_bundled;
+    void load_bundled(const std::vector<std::string>& dirs) override;
 
-    std::vector<PluginInfo> list() const;  // in load order
-    bool has_scorer(std::string_view id) const;
-    bool has_generator(std::string_view id) const;
+    std::vector<PluginInfo> list() const override;
+    bool has_scorer(std::string_view id) const override;
+    bool has_generator(std::string_view id) const override;
 
-    // A per-run instance of scorer `id` ("" means kDefaultScorerId). `config_json` is handed to
-    // the scorer's create ("" means "{}"). An unknown id or invalid config JSON is
-    // bi::Error(Usage); a failing create is bi::Error(Plugin). The instance keeps its plugin
-    // loaded and may outlive this set. Its evaluate() throws PluginFault when the
-    // plugin crashes or hangs (a failure the plugin reports is still failure_mode "scorer_error").
     std::unique_ptr<ScorerInstance> create_scorer(std::string_view id,
-                                                  std::string_view config_json = {}) const;
-
-    // Runs generator `generator_id` and returns its rows as a JSON array of
-    // {prompt, family, fill, expected_answer, system?}. `count_tokens` may be empty (no server):
-    // the plugin then sees count_tokens == NULL and estimates.
+                                                  std::string_view config_json = {}) const override;
     core::Json generate(std::string_view generator_id, const GenerationRequest& request,
-                        const TokenCounter& count_tokens = {}) const;
-    // generate() read through io::rows_from_json, so rows obey the work-set file rules.
-    std::vector<core::WorkRow> generate_rows(std::string_view generator_id,
-                                             const GenerationRequest& request,
-                                             const TokenCounter& count_tokens = {}) const;
+                        const TokenCounter& count_tokens = {}) const override;
 
-    // Where plugins' log lines go; by default stderr, "bi: plugin NAME: message", debug dropped.
-    void set_logger(PluginLogger logger);
+    void set_logger(PluginLogger logger) override;
     // The per-call limit (kDefaultPluginTimeout unless set); time spent answering count_tokens
     // does not count against it.
     void set_call_timeout(std::chrono::milliseconds timeout);

@@ -7,17 +7,18 @@
 #include <string>
 #include <string_view>
 
+#include "core/failure_label.hpp"
 #include "core/json.hpp"
 #include "core/work_item.hpp"
 
 namespace bi::plugin_host {
 
 struct ScoreOutcome {
-    core::Json extracted_answer;  // always filled (null only when nothing could be extracted)
-    std::string failure_mode;     // "ok" for a genuinely scored completion
+    core::Json extracted_answer;      // always filled (null only when nothing could be extracted)
+    core::FailureLabel failure_mode;  // Ok for a genuinely scored completion
     double score = 0.0;
     bool passed = false;
-    std::string error;  // set, with failure_mode "scorer_error", when the plugin reported an error
+    std::string error;  // set, with failure_mode ScorerError, when the plugin reported an error
 };
 
 // Everything the server generated for one request; the views live for the evaluate call.

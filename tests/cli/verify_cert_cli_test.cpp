@@ -150,7 +150,8 @@ TEST_CASE("verify-cert: a gate that contradicts its evidence is INVALID, exit 1"
     testing::ScratchDir dir;
     auto e = testing::clean_cell(6, 2);
     for (auto* arm : {&e.arm_a, &*e.arm_a_prime, &*e.arm_b, &e.arm_c[0], &e.arm_c[1]})
-        for (auto& [id, r] : *arm) r.failure_mode = "empty";  // green_unverified by the floor
+        for (auto& [id, r] : *arm)
+            r.failure_mode = core::FailureMode::Empty;  // green_unverified by the floor
     const auto path = write_cert_of(dir, "f.json", e, "live");
     CHECK(verify({path}).exit_code == 3);
     forge(path, [](core::Json& cert) {

@@ -52,7 +52,7 @@ TEST_CASE("headers dripped one byte at a time end at the total deadline", "[sess
     HttpSession session(endpoint_of(server), kTimeout);
     const Timed t = timed_get(session);
     REQUIRE_FALSE(t.outcome.ok());
-    CHECK(t.outcome.failure->mode == "http_timeout");
+    CHECK(t.outcome.failure->mode == bi::core::FailureMode::HttpTimeout);
     CHECK(t.outcome.failure->message ==
           "GET /health: no complete response within 500 ms (total deadline)");
     CHECK(t.elapsed >= kTimeout);
@@ -69,7 +69,7 @@ TEST_CASE("a body dripped one byte at a time ends at the total deadline", "[sess
         HttpSession session(endpoint_of(server), kTimeout);
         const Timed t = timed_get(session);
         REQUIRE_FALSE(t.outcome.ok());
-        CHECK(t.outcome.failure->mode == "http_timeout");
+        CHECK(t.outcome.failure->mode == bi::core::FailureMode::HttpTimeout);
         CHECK(t.elapsed < kTimeout + kMargin);
     }
     SECTION("read until the server closes: the cut-off body is not taken as complete") {
@@ -80,7 +80,7 @@ TEST_CASE("a body dripped one byte at a time ends at the total deadline", "[sess
         HttpSession session(endpoint_of(server), kTimeout);
         const Timed t = timed_get(session);
         REQUIRE_FALSE(t.outcome.ok());
-        CHECK(t.outcome.failure->mode == "http_timeout");
+        CHECK(t.outcome.failure->mode == bi::core::FailureMode::HttpTimeout);
         CHECK(t.elapsed < kTimeout + kMargin);
     }
     SECTION("chunked") {
@@ -92,7 +92,7 @@ TEST_CASE("a body dripped one byte at a time ends at the total deadline", "[sess
         HttpSession session(endpoint_of(server), kTimeout);
         const Timed t = timed_get(session);
         REQUIRE_FALSE(t.outcome.ok());
-        CHECK(t.outcome.failure->mode == "http_timeout");
+        CHECK(t.outcome.failure->mode == bi::core::FailureMode::HttpTimeout);
         CHECK(t.elapsed < kTimeout + kMargin);
     }
 }
@@ -108,7 +108,7 @@ TEST_CASE("one deadline covers the whole request, not each wait", "[session][dea
     HttpSession session(endpoint_of(server), kTimeout);
     const Timed t = timed_get(session);
     REQUIRE_FALSE(t.outcome.ok());
-    CHECK(t.outcome.failure->mode == "http_timeout");
+    CHECK(t.outcome.failure->mode == bi::core::FailureMode::HttpTimeout);
     CHECK(t.elapsed < kTimeout + kMargin);
 }
 
@@ -125,7 +125,7 @@ TEST_CASE("an endless chunked body stops at the size limit and drops the connect
     HttpSession session(endpoint_of(server), std::chrono::seconds(30), 64 * 1024);
     const Timed t = timed_get(session, "/props");
     REQUIRE_FALSE(t.outcome.ok());
-    CHECK(t.outcome.failure->mode == "bad_response");
+    CHECK(t.outcome.failure->mode == bi::core::FailureMode::BadResponse);
     CHECK(t.outcome.failure->message == "GET /props: response larger than 65536 bytes");
     CHECK(t.outcome.response.body.empty());
     CHECK(t.elapsed < std::chrono::seconds(10));  // far from the 30 s deadline
@@ -146,7 +146,7 @@ TEST_CASE("an endless body without a length stops at the size limit", "[session]
     HttpSession session(endpoint_of(server), std::chrono::seconds(30), 100000);
     const Timed t = timed_get(session);
     REQUIRE_FALSE(t.outcome.ok());
-    CHECK(t.outcome.failure->mode == "bad_response");
+    CHECK(t.outcome.failure->mode == bi::core::FailureMode::BadResponse);
     CHECK(t.outcome.failure->message == "GET /health: response larger than 100000 bytes");
     CHECK(t.elapsed < std::chrono::seconds(10));
 }
@@ -161,7 +161,7 @@ TEST_CASE("a Content-Length above the limit is refused without reading the body"
     HttpSession session(endpoint_of(server), std::chrono::seconds(30), 1 << 20);
     const Timed t = timed_get(session);
     REQUIRE_FALSE(t.outcome.ok());
-    CHECK(t.outcome.failure->mode == "bad_response");
+    CHECK(t.outcome.failure->mode == bi::core::FailureMode::BadResponse);
     CHECK(t.outcome.failure->message == "GET /health: response larger than 1048576 bytes");
     CHECK(t.elapsed < std::chrono::seconds(10));
 }
@@ -180,7 +180,7 @@ TEST_CASE("the size limit counts headers and body: exactly at it passes, one byt
     HttpSession under(endpoint_of(server), std::chrono::seconds(30), wire.size() - 1);
     const HttpOutcome over = under.get("/health");
     REQUIRE_FALSE(over.ok());
-    CHECK(over.failure->mode == "bad_response");
+    CHECK(over.failure->mode == bi::core::FailureMode::BadResponse);
     CHECK(over.failure->message ==
           "GET /health: response larger than " + std::to_string(wire.size() - 1) + " bytes");
 
@@ -188,7 +188,7 @@ TEST_CASE("the size limit counts headers and body: exactly at it passes, one byt
     HttpSession body_sized(endpoint_of(server), std::chrono::seconds(30), body.size());
     const HttpOutcome headers_too = body_sized.get("/health");
     REQUIRE_FALSE(headers_too.ok());
-    CHECK(headers_too.failure->mode == "bad_response");
+    CHECK(headers_too.failure->mode == bi::core::FailureMode::BadResponse);
 }
 
 TEST_CASE("a bounded session still keeps one connection for well-behaved answers",

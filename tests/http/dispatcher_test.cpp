@@ -80,7 +80,7 @@ void check_completed(const std::vector<TrialRecord>& records, const ArmRequest& 
         CHECK(bi::core::canonical_equal(r.expected_answer, item.expected_answer));
         CHECK(r.arm == "C");
         CHECK(r.pass == 2);
-        CHECK(r.failure_mode.empty());  // left for the scorer
+        CHECK_FALSE(r.failure_mode.is_set());  // left for the scorer
         CHECK(r.error.empty());
         CHECK(r.content == "echo:" + std::string(request.request.endpoint ==
                                                              bi::http::EndpointKind::Completion &&
@@ -234,7 +234,7 @@ TEST_CASE("a request timeout becomes http_timeout and the arm goes on", "[dispat
     const auto records = run_arm(endpoint_of(server), request);
     REQUIRE(records.size() == 2);
     for (const auto& r : records) {
-        CHECK(r.failure_mode == "http_timeout");
+        CHECK(r.failure_mode == bi::core::FailureMode::HttpTimeout);
         CHECK_THAT(r.error, Catch::Contains("no complete response within 200 ms"));
         CHECK(r.has_interval());
         CHECK(r.content_sha.empty());
@@ -253,7 +253,7 @@ TEST_CASE("a refused port is http_error for every item", "[dispatcher]") {
     const auto records = run_arm(bi::http::Endpoint{"127.0.0.1", bi::test::unused_port()}, request);
     REQUIRE(records.size() == 3);
     for (const auto& r : records) {
-        CHECK(r.failure_mode == "http_error");
+        CHECK(r.failure_mode == bi::core::FailureMode::HttpError);
         CHECK(r.has_interval());
     }
     CHECK(alive_calls == 3);
@@ -270,11 +270,11 @@ TEST_CASE("a dead server ends the arm: server_died for the failed and the unsent
     const auto records = run_arm(bi::http::Endpoint{"127.0.0.1", bi::test::unused_port()}, request);
     REQUIRE(records.size() == 5);
     CHECK(alive_calls == 1);
-    CHECK(records[0].failure_mode == "server_died");
+    CHECK(records[0].failure_mode == bi::core::FailureMode::ServerDied);
     CHECK(records[0].has_interval());
     CHECK_THAT(records[0].error, Catch::StartsWith("server not running"));
     for (std::size_t i = 1; i < records.size(); ++i) {
-        CHECK(records[i].failure_mode == "server_died");
+        CHECK(records[i].failure_mode == bi::core::FailureMode::ServerDied);
         CHECK(records[i].error == "server not running: not sent");
         CHECK_FALSE(records[i].dispatch_ns);
     }
@@ -290,7 +290,7 @@ TEST_CASE("a 500 out-of-memory answer is oom", "[dispatcher]") {
     request.server_alive = [] { return true; };
     const auto records = run_arm(endpoint_of(server), request);
     REQUIRE(records.size() == 2);
-    for (const auto& r : records) CHECK(r.failure_mode == "oom");
+    for (const auto& r : records) CHECK(r.failure_mode == bi::core::FailureMode::Oom);
 }
 
 TEST_CASE("cancel cuts the request in flight and leaves the rest unsent", "[dispatcher]") {
@@ -310,12 +310,12 @@ TEST_CASE("cancel cuts the request in flight and leaves the rest unsent", "[disp
     };
     const auto records = run_arm(endpoint_of(server), request);
     REQUIRE(records.size() == 6);
-    CHECK(records[0].failure_mode.empty());
-    CHECK(records[1].failure_mode == "incomplete");
+    CHECK_FALSE(records[0].failure_mode.is_set());
+    CHECK(records[1].failure_mode == bi::core::FailureMode::Incomplete);
     CHECK(records[1].error == "cancelled: request cancelled");
     CHECK(records[1].has_interval());
     for (std::size_t i = 2; i < records.size(); ++i) {
-        CHECK(records[i].failure_mode == "incomplete");
+        CHECK(records[i].failure_mode == bi::core::FailureMode::Incomplete);
         CHECK(records[i].error == "cancelled: not sent");
         CHECK_FALSE(records[i].dispatch_ns);
     }
@@ -337,8 +337,8 @@ TEST_CASE("the arm deadline stops the arm and nothing is lost", "[dispatcher]") 
     REQUIRE(records.size() == 5);
     std::size_t stopped = 0;
     for (const auto& r : records) {
-        if (r.failure_mode.empty()) continue;
-        CHECK(r.failure_mode == "incomplete");
+        if (!r.failure_mode.is_set()) continue;
+        CHECK(r.failure_mode == bi::core::FailureMode::Incomplete);
         CHECK_THAT(r.error, Catch::StartsWith("arm deadline"));
         ++stopped;
     }

@@ -81,7 +81,7 @@ TEST_CASE("a dripping server cannot make an arm outlive its deadline", "[dispatc
     CHECK(since(start) < 1s + kMargin);
     REQUIRE(records.size() == 6);
     for (const auto& r : records) {
-        CHECK(r.failure_mode == "incomplete");
+        CHECK(r.failure_mode == bi::core::FailureMode::Incomplete);
         CHECK_THAT(r.error, Catch::StartsWith("arm deadline"));
     }
 }
@@ -101,7 +101,7 @@ TEST_CASE("a request timeout is a total deadline for every arm request", "[dispa
     const auto records = bi::driver::run_arm(endpoint_of(server), request);
     CHECK(since(start) < 2 * 700ms + kMargin);
     for (const auto& r : records) {
-        CHECK(r.failure_mode == "http_timeout");
+        CHECK(r.failure_mode == bi::core::FailureMode::HttpTimeout);
         CHECK_THAT(r.error, Catch::EndsWith("no complete response within 700 ms (total deadline)"));
     }
 }
@@ -116,6 +116,6 @@ TEST_CASE("an endless /tokenize answer is bad_response at the size limit", "[ses
     bi::http::HttpSession session(endpoint_of(server), 30s, 200000);
     const auto out = bi::http::tokenize(session, "some text");
     REQUIRE_FALSE(out.ok());
-    CHECK(out.failure->mode == "bad_response");
+    CHECK(out.failure->mode == bi::core::FailureMode::BadResponse);
     CHECK(out.failure->message == "POST /tokenize: response larger than 200000 bytes");
 }

@@ -16,7 +16,7 @@ std::string fixture(const std::string& name) {
 std::string bad_message(EndpointKind kind, const std::string& body) {
     const CompletionOutcome out = parse_completion(kind, body);
     REQUIRE_FALSE(out.ok());
-    CHECK(out.failure->mode == "bad_response");
+    CHECK(out.failure->mode == bi::core::FailureMode::BadResponse);
     return out.failure->message;
 }
 

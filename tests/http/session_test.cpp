@@ -45,7 +45,7 @@ TEST_CASE("a request that outlives its timeout is http_timeout and the session r
     HttpSession session(endpoint_of(server), std::chrono::milliseconds(200));
     const HttpOutcome out = session.post_json("/completion", R"({"prompt":"x"})");
     REQUIRE_FALSE(out.ok());
-    CHECK(out.failure->mode == "http_timeout");
+    CHECK(out.failure->mode == bi::core::FailureMode::HttpTimeout);
     CHECK_THAT(out.failure->message, Catch::Contains("no complete response within 200 ms"));
     const HttpOutcome next = session.post_json("/tokenize", R"({"content":"a"})");
     CHECK(next.ok());
@@ -56,17 +56,17 @@ TEST_CASE("a refused connection is http_error", "[session]") {
     HttpSession session(Endpoint{"127.0.0.1", bi::test::unused_port()});
     const HttpOutcome out = session.get("/slots");
     REQUIRE_FALSE(out.ok());
-    CHECK(out.failure->mode == "http_error");
+    CHECK(out.failure->mode == bi::core::FailureMode::HttpError);
     CHECK(out.response.status == 0);
 }
 
 TEST_CASE("a 500 about memory is oom and other statuses are http_error", "[session]") {
     CHECK(classify_status(500, R"({"error":{"message":"failed to allocate buffer"}})")->mode ==
-          "oom");
-    CHECK(classify_status(500, "CUDA error: out of memory")->mode == "oom");
-    CHECK(classify_status(500, "something else")->mode == "http_error");
-    CHECK(classify_status(400, "out of memory")->mode == "http_error");
-    CHECK(classify_status(404, "")->mode == "http_error");
+          bi::core::FailureMode::Oom);
+    CHECK(classify_status(500, "CUDA error: out of memory")->mode == bi::core::FailureMode::Oom);
+    CHECK(classify_status(500, "something else")->mode == bi::core::FailureMode::HttpError);
+    CHECK(classify_status(400, "out of memory")->mode == bi::core::FailureMode::HttpError);
+    CHECK(classify_status(404, "")->mode == bi::core::FailureMode::HttpError);
     CHECK_FALSE(classify_status(200, "out of memory"));
 
     FakeScript script;
@@ -77,7 +77,7 @@ TEST_CASE("a 500 about memory is oom and other statuses are http_error", "[sessi
     RequestOptions options;
     const CompletionOutcome out = complete(session, options, "", "hello", 1);
     REQUIRE_FALSE(out.ok());
-    CHECK(out.failure->mode == "oom");
+    CHECK(out.failure->mode == bi::core::FailureMode::Oom);
     CHECK_THAT(out.failure->message, Catch::Contains("HTTP 500"));
 }
 

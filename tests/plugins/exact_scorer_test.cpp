@@ -66,14 +66,15 @@ TEST_CASE("a missing bundled exact plugin is a clear error", "[exact]") {
 TEST_CASE("exact: stripped completion equals stripped expected answer", "[exact]") {
     const auto right = score("Paris", "  Paris \n");
     CHECK(right.extracted_answer == Json("Paris"));
-    CHECK(right.failure_mode == "ok");
+    CHECK(right.failure_mode == bi::core::FailureMode::Ok);
     CHECK(right.score == 1.0);
     CHECK(right.passed);
 
     CHECK(score(" Paris ", "Paris").passed);  // the expected answer is stripped too
     const auto wrong = score("Paris", "paris");
     CHECK(wrong.extracted_answer == Json("paris"));
-    CHECK(wrong.failure_mode == "ok");  // a wrong answer is still a genuinely scored one
+    CHECK(wrong.failure_mode ==
+          bi::core::FailureMode::Ok);  // a wrong answer is still a genuinely scored one
     CHECK(wrong.score == 0.0);
     CHECK_FALSE(wrong.passed);
 }
@@ -81,7 +82,7 @@ TEST_CASE("exact: stripped completion equals stripped expected answer", "[exact]
 TEST_CASE("exact: blank completions are 'empty'", "[exact]") {
     const auto blank = score("Paris", " \t\r\n");
     CHECK(blank.extracted_answer == Json(""));
-    CHECK(blank.failure_mode == "empty");
+    CHECK(blank.failure_mode == bi::core::FailureMode::Empty);
     CHECK_FALSE(blank.passed);
 }
 
@@ -119,7 +120,7 @@ TEST_CASE("exact: reasoning and tool calls join the extracted answer", "[exact]"
     expected.set("reasoning", "The capital of \"France\".");
     expected.set("tool_calls", Json());
     CHECK(reasoned.extracted_answer == expected);
-    CHECK(reasoned.failure_mode == "ok");
+    CHECK(reasoned.failure_mode == bi::core::FailureMode::Ok);
     CHECK(reasoned.passed);  // the score still looks at the content only
 
     generation.tool_calls = weather_call("Paris");
@@ -133,7 +134,7 @@ TEST_CASE("exact: a tool-call-only answer is scored, a reasoning-only one is emp
     bi::plugin_host::Generation calls;
     calls.tool_calls = weather_call("Paris");
     const auto called = score("Paris", calls);
-    CHECK(called.failure_mode == "ok");
+    CHECK(called.failure_mode == bi::core::FailureMode::Ok);
     CHECK_FALSE(called.passed);
     REQUIRE(called.extracted_answer.is_object());
     CHECK(*called.extracted_answer.find("content") == Json(""));
@@ -142,5 +143,5 @@ TEST_CASE("exact: a tool-call-only answer is scored, a reasoning-only one is emp
 
     bi::plugin_host::Generation thought;
     thought.reasoning = "still thinking when the length limit hit";
-    CHECK(score("Paris", thought).failure_mode == "empty");
+    CHECK(score("Paris", thought).failure_mode == bi::core::FailureMode::Empty);
 }

@@ -103,5 +103,5 @@ TEST_CASE("sets are independent: one plugin's crash leaves another set working",
     good.set_logger({});
     good.load(fixture("good_c"));
     const auto upper = good.create_scorer("upper");
-    CHECK(upper->evaluate(item_with_id("t-1"), "4").failure_mode == "ok");
+    CHECK(upper->evaluate(item_with_id("t-1"), "4").failure_mode == bi::core::FailureMode::Ok);
 }

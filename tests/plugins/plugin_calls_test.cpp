@@ -48,7 +48,7 @@ std::string error_of(const std::function<void()>& action, bi::ErrorCategory cate
 }
 
 void check_scorer_error(const ScoreOutcome& outcome, const std::string& error) {
-    CHECK(outcome.failure_mode == "scorer_error");
+    CHECK(outcome.failure_mode == bi::core::FailureMode::ScorerError);
     CHECK(outcome.error == error);
     CHECK(outcome.score == 0.0);
     CHECK_FALSE(outcome.passed);
@@ -81,7 +81,7 @@ TEST_CASE("a C scorer runs extract, classify and score", "[plugin-calls]") {
 
     const auto right = scorer->evaluate(item_expecting("PARIS"), "  paris\n");
     CHECK(right.extracted_answer == Json("PARIS"));
-    CHECK(right.failure_mode == "ok");
+    CHECK(right.failure_mode == bi::core::FailureMode::Ok);
     CHECK(right.score == 1.0);
     CHECK(right.passed);
     CHECK(right.error.empty());
@@ -93,7 +93,7 @@ TEST_CASE("a C scorer runs extract, classify and score", "[plugin-calls]") {
 
     const auto empty = scorer->evaluate(item_expecting("PARIS"), " \n");
     CHECK(empty.extracted_answer == Json(""));
-    CHECK(empty.failure_mode == "empty");
+    CHECK(empty.failure_mode == bi::core::FailureMode::Empty);
     CHECK(empty.score == 0.0);
 }
 
@@ -127,7 +127,7 @@ TEST_CASE("plugin-reported scorer failures become scorer_error", "[plugin-calls]
     CHECK(failed.extracted_answer.is_null());
 
     const auto bad_json = scorer->evaluate(item, "BAD_JSON");
-    CHECK(bad_json.failure_mode == "scorer_error");
+    CHECK(bad_json.failure_mode == bi::core::FailureMode::ScorerError);
     CHECK(bad_json.error.rfind(prefix + "extract_answer's result: invalid JSON at offset", 0) == 0);
 
     check_scorer_error(scorer->evaluate(item, "NO_LABEL"),
@@ -225,7 +225,7 @@ TEST_CASE("a C++ helper plugin scores and generates", "[plugin-calls]") {
     auto scorer = plugins.create_scorer("length", R"({"bonus": true})");
     const auto outcome = scorer->evaluate(item_expecting(4), std::string("ab\0c", 4));
     CHECK(outcome.extracted_answer == Json(4));  // the NUL counts: completion_size is honoured
-    CHECK(outcome.failure_mode == "ok");
+    CHECK(outcome.failure_mode == bi::core::FailureMode::Ok);
     CHECK(outcome.score == 2.0);
     CHECK(outcome.passed);
 

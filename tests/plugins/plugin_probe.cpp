@@ -22,7 +22,7 @@ int main(int argc, char** argv) {
         const auto outcome = plugins.create_scorer(argv[2])->evaluate(item, argv[4]);
         bi::core::Json out = bi::core::Json::object();
         out.set("extracted_answer", outcome.extracted_answer);
-        out.set("failure_mode", outcome.failure_mode);
+        out.set("failure_mode", std::string(outcome.failure_mode.word()));
         out.set("score", outcome.score);
         out.set("passed", outcome.passed);
         out.set("error", outcome.error);

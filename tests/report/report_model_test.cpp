@@ -86,9 +86,9 @@ TEST_CASE("a completion-floor UNVERIFIED cell is decided by the floor, not by a 
           "[report]") {
     auto e = testing::clean_cell(6, 2);
     for (auto* results : {&e.arm_a, &*e.arm_a_prime, &*e.arm_b})
-        for (auto& [id, r] : *results) r.failure_mode = "empty";
+        for (auto& [id, r] : *results) r.failure_mode = core::FailureMode::Empty;
     for (auto& pass : e.arm_c)
-        for (auto& [id, r] : pass) r.failure_mode = "empty";
+        for (auto& [id, r] : pass) r.failure_mode = core::FailureMode::Empty;
     const auto entry = entry_of(e, 512, 4);
     REQUIRE(entry.cert().verdict.rule.has_value());
     CHECK(entry.cert().verdict.rule->name == "completion_floor");

@@ -31,7 +31,7 @@ void run_table(const std::string& family, const std::string& expected,
         CHECK(outcome.error == "");
         CHECK(outcome.score == Approx(c.score).margin(1e-12));
         CHECK(outcome.passed == (c.score >= 0.5));
-        CHECK(outcome.failure_mode == c.mode);
+        CHECK(outcome.failure_mode.word() == c.mode);
         CHECK_FALSE(outcome.extracted_answer.is_null());  // always filled
         if (c.extracted) CHECK(core::canonical_equal(outcome.extracted_answer, json(c.extracted)));
     }
@@ -306,7 +306,7 @@ TEST_CASE("spark scorer: a bad expected answer or unknown family is a scorer err
              {"E5", R"("calc_flint")"}}) {
         INFO(family << " " << expected);
         const auto outcome = score(family, json(expected), "\"KT-4821-QZ\"");
-        CHECK(outcome.failure_mode == "scorer_error");
+        CHECK(outcome.failure_mode == core::FailureMode::ScorerError);
         CHECK_THAT(outcome.error, Catch::Contains("spark: "));
         CHECK_FALSE(outcome.passed);
     }
@@ -329,7 +329,7 @@ TEST_CASE("spark scorer: every generated row's reference answer scores 1", "[spa
             }
             INFO(row.family << " seed " << seed << ": " << reference);
             const auto outcome = score(row.family, row.expected_answer, reference);
-            CHECK(outcome.failure_mode == "ok");
+            CHECK(outcome.failure_mode == core::FailureMode::Ok);
             CHECK(outcome.score == 1.0);
             CHECK(outcome.passed);
         }

@@ -3,6 +3,8 @@
 
 #include <memory>
 
+#include "plugin_host/plugin_set.hpp"
+
 namespace bi::spark_test {
 
 namespace {
@@ -27,7 +29,7 @@ int sentences_in(const std::string& paragraph) {
 
 }  // namespace
 
-const plugin_host::PluginSet& spark_plugins() {
+const plugin_host::Plugins& spark_plugins() {
     static const std::unique_ptr<plugin_host::PluginSet> plugins = [] {
         auto set = std::make_unique<plugin_host::PluginSet>();
         set->load(BI_SPARK_PLUGIN);

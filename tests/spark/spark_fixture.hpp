@@ -9,11 +9,11 @@
 
 #include "core/json.hpp"
 #include "core/work_item.hpp"
-#include "plugin_host/plugin_set.hpp"
+#include "plugin_host/plugins.hpp"
 
 namespace bi::spark_test {
 
-const plugin_host::PluginSet& spark_plugins();
+const plugin_host::Plugins& spark_plugins();
 
 // Generates with generator "spark"; `params` as --generator-param pairs.
 std::vector<core::WorkRow> generate(std::uint64_t seed, std::int64_t ctx,

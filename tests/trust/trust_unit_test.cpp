@@ -152,7 +152,7 @@ TEST_CASE("history: a RED then a GREEN of the same configuration, the GREEN name
     REQUIRE(green.previous);
     REQUIRE(green.previous->size() == 1);
     const auto& entry = green.previous->front();
-    CHECK(entry.status == "failed");
+    CHECK(entry.status.status() == core::Status::Failed);
     CHECK(entry.file == "history/cell.20260102T030405Z.json");
     CHECK(entry.configuration_id == core::configuration_id(red));
     CHECK(entry.digest == io::parse_json(red_text, "red").string_or("digest", ""));
@@ -201,6 +201,37 @@ TEST_CASE("history: a RED that knew only the model's first MiB hash still binds 
     other.model_file->sha256_head = "h2";
     other.previous = driver::archive_replaced_cert(path, "2026-01-03T00:00:00Z", &other);
     CHECK(core::sticky_red_reasons(other).empty());
+}
+
+TEST_CASE("history: a replaced file that was no cert keeps the word it said, and reads back",
+          "[history]") {
+    testing::ScratchDir dir;
+    const auto path = dir.file("cell.json");
+    const std::vector<std::pair<std::string, std::string>> cases = {
+        {"not json\n", "unreadable"},
+        {R"({"model":"m"})", "unknown"},
+        {R"({"status":7})", "unknown"},
+        {R"({"status":"blue"})", "blue"},  // an edited file's word, kept as written
+        {R"({"status":"failed"})", "failed"},
+    };
+    for (const auto& [content, word] : cases) {
+        INFO(content);
+        io::write_file_atomically(path, content);
+        auto cert = cert_of(testing::clean_cell(6, 2));
+        cert.previous = driver::archive_replaced_cert(path, "2026-01-02T00:00:00Z");
+        REQUIRE(cert.previous->size() == 1);
+        CHECK(cert.previous->front().status.word() == word);
+        CHECK(cert.previous->front().status.status() == core::parse_status(word));
+        // A RED word from a file that was no cert names no configuration, so it binds nothing.
+        CHECK(core::sticky_red_reasons(cert).empty());
+
+        io::write_cert(path, cert);
+        const auto loaded = io::read_cert(path);
+        REQUIRE(loaded.shape_problem.empty());
+        CHECK(loaded.digest_intact);
+        CHECK(loaded.cert.previous->front().status == cert.previous->front().status);
+        CHECK(io::render_cert(loaded.cert) == testing::read_text(path));
+    }
 }
 
 TEST_CASE("the attestation maps the four verdicts and names the files with their hashes",
@@ -256,7 +287,7 @@ TEST_CASE("a bi-cert/2 cert carries the upstream contract's nested names with re
 TEST_CASE("n_ok_b counts arm B's ok trials and is recorded, not gated", "[cert_io][upstream]") {
     auto cell = testing::clean_cell(6, 2);
     REQUIRE(cell.arm_b);
-    cell.arm_b->begin()->second.failure_mode = "timeout";
+    cell.arm_b->begin()->second.failure_mode = core::FailureLabel::from_word("timeout");
     const auto cert = cert_of(cell);
     REQUIRE(cert.gates.completion_floor.arm_b);
     CHECK(cert.gates.completion_floor.arm_b->n_ok == 5);

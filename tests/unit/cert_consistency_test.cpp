@@ -60,7 +60,9 @@ const std::vector<std::pair<std::string, Scenario>>& honest_scenarios() {
          }},
         {"row 2 score flip", [](core::CellEvidence& e) { e.arm_c[2]["id5"].score = 0.0; }},
         {"row 2 timeout",
-         [](core::CellEvidence& e) { e.arm_c[0]["id0"].failure_mode = "http_timeout"; }},
+         [](core::CellEvidence& e) {
+             e.arm_c[0]["id0"].failure_mode = core::FailureMode::HttpTimeout;
+         }},
         {"row 2 missing id", [](core::CellEvidence& e) { e.arm_c[1].erase("id9"); }},
         {"row 2 slot allocation",
          [](core::CellEvidence& e) {
@@ -92,9 +94,9 @@ const std::vector<std::pair<std::string, Scenario>>& honest_scenarios() {
         {"row 4 all failures",
          [](core::CellEvidence& e) {
              for (auto* results : {&e.arm_a, &*e.arm_a_prime, &*e.arm_b})
-                 for (auto& [id, r] : *results) r.failure_mode = "empty";
+                 for (auto& [id, r] : *results) r.failure_mode = core::FailureMode::Empty;
              for (auto& pass : e.arm_c)
-                 for (auto& [id, r] : pass) r.failure_mode = "empty";
+                 for (auto& [id, r] : pass) r.failure_mode = core::FailureMode::Empty;
          }},
         {"row 5 missing interval",
          [](core::CellEvidence& e) { e.arm_c[1]["id6"].dispatch_ns.reset(); }},

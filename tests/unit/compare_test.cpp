@@ -41,7 +41,7 @@ TEST_CASE("a score flip is an invariant divergence with a row", "[compare]") {
 TEST_CASE("a failure_mode flip (a timeout in one arm) diverges", "[compare]") {
     auto a = arm(2);
     auto c = a;
-    c["id0"].failure_mode = "http_timeout";
+    c["id0"].failure_mode = core::FailureMode::HttpTimeout;
     c["id0"].score.reset();
     auto report = core::compare_arms(a, c, "A", "C1");
     CHECK(report.divergent_ids == std::vector<std::string>{"id0"});

@@ -80,14 +80,14 @@ TEST_CASE("co-batching is detected against later and earlier neighbours", "[cove
 
 TEST_CASE("completion census counts modes", "[coverage]") {
     auto a = bi::testing::arm(5);
-    a["id0"].failure_mode = "empty";
-    a["id1"].failure_mode = "http_timeout";
+    a["id0"].failure_mode = core::FailureMode::Empty;
+    a["id1"].failure_mode = core::FailureMode::HttpTimeout;
     auto census = core::completion_census(a, "A");
     CHECK(census.n == 5);
     CHECK(census.n_ok == 3);
     CHECK(census.by_mode.at("empty") == 1);
     CHECK_FALSE(census.meets(0.8));
-    a["id1"].failure_mode = "ok";
+    a["id1"].failure_mode = core::FailureMode::Ok;
     CHECK(core::completion_census(a, "A").meets(0.8));
     CHECK_FALSE(core::completion_census({}, "A").meets(0.8));
 }

@@ -40,9 +40,9 @@ TEST_CASE("invariant divergence on one pass outranks token drift on another", "[
 TEST_CASE("scored comparisons count ok-in-both over all passes", "[union]") {
     auto a = arm(5);
     std::vector<core::ArmResults> passes(2, a);
-    passes[0]["id0"].failure_mode = "empty";
-    a["id4"].failure_mode = "empty";
-    for (auto& p : passes) p["id4"].failure_mode = "empty";
+    passes[0]["id0"].failure_mode = core::FailureMode::Empty;
+    a["id4"].failure_mode = core::FailureMode::Empty;
+    for (auto& p : passes) p["id4"].failure_mode = core::FailureMode::Empty;
     auto u = core::union_over_passes(a, passes, "A", "C");
     CHECK(u.n_scored_comparisons == 4 + 3);
 }

@@ -40,7 +40,7 @@ TEST_CASE("row 2: a score flip under co-batching -> failed, co_batching", "[verd
 
 TEST_CASE("row 2: a timeout in one pass is a divergence, not a skip", "[verdict]") {
     auto e = clean_cell();
-    e.arm_c[0]["id0"].failure_mode = "http_timeout";
+    e.arm_c[0]["id0"].failure_mode = core::FailureMode::HttpTimeout;
     auto v = core::decide_verdict(e);
     CHECK(v.status == core::Status::Failed);
 }
@@ -112,9 +112,9 @@ TEST_CASE("row 3: stale slot info is not evidence", "[verdict]") {
 TEST_CASE("row 4: all-failure arms -> green_unverified (completion floor)", "[verdict]") {
     auto e = clean_cell();
     for (auto* results : {&e.arm_a, &*e.arm_a_prime, &*e.arm_b})
-        for (auto& [id, r] : *results) r.failure_mode = "empty";
+        for (auto& [id, r] : *results) r.failure_mode = core::FailureMode::Empty;
     for (auto& pass : e.arm_c)
-        for (auto& [id, r] : pass) r.failure_mode = "empty";
+        for (auto& [id, r] : pass) r.failure_mode = core::FailureMode::Empty;
     auto v = core::decide_verdict(e);
     CHECK(v.status == core::Status::GreenUnverified);
     CHECK_FALSE(v.completion_floor_ok);
@@ -129,7 +129,7 @@ TEST_CASE("row 4: floor is exactly 80 percent", "[verdict]") {
         for (int i = 0; i < k; ++i) {
             const std::string id = "id" + std::to_string(i);
             for (auto* results : {&e.arm_a, &*e.arm_a_prime, &*e.arm_b, &e.arm_c[0]})
-                (*results)[id].failure_mode = "premature_eos";
+                (*results)[id].failure_mode = core::FailureMode::PrematureEos;
         }
     };
     fail(2);
@@ -368,9 +368,9 @@ TEST_CASE("the verdict records the rule that fired and where its lines start", "
 
     auto e = clean_cell();
     for (auto* results : {&e.arm_a, &*e.arm_a_prime, &*e.arm_b})
-        for (auto& [id, r] : *results) r.failure_mode = "empty";
+        for (auto& [id, r] : *results) r.failure_mode = core::FailureMode::Empty;
     for (auto& pass : e.arm_c)
-        for (auto& [id, r] : pass) r.failure_mode = "empty";
+        for (auto& [id, r] : pass) r.failure_mode = core::FailureMode::Empty;
     const auto floor = core::decide_verdict(e);
     CHECK(floor.rule.name == "completion_floor");
     REQUIRE(floor.rule.first_reason < floor.decision_reasons.size());
@@ -412,7 +412,7 @@ TEST_CASE("per-pass server evidence merges into one record", "[verdict]") {
 
 TEST_CASE("row 3: an incomplete arm is green_unverified, never RED", "[verdict]") {
     auto e = clean_cell();
-    e.arm_c[1]["id4"].failure_mode = "incomplete";  // cut off by the arm deadline
+    e.arm_c[1]["id4"].failure_mode = core::FailureMode::Incomplete;  // cut off by the arm deadline
     auto v = core::decide_verdict(e);
     CHECK(v.status == core::Status::GreenUnverified);
     CHECK(v.incomplete_ids == std::vector<std::string>{"id4"});
@@ -492,8 +492,8 @@ TEST_CASE("coverage needs the server's own sample inside the interval", "[verdic
 
 TEST_CASE("a RED names requests that failed under concurrency", "[verdict]") {
     auto e = clean_cell();
-    e.arm_c[0]["id1"].failure_mode = "http_timeout";
-    e.arm_c[1]["id2"].failure_mode = "http_error";
+    e.arm_c[0]["id1"].failure_mode = core::FailureMode::HttpTimeout;
+    e.arm_c[1]["id2"].failure_mode = core::FailureMode::HttpError;
     e.arm_c[1]["id3"].score = 0.0;
     auto v = core::decide_verdict(e);
     CHECK(v.status == core::Status::Failed);

@@ -30,7 +30,7 @@ TimedArm run_timed_arm(const http::Endpoint& endpoint, const std::vector<core::W
     timed.wall_s = std::chrono::duration<double>(Clock::now() - t0).count();
     timed.cpu_s = process_cpu_seconds() - cpu0;
     for (const auto& record : timed.records) {
-        if (record.failure_mode.empty())
+        if (!record.failure_mode.is_set())
             ++timed.answered;
         else
             ++timed.failed;

@@ -17,7 +17,7 @@ struct TimedArm {
     std::vector<core::TrialRecord> records;
     double wall_s = 0.0;
     double cpu_s = 0.0;        // this process, all threads
-    std::size_t answered = 0;  // completions that arrived (failure_mode still empty)
+    std::size_t answered = 0;  // completions that arrived (failure_mode still unset)
     std::size_t failed = 0;    // transport failures, deadline cut-offs included
 };
 

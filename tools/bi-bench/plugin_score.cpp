@@ -29,8 +29,8 @@ std::vector<core::WorkItem> score_items(int count) {
     return items;
 }
 
-template <typename Set>
-double seconds_to_score(const Set& plugins, const std::vector<core::WorkItem>& items) {
+double seconds_to_score(const plugin_host::Plugins& plugins,
+                        const std::vector<core::WorkItem>& items) {
     const auto scorer = plugins.create_scorer("");
     const std::string answer = "  42  ";
     scorer->evaluate(items.front(), answer);  // the first call may start the helper
@@ -45,14 +45,14 @@ Measurement measure_plugin_score(const BenchLimits& limits, bool isolated) {
     const double load = load_average()[0];
     const auto items = score_items(limits.trials);
     double seconds = 0.0;
-    if (isolated) {
-        plugin_host::PluginSet plugins;
-        plugins.load_bundled();
-        seconds = seconds_to_score(plugins, items);
-    } else {
-        plugin_host::LocalPluginSet plugins;
-        plugins.load_bundled();
-        seconds = seconds_to_score(plugins, items);
+    {
+        std::unique_ptr<plugin_host::Plugins> plugins;
+        if (isolated)
+            plugins = std::make_unique<plugin_host::PluginSet>();
+        else
+            plugins = std::make_unique<plugin_host::LocalPluginSet>();
+        plugins->load_bundled();
+        seconds = seconds_to_score(*plugins, items);
     }
     Measurement m;
     m.key = isolated ? "plugin_score_isolated" : "plugin_score_in_process";

@@ -40,7 +40,7 @@ core::TrialRecord synthetic_record(int i, const std::string& arm, int pass) {
     r.extracted_answer = std::to_string(i % 97);
     r.expected_answer = std::to_string(i % 97);
     r.prompt_tokens_measured = 20 + i % 50;
-    r.failure_mode = std::string(core::name(core::FailureMode::Ok));
+    r.failure_mode = core::FailureMode::Ok;
     r.content = "the answer is " + std::to_string(i % 97);
     r.content_sha = core::content_sha(r.content);
     r.token_ids = std::vector<std::int64_t>(kTokens, i % 1000);

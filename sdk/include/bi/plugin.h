@@ -11,9 +11,44 @@
 extern "C" {
 #endif
 
-/* The host loads a plugin only when its abi_major equals the host's. abi_minor grows when fields
- * are appended to the structs below; each side reads only the fields the other side's
- * struct_size covers, so plugins and hosts of different minors work together. */
+/* ---- the rules every member below follows --------------------------------------------------- */
+
+/* Threads. Every pointer member's comment ends with one of three tags:
+ *   [host thread]     The host reads the data, or calls the function, from one thread at a time:
+ *                     never two calls into one scorer instance or one generator at once. Data the
+ *                     host fills is valid for the call it is handed to.
+ *   [calling thread]  Used by the plugin inside a host call: it calls the function (passing
+ *                     host_data back), or hands the data to one, only on the thread of the host
+ *                     call that gave it the sink or services, and only until that call returns.
+ *                     The services a scorer's create receives are the one exception: they stay
+ *                     callable until destroy returns, from within that scorer's calls.
+ *   [any thread]      Constant until unload: the host may read it from any thread at any time.
+ *
+ * Ownership. Every pointer member also says who owns what it points to, and for how long:
+ * "borrowed for the call" (valid until the call it came with returns: copy what must last),
+ * "owned by the plugin until unload" (a scorer instance: until destroy), "owned by the host", or
+ * "copied" by the sink or service it is handed to (the plugin may free or reuse it at once).
+ *
+ * Strings crossing the boundary are NUL-terminated UTF-8 unless a size comes with them.
+ *
+ * Growth. A struct that may grow begins with uint32_t struct_size, which whoever fills it sets to
+ * the sizeof it was compiled with. Members are only ever appended, never reordered, resized or
+ * removed, and each append raises BI_PLUGIN_ABI_MINOR. A reader reads a member only when the
+ * writer's struct_size covers it (BI_STRUCT_HAS); a member it does not cover is absent. An
+ * appended member is also absent when zero (NULL), so that a writer that zero-fills the struct
+ * says nothing it did not mean; where zero is a real value its comment names the absent one
+ * (completion_tokens: -1). A struct without struct_size is frozen: it never grows, and a later
+ * minor that needs more adds a new struct instead.
+ *
+ * Future interfaces. A new kind of component, or a new host service, will not stretch these
+ * structs' meaning: it gets an id string that carries its own version (e.g. "bi.tokenizer/1") and
+ * is looked up by it, CLAP-style, through a `const void* (*get_extension)(const char* id)`
+ * appended to bi_plugin_descriptor (the plugin's interfaces) or to bi_host_services (the host's).
+ * NULL, or a struct_size that does not cover the member, means none is offered. A published id
+ * never changes; a changed interface is a new id. ABI 1.1 defines no extensions. */
+
+/* The host loads a plugin only when its abi_major equals the host's; abi_minor counts appends
+ * (Growth above), so plugins and hosts of different minors work together. */
 #define BI_PLUGIN_ABI_MAJOR 1
 #define BI_PLUGIN_ABI_MINOR 1
 
@@ -28,8 +63,8 @@ extern "C" {
 #define BI_PLUGIN_EXPORT
 #endif
 
-/* True when the struct at `ptr` (which begins with struct_size) is long enough to hold `field`.
- * Check before reading a field appended in a later minor: an older peer's struct ends sooner. */
+/* True when the struct at `ptr` (which begins with struct_size) is long enough to hold `field`:
+ * the check Growth above asks for before a member appended in a later minor is read. */
 #define BI_STRUCT_HAS(ptr, type, field) \
     ((ptr)->struct_size >= offsetof(type, field) + sizeof((ptr)->field))
 
@@ -46,8 +81,6 @@ enum {
 /* Levels for bi_host_services.log. */
 enum { BI_LOG_DEBUG = 0, BI_LOG_INFO = 1, BI_LOG_WARNING = 2, BI_LOG_ERROR = 3 };
 
-/* Strings crossing the boundary are NUL-terminated UTF-8 unless a size comes with them. */
-
 /* ---- services the host offers a plugin ------------------------------------------------------ */
 
 typedef struct bi_host_services {
@@ -58,10 +91,9 @@ typedef struct bi_host_services {
      * mean real tokens: stores the count in *out_count and returns BI_STATUS_OK, or returns
      * BI_STATUS_UNAVAILABLE. May be NULL when no server is running (e.g. `bi-run workset`): then
      * estimate, e.g. one token per 4 bytes of UTF-8, and document that the plugin does.
-     * `text` is borrowed for the call. [calling thread, during the call that received these] */
+     * `text` is borrowed for the call. [calling thread] */
     int32_t (*count_tokens)(void* host_data, const char* text, size_t size, int64_t* out_count);
-    /* Writes one line to the host's log; `message` is copied. May be NULL.
-     * [calling thread, during the call that received these services] */
+    /* Writes one line to the host's log; `message` is copied. May be NULL. [calling thread] */
     void (*log)(void* host_data, int32_t level, const char* message);
 } bi_host_services;
 
@@ -93,7 +125,7 @@ typedef struct bi_score_input {
     const char* extracted_answer_json;
     /* classify_failure_mode's label; NULL before score. Borrowed for the call. [host thread] */
     const char* failure_mode;
-    /* Since ABI 1.1 (check with BI_STRUCT_HAS): the rest of what the server generated. */
+    /* Since ABI 1.1 (Growth above): the rest of what the server generated. */
     /* The reasoning text (chat message.reasoning_content), "" when none; reasoning_size counts
      * its bytes without the terminating NUL. Borrowed for the call. [host thread] */
     const char* reasoning;
@@ -116,7 +148,7 @@ typedef struct bi_scorer_sink {
     /* Owned by the host; pass it back unchanged. [calling thread] */
     void* host_data;
     /* extract_answer's result as JSON text ("\"Paris\"", "42", "null"); not calling it means
-     * null. `json` is copied by the sink. [calling thread, during the call] */
+     * null. `json` is copied by the sink. [calling thread] */
     void (*set_extracted_answer)(void* host_data, const char* json, size_t size);
     /* classify_failure_mode's result: "ok" for a genuinely scored completion, else a label such
      * as "empty". Required on success. `label` is copied by the sink. [calling thread] */
@@ -124,7 +156,7 @@ typedef struct bi_scorer_sink {
     /* score's result: a finite score and passed (0 or 1). Required on success. [calling thread] */
     void (*set_score)(void* host_data, double score, int32_t passed);
     /* Any function's one-line failure description; `message` is copied by the sink.
-     * [calling thread, during the call] */
+     * [calling thread] */
     void (*set_error)(void* host_data, const char* message);
 } bi_scorer_sink;
 
@@ -164,10 +196,11 @@ typedef struct bi_scorer {
 
 /* ---- work-set generators -------------------------------------------------------------------- */
 
-/* One `--generator-param key=value`. */
+/* One `--generator-param key=value`. Frozen (Growth above): it has no struct_size, so it never
+ * grows. */
 typedef struct bi_param {
-    const char* key;   /* borrowed for the call [host thread] */
-    const char* value; /* borrowed for the call [host thread] */
+    const char* key;   /* Borrowed for the call. [host thread] */
+    const char* value; /* Borrowed for the call. [host thread] */
 } bi_param;
 
 /* What to generate rows for. Filled by the host, only read by the plugin. */
@@ -230,8 +263,9 @@ typedef struct bi_generator {
 /* ---- the descriptor ------------------------------------------------------------------------- */
 
 /* What bi_plugin_entry returns: it and all it points to stay valid and unchanged until unload
- * (a static object is usual). The tables hold pointers, not structs, so that each entry can have
- * its own struct_size. struct_size, abi_major and abi_minor stay first in every future ABI. */
+ * (a static object is usual). The tables hold pointers, not structs, so that each entry grows on
+ * its own (its own struct_size). struct_size, abi_major and abi_minor stay first in every future
+ * ABI, major ones included, so that any host can read why it refuses a plugin. */
 typedef struct bi_plugin_descriptor {
     uint32_t struct_size;
     uint32_t abi_major; /* BI_PLUGIN_ABI_MAJOR */

@@ -114,4 +114,14 @@ std::optional<PlanEnd> parse_plan_end(std::string_view text) {
     return std::nullopt;
 }
 
+PassEstimate estimate_passes(double target_rate, double confidence, std::size_t n_items,
+                             int max_passes) {
+    PassEstimate e;
+    e.trials_needed = trials_needed(target_rate, confidence);
+    const std::size_t items = n_items == 0 ? 1 : n_items;
+    e.min_passes = static_cast<int>((e.trials_needed + items - 1) / items);
+    e.within_cap = e.min_passes <= max_passes;
+    return e;
+}
+
 }  // namespace bi::core

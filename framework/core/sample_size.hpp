@@ -57,6 +57,16 @@ struct PassPlan {
 std::optional<PlanEnd> plan_end(const PassPlan& plan, int passes_run, std::size_t trials_counted,
                                 bool diverged);
 
+// The --dry-run estimate of planned passes from the work-set size: at least
+// ceil(needed / items) passes (a pass counts at most one trial per item), at most the cap.
+struct PassEstimate {
+    std::size_t trials_needed = 0;
+    int min_passes = 0;
+    bool within_cap = true;  // min_passes <= max_passes
+};
+PassEstimate estimate_passes(double target_rate, double confidence, std::size_t n_items,
+                             int max_passes);
+
 std::string_view name(PlanEnd end);
 // The inverse of name(); nullopt for a word that is not in the table.
 std::optional<PlanEnd> parse_plan_end(std::string_view text);

@@ -68,14 +68,4 @@ std::string bound_cell(const core::RateBound& b) {
     return "-" + n;
 }
 
-PassEstimate estimate_passes(double target_rate, double confidence, std::size_t n_items,
-                             int max_passes) {
-    PassEstimate e;
-    e.trials_needed = core::trials_needed(target_rate, confidence);
-    const std::size_t items = n_items == 0 ? 1 : n_items;
-    e.min_passes = static_cast<int>((e.trials_needed + items - 1) / items);
-    e.within_cap = e.min_passes <= max_passes;
-    return e;
-}
-
 }  // namespace bi::report

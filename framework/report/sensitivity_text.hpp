@@ -15,14 +15,4 @@ std::vector<std::string> sensitivity_lines(const core::Cert& cert);
 // bound), "0.0156 n=128" (the observed rate), "- n=0" when nothing was counted.
 std::string bound_cell(const core::RateBound& bound);
 
-// The --dry-run estimate of planned passes from the work-set size: at least
-// ceil(needed / items) passes (a pass counts at most one trial per item), at most the cap.
-struct PassEstimate {
-    std::size_t trials_needed = 0;
-    int min_passes = 0;
-    bool within_cap = true;  // min_passes <= max_passes
-};
-PassEstimate estimate_passes(double target_rate, double confidence, std::size_t n_items,
-                             int max_passes);
-
 }  // namespace bi::report

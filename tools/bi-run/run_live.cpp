@@ -15,6 +15,7 @@
 #include "core/error.hpp"
 #include "core/sample_size.hpp"
 #include "driver/interrupt.hpp"
+#include "driver/plan_description.hpp"
 #include "driver/run_plan.hpp"
 #include "exit_codes.hpp"
 #include "guard_options.hpp"
@@ -24,6 +25,7 @@
 #include "option_tokens.hpp"
 #include "report/report_html.hpp"
 #include "report/report_model.hpp"
+#include "report/run_summary.hpp"
 #include "report/sensitivity_text.hpp"
 #include "report/verdict_headline.hpp"
 #include "run_setup.hpp"
@@ -89,106 +91,6 @@ core::RunRequest live_request(const cxxopts::ParseResult& args, bool sweep) {
     core::RunRequest request = run_request(args, sweep);
     request.target = target_request(args);
     return request;
-}
-
-std::string describe_footprint(const server::Footprint& f) {
-    return "model " + server::format_gib(f.model_bytes) + " + KV " +
-           server::format_gib(f.kv_bytes) +
-           (f.kv_estimated_from_shape ? "" : " (estimated without the model's shape)") +
-           " + overhead " + server::format_gib(f.overhead_bytes) + " = " +
-           server::format_gib(f.total());
-}
-
-// The C passes a cell will run, and a rough wall time: nothing has run yet, so a request is
-// assumed to take kAssumedTokenSeconds per generated token, serially and batched alike.
-void print_passes(const driver::RunPlan& plan, std::optional<std::size_t> n_items) {
-    constexpr double kAssumedTokenSeconds = 0.02;
-    const auto& o = plan.options;
-    int passes = o.passes;
-    std::cout << "  C passes       ";
-    if (o.target_rate) {
-        if (!n_items) {
-            std::cout << "--target-rate: " << core::trials_needed(*o.target_rate, o.confidence)
-                      << " counted trials needed, at most " << o.max_passes
-                      << " passes (work-set size unknown before launch)\n";
-            return;
-        }
-        const auto e =
-            report::estimate_passes(*o.target_rate, o.confidence, *n_items, o.max_passes);
-        passes = std::min(e.min_passes, o.max_passes);
-        std::cout << "--target-rate " << *o.target_rate << " at " << o.confidence * 100
-                  << "%: " << e.trials_needed << " counted trials needed; " << *n_items
-                  << " items give at least " << e.min_passes << " pass(es), capped at "
-                  << o.max_passes
-                  << (e.within_cap ? "" : " (the cap comes first: the target cannot be reached)")
-                  << "; fewer counted trials per pass need more passes\n";
-    } else {
-        std::cout << passes << " fixed\n";
-    }
-    if (!n_items) return;
-    const double request_s = kAssumedTokenSeconds * o.request.n_predict;
-    for (int n : plan.parallels) {
-        const auto rounds_of_n = (*n_items + n - 1) / n;  // whole rounds of N concurrent requests
-        const auto rounds = static_cast<double>(rounds_of_n);
-        const double seconds = request_s * (3.0 * static_cast<double>(*n_items) + passes * rounds);
-        std::cout << "  wall time N=" << n << "  ~" << std::llround(seconds)
-                  << " s for A, A', B and " << passes << " pass(es) of C (" << *n_items
-                  << " items, assuming " << kAssumedTokenSeconds * 1000
-                  << " ms per generated token; launches not included)\n";
-    }
-}
-
-void print_plan(const driver::RunPlan& plan) {
-    const auto& o = plan.options;
-    const auto& live = *plan.live;
-    const auto mem = server::mem_available_bytes();
-    const server::ServerCommand command{live.target.server_bin, live.target.model,
-                                        live.target.flags};
-    std::cout << "plan (--dry-run: nothing is launched)\n"
-              << "  server binary  " << live.target.server_bin << "\n"
-              << "  model          " << live.target.model << " ("
-              << server::format_gib(live.facts.file_bytes) << ", "
-              << (live.facts.architecture.empty() ? "not GGUF" : live.facts.architecture) << ")\n"
-              << "  port           "
-              << (live.port ? std::to_string(*live.port) : "a free loopback port per launch")
-              << "\n";
-    if (!live.limits.reserved_ports.empty()) {
-        std::cout << "  reserved ports";
-        for (auto p : live.limits.reserved_ports) std::cout << " " << p;
-        std::cout << "\n";
-    }
-    std::cout << "  MemAvailable   " << (mem ? server::format_gib(*mem) : "unknown") << "\n";
-    const auto layers = server::offloaded_layers(live.target.flags);
-    if (layers)
-        std::cout << "  GPU memory     "
-                  << (live.gpu ? server::format_gib(live.gpu->free_bytes) + " free (nvidia-smi, " +
-                                     std::to_string(live.gpu->gpus) + " GPU(s))"
-                               : std::string("unknown (no nvidia-smi): GPU part not checked"))
-                  << "\n";
-    for (auto ctx : plan.ctxs) {
-        std::cout << "  ctx " << ctx << ":\n"
-                  << "    arm A, A'    "
-                  << server::quote_argv(server::build_argv(command, 1, ctx, live.port.value_or(0)))
-                  << "\n";
-        for (int n : plan.parallels) {
-            std::cout << "    N=" << n << " arms B, C "
-                      << server::quote_argv(
-                             server::build_argv(command, n, ctx * n, live.port.value_or(0)))
-                      << "\n      footprint " << describe_footprint(plan.footprint(ctx, n)) << "\n"
-                      << (layers ? "      GPU part  " +
-                                       server::format_gib(server::gpu_part(plan.footprint(ctx, n),
-                                                                           live.facts, *layers)) +
-                                       "\n"
-                                 : std::string())
-                      << "      cert      " << plan.cert_path(ctx, n) << "\n";
-        }
-    }
-    const std::string passes = o.target_rate ? "T (planned)" : std::to_string(o.passes);
-    std::cout << "  arms           A and A' serial; per N: B serial, then " << passes
-              << " concurrent passes of C\n"
-              << "  requests       (3 + " << passes << ") x work-set items x " << o.reps
-              << " reps per cell (A and A' once per ctx)\n"
-              << "  (port 0 above stands for the port picked at launch)\n";
 }
 
 // --report-html FILE, checked before anything is launched: its directory must exist.
@@ -295,8 +197,9 @@ SweepRun run_cells(const core::RunRequest& request, bool sweep, const CellsOutpu
     const std::string& report_html = output.report_html;
     SweepRun run;
     if (output.dry_run) {
-        print_plan(setup.plan);
-        print_passes(setup.plan, driver::work_set_size(setup));
+        std::cout << driver::describe_live_plan(setup.plan)
+                  << driver::describe_passes(setup.plan, driver::work_set_size(setup))
+                  << std::flush;
         return run;
     }
     if (resume) {
@@ -322,22 +225,19 @@ SweepRun run_cells(const core::RunRequest& request, bool sweep, const CellsOutpu
     }
     run.ran = results.size();
     if (sweep && !setup.json) {
-        std::cout << "\nsummary (" << setup.plan.options.model_alias << ")\n";
-        std::printf("  %-8s %-4s %-44s %s\n", "ctx", "N", "verdict", "promotable");
-        std::cout.flush();
+        std::vector<report::SweepRow> rows;
         for (const auto& cell : results) {
             const auto& v = cell.outcome.verdict;
-            std::printf("  %-8lld %-4d %-44s %s\n", static_cast<long long>(cell.ctx), cell.parallel,
-                        report::verdict_headline(v.status, v.divergence_class, v.anomaly,
-                                                 cell.outcome.promotable)
-                            .c_str(),
-                        cell.outcome.promotable ? "yes" : "no");
+            rows.push_back({cell.ctx, cell.parallel,
+                            report::verdict_headline(v.status, v.divergence_class, v.anomaly,
+                                                     cell.outcome.promotable),
+                            cell.outcome.promotable});
         }
         for (const auto& cell : skipped)
-            std::printf("  %-8lld %-4d %-44s %s\n", static_cast<long long>(cell.ctx), cell.parallel,
-                        cell.done ? "(skipped: certified before)" : "(skipped: run elsewhere)",
-                        cell.done && cell.promotable ? "yes" : "no");
-        std::fflush(stdout);
+            rows.push_back({cell.ctx, cell.parallel,
+                            cell.done ? "(skipped: certified before)" : "(skipped: run elsewhere)",
+                            cell.done && cell.promotable});
+        std::cout << report::sweep_table(setup.plan.options.model_alias, rows) << std::flush;
     }
     run.exit_code = all_promotable ? kExitPromotable : kExitNotPromotable;
     return run;

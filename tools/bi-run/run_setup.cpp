@@ -19,8 +19,7 @@
 #include "plugin_args.hpp"
 #include "plugin_host/plugin_fault.hpp"
 #include "provenance.hpp"
-#include "report/sensitivity_text.hpp"
-#include "report/verdict_headline.hpp"
+#include "report/run_summary.hpp"
 
 namespace bi::cli {
 
@@ -222,46 +221,13 @@ RunSetup prepare_run(const core::RunRequest& request, bool allow_lists, ProfileS
 
 int report_outcome(const driver::CellResult& result, const RunSetup& setup) {
     const driver::CellOutcome& outcome = result.outcome;
-    const std::int64_t ctx = result.ctx;
-    const int parallel = result.parallel;
-    const core::Cert& cert = outcome.cert;
-    const std::string source(core::name(cert.source));
-    const int code = outcome.promotable ? kExitPromotable : kExitNotPromotable;
-    if (setup.json) {
-        const auto& v = cert.verdict;
-        core::Json summary = core::Json::Object{
-            {"cert", outcome.cert_path},
-            {"model", setup.plan.options.model_alias},
-            {"ctx", ctx},
-            {"dispatch_n", parallel},
-            {"status", std::string(core::name(v.status))},
-            {"source", source},
-            {"promotable", outcome.promotable},
-            {"divergence_class",
-             v.divergence_class ? core::Json(core::name(*v.divergence_class)) : core::Json()},
-            {"anomaly", v.anomaly ? core::Json(core::name(*v.anomaly)) : core::Json()},
-            {"n_passes", cert.n_passes()},
-            {"n_divergent", cert.divergence.ac.divergent_ids.size()},
-            {"trials_counted", cert.sensitivity.per_trial.n},
-            {"target_reached", cert.plan ? core::Json(cert.plan->reached) : core::Json()},
-        };
-        std::cout << io::to_json_text(summary) << std::endl;
-        return code;
-    }
-    const auto& v = outcome.verdict;
-    std::cout << report::verdict_headline(v.status, v.divergence_class, v.anomaly,
-                                          outcome.promotable)
-              << "  " << setup.plan.options.model_alias << "  ctx " << ctx << "  N " << parallel
-              << "  [source " << source
-              << (outcome.promotable ? ", promotable" : ", not promotable") << "]\n";
-    for (const auto& reason : outcome.verdict.decision_reasons)
-        std::cout << "  - " << reason << "\n";
-    for (const auto& line : report::sensitivity_lines(cert)) std::cout << "  " << line << "\n";
-    if (cert.verdict.status == core::Status::Green && cert.source != core::Source::Live)
-        std::cout << "  (a GREEN against the mock shows the harness works; only a live server's "
-                     "GREEN is promotable)\n";
-    std::cout << "cert: " << outcome.cert_path << std::endl;
-    return code;
+    const report::DecidedCell cell{outcome.cert, outcome.verdict, outcome.cert_path,
+                                   outcome.promotable};
+    if (setup.json)
+        std::cout << report::cell_json(cell) << std::endl;
+    else
+        std::cout << report::cell_text(cell) << std::flush;
+    return outcome.promotable ? kExitPromotable : kExitNotPromotable;
 }
 
 }  // namespace bi::cli

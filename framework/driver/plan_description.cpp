@@ -1,0 +1,120 @@
+#include "plan_description.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <sstream>
+#include <string>
+
+#include "core/sample_size.hpp"
+#include "server/argv.hpp"
+#include "server/gpu_memory.hpp"
+#include "server/guards.hpp"
+#include "server/model_facts.hpp"
+
+namespace bi::driver {
+
+namespace {
+
+std::string describe_footprint(const server::Footprint& f) {
+    return "model " + server::format_gib(f.model_bytes) + " + KV " +
+           server::format_gib(f.kv_bytes) +
+           (f.kv_estimated_from_shape ? "" : " (estimated without the model's shape)") +
+           " + overhead " + server::format_gib(f.overhead_bytes) + " = " +
+           server::format_gib(f.total());
+}
+
+}  // namespace
+
+// The C passes a cell will run, and a rough wall time: nothing has run yet, so a request is
+// assumed to take kAssumedTokenSeconds per generated token, serially and batched alike.
+std::string describe_passes(const RunPlan& plan, std::optional<std::size_t> n_items) {
+    std::ostringstream out;
+    constexpr double kAssumedTokenSeconds = 0.02;
+    const auto& o = plan.options;
+    int passes = o.passes;
+    out << "  C passes       ";
+    if (o.target_rate) {
+        if (!n_items) {
+            out << "--target-rate: " << core::trials_needed(*o.target_rate, o.confidence)
+                << " counted trials needed, at most " << o.max_passes
+                << " passes (work-set size unknown before launch)\n";
+            return out.str();
+        }
+        const auto e = core::estimate_passes(*o.target_rate, o.confidence, *n_items, o.max_passes);
+        passes = std::min(e.min_passes, o.max_passes);
+        out << "--target-rate " << *o.target_rate << " at " << o.confidence * 100
+            << "%: " << e.trials_needed << " counted trials needed; " << *n_items
+            << " items give at least " << e.min_passes << " pass(es), capped at " << o.max_passes
+            << (e.within_cap ? "" : " (the cap comes first: the target cannot be reached)")
+            << "; fewer counted trials per pass need more passes\n";
+    } else {
+        out << passes << " fixed\n";
+    }
+    if (!n_items) return out.str();
+    const double request_s = kAssumedTokenSeconds * o.request.n_predict;
+    for (int n : plan.parallels) {
+        const auto rounds_of_n = (*n_items + n - 1) / n;  // whole rounds of N concurrent requests
+        const auto rounds = static_cast<double>(rounds_of_n);
+        const double seconds = request_s * (3.0 * static_cast<double>(*n_items) + passes * rounds);
+        out << "  wall time N=" << n << "  ~" << std::llround(seconds) << " s for A, A', B and "
+            << passes << " pass(es) of C (" << *n_items << " items, assuming "
+            << kAssumedTokenSeconds * 1000 << " ms per generated token; launches not included)\n";
+    }
+    return out.str();
+}
+
+std::string describe_live_plan(const RunPlan& plan) {
+    std::ostringstream out;
+    const auto& o = plan.options;
+    const auto& live = *plan.live;
+    const auto mem = server::mem_available_bytes();
+    const server::ServerCommand command{live.target.server_bin, live.target.model,
+                                        live.target.flags};
+    out << "plan (--dry-run: nothing is launched)\n"
+        << "  server binary  " << live.target.server_bin << "\n"
+        << "  model          " << live.target.model << " ("
+        << server::format_gib(live.facts.file_bytes) << ", "
+        << (live.facts.architecture.empty() ? "not GGUF" : live.facts.architecture) << ")\n"
+        << "  port           "
+        << (live.port ? std::to_string(*live.port) : "a free loopback port per launch") << "\n";
+    if (!live.limits.reserved_ports.empty()) {
+        out << "  reserved ports";
+        for (auto p : live.limits.reserved_ports) out << " " << p;
+        out << "\n";
+    }
+    out << "  MemAvailable   " << (mem ? server::format_gib(*mem) : "unknown") << "\n";
+    const auto layers = server::offloaded_layers(live.target.flags);
+    if (layers)
+        out << "  GPU memory     "
+            << (live.gpu ? server::format_gib(live.gpu->free_bytes) + " free (nvidia-smi, " +
+                               std::to_string(live.gpu->gpus) + " GPU(s))"
+                         : std::string("unknown (no nvidia-smi): GPU part not checked"))
+            << "\n";
+    for (auto ctx : plan.ctxs) {
+        out << "  ctx " << ctx << ":\n"
+            << "    arm A, A'    "
+            << server::quote_argv(server::build_argv(command, 1, ctx, live.port.value_or(0)))
+            << "\n";
+        for (int n : plan.parallels) {
+            out << "    N=" << n << " arms B, C "
+                << server::quote_argv(
+                       server::build_argv(command, n, ctx * n, live.port.value_or(0)))
+                << "\n      footprint " << describe_footprint(plan.footprint(ctx, n)) << "\n"
+                << (layers ? "      GPU part  " +
+                                 server::format_gib(server::gpu_part(plan.footprint(ctx, n),
+                                                                     live.facts, *layers)) +
+                                 "\n"
+                           : std::string())
+                << "      cert      " << plan.cert_path(ctx, n) << "\n";
+        }
+    }
+    const std::string passes = o.target_rate ? "T (planned)" : std::to_string(o.passes);
+    out << "  arms           A and A' serial; per N: B serial, then " << passes
+        << " concurrent passes of C\n"
+        << "  requests       (3 + " << passes << ") x work-set items x " << o.reps
+        << " reps per cell (A and A' once per ctx)\n"
+        << "  (port 0 above stands for the port picked at launch)\n";
+    return out.str();
+}
+
+}  // namespace bi::driver

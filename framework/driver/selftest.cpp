@@ -1,0 +1,152 @@
+#include "selftest.hpp"
+
+#include <unistd.h>
+
+#include <filesystem>
+#include <system_error>
+#include <utility>
+
+#include "builtin_workset.hpp"
+#include "core/error.hpp"
+#include "gguf/synth_model.hpp"
+#include "interrupt.hpp"
+#include "plugin_host/plugin_set.hpp"
+#include "progress.hpp"
+#include "run_plan.hpp"
+#include "server/argv.hpp"
+#include "server/guards.hpp"
+
+namespace bi::driver {
+
+namespace {
+
+[[noreturn]] void usage(const std::string& message) {
+    throw Error(ErrorCategory::Usage, message);
+}
+
+std::string make_temp_dir() {
+    std::string pattern = (std::filesystem::temp_directory_path() / "bi-selftest-XXXXXX").string();
+    if (!::mkdtemp(pattern.data()))
+        throw Error(ErrorCategory::Io, "cannot create a temp directory");
+    return pattern;
+}
+
+// What a selftest leaves behind. The synthetic model always goes (the cert keeps its facts); a
+// temp directory made here goes too unless the run produced a cert or `keep` was asked for, so a
+// failed selftest leaves nothing in /tmp. A directory the user named is theirs: only the model
+// file is removed from it.
+class SelftestFiles {
+public:
+    SelftestFiles(std::string dir, bool made_here, bool keep)
+        : dir_(std::move(dir)), made_here_(made_here), keep_(keep) {}
+    ~SelftestFiles() {
+        std::error_code ignored;
+        if (!model_.empty()) std::filesystem::remove(model_, ignored);
+        if (made_here_ && !keep_ && !produced_cert_) std::filesystem::remove_all(dir_, ignored);
+    }
+    SelftestFiles(const SelftestFiles&) = delete;
+    SelftestFiles& operator=(const SelftestFiles&) = delete;
+
+    void set_model(std::string path) { model_ = std::move(path); }
+    void keep_for_cert() { produced_cert_ = true; }
+
+private:
+    std::string dir_;
+    std::string model_;
+    bool made_here_;
+    bool keep_;
+    bool produced_cert_ = false;
+};
+
+// Everything that can be refused is refused before the model is written.
+void check_request(const SelftestRequest& r) {
+    if (!r.target.server_bin) usage("--server-bin is required");
+    if (r.parallel < 2) usage("--parallel must be at least 2 (a selftest needs co-batching)");
+    if (r.parallel > 64) usage("--parallel must be at most 64 for a selftest");
+    server::check_binary(*r.target.server_bin);  // plan_live checks the rest
+    server::check_user_flags(r.target.server_flags);
+    if (r.dtype != "f32" && r.dtype != "f16") usage("--dtype must be f32 or f16");
+    if (r.passes < 1) usage("--passes must be at least 1");
+    if (r.n_predict < 1) usage("--n-predict must be at least 1");
+    if (r.ctx < 256) usage("--ctx must be at least 256");
+    if (r.ctx > 1 << 20) usage("--ctx must be at most 1048576 for a selftest");
+}
+
+}  // namespace
+
+SelftestResult run_selftest(const SelftestRequest& request, const Invocation& invocation,
+                            std::ostream& notes) {
+    check_request(request);
+    const auto limits = guard_limits(request.target);
+    const auto port = chosen_port(request.target);
+    if (port) server::check_port(*port, limits);
+    const auto ready_timeout = seconds_value(request.target.ready_timeout_s, "ready-timeout");
+    const auto parallel = static_cast<int>(request.parallel);
+
+    RunPlan plan;
+    RunOptions& o = plan.options;
+    o.model_alias = "bi-selftest-" + request.dtype;
+    o.passes = static_cast<int>(request.passes);
+    o.request.endpoint = http::EndpointKind::Completion;
+    o.request.n_predict = static_cast<int>(request.n_predict);
+    o.request.logprobs = 1;
+    o.request.max_response_bytes = request.max_response_bytes.empty()
+                                       ? http::kDefaultMaxResponseBytes
+                                       : max_response_bytes_value(request.max_response_bytes);
+    o.out_dir = request.out_dir ? *request.out_dir : make_temp_dir();
+    std::filesystem::create_directories(o.out_dir);
+    SelftestFiles files(o.out_dir, !request.out_dir, request.keep);
+
+    const std::string model = o.out_dir + "/" + o.model_alias + ".gguf";
+    files.set_model(model);
+    gguf::ModelSpec spec;
+    spec.dtype = request.dtype == "f16" ? gguf::TensorType::F16 : gguf::TensorType::F32;
+    spec.ctx = request.ctx * parallel;
+    const auto synth = gguf::write_synth_model(model, spec);
+    core::ModelFileRecord model_record;
+    model_record.path = model;
+    model_record.size = static_cast<std::int64_t>(synth.file.bytes);
+    model_record.synthesized = synth.name;
+    o.model_file = model_record;
+    o.run_labels.scorer = "exact";
+    o.run_labels.workset = "(built-in)";
+    o.run_labels.server_flags = request.target.server_flags;
+    o.run_labels.selftest = true;
+
+    plugin_host::PluginSet plugins;
+    core::ScoringRequest scoring;
+    scoring.plugin_timeout_s = request.plugin_timeout_s;
+    load_plugins(plugins, scoring, notes);
+    auto scorer = plugins.create_scorer("", "");
+    o.provenance = provenance_record(plugins, invocation);
+    install_interrupt_handlers();
+    Progress progress(Progress::detect(request.quiet), notes);
+    if (!request.quiet)
+        progress.note("selftest model " + model + " (" + synth.name + "), cert and log in " +
+                      o.out_dir);
+
+    LivePlan live;
+    live.target = {*request.target.server_bin, model, o.model_alias, "f16",
+                   request.target.server_flags};
+    live.ready_timeout = ready_timeout;
+    live.limits = limits;
+    live.port = port;
+    plan.ctxs = {request.ctx};
+    plan.parallels = {parallel};
+    plan.log_file = "selftest.server.log";
+    plan_live(plan, std::move(live), true, std::string("f16"));
+    o.model_file = model_record;  // the synthetic model's own record
+    const auto results = run_plan(
+        plan, *scorer,
+        [](const plugin_host::TokenCounter&, const std::string&, std::int64_t) {
+            return builtin_work_rows();
+        },
+        progress);
+    SelftestResult result{results.front().outcome, 0};
+    const auto& run = result.outcome.cert.run;
+    if (run && run->n_items) result.n_prompts = static_cast<std::size_t>(*run->n_items);
+    files.keep_for_cert();
+    return result;
+}
+
+}  // namespace bi::driver

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <sstream>
 #include <string>
 
@@ -115,6 +116,41 @@ std::string describe_live_plan(const RunPlan& plan) {
         << " reps per cell (A and A' once per ctx)\n"
         << "  (port 0 above stands for the port picked at launch)\n";
     return out.str();
+}
+
+FootprintTable footprint_table(const server::ModelFacts& facts, const std::string& model_name,
+                               std::int64_t ctx, int max_n, const std::string& kv,
+                               std::optional<double> cap_gib) {
+    const auto mem = server::mem_available_bytes();
+    FootprintTable table;
+    std::ostringstream out;
+    out << model_name << ": " << server::format_gib(facts.file_bytes) << ", "
+        << (facts.has_shape() ? std::to_string(*facts.n_layer) + " layers" : "shape unknown")
+        << ", KV " << kv << ", ctx " << ctx << " per slot; MemAvailable "
+        << (mem ? server::format_gib(*mem) : "unknown") << "\n";
+    char row[160];
+    std::snprintf(row, sizeof row, "%4s %10s %12s %12s %12s %12s  %s\n", "N", "ctx_total", "model",
+                  "kv", "overhead", "total", "fits");
+    out << row;
+    for (int n = 1; n <= max_n; ++n) {
+        const auto f = server::project_footprint(facts, ctx * n, kv);
+        const double gib = static_cast<double>(f.total()) / (1024.0 * 1024.0 * 1024.0);
+        const bool fits = (!mem || f.total() <= *mem) && (!cap_gib || gib <= *cap_gib);
+        if (fits) table.largest_fit = n;
+        std::snprintf(row, sizeof row, "%4d %10lld %12s %12s %12s %12s  %s\n", n,
+                      static_cast<long long>(ctx) * n, server::format_gib(f.model_bytes).c_str(),
+                      server::format_gib(f.kv_bytes).c_str(),
+                      server::format_gib(f.overhead_bytes).c_str(),
+                      server::format_gib(f.total()).c_str(), fits ? "yes" : "no");
+        out << row;
+    }
+    if (table.largest_fit == 0)
+        out << "no N from 1 to " << max_n << " fits" << (cap_gib ? " under --max-footprint-gb" : "")
+            << (mem ? " and MemAvailable" : "") << "\n";
+    else
+        out << "largest N that fits: " << table.largest_fit << "\n";
+    table.text = out.str();
+    return table;
 }
 
 }  // namespace bi::driver

@@ -92,6 +92,36 @@ std::string env_or(const char* name, const std::string& fallback) {
 
 }  // namespace
 
+std::vector<std::int64_t> whole_number_list(const std::string& text, const std::string& flag,
+                                            std::int64_t minimum, bool allow_lists) {
+    std::vector<std::int64_t> values;
+    std::size_t start = 0;
+    while (start <= text.size()) {
+        const auto comma = text.find(',', start);
+        const std::string item =
+            text.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
+        std::size_t used = 0;
+        long long value = 0;
+        try {
+            value = std::stoll(item, &used);
+        } catch (const std::exception&) {
+            used = 0;
+        }
+        if (item.empty() || used != item.size())
+            usage("--" + flag + " " + text + ": expected a whole number" +
+                  (allow_lists ? " or a comma-separated list" : ""));
+        if (value < minimum) usage("--" + flag + " must be at least " + std::to_string(minimum));
+        if (std::find(values.begin(), values.end(), value) != values.end())
+            usage("--" + flag + " " + text + ": " + item + " is listed twice");
+        values.push_back(value);
+        if (comma == std::string::npos) break;
+        start = comma + 1;
+    }
+    if (values.size() > 1 && !allow_lists)
+        usage("--" + flag + " takes one value here; bi-run sweep runs several cells");
+    return values;
+}
+
 std::chrono::milliseconds seconds_value(double seconds, const char* name, bool zero_allowed) {
     const std::string flag = std::string("--") + name;
     if (!std::isfinite(seconds) || seconds > 1e6)

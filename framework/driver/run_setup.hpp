@@ -100,6 +100,11 @@ std::vector<std::string> load_plugins(plugin_host::PluginSet& plugins,
 std::vector<std::pair<std::string, std::string>> parse_generator_params(
     const std::vector<std::string>& values);
 
+// "4096" or, when `allow_lists` (sweep), "4096,8192": whole numbers >= `minimum`, none twice.
+// bi::Error(Usage) naming --`flag`.
+std::vector<std::int64_t> whole_number_list(const std::string& text, const std::string& flag,
+                                            std::int64_t minimum, bool allow_lists);
+
 // A duration in seconds as milliseconds: finite, at most 1,000,000 s, and > 0 (or >= 0 when
 // `zero_allowed`); the message names the option.
 std::chrono::milliseconds seconds_value(double seconds, const char* name,

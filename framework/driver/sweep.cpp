@@ -1,10 +1,13 @@
 #include "sweep.hpp"
 
 #include <cstdlib>
+#include <filesystem>
 #include <map>
 #include <utility>
 
 #include "core/error.hpp"
+#include "interrupt.hpp"
+#include "io/model_profile.hpp"
 #include "io/plan_io.hpp"
 
 namespace bi::driver {
@@ -13,6 +16,28 @@ namespace {
 
 [[noreturn]] void usage(const std::string& message) {
     throw Error(ErrorCategory::Usage, message);
+}
+
+std::vector<std::string> split_commas(const std::string& text) {
+    std::vector<std::string> parts;
+    std::size_t start = 0;
+    for (;;) {
+        const auto comma = text.find(',', start);
+        parts.push_back(text.substr(start, comma - start));
+        if (comma == std::string::npos) break;
+        start = comma + 1;
+    }
+    return parts;
+}
+
+std::string joined(const std::vector<int>& values) {
+    std::string out;
+    for (const int v : values) out += (out.empty() ? "" : ",") + std::to_string(v);
+    return out;
+}
+
+std::string without_prefix(const std::string& message) {
+    return message.rfind("bi: ", 0) == 0 ? message.substr(4) : message;
 }
 
 }  // namespace
@@ -99,6 +124,66 @@ core::EnvLookup process_environment() {
         if (!value || !*value) return std::nullopt;
         return std::string(value);
     };
+}
+
+std::vector<std::optional<std::string>> plan_profiles(const std::optional<std::string>& profiles,
+                                                      bool all_profiles,
+                                                      const std::optional<std::string>& models_toml,
+                                                      bool model_alias_given) {
+    std::vector<std::optional<std::string>> chosen;
+    if (all_profiles) {
+        if (profiles) usage("--all-profiles and --profile cannot be used together");
+        const std::string file = models_file_path(models_toml);
+        if (!std::filesystem::exists(file))
+            usage("--all-profiles needs a models file: " + file + " not found (see --models-toml)");
+        for (const auto& alias : io::list_models(file).aliases) chosen.emplace_back(alias);
+        if (chosen.empty()) usage("--all-profiles: " + file + " defines no [[models]]");
+    } else if (profiles) {
+        for (const auto& name : split_commas(*profiles)) {
+            if (name.empty()) usage("--profile: an empty name in the list");
+            chosen.emplace_back(name);
+        }
+    } else {
+        chosen.emplace_back();
+    }
+    if (chosen.size() > 1 && model_alias_given)
+        usage("--model-alias names one model; with several profiles each alias is its name");
+    return chosen;
+}
+
+ShardResult run_shard(const core::SweepPlan& plan, const core::ShardChoice& choice,
+                      const std::string& out_dir, const GroupRunner& run_group,
+                      std::ostream& notes) {
+    const auto mine = core::shard_groups(plan.groups.size(), choice.shard);
+    notes << "bi-run sweep: " << plan.plan_id << ", shard " << choice.shard.index << "/"
+          << choice.shard.count << " (" << choice.source << "): " << mine.size() << " of "
+          << plan.groups.size() << " group(s)";
+    for (std::size_t i = 0; i < mine.size(); ++i) notes << (i ? ", " : " ") << mine[i];
+    notes << "; certs in " << out_dir << std::endl;
+    ShardResult result;
+    for (const auto index : mine) {
+        const auto& group = plan.groups[index];
+        notes << "bi-run sweep: group " << index << ": " << group.model << " ctx " << group.ctx
+              << " N " << joined(group.parallels) << std::endl;
+        try {
+            const SweepTally run = run_group(group_request(plan, group, out_dir), group);
+            result.total.ran += run.ran;
+            result.total.done_before += run.done_before;
+            result.total.left_to_others += run.left_to_others;
+            result.total.all_promotable &= run.all_promotable;
+        } catch (const Interrupted&) {
+            throw;
+        } catch (const Error& e) {
+            ++result.failed_groups;
+            notes << "bi-run sweep: group " << index << " (" << group.model << " ctx " << group.ctx
+                  << ") failed: " << without_prefix(e.what()) << std::endl;
+        }
+    }
+    notes << "bi-run sweep: shard " << choice.shard.index << "/" << choice.shard.count
+          << " done: " << result.total.ran << " cell(s) run, " << result.total.done_before
+          << " certified before, " << result.total.left_to_others << " left to other tasks, "
+          << result.failed_groups << " group(s) failed" << std::endl;
+    return result;
 }
 
 }  // namespace bi::driver

@@ -9,6 +9,7 @@
 #include <charconv>
 #include <cstdlib>
 #include <cstring>
+#include <filesystem>
 #include <utility>
 #include <vector>
 
@@ -98,6 +99,18 @@ std::string read_file(const std::string& path, std::uint64_t max_bytes) {
         content.append(buffer, static_cast<std::size_t>(n));
     }
     return content;
+}
+
+void check_output_file(const std::string& path, const std::string& option) {
+    const auto usage = [&](const std::string& what) {
+        throw Error(ErrorCategory::Usage, option + " " + path + what);
+    };
+    if (path.empty()) throw Error(ErrorCategory::Usage, option + " is empty");
+    std::error_code ec;
+    if (path.back() == '/' || std::filesystem::is_directory(path, ec)) usage(" is a directory");
+    const auto parent = std::filesystem::absolute(path, ec).parent_path();
+    if (!std::filesystem::is_directory(parent, ec))
+        usage(": directory " + parent.string() + " does not exist");
 }
 
 void write_file_atomically(const std::string& path, std::string_view content) {

@@ -29,6 +29,11 @@ std::string read_file(const std::string& path);  // with max_input_bytes()
 // "a regular file" for one.
 std::string file_kind(unsigned mode);
 
+// Refuses, before anything is computed, an output file that could not be written: an empty path,
+// a directory, or a path whose directory does not exist. bi::Error(Usage) starting with
+// `option` and the path: "--out m.gguf: directory x does not exist".
+void check_output_file(const std::string& path, const std::string& option);
+
 // Writes through a temp file in the same directory: write, fsync, rename over `path`, fsync the
 // directory. A reader sees the old file or the new one, never a partial one. Mode 0644.
 void write_file_atomically(const std::string& path, std::string_view content);

@@ -41,10 +41,7 @@ int attest_main(int argc, char** argv) {
                                       cxxopts::value<std::vector<std::string>>());
     options.parse_positional({"cert"});
     const auto args = parse_command_line(options, argc, argv);
-    if (args.count("help")) {
-        std::cout << options.help() << "\n";
-        return kExitPromotable;
-    }
+    if (printed_help(args, options)) return kExitPromotable;
     if (!args.count("cert") || args["cert"].as<std::vector<std::string>>().size() != 1)
         throw Error(ErrorCategory::Usage, "attest: name exactly one cert file");
     if (!args.count("out")) throw Error(ErrorCategory::Usage, "attest: --out FILE is required");

@@ -1,6 +1,7 @@
 #include "command_line.hpp"
 
 #include <charconv>
+#include <iostream>
 #include <string>
 #include <vector>
 
@@ -107,6 +108,18 @@ std::string option_given_value(int argc, const char* const* argv, std::string_vi
         }
     }
     return {};
+}
+
+bool printed_help(const cxxopts::ParseResult& args, const cxxopts::Options& options,
+                  const std::vector<std::string>& groups) {
+    if (!args.count("help")) return false;
+    std::cout << options.help(groups) << "\n";
+    return true;
+}
+
+std::optional<std::string> given(const cxxopts::ParseResult& args, const char* name) {
+    if (!args.count(name)) return std::nullopt;
+    return args[name].as<std::string>();
 }
 
 double number_option(const cxxopts::ParseResult& args, const char* name, double minimum,

@@ -3,8 +3,10 @@
 
 #include <cxxopts.hpp>
 
+#include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace bi::cli {
 
@@ -19,6 +21,14 @@ cxxopts::ParseResult parse_command_line(cxxopts::Options& options, int argc, cha
 // otherwise ("--tick-ms must be between 0 and 60000").
 double number_option(const cxxopts::ParseResult& args, const char* name, double minimum,
                      double maximum);
+
+// When --help was given: prints the help of `groups` (all groups when empty) on stdout and
+// returns true, so the command returns its success status.
+bool printed_help(const cxxopts::ParseResult& args, const cxxopts::Options& options,
+                  const std::vector<std::string>& groups = {});
+
+// A string option's value when it was given (its default does not count), else nullopt.
+std::optional<std::string> given(const cxxopts::ParseResult& args, const char* name);
 
 // The option whose value was `value` on this command line ("--ctx"), or "" when none was; the
 // option is spelt as typed. Exposed for tests.

@@ -88,10 +88,7 @@ int report_main(int argc, char** argv) {
                                       cxxopts::value<std::vector<std::string>>());
     options.parse_positional({"paths"});
     const auto args = parse_command_line(options, argc, argv);
-    if (args.count("help")) {
-        std::cout << options.help({"", "Output"}) << "\n";
-        return kExitPromotable;
-    }
+    if (printed_help(args, options, {"", "Output"})) return kExitPromotable;
     if (!args.count("paths") && !args.count("plan"))
         throw Error(ErrorCategory::Usage, "name certs or directories (or --plan)");
     check_one_stdout_format(args);

@@ -72,15 +72,11 @@ void add_server_options(cxxopts::Options& options) {
 // The server and guard options as a request's target.
 core::TargetRequest target_request(const cxxopts::ParseResult& args) {
     core::TargetRequest t;
-    const auto given = [&args](const char* name) {
-        return args.count(name) ? std::optional<std::string>(args[name].as<std::string>())
-                                : std::nullopt;
-    };
-    t.server_bin = given("server-bin");
-    t.model = given("model");
+    t.server_bin = given(args, "server-bin");
+    t.model = given(args, "model");
     t.server_flags = option_tokens(args, "server-flag");
-    t.models_toml = given("models-toml");
-    t.models_dir = given("models-dir");
+    t.models_toml = given(args, "models-toml");
+    t.models_dir = given(args, "models-dir");
     if (args.count("ready-timeout")) t.ready_timeout_s = args["ready-timeout"].as<double>();
     if (args.count("shutdown-grace")) t.shutdown_grace_s = args["shutdown-grace"].as<double>();
     read_guard_options(args, t);
@@ -93,15 +89,11 @@ core::RunRequest live_request(const cxxopts::ParseResult& args, bool sweep) {
     return request;
 }
 
-// --report-html FILE, checked before anything is launched: its directory must exist.
+// --report-html FILE, checked before anything is launched.
 std::string report_html_option(const cxxopts::ParseResult& args) {
     if (!args.count("report-html")) return "";
-    auto path = args["report-html"].as<std::string>();
-    const auto parent = std::filesystem::absolute(path).parent_path();
-    std::error_code ec;
-    if (path.empty() || !std::filesystem::is_directory(parent, ec))
-        throw Error(ErrorCategory::Usage,
-                    "--report-html " + path + ": " + parent.string() + " is not a directory");
+    const auto path = args["report-html"].as<std::string>();
+    io::check_output_file(path, "--report-html");
     return path;
 }
 
@@ -160,10 +152,7 @@ int run_live_cells(int raw_argc, char** raw_argv, bool sweep) {
     add_guard_options(options);
     if (sweep) add_shard_options(options);
     const auto args = parse_command_line(options, argc, argv);
-    if (args.count("help")) {
-        std::cout << options.help(run_help_groups()) << "\n";
-        return kExitPromotable;
-    }
+    if (printed_help(args, options, run_help_groups())) return kExitPromotable;
     if (sweep && args.count("plan")) return sweep_from_plan(args);
     if (sweep && (args.count("shard") || args.count("shard-count")))
         usage("--shard and --shard-count split a planned sweep: give --plan too (see bi-run plan)");
@@ -172,7 +161,8 @@ int run_live_cells(int raw_argc, char** raw_argv, bool sweep) {
     output.json = args.count("json") > 0;
     output.dry_run = args.count("dry-run") > 0;
     output.report_html = report_html_option(args);
-    return run_cells(live_request(args, sweep), sweep, output, nullptr).exit_code;
+    const auto run = run_cells(live_request(args, sweep), sweep, output, nullptr);
+    return run.all_promotable ? kExitPromotable : kExitNotPromotable;
 }
 
 }  // namespace
@@ -188,14 +178,14 @@ core::RunRequest sweep_request(const cxxopts::ParseResult& args) {
     return live_request(args, true);
 }
 
-SweepRun run_cells(const core::RunRequest& request, bool sweep, const CellsOutput& output,
-                   const ResumeMode* resume) {
+SweepTally run_cells(const core::RunRequest& request, bool sweep, const CellsOutput& output,
+                     const ResumeMode* resume) {
     RunSetup setup = prepare_run(request, sweep, ProfileScope::ModelsFileFirst);
     setup.quiet = output.quiet;
     setup.json = output.json;
     driver::plan_from_request(request, setup);
     const std::string& report_html = output.report_html;
-    SweepRun run;
+    SweepTally run;
     if (output.dry_run) {
         std::cout << driver::describe_live_plan(setup.plan)
                   << driver::describe_passes(setup.plan, driver::work_set_size(setup))
@@ -211,16 +201,15 @@ SweepRun run_cells(const core::RunRequest& request, bool sweep, const CellsOutpu
     }
     driver::install_interrupt_handlers();
     driver::Progress progress(driver::Progress::detect(setup.quiet), std::cerr);
-    bool all_promotable = true;
     std::vector<driver::SkippedCell> skipped;
     const auto results = driver::run_plan(
         setup.plan, *setup.scorer, setup.rows, progress,
         [&setup](const driver::CellResult& cell) { report_outcome(cell, setup); },
         [&skipped](const driver::SkippedCell& cell) { skipped.push_back(cell); });
-    for (const auto& cell : results) all_promotable &= cell.outcome.promotable;
+    for (const auto& cell : results) run.all_promotable &= cell.outcome.promotable;
     if (!report_html.empty()) write_report_html(results, report_html, !setup.json);
     for (const auto& cell : skipped) {
-        all_promotable &= cell.done && cell.promotable;
+        run.all_promotable &= cell.done && cell.promotable;
         ++(cell.done ? run.done_before : run.left_to_others);
     }
     run.ran = results.size();
@@ -239,7 +228,6 @@ SweepRun run_cells(const core::RunRequest& request, bool sweep, const CellsOutpu
                             cell.done && cell.promotable});
         std::cout << report::sweep_table(setup.plan.options.model_alias, rows) << std::flush;
     }
-    run.exit_code = all_promotable ? kExitPromotable : kExitNotPromotable;
     return run;
 }
 
@@ -300,10 +288,7 @@ int plan_n_main(int raw_argc, char** raw_argv) {
                                        cxxopts::value<double>());
     options.add_options("Output")("h,help", "Show this help");
     const auto args = parse_command_line(options, argc, argv);
-    if (args.count("help")) {
-        std::cout << options.help({"Model", "Plan", "Output"}) << "\n";
-        return kExitPromotable;
-    }
+    if (printed_help(args, options, {"Model", "Plan", "Output"})) return kExitPromotable;
     core::RunRequest request;
     if (args.count("profile")) request.profile = args["profile"].as<std::string>();
     request.target = target_request(args);
@@ -317,34 +302,10 @@ int plan_n_main(int raw_argc, char** raw_argv) {
     if (!server::kv_bytes_per_element(kv)) usage("--kv-label " + kv + ": unknown cache type");
     std::optional<double> cap;
     if (args.count("max-footprint-gb")) cap = number_option(args, "max-footprint-gb", 0.001, 1e6);
-    const auto mem = server::mem_available_bytes();
-    std::cout << (target.model.empty() ? facts.path : target.model) << ": "
-              << server::format_gib(facts.file_bytes) << ", "
-              << (facts.has_shape() ? std::to_string(*facts.n_layer) + " layers" : "shape unknown")
-              << ", KV " << kv << ", ctx " << ctx << " per slot; MemAvailable "
-              << (mem ? server::format_gib(*mem) : "unknown") << "\n";
-    std::printf("%4s %10s %12s %12s %12s %12s  %s\n", "N", "ctx_total", "model", "kv", "overhead",
-                "total", "fits");
-    int largest_fit = 0;
-    for (int n = 1; n <= max_n; ++n) {
-        const auto f = server::project_footprint(facts, ctx * n, kv);
-        const double gib = static_cast<double>(f.total()) / (1024.0 * 1024.0 * 1024.0);
-        const bool fits = (!mem || f.total() <= *mem) && (!cap || gib <= *cap);
-        if (fits) largest_fit = n;
-        std::printf("%4d %10lld %12s %12s %12s %12s  %s\n", n, static_cast<long long>(ctx) * n,
-                    server::format_gib(f.model_bytes).c_str(),
-                    server::format_gib(f.kv_bytes).c_str(),
-                    server::format_gib(f.overhead_bytes).c_str(),
-                    server::format_gib(f.total()).c_str(), fits ? "yes" : "no");
-    }
-    std::fflush(stdout);
-    if (largest_fit == 0) {
-        std::cout << "no N from 1 to " << max_n << " fits"
-                  << (cap ? " under --max-footprint-gb" : "") << (mem ? " and MemAvailable" : "")
-                  << std::endl;
-        return kExitNotPromotable;
-    }
-    std::cout << "largest N that fits: " << largest_fit << std::endl;
+    const auto table = driver::footprint_table(
+        facts, target.model.empty() ? facts.path : target.model, ctx, max_n, kv, cap);
+    std::cout << table.text << std::flush;
+    if (table.largest_fit == 0) return kExitNotPromotable;
     return kExitPromotable;
 }
 

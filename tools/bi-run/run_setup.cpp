@@ -23,46 +23,6 @@
 
 namespace bi::cli {
 
-namespace {
-
-[[noreturn]] void usage(const std::string& message) {
-    throw Error(ErrorCategory::Usage, message);
-}
-
-// "4096" or, for sweep, "4096,8192": whole numbers >= minimum, no repeats.
-template <typename T>
-std::vector<T> int_list(const std::string& text, const std::string& flag, T minimum,
-                        bool allow_lists) {
-    std::vector<T> values;
-    std::size_t start = 0;
-    while (start <= text.size()) {
-        const auto comma = text.find(',', start);
-        const std::string item =
-            text.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
-        std::size_t used = 0;
-        long long value = 0;
-        try {
-            value = std::stoll(item, &used);
-        } catch (const std::exception&) {
-            used = 0;
-        }
-        if (item.empty() || used != item.size())
-            usage("--" + flag + " " + text + ": expected a whole number" +
-                  (allow_lists ? " or a comma-separated list" : ""));
-        if (value < minimum) usage("--" + flag + " must be at least " + std::to_string(minimum));
-        if (std::find(values.begin(), values.end(), static_cast<T>(value)) != values.end())
-            usage("--" + flag + " " + text + ": " + item + " is listed twice");
-        values.push_back(static_cast<T>(value));
-        if (comma == std::string::npos) break;
-        start = comma + 1;
-    }
-    if (values.size() > 1 && !allow_lists)
-        usage("--" + flag + " takes one value here; bi-run sweep runs several cells");
-    return values;
-}
-
-}  // namespace
-
 std::chrono::milliseconds seconds_option(const cxxopts::ParseResult& args, const char* name,
                                          bool zero_allowed) {
     return driver::seconds_value(args[name].as<double>(), name, zero_allowed);
@@ -174,25 +134,21 @@ std::vector<OptionAlias> run_option_aliases() {
 }
 
 core::RunRequest run_request(const cxxopts::ParseResult& args, bool allow_lists) {
-    const auto given = [&args](const char* name) {
-        return args.count(name) ? std::optional<std::string>(args[name].as<std::string>())
-                                : std::nullopt;
-    };
     core::RunRequest r;
     r.out_dir = args.count("out-dir") ? args["out-dir"].as<std::string>() : "";
     if (const auto alias = string_option(args, "model-alias"); !alias.empty())
         r.model_alias = alias;
-    r.profile = given("profile");
-    r.ctxs = int_list<std::int64_t>(args["ctx"].as<std::string>(), "ctx", 16, allow_lists);
+    r.profile = given(args, "profile");
+    r.ctxs = driver::whole_number_list(args["ctx"].as<std::string>(), "ctx", 16, allow_lists);
     r.parallels =
-        int_list<std::int64_t>(args["parallel"].as<std::string>(), "parallel", 1, allow_lists);
+        driver::whole_number_list(args["parallel"].as<std::string>(), "parallel", 1, allow_lists);
     if (args.count("passes")) r.passes = args["passes"].as<int>();
     if (args.count("target-rate")) r.target_rate = args["target-rate"].as<double>();
     r.confidence = args["confidence"].as<double>();
     if (args.count("max-passes")) r.max_passes = args["max-passes"].as<int>();
     r.reps = args["reps"].as<int>();
     r.n_predict = args["n-predict"].as<int>();
-    r.kv_label = given("kv-label");
+    r.kv_label = given(args, "kv-label");
     r.endpoint = args["endpoint"].as<std::string>();
     r.logprobs = args["logprobs"].as<int>();
     r.seed = args["seed"].as<std::uint64_t>();
@@ -202,16 +158,16 @@ core::RunRequest run_request(const cxxopts::ParseResult& args, bool allow_lists)
     r.stop_on_red = args.count("stop-on-red") > 0;
     r.max_response_bytes = std::to_string(max_response_bytes_option(args));
     r.scoring = plugin_request(args);
-    r.scoring.scorer = given("scorer");
-    r.scoring.scorer_config = given("scorer-config");
-    r.scoring.workset = given("workset");
-    r.scoring.generator = given("generator");
+    r.scoring.scorer = given(args, "scorer");
+    r.scoring.scorer_config = given(args, "scorer-config");
+    r.scoring.workset = given(args, "workset");
+    r.scoring.generator = given(args, "generator");
     if (args.count("generator-param"))
         for (const auto& [key, value] :
              parse_generator_params(args["generator-param"].as<std::vector<std::string>>()))
             r.scoring.generator_params.push_back(key + "=" + value);
     r.scoring.logit_drift_eps = number_option(args, "logit-drift-eps", 0, 1e6);
-    r.sign_key = given("sign-key");
+    r.sign_key = given(args, "sign-key");
     return r;
 }
 

@@ -37,25 +37,6 @@ namespace {
     throw Error(ErrorCategory::Usage, message);
 }
 
-std::vector<std::string> split_commas(const std::string& text) {
-    std::vector<std::string> parts;
-    std::size_t start = 0;
-    for (;;) {
-        const auto comma = text.find(',', start);
-        parts.push_back(text.substr(start, comma - start));
-        if (comma == std::string::npos) break;
-        start = comma + 1;
-    }
-    return parts;
-}
-
-template <typename T>
-std::string joined(const std::vector<T>& values) {
-    std::string out;
-    for (const auto& v : values) out += (out.empty() ? "" : ",") + std::to_string(v);
-    return out;
-}
-
 }  // namespace
 
 void add_shard_options(cxxopts::Options& options) {
@@ -76,9 +57,9 @@ void add_shard_options(cxxopts::Options& options) {
 int sweep_from_plan(const cxxopts::ParseResult& args) {
     static const std::set<std::string> kAllowed = {
         "plan", "shard", "shard-count", "stale-lock-after", "out-dir", "quiet", "json"};
-    for (const auto& given : args.arguments())
-        if (!kAllowed.count(given.key()))
-            usage("--" + given.key() +
+    for (const auto& option : args.arguments())
+        if (!kAllowed.count(option.key()))
+            usage("--" + option.key() +
                   ": with --plan the sweep's options come from the plan; only --shard, "
                   "--shard-count, --stale-lock-after, --out-dir, --quiet and --json are taken");
     const std::string path = args["plan"].as<std::string>();
@@ -89,55 +70,28 @@ int sweep_from_plan(const cxxopts::ParseResult& args) {
         throw Error(ErrorCategory::Usage, std::string("--plan: ") + e.what());
     }
     const auto choice = driver::choose_shard(
-        args.count("shard") ? std::optional<std::string>(args["shard"].as<std::string>())
-                            : std::nullopt,
+        given(args, "shard"),
         args.count("shard-count") ? std::optional<std::int64_t>(args["shard-count"].as<int>())
                                   : std::nullopt,
         driver::process_environment());
-    const auto mine = core::shard_groups(plan.groups.size(), choice.shard);
     const std::string out_dir =
         args.count("out-dir") ? args["out-dir"].as<std::string>() : plan.out_dir;
     ResumeMode resume;
     resume.stale_lock_after =
         std::chrono::duration_cast<std::chrono::seconds>(seconds_option(args, "stale-lock-after"));
-
-    std::cerr << "bi-run sweep: " << plan.plan_id << ", shard " << choice.shard.index << "/"
-              << choice.shard.count << " (" << choice.source << "): " << mine.size() << " of "
-              << plan.groups.size() << " group(s)";
-    for (std::size_t i = 0; i < mine.size(); ++i) std::cerr << (i ? ", " : " ") << mine[i];
-    std::cerr << "; certs in " << out_dir << std::endl;
-
-    SweepRun total;
-    std::size_t failed = 0;
     CellsOutput output;
     output.quiet = args.count("quiet") > 0;
     output.json = args.count("json") > 0;
-    for (const auto index : mine) {
-        const auto& group = plan.groups[index];
-        resume.model = group.model;
-        std::cerr << "bi-run sweep: group " << index << ": " << group.model << " ctx " << group.ctx
-                  << " N " << joined(group.parallels) << std::endl;
-        try {
-            const SweepRun run =
-                run_cells(driver::group_request(plan, group, out_dir), true, output, &resume);
-            total.ran += run.ran;
-            total.done_before += run.done_before;
-            total.left_to_others += run.left_to_others;
-            if (run.exit_code != kExitPromotable) total.exit_code = run.exit_code;
-        } catch (const driver::Interrupted&) {
-            throw;
-        } catch (const Error& e) {
-            ++failed;
-            std::cerr << "bi-run sweep: group " << index << " (" << group.model << " ctx "
-                      << group.ctx << ") failed: " << without_bi_prefix(e.what()) << std::endl;
-        }
-    }
-    std::cerr << "bi-run sweep: shard " << choice.shard.index << "/" << choice.shard.count
-              << " done: " << total.ran << " cell(s) run, " << total.done_before
-              << " certified before, " << total.left_to_others << " left to other tasks, " << failed
-              << " group(s) failed" << std::endl;
-    if (failed > 0) return kExitError;
-    return total.left_to_others > 0 ? kExitNotPromotable : total.exit_code;
+    const auto shard = driver::run_shard(
+        plan, choice, out_dir,
+        [&](const core::RunRequest& request, const core::PlanGroup& group) {
+            resume.model = group.model;
+            return run_cells(request, true, output, &resume);
+        },
+        std::cerr);
+    if (shard.failed_groups > 0) return kExitError;
+    return shard.total.left_to_others == 0 && shard.total.all_promotable ? kExitPromotable
+                                                                         : kExitNotPromotable;
 }
 
 int plan_main(int argc, char** argv) {
@@ -152,32 +106,13 @@ int plan_main(int argc, char** argv) {
     options.add_options("Plan")("all-profiles", "One set of groups per models.toml alias")(
         "output", "Write the plan here (default: stdout)", cxxopts::value<std::string>());
     const auto args = parse_command_line(options, argc, argv);
-    if (args.count("help")) {
-        std::cout << options.help() << "\n";
-        return kExitPromotable;
-    }
+    if (printed_help(args, options)) return kExitPromotable;
     if (args.count("dry-run")) usage("--dry-run: bi-run plan launches nothing anyway");
     if (args.count("port"))
         usage("--port: the tasks of a plan may share a node, so each picks its own free port");
-    std::vector<std::optional<std::string>> profiles;
-    if (args.count("all-profiles")) {
-        if (args.count("profile")) usage("--all-profiles and --profile cannot be used together");
-        const std::string file = models_file_path(args);
-        if (!std::filesystem::exists(file))
-            usage("--all-profiles needs a models file: " + file + " not found (see --models-toml)");
-        for (const auto& alias : io::list_models(file).aliases) profiles.emplace_back(alias);
-        if (profiles.empty()) usage("--all-profiles: " + file + " defines no [[models]]");
-    } else if (args.count("profile")) {
-        for (const auto& name : split_commas(args["profile"].as<std::string>())) {
-            if (name.empty()) usage("--profile: an empty name in the list");
-            profiles.emplace_back(name);
-        }
-    } else {
-        profiles.emplace_back();
-    }
-    if (profiles.size() > 1 && args.count("model-alias"))
-        usage("--model-alias names one model; with several profiles each alias is its name");
-
+    const auto profiles =
+        driver::plan_profiles(given(args, "profile"), args.count("all-profiles") > 0,
+                              given(args, "models-toml"), args.count("model-alias") > 0);
     core::RunRequest request = sweep_request(args);
     request.out_dir = args.count("out-dir") ? args["out-dir"].as<std::string>() : "";
     const core::SweepPlan plan = driver::plan_sweep(request, profiles, invocation(), std::cerr);

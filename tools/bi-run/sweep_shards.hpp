@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "core/run_request.hpp"
+#include "driver/sweep.hpp"
 
 namespace bi::cli {
 
@@ -33,12 +34,7 @@ struct ResumeMode {
     std::chrono::seconds stale_lock_after{0};
 };
 
-struct SweepRun {
-    int exit_code = 0;  // kExitPromotable when every cell is a promotable GREEN, else 3
-    std::size_t ran = 0;
-    std::size_t done_before = 0;     // skipped: a cert with the same configuration was there
-    std::size_t left_to_others = 0;  // skipped: another live bi-run holds the cell
-};
+using driver::SweepTally;
 
 // How a run prints: what the command line says at run time, never stored in a plan.
 struct CellsOutput {
@@ -50,8 +46,8 @@ struct CellsOutput {
 
 // A whole sweep (or run-live's one cell) from a request, resumed when `resume` is given.
 // Throws bi::Error for anything before a verdict.
-SweepRun run_cells(const core::RunRequest& request, bool sweep, const CellsOutput& output,
-                   const ResumeMode* resume);
+SweepTally run_cells(const core::RunRequest& request, bool sweep, const CellsOutput& output,
+                     const ResumeMode* resume);
 
 // `bi-run sweep --plan FILE [--shard K/M]`: the groups of this shard, one sweep each.
 int sweep_from_plan(const cxxopts::ParseResult& args);

@@ -7,15 +7,9 @@
 
 #include "command_line.hpp"
 #include "commands.hpp"
-#include "core/cert.hpp"
-#include "core/cert_consistency.hpp"
-#include "core/configuration.hpp"
-#include "core/deployment.hpp"
 #include "core/error.hpp"
 #include "exit_codes.hpp"
-#include "io/files.hpp"
-#include "io/json_text.hpp"
-#include "report/verdict_headline.hpp"
+#include "report/verification_text.hpp"
 #include "trust/judge.hpp"
 #include "trust_options.hpp"
 
@@ -23,107 +17,21 @@ namespace bi::cli {
 
 namespace {
 
-using VerifyOptions = trust::JudgeOptions;
-
-int invalid(const trust::Judgement& j) {
-    std::cout << j.path << ": INVALID (" << trust::name(j.kind) << ")\n";
-    std::cerr << "bi-run: " << j.problem << "\n";
-    return kExitError;
-}
-
-int verify_envelope(const trust::Judgement& j, const VerifyOptions& o) {
-    const auto& opened = *j.envelope;
-    const core::Json& statement = *opened.statement;
-    const std::string result = statement.find("predicate")->string_or("result", "?");
-    std::cout << j.path << ": in-toto attestation, result " << result << "\n";
-    for (const auto& subject : statement.find("subject")->as_array()) {
-        const core::Json* digest = subject.find("digest");
-        std::cout << "  subject " << subject.string_or("name", "?") << " sha256 "
-                  << (digest ? digest->string_or("sha256", "?") : "?") << "\n";
-    }
-    bool verified = false;
-    for (const auto& s : opened.signatures) {
-        std::cout << "  " << trust::judge_signature(s.state, s.key_id, o).line << "\n";
-        verified = verified || s.state == trust::SignatureState::Verified;
-    }
-    if (opened.signatures.empty()) std::cout << "  unsigned\n";
-    if (j.kind == trust::FileKind::BadSignature) {
-        std::cerr << "bi-run: " << j.problem << "\n";
-        return kExitError;
-    }
-    // The statement is a claim about a cert that is not here to re-check: it counts only when a
-    // trusted key vouches for it.
-    if (!verified) {
-        std::cout << "  - no signature by a trusted key"
-                  << (o.require_signature ? " (--require-signature)" : "")
-                  << ": the statement's result is not vouched for\n";
-        return kExitNotPromotable;
-    }
-    if (result != "PASSED") std::cout << "  - result " << result << ", not PASSED\n";
-    return result == "PASSED" ? kExitPromotable : kExitNotPromotable;
-}
-
-int verify_upstream(const trust::Judgement& j) {
-    const auto& c = *j.upstream;
-    std::cout << j.path << ": " << c.status << " (not promotable)\n"
-              << "  model " << c.model << ", ctx " << c.ctx << ", N " << c.dispatch_n << ", source "
-              << (c.source.empty() ? "unknown" : c.source) << ", " << trust::kUpstreamLabel << "\n";
-    for (const auto& reason : c.decision_reasons) std::cout << "  reason: " << reason << "\n";
-    std::cout << "  - " << trust::kUpstreamLabel
-              << ": it carries no digest or schema, so nothing here can check it\n";
-    std::cerr << "bi-run: note: " << j.problem << "\n";
-    return kExitNotPromotable;
-}
-
-// A cert, trusted or not: its verdict, gates and every reason it is not promotable.
-int verify_cert(const trust::Judgement& j, const VerifyOptions& o) {
-    const core::Cert& cert = j.loaded.cert;
-    const auto& gates = cert.gates;
-    const auto& v = cert.verdict;
-    const bool promotable = j.promotable();
-    std::cout << j.path << ": "
-              << report::verdict_headline(v.status, v.divergence_class, v.anomaly, promotable)
-              << (promotable || v.status == core::Status::Green ? "" : ", not promotable") << "\n"
-              << "  model " << cert.cell.model << ", ctx " << cert.cell.ctx << ", N "
-              << cert.cell.dispatch_n << ", source " << core::name(cert.source) << ", gate "
-              << cert.gate << ", rule " << core::deciding_rule(cert).name << "\n"
-              << "  overlap " << (gates.overlap.ok ? "ok" : "NOT ok") << ", completion floor "
-              << (gates.completion_floor.ok ? "ok" : "NOT ok") << ", co-batch coverage "
-              << (gates.cobatch_coverage.ok ? "ok" : "NOT ok") << ", digest "
-              << (j.loaded.digest_intact ? "intact" : "MISMATCH") << "\n";
-    if (cert.signature || !o.trusted.empty() || o.require_signature)
-        std::cout << "  " << j.signature.line << "\n";
-    if (!o.expected.empty())
-        std::cout << "  configuration " << core::configuration_id(cert) << "\n";
-    for (const auto& reason : j.promotion.reasons) std::cout << "  - " << reason << "\n";
-    if (!j.trusted()) {
-        std::cerr << "bi-run: " << j.problem << "\n";
-        return kExitError;
-    }
-    return promotable ? kExitPromotable : kExitNotPromotable;
-}
-
-// The exit code for one file: 0 promotable, 3 not promotable, 1 unusable (unreadable, not a
-// cert, edited, disagreeing with itself, or a signature that does not verify).
-int verify_one(const std::string& path, const VerifyOptions& o) {
-    const trust::Judgement j = trust::judge(path, o);
-    switch (j.kind) {
-        case trust::FileKind::Attestation:
-            return verify_envelope(j, o);
-        case trust::FileKind::Upstream:
-            return verify_upstream(j);
-        case trust::FileKind::Unreadable:
-        case trust::FileKind::NotACert:
-        case trust::FileKind::Inconsistent:  // its verdict is not what its evidence gives
-            return invalid(j);
-        case trust::FileKind::BadSignature:
-            if (j.envelope) return verify_envelope(j, o);
-            return verify_cert(j, o);
-        case trust::FileKind::DigestMismatch:
-        case trust::FileKind::Cert:
+// Prints one file's verification; returns its exit code.
+int verify_one(const std::string& path, const trust::JudgeOptions& o) {
+    const auto v = report::verification(trust::judge(path, o), o);
+    std::cout << v.text << std::flush;
+    if (!v.problem.empty())
+        std::cerr << "bi-run: " << (v.problem_is_note ? "note: " : "") << v.problem << "\n";
+    switch (v.outcome) {
+        case report::VerificationOutcome::Promotable:
+            return kExitPromotable;
+        case report::VerificationOutcome::NotPromotable:
+            return kExitNotPromotable;
+        case report::VerificationOutcome::Invalid:
             break;
     }
-    return verify_cert(j, o);
+    return kExitError;
 }
 
 }  // namespace
@@ -146,12 +54,9 @@ int verify_cert_main(int argc, char** argv) {
                                       cxxopts::value<std::vector<std::string>>());
     options.parse_positional({"certs"});
     const auto args = parse_command_line(options, argc, argv);
-    if (args.count("help")) {
-        std::cout << options.help({"", "Output"}) << "\n";
-        return kExitPromotable;
-    }
+    if (printed_help(args, options, {"", "Output"})) return kExitPromotable;
     if (!args.count("certs")) throw Error(ErrorCategory::Usage, "name at least one cert file");
-    const VerifyOptions o = judge_options(args);
+    const trust::JudgeOptions o = judge_options(args);
 
     int worst = kExitPromotable;
     for (const auto& path : args["certs"].as<std::vector<std::string>>()) {

@@ -6,6 +6,7 @@
 #include "core/cert.hpp"
 #include "core/error.hpp"
 #include "io/files.hpp"
+#include "io/plan_io.hpp"
 #include "run_plan.hpp"
 
 namespace bi::driver {
@@ -65,6 +66,27 @@ std::vector<PlanCellStatus> plan_cells_without_cert(const core::SweepPlan& plan,
         }
     }
     return without;
+}
+
+core::SweepPlan read_plan_option(const std::string& path) {
+    try {
+        return io::read_plan(path);
+    } catch (const Error& e) {
+        throw Error(ErrorCategory::Usage, std::string("--plan: ") + e.what());
+    }
+}
+
+std::string describe_plan_status(const core::SweepPlan& plan, const std::string& dir) {
+    const std::string where = dir.empty() ? plan.out_dir : dir;
+    std::size_t n_cells = 0;
+    for (const auto& group : plan.groups) n_cells += group.parallels.size();
+    const auto without = plan_cells_without_cert(plan, where);
+    std::string out = "\nplan " + plan.plan_id + ": " + std::to_string(n_cells - without.size()) +
+                      " of " + std::to_string(n_cells) + " cell(s) certified in " + where + "\n";
+    for (const auto& cell : without)
+        out += "  " + cell.state + "  " + cell.cert +
+               (cell.detail.empty() ? "" : "  (" + cell.detail + ")") + "\n";
+    return out;
 }
 
 }  // namespace bi::driver

@@ -22,4 +22,11 @@ struct PlanCellStatus {
 std::vector<PlanCellStatus> plan_cells_without_cert(const core::SweepPlan& plan,
                                                     const std::string& dir);
 
+// The plan file --plan names; bi::Error(Usage) "--plan: ..." when it cannot be read.
+core::SweepPlan read_plan_option(const std::string& path);
+
+// "plan ID: K of M cell(s) certified in DIR" and a line per cell without a cert (its state, file
+// and detail); `dir` empty: the plan's own directory. Lines end in '\n'; the first is empty.
+std::string describe_plan_status(const core::SweepPlan& plan, const std::string& dir);
+
 }  // namespace bi::driver

@@ -8,10 +8,10 @@
 #include "command_line.hpp"
 #include "commands.hpp"
 #include "core/error.hpp"
+#include "driver/plan_status.hpp"
 #include "exit_codes.hpp"
 #include "io/files.hpp"
 #include "io/json_text.hpp"
-#include "plan_status.hpp"
 #include "plugin_args.hpp"
 #include "report/report_html.hpp"
 #include "report/report_junit.hpp"
@@ -43,21 +43,6 @@ void write_output(const cxxopts::ParseResult& args, const char* option, const st
         throw Error(ErrorCategory::Io,
                     std::string("--") + option + " " + path + ": " + without_bi_prefix(e.what()));
     }
-}
-
-// The paths named, else (with --plan) the plan's directory.
-std::vector<std::string> report_paths(const cxxopts::ParseResult& args) {
-    if (args.count("paths")) return args["paths"].as<std::vector<std::string>>();
-    return {plan_out_dir(args["plan"].as<std::string>())};
-}
-
-// The plan's cells without a cert, over the first directory reported; on stderr when stdout
-// holds one JSON, CSV or Markdown document.
-void print_plan_section(const cxxopts::ParseResult& args, bool to_stderr) {
-    std::string dir;
-    for (const auto& path : report_paths(args))
-        if (dir.empty() && std::filesystem::is_directory(path)) dir = path;
-    print_plan_status(args["plan"].as<std::string>(), dir, to_stderr ? std::cerr : std::cout);
 }
 
 }  // namespace
@@ -93,7 +78,12 @@ int report_main(int argc, char** argv) {
         throw Error(ErrorCategory::Usage, "name certs or directories (or --plan)");
     check_one_stdout_format(args);
 
-    const auto model = report::load_report(report_paths(args), judge_options(args));
+    std::optional<core::SweepPlan> plan;
+    if (args.count("plan")) plan = driver::read_plan_option(args["plan"].as<std::string>());
+    // The paths named, else (with --plan) the plan's directory.
+    const auto paths = args.count("paths") ? args["paths"].as<std::vector<std::string>>()
+                                           : std::vector<std::string>{plan->out_dir};
+    const auto model = report::load_report(paths, judge_options(args));
     int code = kExitPromotable;
     for (const auto& entry : model.attestations)
         std::cerr << "bi-run report: note: " << entry.problem << ": skipped\n";
@@ -115,8 +105,16 @@ int report_main(int argc, char** argv) {
     else
         report::render_text(model, std::cout);
     std::cout.flush();
-    if (args.count("plan"))
-        print_plan_section(args, args.count("json") || args.count("csv") || args.count("markdown"));
+    if (plan) {
+        // Over the first directory reported; on stderr when stdout holds a JSON, CSV or Markdown
+        // document.
+        std::string dir;
+        for (const auto& path : paths)
+            if (dir.empty() && std::filesystem::is_directory(path)) dir = path;
+        const bool to_stderr = args.count("json") || args.count("csv") || args.count("markdown");
+        (to_stderr ? std::cerr : std::cout)
+            << driver::describe_plan_status(*plan, dir) << std::flush;
+    }
     return code;
 }
 

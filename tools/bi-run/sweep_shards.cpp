@@ -19,6 +19,7 @@
 #include "core/error.hpp"
 #include "core/sweep_plan.hpp"
 #include "driver/interrupt.hpp"
+#include "driver/plan_status.hpp"
 #include "driver/sweep.hpp"
 #include "exit_codes.hpp"
 #include "io/files.hpp"
@@ -63,12 +64,7 @@ int sweep_from_plan(const cxxopts::ParseResult& args) {
                   ": with --plan the sweep's options come from the plan; only --shard, "
                   "--shard-count, --stale-lock-after, --out-dir, --quiet and --json are taken");
     const std::string path = args["plan"].as<std::string>();
-    core::SweepPlan plan;
-    try {
-        plan = io::read_plan(path);
-    } catch (const Error& e) {
-        throw Error(ErrorCategory::Usage, std::string("--plan: ") + e.what());
-    }
+    const core::SweepPlan plan = driver::read_plan_option(path);
     const auto choice = driver::choose_shard(
         given(args, "shard"),
         args.count("shard-count") ? std::optional<std::int64_t>(args["shard-count"].as<int>())

@@ -68,30 +68,6 @@ std::optional<std::string> nonempty(std::string text) {
     return text;
 }
 
-CertGates gates_of(const Verdict& v) {
-    CertGates g;
-    g.incomplete_ids = v.incomplete_ids;
-    g.missing_evidence = v.missing_evidence;
-    g.greedy = {v.greedy_checked, v.n_not_greedy, v.greedy_violation};
-    g.overlap = {v.overlap_ok,           v.client_depth,     v.per_pass_client_depth, v.server_c,
-                 v.reported_total_slots, v.overlap_per_pass, v.overlap_problems};
-    g.overlap.server.busy_samples.clear();
-    g.completion_floor = {v.completion_floor_ok, kCompletionFloor, v.census, v.census_b};
-    g.cobatch_coverage = {v.cobatch_coverage_ok, v.cobatch_coverage_checked, v.coverage};
-    g.arm_b.ran = v.ab.has_value();
-    if (v.ab) g.arm_b.ab_passed = v.ab->clean();
-    if (v.bc) g.arm_b.bc_passed = v.bc->clean();
-    g.arm_b.serial = v.arm_b_serial;
-    g.arm_b.server = v.server_b;
-    g.serial_self_check.ran = v.serial_check.has_value();
-    if (v.serial_check) {
-        g.serial_self_check.passed = v.serial_check->clean();
-        g.serial_self_check.n_compared = v.serial_check->n_compared;
-        g.serial_self_check.divergent_ids = v.serial_check->divergent_ids;
-    }
-    return g;
-}
-
 }  // namespace
 
 std::string moe_hint(std::string_view model) {
@@ -130,7 +106,8 @@ Cert build_cert(const CertContext& context, const Verdict& v) {
     cert.stopped_early = context.stopped_early;
     for (auto field : kInvariantFields) cert.invariant_fields.emplace_back(field);
     cert.verdict = {v.status, v.divergence_class, v.anomaly, v.decision_reasons, v.rule};
-    cert.gates = gates_of(v);
+    cert.gates = v.gates;
+    cert.gates.overlap.server.busy_samples.clear();  // kept in memory for coverage only
     cert.divergence = {v.concurrency_failures, stored(v.ac), stored(v.ab), stored(v.bc),
                        stored(v.serial_check)};
     cert.sensitivity = v.sensitivity;

@@ -30,65 +30,6 @@ struct CellIdentity {
     std::int64_t reps = 1;
 };
 
-// ---- the gates and their evidence ----
-
-struct OverlapGate {
-    bool ok = false;
-    std::size_t client_max_depth = 0;
-    std::vector<std::size_t> per_pass_client_depth;
-    ServerOverlapEvidence server;             // arm C, merged over the passes
-    std::optional<std::int64_t> total_slots;  // the N-slot server's /props
-    std::vector<PassOverlap> per_pass;        // each pass's own client and server evidence
-    std::vector<std::string> problems;        // why overlap at N is not proven
-};
-
-struct CompletionFloorGate {
-    bool ok = false;
-    double threshold = kCompletionFloor;
-    std::vector<CompletionCensus> arms;  // A, then C1..CT
-    // Arm B's census, recorded (and read by upstream tooling as n_ok_b); the floor gates A and C.
-    std::optional<CompletionCensus> arm_b;
-};
-
-struct CoverageGate {
-    bool ok = false;
-    bool checked = false;
-    std::vector<PassCoverage> per_pass;
-};
-
-struct ArmBCheck {
-    bool ran = false;
-    std::optional<bool> ab_passed;
-    std::optional<bool> bc_passed;
-    bool serial = true;
-    std::optional<ServerOverlapEvidence> server;
-};
-
-struct SerialSelfCheck {
-    bool ran = false;
-    std::optional<bool> passed;
-    std::optional<std::size_t> n_compared;
-    std::optional<std::vector<std::string>> divergent_ids;
-};
-
-// Greedy decoding, checked when the server listed top alternatives (written only then).
-struct GreedyCheck {
-    bool checked = false;
-    std::size_t n_not_greedy = 0;  // trials with a chosen token that was not the top-1
-    std::optional<GreedyViolation> first_violation;
-};
-
-struct CertGates {
-    std::vector<std::string> incomplete_ids;  // never sent or cut off by bi-run: compared nowhere
-    std::vector<MissingEvidence> missing_evidence;
-    GreedyCheck greedy;
-    OverlapGate overlap;
-    CompletionFloorGate completion_floor;
-    CoverageGate cobatch_coverage;
-    ArmBCheck arm_b;
-    SerialSelfCheck serial_self_check;
-};
-
 struct CertVerdict {
     Status status = Status::GreenUnverified;
     std::optional<DivergenceClass> divergence_class;

@@ -155,49 +155,45 @@ PassCoverage rederived(PassCoverage c) {
 Verdict evidence_of(const Cert& c) {
     const CertGates& g = c.gates;
     Verdict v;
+    v.gates = g;
     v.serial_check = c.divergence.aa_prime;
     v.ac = c.divergence.ac;
     v.ab = c.divergence.ab;
     v.bc = c.divergence.bc;
-
-    v.per_pass_client_depth = g.overlap.per_pass_client_depth;
-    for (auto depth : v.per_pass_client_depth) v.client_depth = std::max(v.client_depth, depth);
-    v.server_c = g.overlap.server;
-    v.server_b = g.arm_b.server;
+    record_pair_checks(v);
     v.dispatch_n = c.cell.dispatch_n;
-    v.reported_total_slots = g.overlap.total_slots;
-    OverlapInputs overlap{c.cell.dispatch_n,
-                          g.overlap.total_slots,
-                          g.arm_b.server,
-                          g.overlap.per_pass_client_depth,
-                          {}};
+
+    OverlapGate& overlap = v.gates.overlap;
+    overlap.client_max_depth = 0;
+    for (auto depth : overlap.per_pass_client_depth)
+        overlap.client_max_depth = std::max(overlap.client_max_depth, depth);
+    OverlapInputs inputs{c.cell.dispatch_n,
+                         g.overlap.total_slots,
+                         g.arm_b.server,
+                         g.overlap.per_pass_client_depth,
+                         {}};
     for (std::size_t t = 0; t < g.overlap.per_pass_client_depth.size(); ++t)
-        overlap.pass_servers.push_back(t < g.overlap.per_pass.size() ? &g.overlap.per_pass[t].server
-                                                                     : nullptr);
-    OverlapFinding finding = evaluate_overlap(overlap);
-    v.arm_b_serial = finding.arm_b_serial;
-    v.overlap_per_pass = std::move(finding.per_pass);
-    v.overlap_problems = std::move(finding.problems);
-    v.overlap_ok = v.overlap_problems.empty();
-    v.incomplete_ids = g.incomplete_ids;
-    v.missing_evidence = g.missing_evidence;
-    v.greedy_checked = g.greedy.checked;
-    v.n_not_greedy = g.greedy.n_not_greedy;
-    v.greedy_violation = g.greedy.first_violation;
+        inputs.pass_servers.push_back(t < g.overlap.per_pass.size() ? &g.overlap.per_pass[t].server
+                                                                    : nullptr);
+    OverlapFinding finding = evaluate_overlap(inputs);
+    v.gates.arm_b.serial = finding.arm_b_serial;
+    overlap.per_pass = std::move(finding.per_pass);
+    overlap.problems = std::move(finding.problems);
+    overlap.ok = overlap.problems.empty();
     v.concurrency_failures = c.divergence.failed_under_concurrency;
     for (const auto& [mode, n] : v.concurrency_failures) v.n_failed_under_concurrency += n;
 
     const bool any_pass = c.n_passes() > 0;
-    v.census = g.completion_floor.arms;
-    v.census_b = g.completion_floor.arm_b;
-    v.completion_floor_ok = any_pass;
-    for (const auto& census : v.census) v.completion_floor_ok &= census.meets(kCompletionFloor);
+    CompletionFloorGate& floor = v.gates.completion_floor;
+    floor.ok = any_pass;
+    for (const auto& census : floor.arms) floor.ok &= census.meets(kCompletionFloor);
 
-    v.cobatch_coverage_checked = any_pass;
-    v.cobatch_coverage_ok = any_pass;
-    for (const auto& pass : g.cobatch_coverage.per_pass) {
-        v.coverage.push_back(rederived(pass));
-        v.cobatch_coverage_ok &= v.coverage.back().ok;
+    CoverageGate& coverage = v.gates.cobatch_coverage;
+    coverage.checked = any_pass;
+    coverage.ok = any_pass;
+    for (auto& pass : coverage.per_pass) {
+        pass = rederived(pass);
+        coverage.ok &= pass.ok;
     }
     v.sensitivity = c.sensitivity;
     return v;
@@ -214,21 +210,21 @@ void check_overlap(const Cert& c, const Verdict& v, Lines& out) {
             out.push_back("overlap gives pass " + count(t + 1) + " client depth " +
                           count(g.per_pass_client_depth[t]) + " but its coverage says " +
                           count(coverage[t].client_depth));
-    if (g.client_max_depth != v.client_depth)
+    if (g.client_max_depth != v.gates.overlap.client_max_depth)
         out.push_back("overlap.client_max_depth is " + count(g.client_max_depth) +
-                      " but the deepest pass reached " + count(v.client_depth));
+                      " but the deepest pass reached " + count(v.gates.overlap.client_max_depth));
     if (g.per_pass.size() != c.n_passes())
         out.push_back("overlap lists server evidence for " + count(g.per_pass.size()) +
                       " pass(es) of " + count(c.n_passes()));
-    if (g.ok != v.overlap_ok)
-        out.push_back(
-            "overlap_ok is " + word(g.ok) + " but its evidence gives " +
-            (v.overlap_ok ? std::string("no problem") : "\"" + v.overlap_problems.front() + "\""));
-    if (g.problems != v.overlap_problems)
+    if (g.ok != v.gates.overlap.ok)
+        out.push_back("overlap_ok is " + word(g.ok) + " but its evidence gives " +
+                      (v.gates.overlap.ok ? std::string("no problem")
+                                          : "\"" + v.gates.overlap.problems.front() + "\""));
+    if (g.problems != v.gates.overlap.problems)
         out.push_back("overlap.problems are not what its evidence gives");
-    for (std::size_t t = 0; t < g.per_pass.size() && t < v.overlap_per_pass.size(); ++t)
-        if (g.per_pass[t].problems != v.overlap_per_pass[t].problems ||
-            g.per_pass[t].client_depth != v.overlap_per_pass[t].client_depth)
+    for (std::size_t t = 0; t < g.per_pass.size() && t < v.gates.overlap.per_pass.size(); ++t)
+        if (g.per_pass[t].problems != v.gates.overlap.per_pass[t].problems ||
+            g.per_pass[t].client_depth != v.gates.overlap.per_pass[t].client_depth)
             out.push_back("overlap.per_pass[" + count(t) + "] is not what its evidence gives");
 }
 
@@ -250,10 +246,10 @@ void check_completion_floor(const Cert& c, const Verdict& v, Lines& out) {
         if (census.n_ok > census.n)
             out.push_back("completion_floor arm " + census.arm + " has " + count(census.n_ok) +
                           " ok of only " + count(census.n) + " trials");
-    if (g.ok == v.completion_floor_ok) return;
+    if (g.ok == v.gates.completion_floor.ok) return;
     std::string why = "A and every C pass meet the floor of " + percent(kCompletionFloor);
     if (c.n_passes() == 0) why = "no concurrent pass ran";
-    for (const auto& census : v.census)
+    for (const auto& census : v.gates.completion_floor.arms)
         if (!census.meets(kCompletionFloor)) {
             why = census.arm + " has " + count(census.n_ok) + "/" + count(census.n) + " ok (need " +
                   percent(kCompletionFloor) + ")";
@@ -269,7 +265,7 @@ void check_coverage(const Cert& c, const Verdict& v, Lines& out) {
                       "cert has " + count(c.n_passes()));
     for (std::size_t t = 0; t < g.per_pass.size(); ++t) {
         const PassCoverage& got = g.per_pass[t];
-        const PassCoverage& expect = v.coverage[t];
+        const PassCoverage& expect = v.gates.cobatch_coverage.per_pass[t];
         const std::string at = "cobatch_coverage pass " + count(t + 1);
         if (got.pass != static_cast<int>(t + 1))
             out.push_back(at + " is numbered " + std::to_string(got.pass));
@@ -289,12 +285,12 @@ void check_coverage(const Cert& c, const Verdict& v, Lines& out) {
                           count(expect.required) + "), attribution " +
                           (expect.attribution_certain ? "certain" : "uncertain"));
     }
-    if (g.checked != v.cobatch_coverage_checked)
+    if (g.checked != v.gates.cobatch_coverage.checked)
         out.push_back("cobatch_coverage.checked is " + word(g.checked) + " but the cert has " +
                       count(c.n_passes()) + " pass(es)");
-    if (g.ok != v.cobatch_coverage_ok)
+    if (g.ok != v.gates.cobatch_coverage.ok)
         out.push_back("cobatch_coverage.ok is " + word(g.ok) + " but its passes give " +
-                      word(v.cobatch_coverage_ok));
+                      word(v.gates.cobatch_coverage.ok));
 }
 
 std::optional<bool> clean(const std::optional<PairReport>& r) {
@@ -319,12 +315,14 @@ void check_arm_b(const Cert& c, const Verdict& v, Lines& out) {
     if (b.bc_passed != clean(d.bc))
         out.push_back("arm_b.bc_passed is " + word(b.bc_passed) + " but B vs C lists " +
                       count(d.bc ? d.bc->divergent_ids.size() : 0) + " divergent id(s)");
-    if (b.serial != v.arm_b_serial)
-        out.push_back("arm_b.serial is " + word(b.serial) + " but arm B's server peaks are " +
-                      std::to_string(v.server_b ? v.server_b->peak_busy_slots : 0) +
-                      " busy slot(s), " +
-                      std::to_string(v.server_b ? v.server_b->peak_requests_processing : 0) +
-                      " requests_processing");
+    if (b.serial != v.gates.arm_b.serial)
+        out.push_back(
+            "arm_b.serial is " + word(b.serial) + " but arm B's server peaks are " +
+            std::to_string(v.gates.arm_b.server ? v.gates.arm_b.server->peak_busy_slots : 0) +
+            " busy slot(s), " +
+            std::to_string(v.gates.arm_b.server ? v.gates.arm_b.server->peak_requests_processing
+                                                : 0) +
+            " requests_processing");
 }
 
 void check_serial_self_check(const Cert& c, Lines& out) {

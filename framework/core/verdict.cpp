@@ -117,14 +117,14 @@ void find_missing_evidence(const ArmResults& reference, const ArmResults& other,
 void check_greedy(const CellEvidence& e, Verdict& v) {
     const auto scan = [&v](const ArmResults& arm, const std::string& label) {
         for (const auto& [id, trial] : arm) {
-            if (trial.top_alternatives) v.greedy_checked = true;
+            if (trial.top_alternatives) v.gates.greedy.checked = true;
             auto found = first_greedy_violation(trial);
             if (!found) continue;
-            ++v.n_not_greedy;
-            if (v.greedy_violation) continue;
+            ++v.gates.greedy.n_not_greedy;
+            if (v.gates.greedy.first_violation) continue;
             found->arm = label;
             found->test_id = id;
-            v.greedy_violation = std::move(found);
+            v.gates.greedy.first_violation = std::move(found);
         }
     };
     scan(e.arm_a, "A");
@@ -259,10 +259,11 @@ SensitivityCounts count_trials(const CellEvidence& e, const Verdict& v) {
     SensitivityCounts counts;
     std::vector<std::set<std::string>> proven(e.arm_c.size());
     for (std::size_t t = 0; t < e.arm_c.size(); ++t)
-        for (const auto& id : v.coverage[t].cobatched_ids) {
+        for (const auto& id : v.gates.cobatch_coverage.per_pass[t].cobatched_ids) {
             if (!scored_both(e.arm_a, e.arm_c[t], id)) continue;
             ++counts.n_hot_trials;
-            if (t < v.overlap_per_pass.size() && v.overlap_per_pass[t].ok()) proven[t].insert(id);
+            if (t < v.gates.overlap.per_pass.size() && v.gates.overlap.per_pass[t].ok())
+                proven[t].insert(id);
         }
     const CompositionCount compositions = count_compositions(e.arm_c, proven);
     counts.distinct_compositions = compositions.distinct_per_id;
@@ -315,10 +316,29 @@ LengthScope length_scope(const CellEvidence& e) {
 namespace {
 
 // Every comparison and gate, evaluated whatever the status will be.
+}  // namespace
+
+void record_pair_checks(Verdict& v) {
+    ArmBCheck& b = v.gates.arm_b;
+    b.ran = v.ab.has_value();
+    b.ab_passed = v.ab ? std::optional<bool>(v.ab->clean()) : std::nullopt;
+    b.bc_passed = v.bc ? std::optional<bool>(v.bc->clean()) : std::nullopt;
+    SerialSelfCheck& s = v.gates.serial_self_check;
+    s = {};
+    s.ran = v.serial_check.has_value();
+    if (v.serial_check) {
+        s.passed = v.serial_check->clean();
+        s.n_compared = v.serial_check->n_compared;
+        s.divergent_ids = v.serial_check->divergent_ids;
+    }
+}
+
+namespace {
+
 Verdict gather(const CellEvidence& all) {
     Verdict v;
-    v.incomplete_ids = incomplete_ids(all);
-    const CellEvidence e = without_ids(all, v.incomplete_ids);
+    v.gates.incomplete_ids = incomplete_ids(all);
+    const CellEvidence e = without_ids(all, v.gates.incomplete_ids);
     if (e.arm_a_prime)
         v.serial_check = compare_arms(e.arm_a, *e.arm_a_prime, "A", "A'", e.logit_drift_eps);
     v.ac = union_over_passes(e.arm_a, e.arm_c, "A", "C", e.logit_drift_eps);
@@ -328,48 +348,52 @@ Verdict gather(const CellEvidence& all) {
     }
 
     v.dispatch_n = e.dispatch_n;
-    v.reported_total_slots = e.reported_total_slots;
-    v.server_c = merge_pass_evidence(e.server_c_passes);
-    v.server_b = e.server_b;
-    if (v.server_b) v.server_b->busy_samples.clear();
-    OverlapInputs overlap{e.dispatch_n, e.reported_total_slots, v.server_b, {}, {}};
+    v.gates.overlap.total_slots = e.reported_total_slots;
+    v.gates.overlap.server = merge_pass_evidence(e.server_c_passes);
+    v.gates.arm_b.server = e.server_b;
+    if (v.gates.arm_b.server) v.gates.arm_b.server->busy_samples.clear();
+    OverlapInputs overlap{e.dispatch_n, e.reported_total_slots, v.gates.arm_b.server, {}, {}};
     for (std::size_t t = 0; t < e.arm_c.size(); ++t) {
         const ServerOverlapEvidence* server =
             t < e.server_c_passes.size() ? &e.server_c_passes[t] : nullptr;
-        v.coverage.push_back(pass_coverage(e.arm_c[t], static_cast<int>(t + 1),
-                                           server ? server : &kNoServerEvidence));
-        const std::size_t depth = v.coverage.back().client_depth;
-        v.per_pass_client_depth.push_back(depth);
-        v.client_depth = std::max(v.client_depth, depth);
+        v.gates.cobatch_coverage.per_pass.push_back(pass_coverage(
+            e.arm_c[t], static_cast<int>(t + 1), server ? server : &kNoServerEvidence));
+        const std::size_t depth = v.gates.cobatch_coverage.per_pass.back().client_depth;
+        v.gates.overlap.per_pass_client_depth.push_back(depth);
+        v.gates.overlap.client_max_depth = std::max(v.gates.overlap.client_max_depth, depth);
         overlap.client_depths.push_back(depth);
         overlap.pass_servers.push_back(server);
     }
     OverlapFinding finding = evaluate_overlap(overlap);
-    v.arm_b_serial = finding.arm_b_serial;
-    v.overlap_per_pass = std::move(finding.per_pass);
-    v.overlap_problems = std::move(finding.problems);
-    v.overlap_ok = v.overlap_problems.empty();
+    v.gates.arm_b.serial = finding.arm_b_serial;
+    v.gates.overlap.per_pass = std::move(finding.per_pass);
+    v.gates.overlap.problems = std::move(finding.problems);
+    v.gates.overlap.ok = v.gates.overlap.problems.empty();
 
-    find_missing_evidence(e.arm_a, e.arm_a, "A", e.logprobs_requested, v.missing_evidence);
+    find_missing_evidence(e.arm_a, e.arm_a, "A", e.logprobs_requested, v.gates.missing_evidence);
     if (e.arm_b)
-        find_missing_evidence(e.arm_a, *e.arm_b, "B", e.logprobs_requested, v.missing_evidence);
+        find_missing_evidence(e.arm_a, *e.arm_b, "B", e.logprobs_requested,
+                              v.gates.missing_evidence);
     for (std::size_t t = 0; t < e.arm_c.size(); ++t)
         find_missing_evidence(e.arm_a, e.arm_c[t], "C" + std::to_string(t + 1),
-                              e.logprobs_requested, v.missing_evidence);
+                              e.logprobs_requested, v.gates.missing_evidence);
 
     check_greedy(e, v);
     mark_contamination(e, v.ac);
 
-    v.census.push_back(completion_census(e.arm_a, "A"));
+    v.gates.completion_floor.arms.push_back(completion_census(e.arm_a, "A"));
     for (std::size_t t = 0; t < e.arm_c.size(); ++t)
-        v.census.push_back(completion_census(e.arm_c[t], "C" + std::to_string(t + 1)));
-    if (e.arm_b) v.census_b = completion_census(*e.arm_b, "B");
-    v.completion_floor_ok = !e.arm_c.empty();
-    for (const auto& census : v.census) v.completion_floor_ok &= census.meets(kCompletionFloor);
+        v.gates.completion_floor.arms.push_back(
+            completion_census(e.arm_c[t], "C" + std::to_string(t + 1)));
+    if (e.arm_b) v.gates.completion_floor.arm_b = completion_census(*e.arm_b, "B");
+    v.gates.completion_floor.ok = !e.arm_c.empty();
+    for (const auto& census : v.gates.completion_floor.arms)
+        v.gates.completion_floor.ok &= census.meets(kCompletionFloor);
 
-    v.cobatch_coverage_checked = !e.arm_c.empty();
-    v.cobatch_coverage_ok = v.cobatch_coverage_checked;
-    for (const auto& coverage : v.coverage) v.cobatch_coverage_ok &= coverage.ok;
+    v.gates.cobatch_coverage.checked = !e.arm_c.empty();
+    v.gates.cobatch_coverage.ok = v.gates.cobatch_coverage.checked;
+    for (const auto& coverage : v.gates.cobatch_coverage.per_pass)
+        v.gates.cobatch_coverage.ok &= coverage.ok;
 
     v.sensitivity = sensitivity_bounds(count_trials(e, v), e.confidence);
     v.length = length_scope(e);
@@ -398,6 +422,7 @@ Verdict gather(const CellEvidence& all) {
             }
         }
     }
+    record_pair_checks(v);
     return v;
 }
 
@@ -509,14 +534,14 @@ const VerdictRule kCoBatchingDivergence{
 // Rule 3: an arm bi-run could not finish says nothing either way (never RED).
 const VerdictRule kIncomplete{
     "incomplete",
-    [](const Verdict& v) { return !v.incomplete_ids.empty(); },
+    [](const Verdict& v) { return !v.gates.incomplete_ids.empty(); },
     Status::GreenUnverified,
     nullptr,
     [](const Verdict& v) {
         return Reasons{
-            "incomplete run: " + count(v.incomplete_ids.size()) +
+            "incomplete run: " + count(v.gates.incomplete_ids.size()) +
                 " item(s) never sent or cut off by bi-run (arm deadline or interrupt): " +
-                join_ids(v.incomplete_ids),
+                join_ids(v.gates.incomplete_ids),
             verdict_line(v)};
     },
     nullptr,
@@ -526,35 +551,36 @@ const VerdictRule kIncomplete{
 // nothing; every evidence source the server offers must agree.
 const VerdictRule kNoOverlap{
     "overlap",
-    [](const Verdict& v) { return !v.overlap_ok; },
+    [](const Verdict& v) { return !v.gates.overlap.ok; },
     Status::GreenUnverified,
     nullptr,
     [](const Verdict& v) {
         Reasons r;
-        for (const auto& problem : v.overlap_problems)
+        for (const auto& problem : v.gates.overlap.problems)
             r.push_back("no real overlap at N = " + std::to_string(v.dispatch_n) + ": " + problem);
         r.push_back(verdict_line(v));
         return r;
     },
     [](const Verdict& v) {
         return Reasons{"overlap proven at N = " + std::to_string(v.dispatch_n) +
-                       " in every pass: client depth " + count(v.client_depth) +
-                       ", server peak busy slots " + std::to_string(v.server_c.peak_busy_slots) +
+                       " in every pass: client depth " + count(v.gates.overlap.client_max_depth) +
+                       ", server peak busy slots " +
+                       std::to_string(v.gates.overlap.server.peak_busy_slots) +
                        ", peak requests_processing " +
-                       std::to_string(v.server_c.peak_requests_processing) + ", total_slots " +
-                       std::to_string(v.reported_total_slots.value_or(0))};
+                       std::to_string(v.gates.overlap.server.peak_requests_processing) +
+                       ", total_slots " + std::to_string(v.gates.overlap.total_slots.value_or(0))};
     },
 };
 
 // Rule 5: evidence that was requested, or that A has, must be in every compared trial.
 const VerdictRule kMissingEvidence{
     "missing_evidence",
-    [](const Verdict& v) { return !v.missing_evidence.empty(); },
+    [](const Verdict& v) { return !v.gates.missing_evidence.empty(); },
     Status::GreenUnverified,
     nullptr,
     [](const Verdict& v) {
         std::map<std::string, std::vector<std::string>> by_field;
-        for (const auto& m : v.missing_evidence)
+        for (const auto& m : v.gates.missing_evidence)
             by_field[m.field + " in " + m.arm].push_back(m.test_id);
         Reasons r;
         for (const auto& [where, ids] : by_field)
@@ -570,22 +596,22 @@ const VerdictRule kMissingEvidence{
 // server that samples anyway is not running the decoding this cell is about.
 const VerdictRule kGreedy{
     "greedy",
-    [](const Verdict& v) { return v.greedy_violation.has_value(); },
+    [](const Verdict& v) { return v.gates.greedy.first_violation.has_value(); },
     Status::GreenUnverified,
     nullptr,
     [](const Verdict& v) {
-        const GreedyViolation& g = *v.greedy_violation;
+        const GreedyViolation& g = *v.gates.greedy.first_violation;
         return Reasons{"not greedy decoding: in arm " + g.arm + ", id " + g.test_id +
                            " chose a token of logprob " + format_fixed(g.chosen_logprob, 4) +
                            " at position " + count(g.position) + " while the server listed " +
                            format_fixed(g.top_logprob, 4) + " as most likely (" +
-                           count(v.n_not_greedy) +
+                           count(v.gates.greedy.n_not_greedy) +
                            " trial(s) affected); temperature 0 / top_k 1 were not honoured",
                        verdict_line(v)};
     },
     [](const Verdict& v) {
         Reasons r;
-        if (v.greedy_checked)
+        if (v.gates.greedy.checked)
             r.push_back("greedy decoding confirmed: every chosen token was the server's top-1");
         return r;
     },
@@ -594,12 +620,12 @@ const VerdictRule kGreedy{
 // Rule 6: too few genuinely scored completions cannot carry a verdict.
 const VerdictRule kCompletionFloorRule{
     "completion_floor",
-    [](const Verdict& v) { return !v.completion_floor_ok; },
+    [](const Verdict& v) { return !v.gates.completion_floor.ok; },
     Status::GreenUnverified,
     nullptr,
     [](const Verdict& v) {
         Reasons r;
-        for (const auto& census : v.census)
+        for (const auto& census : v.gates.completion_floor.arms)
             if (!census.meets(kCompletionFloor))
                 r.push_back("completion floor missed in " + census.arm + ": " + count(census.n_ok) +
                             "/" + count(census.n) + " ok (" + percent(census.ratio()) + ", need " +
@@ -614,12 +640,12 @@ const VerdictRule kCompletionFloorRule{
 // Rule 7: each pass must co-batch most of its ids, with certain attribution.
 const VerdictRule kCoverage{
     "cobatch_coverage",
-    [](const Verdict& v) { return !v.cobatch_coverage_ok; },
+    [](const Verdict& v) { return !v.gates.cobatch_coverage.ok; },
     Status::GreenUnverified,
     nullptr,
     [](const Verdict& v) {
         Reasons r;
-        for (const auto& c : v.coverage) {
+        for (const auto& c : v.gates.cobatch_coverage.per_pass) {
             if (c.ok) continue;
             if (!c.attribution_certain)
                 r.push_back("pass " + std::to_string(c.pass) + ": " +

@@ -127,6 +127,65 @@ struct FiredRule {
     }
 };
 
+// ---- the gates and their evidence, as the verdict decides them and the cert carries them ----
+
+struct OverlapGate {
+    bool ok = false;
+    std::size_t client_max_depth = 0;
+    std::vector<std::size_t> per_pass_client_depth;
+    ServerOverlapEvidence server;             // arm C, merged over the passes
+    std::optional<std::int64_t> total_slots;  // the N-slot server's /props
+    std::vector<PassOverlap> per_pass;        // each pass's own client and server evidence
+    std::vector<std::string> problems;        // why overlap at N is not proven
+};
+
+struct CompletionFloorGate {
+    bool ok = false;
+    double threshold = kCompletionFloor;
+    std::vector<CompletionCensus> arms;  // A, then C1..CT
+    // Arm B's census, recorded (and read by upstream tooling as n_ok_b); the floor gates A and C.
+    std::optional<CompletionCensus> arm_b;
+};
+
+struct CoverageGate {
+    bool ok = false;
+    bool checked = false;
+    std::vector<PassCoverage> per_pass;
+};
+
+struct ArmBCheck {
+    bool ran = false;
+    std::optional<bool> ab_passed;
+    std::optional<bool> bc_passed;
+    bool serial = true;
+    std::optional<ServerOverlapEvidence> server;
+};
+
+struct SerialSelfCheck {
+    bool ran = false;
+    std::optional<bool> passed;
+    std::optional<std::size_t> n_compared;
+    std::optional<std::vector<std::string>> divergent_ids;
+};
+
+// Greedy decoding, checked when the server listed top alternatives (written only then).
+struct GreedyCheck {
+    bool checked = false;
+    std::size_t n_not_greedy = 0;  // trials with a chosen token that was not the top-1
+    std::optional<GreedyViolation> first_violation;
+};
+
+struct CertGates {
+    std::vector<std::string> incomplete_ids;  // never sent or cut off by bi-run: compared nowhere
+    std::vector<MissingEvidence> missing_evidence;
+    GreedyCheck greedy;
+    OverlapGate overlap;
+    CompletionFloorGate completion_floor;
+    CoverageGate cobatch_coverage;
+    ArmBCheck arm_b;
+    SerialSelfCheck serial_self_check;
+};
+
 struct Verdict {
     Status status = Status::GreenUnverified;
     FiredRule rule;                                   // set by apply_rules
@@ -137,24 +196,12 @@ struct Verdict {
     std::optional<PairReport> ab;
     std::optional<UnionReport> bc;
 
-    bool overlap_ok = false;
-    std::size_t client_depth = 0;  // max over passes, each pass's intervals on their own
-    std::vector<std::size_t> per_pass_client_depth;
-    ServerOverlapEvidence server_c;  // merged over the passes
-    std::optional<ServerOverlapEvidence> server_b;
-    bool arm_b_serial = true;  // arm B showed at most one busy slot and request processing
+    // Every gate with its evidence, as the cert carries it: overlap (client depth per pass, the
+    // merged server evidence, its problems in order), the greedy check (the first trial in arms
+    // A, A', B, C1.. order, ids sorted, whose chosen token was not the top-1), the completion
+    // floor, co-batch coverage, arm B (its serial check and server evidence) and A vs A'.
+    CertGates gates;
     std::int64_t dispatch_n = 0;
-    std::optional<std::int64_t> reported_total_slots;
-    std::vector<PassOverlap> overlap_per_pass;
-    std::vector<std::string> overlap_problems;  // cell-level and per-pass, in order
-
-    std::vector<MissingEvidence> missing_evidence;
-    // Greedy check: checked when some trial listed top alternatives; the first trial (arms A, A',
-    // B, C1.. in order, ids sorted) whose chosen token was not the top-1, and how many did so.
-    bool greedy_checked = false;
-    std::size_t n_not_greedy = 0;
-    std::optional<GreedyViolation> greedy_violation;
-    std::vector<std::string> incomplete_ids;  // never sent, or cut off by bi-run itself
     // AC-divergent ids whose concurrent request failed (A scored them), by failure mode.
     std::map<std::string, std::size_t> concurrency_failures;
     std::size_t n_failed_under_concurrency = 0;
@@ -163,17 +210,14 @@ struct Verdict {
     std::size_t same_slot_compared = 0;
     std::size_t same_slot_divergent = 0;
 
-    std::vector<CompletionCensus> census;      // A, then each C pass
-    std::optional<CompletionCensus> census_b;  // arm B's, recorded only: not part of the floor
-    bool completion_floor_ok = false;
-    std::vector<PassCoverage> coverage;
-    bool cobatch_coverage_checked = false;
-    bool cobatch_coverage_ok = false;
-
     Sensitivity sensitivity;
     LengthScope length;
     std::vector<std::string> decision_reasons;
 };
+
+// The gates' summaries of the pair reports: arm B ran and whether A vs B and B vs C held, and
+// A vs A' (ran, passed, compared, divergent ids). decide_verdict and the replay both call it.
+void record_pair_checks(Verdict& v);
 
 // Evaluates every gate over the evidence (so the cert carries all of it), then applies the
 // rules of verdict_rules() in order: the first that fires decides the status.

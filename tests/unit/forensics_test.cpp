@@ -235,7 +235,7 @@ TEST_CASE("greedy check: a chosen token that is not the top-1 makes the cell UNV
         for (auto& [id, t] : pass) with_alternatives(t, 0.5);
     auto v = core::decide_verdict(e);
     CHECK(v.status == core::Status::Green);
-    CHECK(v.greedy_checked);
+    CHECK(v.gates.greedy.checked);
     CHECK(mentions(v, "greedy decoding confirmed"));
 
     e.arm_c[1]["id3"].top_alternatives->at(1) = {{77, "w", -0.1}, {2, "t", -0.25}};

@@ -83,8 +83,8 @@ TEST_CASE("row 3: no client overlap -> green_unverified", "[verdict]") {
     for (auto& pass : e.arm_c) pass = bi::testing::serial(pass);
     auto v = core::decide_verdict(e);
     CHECK(v.status == core::Status::GreenUnverified);
-    CHECK_FALSE(v.overlap_ok);
-    CHECK(v.client_depth == 1);
+    CHECK_FALSE(v.gates.overlap.ok);
+    CHECK(v.gates.overlap.client_max_depth == 1);
     CHECK(mentions(v, "no real overlap"));
 }
 
@@ -96,7 +96,7 @@ TEST_CASE("row 3: no server overlap -> green_unverified", "[verdict]") {
     }
     auto v = core::decide_verdict(e);
     CHECK(v.status == core::Status::GreenUnverified);
-    CHECK(v.client_depth >= 2);
+    CHECK(v.gates.overlap.client_max_depth >= 2);
 }
 
 TEST_CASE("row 3: stale slot info is not evidence", "[verdict]") {
@@ -117,7 +117,7 @@ TEST_CASE("row 4: all-failure arms -> green_unverified (completion floor)", "[ve
         for (auto& [id, r] : pass) r.failure_mode = core::FailureMode::Empty;
     auto v = core::decide_verdict(e);
     CHECK(v.status == core::Status::GreenUnverified);
-    CHECK_FALSE(v.completion_floor_ok);
+    CHECK_FALSE(v.gates.completion_floor.ok);
     CHECK(mentions(v, "completion floor missed in A"));
     CHECK(v.sensitivity.n_hot_trials == 0);
     CHECK_FALSE(v.sensitivity.rule_of_three_upper.has_value());
@@ -133,9 +133,9 @@ TEST_CASE("row 4: floor is exactly 80 percent", "[verdict]") {
         }
     };
     fail(2);
-    CHECK(core::decide_verdict(e).completion_floor_ok);
+    CHECK(core::decide_verdict(e).gates.completion_floor.ok);
     fail(3);
-    CHECK_FALSE(core::decide_verdict(e).completion_floor_ok);
+    CHECK_FALSE(core::decide_verdict(e).gates.completion_floor.ok);
 }
 
 TEST_CASE("row 5: a missing interval -> coverage fails closed", "[verdict]") {
@@ -143,7 +143,7 @@ TEST_CASE("row 5: a missing interval -> coverage fails closed", "[verdict]") {
     e.arm_c[1]["id6"].dispatch_ns.reset();
     auto v = core::decide_verdict(e);
     CHECK(v.status == core::Status::GreenUnverified);
-    CHECK_FALSE(v.cobatch_coverage_ok);
+    CHECK_FALSE(v.gates.cobatch_coverage.ok);
     CHECK(mentions(v, "attribution uncertain"));
 }
 
@@ -159,8 +159,8 @@ TEST_CASE("row 5: coverage is judged per pass, never mixing passes", "[verdict]"
     }
     auto v = core::decide_verdict(e);
     CHECK(v.status == core::Status::GreenUnverified);
-    CHECK(v.coverage[0].ok);
-    CHECK_FALSE(v.coverage[1].ok);
+    CHECK(v.gates.cobatch_coverage.per_pass[0].ok);
+    CHECK_FALSE(v.gates.cobatch_coverage.per_pass[1].ok);
 }
 
 TEST_CASE("row 6: A and C agree but B differs -> AMBER AC_agree_B_disagrees", "[verdict]") {
@@ -237,9 +237,9 @@ TEST_CASE("row 8: a clean cell -> green with bounds", "[verdict]") {
     auto e = clean_cell(10, 3);
     auto v = core::decide_verdict(e);
     CHECK(v.status == core::Status::Green);
-    CHECK(v.overlap_ok);
-    CHECK(v.completion_floor_ok);
-    CHECK(v.cobatch_coverage_ok);
+    CHECK(v.gates.overlap.ok);
+    CHECK(v.gates.completion_floor.ok);
+    CHECK(v.gates.cobatch_coverage.ok);
     CHECK(v.sensitivity.n_hot_trials == 30);
     // Three passes of one unchanging batch: each id met one composition, so 10 trials count.
     CHECK(v.sensitivity.per_trial.n == 10);
@@ -261,7 +261,7 @@ TEST_CASE("arm B is the canary: a busy serial arm makes the evidence untrusted",
     auto e = clean_cell();
     e.server_b->peak_busy_slots = 3;
     auto v = core::decide_verdict(e);
-    CHECK_FALSE(v.arm_b_serial);
+    CHECK_FALSE(v.gates.arm_b.serial);
     CHECK(v.status == core::Status::GreenUnverified);
     CHECK(mentions(v, "arm B (serial) showed 3 busy slots"));
     CHECK(mentions(v, "cannot be trusted"));
@@ -415,7 +415,7 @@ TEST_CASE("row 3: an incomplete arm is green_unverified, never RED", "[verdict]"
     e.arm_c[1]["id4"].failure_mode = core::FailureMode::Incomplete;  // cut off by the arm deadline
     auto v = core::decide_verdict(e);
     CHECK(v.status == core::Status::GreenUnverified);
-    CHECK(v.incomplete_ids == std::vector<std::string>{"id4"});
+    CHECK(v.gates.incomplete_ids == std::vector<std::string>{"id4"});
     CHECK(mentions(v, "incomplete run: 1 item(s)"));
     e.arm_c[0]["id1"].score = 0.0;  // a real divergence elsewhere is still RED
     CHECK(core::decide_verdict(e).status == core::Status::Failed);
@@ -435,8 +435,8 @@ TEST_CASE("row 4: overlap must reach N in every pass, from agreeing sources", "[
         auto v = core::decide_verdict(e);
         CHECK(v.status == core::Status::GreenUnverified);
         CHECK(mentions(v, "pass 2: server peak busy slots 3 (need 4)"));
-        CHECK(v.overlap_per_pass[0].ok());
-        CHECK_FALSE(v.overlap_per_pass[1].ok());
+        CHECK(v.gates.overlap.per_pass[0].ok());
+        CHECK_FALSE(v.gates.overlap.per_pass[1].ok());
     }
     SECTION("/metrics must agree with /slots") {
         auto e = clean_cell();

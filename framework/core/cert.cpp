@@ -100,10 +100,7 @@ std::string cert_file_name(std::string_view model, std::int64_t ctx, std::int64_
 
 Cert build_cert(const CertContext& context, const Verdict& v) {
     Cert cert;
-    cert.cell = context.cell;
-    cert.source = context.source;
-    cert.ts_utc = context.ts_utc;
-    cert.stopped_early = context.stopped_early;
+    static_cast<CertContext&>(cert) = context;
     for (auto field : kInvariantFields) cert.invariant_fields.emplace_back(field);
     cert.verdict = {v.status, v.divergence_class, v.anomaly, v.decision_reasons, v.rule};
     cert.gates = v.gates;
@@ -116,15 +113,6 @@ Cert build_cert(const CertContext& context, const Verdict& v) {
     if (context.run) cert.promotion_scope.server_flags = context.run->server_flags;
     cert.promotion_scope.moe_hint = nonempty(moe_hint(context.cell.model));
     cert.promotion_scope.length = v.length;
-    cert.plan = context.plan;
-
-    cert.server = context.server;
-    cert.model_file = context.model_file;
-    cert.host = context.host;
-    cert.run = context.run;
-    cert.timings = context.timings;
-    cert.provenance = context.provenance;
-    cert.previous = context.previous;
     return cert;
 }
 

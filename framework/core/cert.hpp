@@ -193,33 +193,6 @@ struct Timings {
     std::optional<double> total_s;
 };
 
-struct Cert {
-    std::string schema{kCertSchema};
-    CellIdentity cell;
-    Source source = Source::Mock;
-    std::string gate{kGate};
-    std::string ts_utc;
-    bool stopped_early = false;
-    std::vector<std::string> invariant_fields;
-    CertVerdict verdict;
-    CertGates gates;
-    DivergenceReports divergence;
-    Sensitivity sensitivity;
-    PromotionScope promotion_scope;
-    std::optional<PassPlanRecord> plan;
-    std::optional<ServerRecord> server;
-    std::optional<ModelFileRecord> model_file;
-    std::optional<HostRecord> host;
-    std::optional<RunRecord> run;
-    std::optional<Timings> timings;
-    std::optional<ProvenanceRecord> provenance;
-    std::optional<std::vector<PreviousCert>> previous;  // oldest first
-    std::optional<std::string> digest;       // set by io when written or read, never by the driver
-    std::optional<CertSignature> signature;  // set by io when written with a key or read
-
-    std::size_t n_passes() const { return divergence.ac.per_pass.size(); }
-};
-
 // Everything the driver knows that the verdict does not: decided outside the core and passed in.
 struct CertContext {
     CellIdentity cell;
@@ -233,7 +206,23 @@ struct CertContext {
     std::optional<RunRecord> run;
     std::optional<Timings> timings;
     std::optional<ProvenanceRecord> provenance;
-    std::optional<std::vector<PreviousCert>> previous;
+    std::optional<std::vector<PreviousCert>> previous;  // oldest first
+};
+
+// A cert is its context (who, what, where, when) plus what the run found.
+struct Cert : CertContext {
+    std::string schema{kCertSchema};
+    std::string gate{kGate};
+    std::vector<std::string> invariant_fields;
+    CertVerdict verdict;
+    CertGates gates;
+    DivergenceReports divergence;
+    Sensitivity sensitivity;
+    PromotionScope promotion_scope;
+    std::optional<std::string> digest;       // set by io when written or read, never by the driver
+    std::optional<CertSignature> signature;  // set by io when written with a key or read
+
+    std::size_t n_passes() const { return divergence.ac.per_pass.size(); }
 };
 
 // The cert without its digest; framework/io adds the digest over the canonical text.

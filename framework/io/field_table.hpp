@@ -39,6 +39,22 @@ struct Field {
     std::function<void(const S&, core::Json& object)> write;
     // Reads the member from `object` (whose path is `path`); null for write-only rows.
     std::function<void(const core::Json& object, S&, const std::string& path)> read;
+
+    Field(std::string_view k, std::function<void(const S&, core::Json&)> w,
+          std::function<void(const core::Json&, S&, const std::string&)> r)
+        : key(k), write(std::move(w)), read(std::move(r)) {}
+    // A row of a base struct is a row of the struct built on it (a member pointer of the base
+    // deduces the base: the cert's rows for the members of its context).
+    template <typename Base,
+              typename = std::enable_if_t<std::is_base_of_v<Base, S> && !std::is_same_v<Base, S>>>
+    Field(Field<Base> base)  // NOLINT(google-explicit-constructor): a row converts like its struct
+        : key(base.key),
+          write([w = std::move(base.write)](const S& s, core::Json& o) { w(s, o); }) {
+        if (base.read)
+            read = [r = std::move(base.read)](const core::Json& o, S& s, const std::string& path) {
+                r(o, s, path);
+            };
+    }
 };
 
 template <typename S>

@@ -6,6 +6,7 @@
 #include <chrono>
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -13,10 +14,13 @@
 #include "cell_runner.hpp"
 #include "io/files.hpp"
 #include "live_launcher.hpp"
-#include "mock/mock_config.hpp"
 #include "server/gpu_memory.hpp"
 #include "server/guards.hpp"
 #include "server/model_facts.hpp"
+
+namespace bi::mock {
+struct MockConfig;
+}
 
 namespace bi::driver {
 
@@ -47,9 +51,9 @@ struct RunPlan {
     RunOptions options;
     std::vector<std::int64_t> ctxs;  // one value except for a sweep
     std::vector<int> parallels;
-    std::optional<LivePlan> live;          // run-live, sweep, selftest
-    std::optional<mock::MockConfig> mock;  // run-mock: the in-process mock
-    std::optional<std::string> log_file;   // replaces the per-ctx server log name
+    std::optional<LivePlan> live;                  // run-live, sweep, selftest
+    std::shared_ptr<const mock::MockConfig> mock;  // run-mock: the in-process mock
+    std::optional<std::string> log_file;           // replaces the per-ctx server log name
     // A sweep from a plan file, sharded over tasks that share out_dir: a cell whose cert already
     // answers it (check_existing_cert) is skipped, a cell another live bi-run holds is left to
     // it, and a stale lock (io::lock_staleness) is taken over, each with a message, instead of

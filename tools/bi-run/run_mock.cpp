@@ -1,6 +1,7 @@
 // bi-run run-mock: one cell against the built-in continuous-batching mock server, through the
 // same driver run-live uses; only the server launch differs.
 #include <iostream>
+#include <memory>
 
 #include "command_line.hpp"
 #include "commands.hpp"
@@ -81,7 +82,7 @@ int run_mock_main(int raw_argc, char** raw_argv) {
     driver::install_interrupt_handlers();
     driver::Progress progress(driver::Progress::detect(setup.quiet), std::cerr);
     base.seed = setup.plan.options.seed;  // --seed also seeds the stochastic coin
-    setup.plan.mock = base;
+    setup.plan.mock = std::make_shared<const mock::MockConfig>(base);
     const auto results = driver::run_plan(setup.plan, *setup.scorer, setup.rows, progress);
     report_outcome(results.front(), setup);
     return results.front().outcome.verdict.status == core::Status::Green ? kExitPromotable

@@ -300,7 +300,8 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--build-dir", required=True)
     parser.add_argument("--source-dir", required=True)
-    parser.add_argument("--only", default="")
+    parser.add_argument("--only", default="", help="run the cases whose name contains this")
+    parser.add_argument("--case", help="run the one case of exactly this name (one CTest each)")
     parser.add_argument("--list", action="store_true")
     args = parser.parse_args()
     bin_dir = os.path.join(args.build_dir, "bin")
@@ -311,7 +312,11 @@ def main():
         "small_workset": os.path.join(args.source_dir, "tests", "integration",
                                       "small_workset.json"),
     }
-    selected = [case for case in cases() if args.only in case.name]
+    selected = [case for case in cases()
+                if args.only in case.name and (args.case is None or case.name == args.case)]
+    if args.case is not None and not selected:
+        print(f"fault matrix: no case named {args.case!r}", file=sys.stderr)
+        return 1
     if args.list:
         for case in selected:
             print(case.name)

@@ -33,8 +33,11 @@ struct TargetRequest {
     std::optional<std::string> server_bin;
     std::optional<std::string> model;
     std::vector<std::string> server_flags;   // argv tokens of the server, each whole
-    std::optional<std::string> models_toml;  // default: $BI_MODELS_TOML, else ./models.toml
-    std::optional<std::string> models_dir;   // default: $MODELS_DIR
+    std::optional<std::string> server_kind;  // a kind's name or kind file; absent: the profile's,
+                                             // else llama-server
+    std::vector<std::string> server_kind_dirs;  // searched for a bare kind name
+    std::optional<std::string> models_toml;     // default: $BI_MODELS_TOML, else ./models.toml
+    std::optional<std::string> models_dir;      // default: $MODELS_DIR
     double ready_timeout_s = 600.0;
     double shutdown_grace_s = 10.0;
     std::optional<std::int64_t> port;  // absent: a free loopback port per launch

@@ -70,9 +70,10 @@ std::string describe_live_plan(const RunPlan& plan) {
     const auto& live = *plan.live;
     const auto mem = server::mem_available_bytes();
     const server::ServerCommand command{live.target.server_bin, live.target.model,
-                                        live.target.flags};
+                                        live.target.flags, live.kind};
     out << "plan (--dry-run: nothing is launched)\n"
         << "  server binary  " << live.target.server_bin << "\n"
+        << "  server kind    " << live.kind.name << " (" << live.kind.source << ")\n"
         << "  model          " << live.target.model << " ("
         << server::format_gib(live.facts.file_bytes) << ", "
         << (live.facts.architecture.empty() ? "not GGUF" : live.facts.architecture) << ")\n"

@@ -17,6 +17,7 @@
 #include "io/files.hpp"
 #include "mock_launcher.hpp"
 #include "server/argv.hpp"
+#include "server_kinds.hpp"
 
 namespace bi::driver {
 
@@ -33,7 +34,7 @@ std::string RunPlan::log_path(std::int64_t ctx) const {
 
 LiveServerConfig RunPlan::launcher_config(std::int64_t ctx) const {
     LiveServerConfig config;
-    config.command = {live->target.server_bin, live->target.model, live->target.flags};
+    config.command = {live->target.server_bin, live->target.model, live->target.flags, live->kind};
     config.limits = live->limits;
     config.port = live->port;
     config.ready_timeout = live->ready_timeout;
@@ -72,7 +73,10 @@ void plan_live(RunPlan& plan, LivePlan live, bool alias_given,
                const std::optional<std::string>& kv_label_given) {
     server::check_binary(live.target.server_bin);
     server::check_model(live.target.model);
-    server::check_user_flags(live.target.flags);
+    live.kind = resolve_server_kind(
+        live.target.server_kind.empty() ? kDefaultServerKind : live.target.server_kind,
+        live.kind_dirs);
+    core::check_user_flags(live.kind, live.target.flags);
     if (live.port) server::check_port(*live.port, live.limits);
     live.facts = server::read_model_facts(live.target.model);
 

@@ -34,6 +34,7 @@ struct LiveTarget {
     std::string alias;  // the model's name when --model-alias is not given
     std::string kv;
     std::vector<std::string> flags;
+    std::string server_kind;  // a kind's name or kind file; empty: llama-server
 };
 
 // The live half of a plan.
@@ -45,6 +46,8 @@ struct LivePlan {
     std::chrono::milliseconds ready_timeout = std::chrono::minutes(10);
     std::chrono::milliseconds grace = std::chrono::seconds(10);
     std::optional<server::GpuMemory> gpu;  // checked by plan_live when the flags offload layers
+    std::vector<std::string> kind_dirs;    // --server-kind-dir, searched for a bare kind name
+    core::ServerKind kind;                 // resolved by plan_live from target.server_kind
 };
 
 struct RunPlan {

@@ -422,11 +422,12 @@ LiveTarget resolve_target(const core::RunRequest& request, bool profile_is_model
         if (!std::filesystem::exists(file))
             usage("--profile needs a models file: " + file + " not found (see --models-toml)");
         const auto profile = io::load_model_profile(file, *request.profile, dir);
-        target = {profile.server_bin, profile.gguf, profile.alias, profile.kv,
-                  profile.server_flags};
+        target = {profile.server_bin, profile.gguf,         profile.alias,
+                  profile.kv,         profile.server_flags, profile.server_kind};
     }
     if (t.server_bin) target.server_bin = *t.server_bin;
     if (t.model) target.model = *t.model;
+    if (t.server_kind) target.server_kind = *t.server_kind;
     for (const auto& flag : t.server_flags) target.flags.push_back(flag);
     if (target.kv.empty()) target.kv = "f16";
     if (target.alias.empty() && !target.model.empty())
@@ -471,6 +472,7 @@ void plan_from_request(const core::RunRequest& request, RunSetup& setup) {
         usage("--profile " + setup.plugin_profile +
               " is a measurement profile (generator and scorer), not a models.toml alias: give "
               "--server-bin and --model too");
+    live.kind_dirs = request.target.server_kind_dirs;
     live.limits = guard_limits(request.target);
     live.port = chosen_port(request.target);
     live.ready_timeout = seconds_value(request.target.ready_timeout_s, "ready-timeout");

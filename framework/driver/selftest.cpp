@@ -15,6 +15,7 @@
 #include "run_plan.hpp"
 #include "server/argv.hpp"
 #include "server/guards.hpp"
+#include "server_kinds.hpp"
 
 namespace bi::driver {
 
@@ -64,7 +65,9 @@ void check_request(const SelftestRequest& r) {
     if (r.parallel < 2) usage("--parallel must be at least 2 (a selftest needs co-batching)");
     if (r.parallel > 64) usage("--parallel must be at most 64 for a selftest");
     server::check_binary(*r.target.server_bin);  // plan_live checks the rest
-    server::check_user_flags(r.target.server_flags);
+    core::check_user_flags(resolve_server_kind(r.target.server_kind.value_or(kDefaultServerKind),
+                                               r.target.server_kind_dirs),
+                           r.target.server_flags);
     if (r.dtype != "f32" && r.dtype != "f16") usage("--dtype must be f32 or f16");
     if (r.passes < 1) usage("--passes must be at least 1");
     if (r.n_predict < 1) usage("--n-predict must be at least 1");
@@ -126,8 +129,13 @@ SelftestResult run_selftest(const SelftestRequest& request, const Invocation& in
                       o.out_dir);
 
     LivePlan live;
-    live.target = {*request.target.server_bin, model, o.model_alias, "f16",
-                   request.target.server_flags};
+    live.target = {*request.target.server_bin,
+                   model,
+                   o.model_alias,
+                   "f16",
+                   request.target.server_flags,
+                   request.target.server_kind.value_or("")};
+    live.kind_dirs = request.target.server_kind_dirs;
     live.ready_timeout = ready_timeout;
     live.limits = limits;
     live.port = port;

@@ -1,69 +1,22 @@
 #include "model_profile.hpp"
 
-#include <toml++/toml.h>
-
 #include <algorithm>
 #include <initializer_list>
 #include <string_view>
 
 #include "core/error.hpp"
 #include "files.hpp"
+#include "toml_read.hpp"
 
 namespace bi::io {
 
 namespace {
 
-[[noreturn]] void bad(const std::string& path, const std::string& message) {
-    throw Error(ErrorCategory::Input, path + ": " + message);
-}
-
-toml::table parse(const std::string& path) {
-    try {
-        const std::string text = read_file(path);
-        return toml::parse(text, path);
-    } catch (const Error& e) {
-        throw Error(ErrorCategory::Input, e.what());  // the user named this file
-    } catch (const toml::parse_error& e) {
-        const auto& where = e.source().begin;
-        bad(path, "invalid TOML at line " + std::to_string(where.line) + ": " +
-                      std::string(e.description()));
-    }
-}
-
-std::string string_at(const toml::table& table, const char* key, const std::string& path,
-                      const std::string& where) {
-    const toml::node* node = table.get(key);
-    if (!node) return "";
-    if (!node->is_string()) bad(path, where + "." + key + " must be a string");
-    return node->value<std::string>().value_or("");
-}
-
-std::vector<std::string> strings_at(const toml::table& table, const char* key,
-                                    const std::string& path, const std::string& where) {
-    std::vector<std::string> out;
-    const toml::node* node = table.get(key);
-    if (!node) return out;
-    const toml::array* array = node->as_array();
-    if (!array) bad(path, where + "." + key + " must be an array of strings");
-    for (const auto& item : *array) {
-        if (!item.is_string()) bad(path, where + "." + key + " must be an array of strings");
-        out.push_back(item.value<std::string>().value_or(""));
-    }
-    return out;
-}
-
-// A key this reader would not use is refused rather than ignored: a silently dropped key (say a
-// misspelt flags list) makes a run differ from what its cert says.
-void check_keys(const toml::table& table, std::initializer_list<std::string_view> known,
-                const std::string& path, const std::string& where) {
-    for (const auto& [key, node] : table) {
-        if (std::find(known.begin(), known.end(), key.str()) != known.end()) continue;
-        std::string list;
-        for (const auto name : known) list += (list.empty() ? "" : ", ") + std::string(name);
-        bad(path, "line " + std::to_string(node.source().begin.line) + ": unknown key '" +
-                      std::string(key.str()) + "' in " + where + " (known: " + list + ")");
-    }
-}
+using toml_read::bad;
+using toml_read::check_keys;
+using toml_read::parse;
+using toml_read::string_at;
+using toml_read::strings_at;
 
 // A model's flags: `flags`, or `server_flags` as the upstream tool spells it; not both.
 std::vector<std::string> model_flags(const toml::table& model, const std::string& path,
@@ -116,7 +69,8 @@ ModelProfile load_model_profile(const std::string& path, const std::string& alia
     toml::table defaults;
     if (const toml::node* node = root.get("defaults")) {
         if (!node->is_table()) bad(path, "[defaults] must be a table");
-        check_keys(*node->as_table(), {"server_bin", "server_flags", "models_dir"}, path,
+        check_keys(*node->as_table(), {"server_bin", "server_flags", "models_dir", "server_kind"},
+                   path,
                    "[defaults]");  // before the copy, which keeps no source lines
         defaults = *node->as_table();
     }
@@ -127,8 +81,10 @@ ModelProfile load_model_profile(const std::string& path, const std::string& alia
     const toml::array* models = models_of(root, path);
     for (std::size_t i = 0; i < models->size(); ++i)
         if (const toml::table* model = (*models)[i].as_table())
-            check_keys(*model, {"alias", "gguf", "server_bin", "kv", "flags", "server_flags"}, path,
-                       "models[" + std::to_string(i) + "]");
+            check_keys(
+                *model,
+                {"alias", "gguf", "server_bin", "kv", "flags", "server_flags", "server_kind"}, path,
+                "models[" + std::to_string(i) + "]");
     for (std::size_t i = 0; i < models->size(); ++i) {
         const toml::table* model = (*models)[i].as_table();
         const std::string where = "models[" + std::to_string(i) + "]";
@@ -146,6 +102,9 @@ ModelProfile load_model_profile(const std::string& path, const std::string& alia
         if (profile.server_bin.empty())
             profile.server_bin = string_at(defaults, "server_bin", path, "defaults");
         profile.server_bin = substitute(profile.server_bin, dir, path);
+        profile.server_kind = string_at(*model, "server_kind", path, where);
+        if (profile.server_kind.empty())
+            profile.server_kind = string_at(defaults, "server_kind", path, "defaults");
         profile.kv = string_at(*model, "kv", path, where);
         if (profile.kv.empty()) profile.kv = "f16";
         profile.server_flags = strings_at(defaults, "server_flags", path, "defaults");

@@ -49,6 +49,8 @@ const Table<TargetRequest>& table() {
         optional("server_bin", &T::server_bin, WhenEmpty::WriteNull),
         optional("model", &T::model, WhenEmpty::WriteNull),
         required("server_flags", &T::server_flags),
+        optional("server_kind", &T::server_kind),  // absent in plans of the default kind
+        unless_default("server_kind_dirs", &T::server_kind_dirs),
         optional("models_toml", &T::models_toml, WhenEmpty::WriteNull),
         optional("models_dir", &T::models_dir, WhenEmpty::WriteNull),
         required("ready_timeout_s", &T::ready_timeout_s),

@@ -1,10 +1,12 @@
-// The llama-server command line for one arm group: the cell decides model, host, port, context,
-// slots, metrics and slots endpoints; the user adds the rest with --server-flag.
+// The server command line for one arm group: the server kind's launch template filled with the
+// cell's model, host, port, context and capacity, then the user's --server-flag tokens.
 #pragma once
 
 #include <cstdint>
 #include <string>
 #include <vector>
+
+#include "core/server_kind.hpp"
 
 namespace bi::server {
 
@@ -12,14 +14,13 @@ struct ServerCommand {
     std::string binary;
     std::string model_path;
     std::vector<std::string> user_flags;  // one argv token each, in order
+    core::ServerKind kind;                // how a server of this kind is launched
 };
 
-// Throws bi::Error(Usage) when a user flag is one bi-run manages itself (-m, --host, --port, -c,
-// --parallel, --metrics, --slots ...), naming it.
-void check_user_flags(const std::vector<std::string>& flags);
-
-// [binary, -m, model, --host, 127.0.0.1, --port, P, -c, ctx_total, --parallel, N, --metrics,
-//  --slots, user flags...]. Arm A uses parallel 1 and ctx; B and C parallel N and ctx * N.
+// The argv for `parallel` slots and `ctx_total` tokens of context in all (ctx per slot x
+// parallel) on 127.0.0.1:port. For llama-server: [binary, -m, model, --host, 127.0.0.1, --port,
+// P, -c, ctx_total, --parallel, N, --metrics, --slots, user flags...]. Arm A uses parallel 1 and
+// ctx; B and C parallel N and ctx * N.
 std::vector<std::string> build_argv(const ServerCommand& command, int parallel,
                                     std::int64_t ctx_total, std::uint16_t port);
 

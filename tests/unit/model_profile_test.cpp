@@ -67,6 +67,19 @@ TEST_CASE("models.toml: the upstream spelling server_flags is a model's flags", 
                       Catch::Contains("models[0] has both flags and server_flags"));
 }
 
+TEST_CASE("models.toml: server_kind is the model's, else [defaults]", "[model_profile]") {
+    testing::ScratchDir dir;
+    const auto path = dir.file("models.toml");
+    io::write_file_atomically(path,
+                              "[defaults]\nserver_kind = \"ik_llama.cpp\"\n[[models]]\n"
+                              "alias = \"a\"\ngguf = \"/a.gguf\"\n[[models]]\nalias = \"b\"\n"
+                              "gguf = \"/b.gguf\"\nserver_kind = \"/kinds/mine.toml\"\n");
+    CHECK(io::load_model_profile(path, "a", "").server_kind == "ik_llama.cpp");
+    CHECK(io::load_model_profile(path, "b", "").server_kind == "/kinds/mine.toml");
+    io::write_file_atomically(path, "[[models]]\nalias = \"a\"\ngguf = \"/a.gguf\"\n");
+    CHECK(io::load_model_profile(path, "a", "").server_kind.empty());
+}
+
 TEST_CASE("models.toml: an unknown key is refused with its table and line", "[model_profile]") {
     testing::ScratchDir dir;
     const auto path = dir.file("models.toml");

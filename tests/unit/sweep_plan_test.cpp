@@ -127,6 +127,8 @@ TEST_CASE("a plan stores its request as typed fields, every member round-trips, 
     r.target.server_flags = {"-t", "3,1"};
     r.target.models_toml = "models.toml";
     r.target.models_dir = "/models";
+    r.target.server_kind = "ik_llama.cpp";
+    r.target.server_kind_dirs = {"/etc/kinds", "/home/me/kinds"};
     r.target.ready_timeout_s = 30;
     r.target.shutdown_grace_s = 2;
     r.target.reserved_ports = {8080};
@@ -142,6 +144,8 @@ TEST_CASE("a plan stores its request as typed fields, every member round-trips, 
     CHECK(back.request.scoring.generator_params == r.scoring.generator_params);
     CHECK(back.request.target.server_flags == r.target.server_flags);
     CHECK(back.request.target.max_footprint_gb == r.target.max_footprint_gb);
+    CHECK(back.request.target.server_kind == r.target.server_kind);
+    CHECK(back.request.target.server_kind_dirs == r.target.server_kind_dirs);
     CHECK_FALSE(back.request.passes.has_value());
 
     auto v1 = text;

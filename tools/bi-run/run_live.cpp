@@ -51,6 +51,13 @@ void add_server_options(cxxopts::Options& options) {
         "One extra server argv token, commas kept (repeatable; --server-flag=-t for dash "
         "values)",
         cxxopts::value<std::vector<std::string>>())(
+        "server-kind",
+        "The server's kind: a name (llama-server, ik_llama.cpp, or a NAME.toml in "
+        "--server-kind-dir "
+        "or $BI_SERVER_KIND_PATH) or a kind file (default: the profile's, else llama-server)",
+        cxxopts::value<std::string>())(
+        "server-kind-dir", "Directory searched first for a --server-kind name (repeatable)",
+        cxxopts::value<std::vector<std::string>>())(
         "profile",
         "A models.toml alias (sets binary, model, flags, KV label), or a measurement "
         "profile: a plugin generator + scorer of that id, e.g. spark (the models file "
@@ -74,6 +81,8 @@ core::TargetRequest target_request(const cxxopts::ParseResult& args) {
     core::TargetRequest t;
     t.server_bin = given(args, "server-bin");
     t.model = given(args, "model");
+    t.server_kind = given(args, "server-kind");
+    t.server_kind_dirs = option_tokens(args, "server-kind-dir");
     t.server_flags = option_tokens(args, "server-flag");
     t.models_toml = given(args, "models-toml");
     t.models_dir = given(args, "models-dir");
@@ -92,7 +101,7 @@ core::RunRequest live_request(const cxxopts::ParseResult& args, bool sweep) {
 // --report-html FILE, checked before anything is launched.
 std::string report_html_option(const cxxopts::ParseResult& args) {
     if (!args.count("report-html")) return "";
-    const auto path = args["report-html"].as<std::string>();
+    auto path = args["report-html"].as<std::string>();
     io::check_output_file(path, "--report-html");
     return path;
 }

@@ -35,6 +35,10 @@ int selftest_main(int raw_argc, char** raw_argv) {
     options.add_options()("server-bin", "The llama-server (or work-alike) binary",
                           cxxopts::value<std::string>())("parallel", "N",
                                                          cxxopts::value<int>()->default_value("4"))(
+        "server-kind", "The server's kind, a name or a kind file (default: llama-server)",
+        cxxopts::value<std::string>())(
+        "server-kind-dir", "Directory searched first for a --server-kind name (repeatable)",
+        cxxopts::value<std::vector<std::string>>())(
         "server-flag", "One extra server argv token, commas kept (repeatable)",
         cxxopts::value<std::vector<std::string>>())("passes", "Concurrent passes",
                                                     cxxopts::value<int>()->default_value("3"))(
@@ -57,6 +61,8 @@ int selftest_main(int raw_argc, char** raw_argv) {
     driver::SelftestRequest request;
     if (args.count("server-bin")) request.target.server_bin = args["server-bin"].as<std::string>();
     request.target.server_flags = option_tokens(args, "server-flag");
+    request.target.server_kind = given(args, "server-kind");
+    request.target.server_kind_dirs = option_tokens(args, "server-kind-dir");
     request.target.ready_timeout_s = args["ready-timeout"].as<double>();
     read_guard_options(args, request.target);
     request.parallel = args["parallel"].as<int>();

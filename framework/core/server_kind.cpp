@@ -1,0 +1,83 @@
+#include "server_kind.hpp"
+
+#include <algorithm>
+
+#include "error.hpp"
+
+namespace bi::core {
+
+namespace {
+
+bool known(std::string_view name) {
+    return std::find(std::begin(kLaunchPlaceholders), std::end(kLaunchPlaceholders), name) !=
+           std::end(kLaunchPlaceholders);
+}
+
+std::string value_of(std::string_view name, const LaunchValues& v) {
+    if (name == "model") return v.model;
+    if (name == "host") return v.host;
+    if (name == "port") return std::to_string(v.port);
+    if (name == "n") return std::to_string(v.n);
+    if (name == "ctx") return std::to_string(v.ctx);
+    return std::to_string(v.ctx * v.n);  // ctx_total; unknown names are refused when read
+}
+
+// "--port=8080" names the flag "--port".
+std::string_view flag_name(std::string_view token) {
+    const auto eq = token.find('=');
+    return eq == std::string_view::npos ? token : token.substr(0, eq);
+}
+
+}  // namespace
+
+std::string unknown_placeholder(std::string_view text) {
+    for (std::size_t open = text.find('{'); open != std::string_view::npos;
+         open = text.find('{', open + 1)) {
+        const auto close = text.find('}', open);
+        if (close == std::string_view::npos) return std::string(text.substr(open));
+        const auto name = text.substr(open + 1, close - open - 1);
+        if (!known(name)) return "{" + std::string(name) + "}";
+    }
+    return "";
+}
+
+std::string fill_placeholders(std::string_view text, const LaunchValues& values) {
+    std::string out;
+    std::size_t at = 0;
+    while (at < text.size()) {
+        const auto open = text.find('{', at);
+        const auto close = open == std::string_view::npos ? open : text.find('}', open);
+        if (close == std::string_view::npos) break;
+        const auto name = text.substr(open + 1, close - open - 1);
+        out.append(text.substr(at, open - at));
+        out +=
+            known(name) ? value_of(name, values) : std::string(text.substr(open, close - open + 1));
+        at = close + 1;
+    }
+    out.append(text.substr(std::min(at, text.size())));
+    return out;
+}
+
+std::vector<std::string> launch_argv(const ServerKind& kind, const std::string& binary,
+                                     const LaunchValues& values,
+                                     const std::vector<std::string>& user_flags) {
+    if (kind.launch.argv.empty())
+        throw Error(ErrorCategory::Internal, "server kind '" + kind.name + "' has no launch argv");
+    std::vector<std::string> argv{binary};
+    for (const auto& token : kind.launch.argv) argv.push_back(fill_placeholders(token, values));
+    argv.insert(argv.end(), user_flags.begin(), user_flags.end());
+    return argv;
+}
+
+void check_user_flags(const ServerKind& kind, const std::vector<std::string>& flags) {
+    const auto& managed = kind.launch.managed_flags;
+    for (const auto& token : flags) {
+        const auto name = flag_name(token);
+        if (std::find(managed.begin(), managed.end(), name) != managed.end())
+            throw Error(ErrorCategory::Usage, "--server-flag " + token + ": bi-run sets " +
+                                                  std::string(name) + " itself for each arm (" +
+                                                  kind.name + ")");
+    }
+}
+
+}  // namespace bi::core

@@ -1,0 +1,89 @@
+#include "server_kinds.hpp"
+
+#include <algorithm>
+#include <cstdlib>
+#include <filesystem>
+#include <set>
+
+#include "core/error.hpp"
+#include "io/server_kind_io.hpp"
+
+namespace bi::driver {
+
+namespace {
+
+constexpr std::string_view kSuffix = ".toml";
+
+bool ends_with(const std::string& text, std::string_view suffix) {
+    return text.size() >= suffix.size() &&
+           text.compare(text.size() - suffix.size(), suffix.size(), suffix) == 0;
+}
+
+// --server-kind-dir values, then $BI_SERVER_KIND_PATH.
+std::vector<std::string> search_dirs(const std::vector<std::string>& dirs) {
+    std::vector<std::string> all = dirs;
+    if (const char* env = std::getenv("BI_SERVER_KIND_PATH")) {
+        const std::string list = env;
+        std::size_t start = 0;
+        while (start <= list.size()) {
+            const auto colon = list.find(':', start);
+            const auto dir = list.substr(start, colon == std::string::npos ? colon : colon - start);
+            if (!dir.empty()) all.push_back(dir);
+            if (colon == std::string::npos) break;
+            start = colon + 1;
+        }
+    }
+    return all;
+}
+
+}  // namespace
+
+const std::vector<core::ServerKind>& builtin_server_kinds() {
+    static const std::vector<core::ServerKind> kinds = [] {
+        std::vector<core::ServerKind> out;
+        for (const auto& [file, text] : builtin_kind_texts())
+            out.push_back(io::parse_server_kind(text, "built-in:" + file));
+        return out;
+    }();
+    return kinds;
+}
+
+core::ServerKind resolve_server_kind(const std::string& name_or_path,
+                                     const std::vector<std::string>& dirs) {
+    if (name_or_path.find('/') != std::string::npos || ends_with(name_or_path, kSuffix))
+        return io::read_server_kind(name_or_path);
+    for (const auto& dir : search_dirs(dirs)) {
+        const auto file = std::filesystem::path(dir) / (name_or_path + std::string(kSuffix));
+        std::error_code ec;
+        if (std::filesystem::is_regular_file(file, ec)) {
+            auto kind = io::read_server_kind(file.string());
+            if (kind.name != name_or_path)
+                throw Error(ErrorCategory::Input, file.string() + ": names kind '" + kind.name +
+                                                      "', not '" + name_or_path + "'");
+            return kind;
+        }
+    }
+    for (const auto& kind : builtin_server_kinds())
+        if (kind.name == name_or_path) return kind;
+    std::string known;
+    for (const auto& name : known_server_kinds(dirs)) known += (known.empty() ? "" : ", ") + name;
+    throw Error(ErrorCategory::Usage, "--server-kind " + name_or_path +
+                                          ": no such server kind (known: " + known +
+                                          "; or give a kind file's path)");
+}
+
+std::vector<std::string> known_server_kinds(const std::vector<std::string>& dirs) {
+    std::set<std::string> names;
+    for (const auto& kind : builtin_server_kinds()) names.insert(kind.name);
+    for (const auto& dir : search_dirs(dirs)) {
+        std::error_code ec;
+        for (const auto& entry : std::filesystem::directory_iterator(dir, ec)) {
+            const auto file = entry.path().filename().string();
+            if (ends_with(file, kSuffix))
+                names.insert(file.substr(0, file.size() - kSuffix.size()));
+        }
+    }
+    return {names.begin(), names.end()};
+}
+
+}  // namespace bi::driver

@@ -1,0 +1,34 @@
+// Which server kind a run launches: a kind file named by path, a kind file NAME.toml in the
+// user's kind directories, or one of the kinds bi-run ships (kinds/*.toml, compiled in). A user
+// adds a kind by writing its file; nothing is rebuilt.
+#pragma once
+
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "core/server_kind.hpp"
+
+namespace bi::driver {
+
+// The kind a run launches when none is named.
+inline constexpr const char* kDefaultServerKind = "llama-server";
+
+// The shipped kind files as {file name, text}, in name order (generated at build time).
+const std::vector<std::pair<std::string, std::string>>& builtin_kind_texts();
+
+// Every shipped kind, read (source "built-in:<file>").
+const std::vector<core::ServerKind>& builtin_server_kinds();
+
+// `name_or_path`: a value holding '/' or ending in ".toml" is a kind file; a bare name is
+// NAME.toml in `dirs` (--server-kind-dir, in order), then in $BI_SERVER_KIND_PATH
+// (':'-separated), then a shipped kind of that name. A user's file of a shipped kind's name
+// shadows it. bi::Error(Usage) listing every kind it can find when none matches; a kind file
+// that cannot be read is bi::Error(Input) naming the file and key.
+core::ServerKind resolve_server_kind(const std::string& name_or_path,
+                                     const std::vector<std::string>& dirs);
+
+// The names resolve_server_kind() would find for a bare name, each once, sorted.
+std::vector<std::string> known_server_kinds(const std::vector<std::string>& dirs);
+
+}  // namespace bi::driver

@@ -33,21 +33,6 @@ std::string without_prefix(const std::string& message) {
                                                             : message;
 }
 
-std::vector<std::string> split_path_list(const char* text) {
-    std::vector<std::string> dirs;
-    if (!text) return dirs;
-    std::string list = text;
-    std::size_t start = 0;
-    while (start <= list.size()) {
-        const auto colon = list.find(':', start);
-        const auto dir = list.substr(start, colon == std::string::npos ? colon : colon - start);
-        if (!dir.empty()) dirs.push_back(dir);
-        if (colon == std::string::npos) break;
-        start = colon + 1;
-    }
-    return dirs;
-}
-
 std::set<std::string> bundled_paths(const plugin_host::PluginSet& plugins) {
     std::set<std::string> paths;
     for (const auto& plugin : plugins.list())
@@ -91,6 +76,21 @@ std::string env_or(const char* name, const std::string& fallback) {
 }
 
 }  // namespace
+
+std::vector<std::string> split_path_list(const char* text) {
+    std::vector<std::string> dirs;
+    if (!text) return dirs;
+    std::string list = text;
+    std::size_t start = 0;
+    while (start <= list.size()) {
+        const auto colon = list.find(':', start);
+        const auto dir = list.substr(start, colon == std::string::npos ? colon : colon - start);
+        if (!dir.empty()) dirs.push_back(dir);
+        if (colon == std::string::npos) break;
+        start = colon + 1;
+    }
+    return dirs;
+}
 
 std::vector<std::int64_t> whole_number_list(const std::string& text, const std::string& flag,
                                             std::int64_t minimum, bool allow_lists) {

@@ -100,6 +100,10 @@ std::vector<std::string> load_plugins(plugin_host::PluginSet& plugins,
 std::vector<std::pair<std::string, std::string>> parse_generator_params(
     const std::vector<std::string>& values);
 
+// The directories of a ':'-separated search path ($BI_PLUGIN_PATH, $BI_SERVER_KIND_PATH), empty
+// entries dropped; none for null.
+std::vector<std::string> split_path_list(const char* text);
+
 // "4096" or, when `allow_lists` (sweep), "4096,8192": whole numbers >= `minimum`, none twice.
 // bi::Error(Usage) naming --`flag`.
 std::vector<std::int64_t> whole_number_list(const std::string& text, const std::string& flag,

@@ -7,6 +7,7 @@
 
 #include "core/error.hpp"
 #include "io/server_kind_io.hpp"
+#include "run_setup.hpp"
 
 namespace bi::driver {
 
@@ -22,17 +23,7 @@ bool ends_with(const std::string& text, std::string_view suffix) {
 // --server-kind-dir values, then $BI_SERVER_KIND_PATH.
 std::vector<std::string> search_dirs(const std::vector<std::string>& dirs) {
     std::vector<std::string> all = dirs;
-    if (const char* env = std::getenv("BI_SERVER_KIND_PATH")) {
-        const std::string list = env;
-        std::size_t start = 0;
-        while (start <= list.size()) {
-            const auto colon = list.find(':', start);
-            const auto dir = list.substr(start, colon == std::string::npos ? colon : colon - start);
-            if (!dir.empty()) all.push_back(dir);
-            if (colon == std::string::npos) break;
-            start = colon + 1;
-        }
-    }
+    for (auto& dir : split_path_list(std::getenv("BI_SERVER_KIND_PATH"))) all.push_back(dir);
     return all;
 }
 

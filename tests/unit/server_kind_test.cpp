@@ -3,6 +3,8 @@
 // user directory, the shipped kinds).
 #include <catch2/catch.hpp>
 
+#include <algorithm>
+#include <cstdlib>
 #include <string>
 
 #include "core/error.hpp"
@@ -123,4 +125,16 @@ TEST_CASE("server kind: the shipped kinds read, and a name resolves user files f
                                  Catch::Contains("llama-server") && Catch::Contains("my-server"));
     }
     CHECK_THROWS_AS(driver::resolve_server_kind(dir.file("missing.toml"), {}), Error);
+}
+
+TEST_CASE("server kind: $BI_SERVER_KIND_PATH is searched after --server-kind-dir",
+          "[server-kind]") {
+    testing::ScratchDir dir;
+    dir.write("my-server.toml", kValid);
+    ::setenv("BI_SERVER_KIND_PATH", ("/no/such/dir::" + dir.path()).c_str(), 1);
+    CHECK(driver::resolve_server_kind("my-server", {}).source == dir.file("my-server.toml"));
+    const auto names = driver::known_server_kinds({});
+    CHECK(std::find(names.begin(), names.end(), "my-server") != names.end());
+    ::unsetenv("BI_SERVER_KIND_PATH");
+    CHECK_THROWS_AS(driver::resolve_server_kind("my-server", {}), Error);
 }

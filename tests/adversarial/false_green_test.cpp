@@ -186,3 +186,36 @@ TEST_CASE("root cause 5: answers that depend only on the slot are slot_allocatio
     REQUIRE(run.cert.is_object());
     CHECK(str(run.cert, "divergence_class") == "slot_allocation+co_batching");
 }
+
+// A server kind written by the user, in a file bi-run has never seen, launches the work-alike and
+// earns its verdict like a shipped kind. The fake takes llama-server's flags; this kind spells
+// them its own way.
+const char* const kUserKind = R"(schema = "bi-server-kind/1"
+name = "my-llama"
+description = "a work-alike launched through a user's kind file"
+[launch]
+argv = ["--model", "{model}", "--host", "{host}", "--port", "{port}", "--ctx-size", "{ctx_total}",
+        "-np", "{n}", "--metrics", "--slots"]
+managed_flags = ["--model", "--host", "--port", "--ctx-size", "-np", "--metrics", "--slots"]
+)";
+
+TEST_CASE("a user's kind file: the honest work-alike is a promotable GREEN", "[adversarial]") {
+    testing::ScratchDir kinds;
+    kinds.write("my-llama.toml", kUserKind);
+    const auto run = run_fake({}, {"--server-kind", "my-llama", "--server-kind-dir", kinds.path()});
+    INFO(run.result.out << run.result.err);
+    REQUIRE(run.cert.is_object());
+    CHECK(run.result.exit_code == 0);
+    CHECK(str(run.cert, "status") == "green");
+}
+
+TEST_CASE("a user's kind file: a work-alike that diverges when co-batched is RED",
+          "[adversarial]") {
+    testing::ScratchDir kinds;
+    const auto file = kinds.write("my-llama.toml", kUserKind);
+    const auto run = run_fake({"--fake-diverge-at=2"}, {"--server-kind", file});
+    INFO(run.result.out << run.result.err);
+    REQUIRE(run.cert.is_object());
+    CHECK(run.result.exit_code == 3);
+    CHECK(str(run.cert, "status") == "failed");
+}

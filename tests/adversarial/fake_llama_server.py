@@ -6,7 +6,9 @@ It takes llama-server's command line (-m, --host, --port, -c, --parallel/-np, --
 advances every computing request by one token per tick, so co-batching is real: /slots,
 /metrics (requests_processing, n_decode_total, n_busy_slots_per_decode) report what the ticker
 did, unless a knob says to lie. Text is a deterministic function of the prompt; knobs change
-parts of the generation when a request shared a batch with enough others.
+parts of the generation when a request shared a batch with enough others. --fake-ik-surface
+serves ik_llama.cpp's evidence instead: /slots entries with an integer state and no
+is_processing, /metrics without the decode counters.
 """
 import hashlib
 import json
@@ -116,11 +118,15 @@ class Scheduler:
     def slots_view(self):
         with self.lock:
             lie = self.config.has("lie-slots")
+            ik = self.config.has("ik-surface")
             out = []
             for i, r in enumerate(self.slots):
                 busy = r is not None and (r.computing or (lie and not r.done.is_set()))
-                out.append({"id": i, "n_ctx": self.config.ctx // max(1, self.config.total_slots),
-                            "is_processing": bool(busy), "id_task": -1 if r is None else i})
+                slot = {"id": i, "n_ctx": self.config.ctx // max(1, self.config.total_slots),
+                        "id_task": -1 if r is None else i}
+                # ik_llama.cpp: an integer state (0 idle, 1 processing), no is_processing.
+                slot.update({"state": int(busy)} if ik else {"is_processing": bool(busy)})
+                out.append(slot)
             return out
 
     def metrics_view(self):
@@ -129,11 +135,13 @@ class Scheduler:
             processing = sum(1 for r in self.slots if r is not None and not r.done.is_set()
                              and (r.computing or lie))
             mean = self.busy_slot_decodes / self.n_decode if self.n_decode else 0.0
-            return ("# HELP llamacpp:requests_processing Number of requests processing.\n"
+            text = ("# HELP llamacpp:requests_processing Number of requests processing.\n"
                     "# TYPE llamacpp:requests_processing gauge\n"
                     f"llamacpp:requests_processing {processing}\n"
-                    f"llamacpp:requests_deferred 0\n"
-                    f"llamacpp:n_decode_total {self.n_decode}\n"
+                    f"llamacpp:requests_deferred 0\n")
+            if self.config.has("ik-surface"):  # ik_llama.cpp has no decode counters
+                return text
+            return (text + f"llamacpp:n_decode_total {self.n_decode}\n"
                     f"llamacpp:n_busy_slots_per_decode {mean:.6f}\n")
 
 

@@ -219,3 +219,18 @@ TEST_CASE("a user's kind file: a work-alike that diverges when co-batched is RED
     CHECK(run.result.exit_code == 3);
     CHECK(str(run.cert, "status") == "failed");
 }
+
+TEST_CASE("ik_llama.cpp's evidence, read as llama-server's, cannot make a GREEN", "[adversarial]") {
+    // Its /slots says state, not is_processing, and its /metrics has no decode counters: the
+    // overlap at N is not proven, so an honest server is UNVERIFIED and a divergent one RED.
+    auto run = run_fake({"--fake-ik-surface"}, {"--server-kind", "ik_llama.cpp"});
+    INFO(run.result.out << run.result.err);
+    REQUIRE(run.cert.is_object());
+    CHECK(run.result.exit_code == 3);
+    CHECK(str(run.cert, "status") == "green_unverified");
+    run = run_fake({"--fake-ik-surface", "--fake-diverge-at=2"}, {"--server-kind", "ik_llama.cpp"});
+    INFO(run.result.out << run.result.err);
+    REQUIRE(run.cert.is_object());
+    CHECK(run.result.exit_code == 3);
+    CHECK(str(run.cert, "status") == "failed");
+}

@@ -1,4 +1,5 @@
-// --server-flag values are server argv tokens: each one stays whole, commas included.
+// --server-flag values are server argv tokens: each one stays whole, commas included; the
+// server kind decides the rest of the command line.
 #include <catch2/catch.hpp>
 
 #include <filesystem>
@@ -10,13 +11,40 @@
 using namespace bi;
 using testing::run_command;
 
+namespace {
+
+// run-live --dry-run of one N=2 cell with a stand-in model file in `dir`, before the options a
+// test adds.
+std::vector<std::string> dry_run_argv(const testing::ScratchDir& dir) {
+    io::write_file_atomically(dir.file("model.gguf"), "not really a model");
+    return {BI_RUN_PATH,
+            "run-live",
+            "--dry-run",
+            "--server-bin",
+            BI_MOCK_SERVER_PATH,
+            "--model",
+            dir.file("model.gguf"),
+            "--out-dir",
+            dir.file("out"),
+            "--parallel",
+            "2"};
+}
+
+testing::CommandResult dry_run(const testing::ScratchDir& dir,
+                               const std::vector<std::string>& extra) {
+    auto argv = dry_run_argv(dir);
+    argv.insert(argv.end(), extra.begin(), extra.end());
+    return run_command(argv);
+}
+
+}  // namespace
+
 TEST_CASE("run-live --dry-run keeps a comma inside one --server-flag token", "[cli][run-live]") {
     testing::ScratchDir dir;
-    io::write_file_atomically(dir.file("model.gguf"), "not really a model");
-    auto r = run_command({BI_RUN_PATH, "run-live", "--dry-run", "--server-bin", BI_MOCK_SERVER_PATH,
-                          "--model", dir.file("model.gguf"), "--out-dir", dir.file("out"),
-                          "--parallel", "2", "--ctx", "512", "--server-flag=--tensor-split",
-                          "--server-flag=3,1", "--reserved-port", "9,10"});
+    auto argv = dry_run_argv(dir);
+    argv.insert(argv.end(), {"--ctx", "512", "--server-flag=--tensor-split", "--server-flag=3,1",
+                             "--reserved-port", "9,10"});
+    auto r = run_command(argv);
     INFO(r.err);
     CHECK(r.exit_code == 0);
     CHECK_THAT(r.out, Catch::Contains("--slots --tensor-split 3,1\n"));
@@ -27,25 +55,11 @@ TEST_CASE("run-live --dry-run keeps a comma inside one --server-flag token", "[c
 
 TEST_CASE("run-live --dry-run plans the passes of --target-rate", "[cli][run-live]") {
     testing::ScratchDir dir;
-    io::write_file_atomically(dir.file("model.gguf"), "not really a model");
     io::write_file_atomically(dir.file("ws.json"),
                               R"([{"family":"f","fill":0.1,"prompt":"p1","expected_answer":"x"},)"
                               R"({"family":"f","fill":0.1,"prompt":"p2","expected_answer":"y"}])");
-    const std::vector<std::string> base{BI_RUN_PATH,
-                                        "run-live",
-                                        "--dry-run",
-                                        "--server-bin",
-                                        BI_MOCK_SERVER_PATH,
-                                        "--model",
-                                        dir.file("model.gguf"),
-                                        "--out-dir",
-                                        dir.file("out"),
-                                        "--parallel",
-                                        "2",
-                                        "--workset",
-                                        dir.file("ws.json"),
-                                        "--n-predict",
-                                        "50"};
+    auto base = dry_run_argv(dir);
+    base.insert(base.end(), {"--workset", dir.file("ws.json"), "--n-predict", "50"});
     auto argv = base;
     argv.insert(argv.end(), {"--target-rate", "0.01", "--max-passes", "200"});
     auto r = run_command(argv);
@@ -63,4 +77,62 @@ TEST_CASE("run-live --dry-run plans the passes of --target-rate", "[cli][run-liv
     r = run_command(base);
     CHECK_THAT(r.out, Catch::Contains("C passes       4 fixed"));
     CHECK_FALSE(std::filesystem::exists(dir.file("out")));
+}
+
+// --server-kind: the kind a run launches decides its argv (shown by --dry-run with the kind and
+// where it came from) and the flags --server-flag may not give; an unknown kind is refused with
+// the list of kinds.
+TEST_CASE("run-live --dry-run names the server kind and launches with its argv",
+          "[cli][server-kind]") {
+    testing::ScratchDir dir;
+    auto r = dry_run(dir, {"--ctx", "512"});
+    INFO(r.err);
+    CHECK(r.exit_code == 0);
+    CHECK_THAT(r.out, Catch::Contains("server kind    llama-server (built-in:llama-server.toml)"));
+    CHECK_THAT(r.out, Catch::Contains("--parallel 2 --metrics --slots\n"));
+
+    r = dry_run(dir, {"--ctx", "512", "--server-kind", "ik_llama.cpp"});
+    INFO(r.err);
+    CHECK(r.exit_code == 0);
+    CHECK_THAT(r.out, Catch::Contains("server kind    ik_llama.cpp (built-in:ik_llama.cpp.toml)"));
+    CHECK_THAT(r.out, Catch::Contains("-c 1024 --parallel 2 --metrics --cache-ram 0\n"));
+    CHECK_THAT(r.out, !Catch::Contains("--slots"));
+}
+
+TEST_CASE("run-live refuses an unknown kind with the list, and a flag the kind manages",
+          "[cli][server-kind]") {
+    testing::ScratchDir dir;
+    auto r = dry_run(dir, {"--ctx", "512", "--server-kind", "vllm-nightly"});
+    CHECK(r.exit_code == 2);
+    CHECK_THAT(r.err, Catch::Contains("--server-kind vllm-nightly: no such server kind") &&
+                          Catch::Contains("ik_llama.cpp, llama-server"));
+    CHECK(r.out.empty());
+
+    r = dry_run(
+        dir, {"--ctx", "512", "--server-kind", "ik_llama.cpp", "--server-flag=--cache-ram=4096"});
+    CHECK(r.exit_code == 2);
+    CHECK_THAT(r.err, Catch::Contains("bi-run sets --cache-ram itself") &&
+                          Catch::Contains("ik_llama.cpp"));
+
+    r = dry_run(dir, {"--ctx", "512", "--server-kind",
+                      dir.write("bad.toml", "schema = \"bi-server-kind/2\"\n")});
+    CHECK(r.exit_code == 2);
+    CHECK_THAT(r.err, Catch::Contains("bad.toml: schema 'bi-server-kind/2'"));
+}
+
+TEST_CASE("a user's kind file is found by name in --server-kind-dir, without a rebuild",
+          "[cli][server-kind]") {
+    testing::ScratchDir dir;
+    dir.write("my-llama.toml", R"(schema = "bi-server-kind/1"
+name = "my-llama"
+[launch]
+argv = ["--model", "{model}", "--port", "{port}", "--host", "{host}", "-np", "{n}",
+        "--ctx-size", "{ctx_total}", "--metrics"]
+)");
+    auto r = dry_run(
+        dir, {"--ctx", "512", "--server-kind", "my-llama", "--server-kind-dir", dir.path()});
+    INFO(r.err);
+    CHECK(r.exit_code == 0);
+    CHECK_THAT(r.out, Catch::Contains("server kind    my-llama (" + dir.file("my-llama.toml")));
+    CHECK_THAT(r.out, Catch::Contains("-np 2 --ctx-size 1024 --metrics\n"));
 }

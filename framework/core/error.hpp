@@ -3,6 +3,7 @@
 
 #include <stdexcept>
 #include <string>
+#include <string_view>
 
 namespace bi {
 
@@ -17,5 +18,13 @@ public:
 private:
     ErrorCategory category_;
 };
+
+// Some messages start "bi: " (the plugin host's, say); a line that has a prefix of its own
+// ("bi-run sweep: ...", "PATH: ...") shows the message without it.
+inline std::string without_bi_prefix(std::string_view message) {
+    constexpr std::string_view kPrefix = "bi: ";
+    if (message.substr(0, kPrefix.size()) == kPrefix) message.remove_prefix(kPrefix.size());
+    return std::string(message);
+}
 
 }  // namespace bi

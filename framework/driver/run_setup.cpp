@@ -27,12 +27,6 @@ namespace {
     throw Error(ErrorCategory::Usage, message);
 }
 
-std::string without_prefix(const std::string& message) {
-    constexpr std::string_view kPrefix = "bi: ";
-    return message.compare(0, kPrefix.size(), kPrefix) == 0 ? message.substr(kPrefix.size())
-                                                            : message;
-}
-
 std::set<std::string> bundled_paths(const plugin_host::PluginSet& plugins) {
     std::set<std::string> paths;
     for (const auto& plugin : plugins.list())
@@ -188,7 +182,7 @@ std::vector<std::string> load_plugins(plugin_host::PluginSet& plugins,
     } catch (const plugin_host::PluginFault&) {
         throw;
     } catch (const Error& e) {
-        throw Error(ErrorCategory::Usage, without_prefix(e.what()));
+        throw Error(ErrorCategory::Usage, without_bi_prefix(e.what()));
     }
     return resolved;
 }
@@ -387,9 +381,7 @@ RunSetup prepare_run(const core::RunRequest& request, const Invocation& invocati
         } catch (const plugin_host::PluginFault&) {
             throw;  // the plugin failed, not its parameters: the message says so already
         } catch (const Error& e) {
-            std::string_view message = e.what();
-            if (message.substr(0, 4) == "bi: ") message.remove_prefix(4);
-            throw Error(e.category(), "--generator " + id + ": " + std::string(message));
+            throw Error(e.category(), "--generator " + id + ": " + without_bi_prefix(e.what()));
         }
         // The plugin set lives in the RunSetup, on the heap, for as long as the run.
         const plugin_host::PluginSet* plugins = setup.plugins.get();

@@ -36,10 +36,6 @@ std::string joined(const std::vector<int>& values) {
     return out;
 }
 
-std::string without_prefix(const std::string& message) {
-    return message.rfind("bi: ", 0) == 0 ? message.substr(4) : message;
-}
-
 }  // namespace
 
 SweepCells sweep_cells(const core::RunRequest& request, const Invocation& invocation,
@@ -176,7 +172,7 @@ ShardResult run_shard(const core::SweepPlan& plan, const core::ShardChoice& choi
         } catch (const Error& e) {
             ++result.failed_groups;
             notes << "bi-run sweep: group " << index << " (" << group.model << " ctx " << group.ctx
-                  << ") failed: " << without_prefix(e.what()) << std::endl;
+                  << ") failed: " << without_bi_prefix(e.what()) << std::endl;
         }
     }
     notes << "bi-run sweep: shard " << choice.shard.index << "/" << choice.shard.count

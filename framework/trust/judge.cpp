@@ -7,11 +7,6 @@ namespace bi::trust {
 
 namespace {
 
-std::string without_prefix(std::string_view message) {
-    if (message.substr(0, 4) == "bi: ") message.remove_prefix(4);
-    return std::string(message);
-}
-
 std::string signer_of(const core::Json& document) {
     const core::Json* signature = document.find("signature");
     return signature && signature->is_object() ? signature->string_or("key_id", "?") : "";
@@ -152,7 +147,7 @@ Judgement judge(const std::string& path, const JudgeOptions& options) {
         j.loaded = io::read_cert(path);
     } catch (const Error& e) {
         j.kind = FileKind::Unreadable;
-        j.problem = without_prefix(e.what());
+        j.problem = without_bi_prefix(e.what());
         if (j.problem.rfind(path, 0) != 0) j.problem = path + ": " + j.problem;
         return j;
     }
@@ -165,7 +160,7 @@ Judgement judge(const std::string& path, const JudgeOptions& options) {
             judge_cert(j, options);
     } catch (const Error& e) {
         j.kind = FileKind::NotACert;
-        j.problem = path + ": " + without_prefix(e.what());
+        j.problem = path + ": " + without_bi_prefix(e.what());
     }
     return j;
 }

@@ -15,12 +15,6 @@
 
 namespace bi::cli {
 
-std::string without_bi_prefix(const std::string& message) {
-    constexpr std::string_view kPrefix = "bi: ";
-    return message.compare(0, kPrefix.size(), kPrefix) == 0 ? message.substr(kPrefix.size())
-                                                            : message;
-}
-
 namespace {
 
 [[noreturn]] void usage(const std::string& message) {

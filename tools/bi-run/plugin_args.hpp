@@ -8,6 +8,7 @@
 #include <utility>
 #include <vector>
 
+#include "core/error.hpp"
 #include "core/run_request.hpp"
 #include "driver/run_setup.hpp"
 #include "plugin_host/plugin_set.hpp"
@@ -52,7 +53,6 @@ std::string ascii_quotes(std::string text);
 
 using driver::parse_generator_params;
 
-// A framework message without its "bi: " prefix, for a CLI line that has its own.
-std::string without_bi_prefix(const std::string& message);
+using bi::without_bi_prefix;  // core/error.hpp
 
 }  // namespace bi::cli

@@ -73,9 +73,10 @@ void plan_live(RunPlan& plan, LivePlan live, bool alias_given,
                const std::optional<std::string>& kv_label_given) {
     server::check_binary(live.target.server_bin);
     server::check_model(live.target.model);
-    live.kind = resolve_server_kind(
-        live.target.server_kind.empty() ? kDefaultServerKind : live.target.server_kind,
-        live.kind_dirs);
+    if (live.kind.launch.argv.empty())  // not resolved by the caller already
+        live.kind = resolve_server_kind(
+            live.target.server_kind.empty() ? kDefaultServerKind : live.target.server_kind,
+            live.kind_dirs);
     core::check_user_flags(live.kind, live.target.flags);
     if (live.port) server::check_port(*live.port, live.limits);
     live.facts = server::read_model_facts(live.target.model);

@@ -47,7 +47,7 @@ struct LivePlan {
     std::chrono::milliseconds grace = std::chrono::seconds(10);
     std::optional<server::GpuMemory> gpu;  // checked by plan_live when the flags offload layers
     std::vector<std::string> kind_dirs;    // --server-kind-dir, searched for a bare kind name
-    core::ServerKind kind;                 // resolved by plan_live from target.server_kind
+    core::ServerKind kind;  // resolved by plan_live from target.server_kind unless given
 };
 
 struct RunPlan {

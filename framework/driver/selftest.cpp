@@ -59,27 +59,28 @@ private:
     bool produced_cert_ = false;
 };
 
-// Everything that can be refused is refused before the model is written.
-void check_request(const SelftestRequest& r) {
+// Everything that can be refused is refused before the model is written; returns the kind.
+core::ServerKind checked_kind(const SelftestRequest& r) {
     if (!r.target.server_bin) usage("--server-bin is required");
     if (r.parallel < 2) usage("--parallel must be at least 2 (a selftest needs co-batching)");
     if (r.parallel > 64) usage("--parallel must be at most 64 for a selftest");
     server::check_binary(*r.target.server_bin);  // plan_live checks the rest
-    core::check_user_flags(resolve_server_kind(r.target.server_kind.value_or(kDefaultServerKind),
-                                               r.target.server_kind_dirs),
-                           r.target.server_flags);
+    auto kind = resolve_server_kind(r.target.server_kind.value_or(kDefaultServerKind),
+                                    r.target.server_kind_dirs);
+    core::check_user_flags(kind, r.target.server_flags);
     if (r.dtype != "f32" && r.dtype != "f16") usage("--dtype must be f32 or f16");
     if (r.passes < 1) usage("--passes must be at least 1");
     if (r.n_predict < 1) usage("--n-predict must be at least 1");
     if (r.ctx < 256) usage("--ctx must be at least 256");
     if (r.ctx > 1 << 20) usage("--ctx must be at most 1048576 for a selftest");
+    return kind;
 }
 
 }  // namespace
 
 SelftestResult run_selftest(const SelftestRequest& request, const Invocation& invocation,
                             std::ostream& notes) {
-    check_request(request);
+    core::ServerKind kind = checked_kind(request);
     const auto limits = guard_limits(request.target);
     const auto port = chosen_port(request.target);
     if (port) server::check_port(*port, limits);
@@ -135,7 +136,7 @@ SelftestResult run_selftest(const SelftestRequest& request, const Invocation& in
                    "f16",
                    request.target.server_flags,
                    request.target.server_kind.value_or("")};
-    live.kind_dirs = request.target.server_kind_dirs;
+    live.kind = std::move(kind);
     live.ready_timeout = ready_timeout;
     live.limits = limits;
     live.port = port;

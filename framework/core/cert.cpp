@@ -98,6 +98,11 @@ std::string cert_file_name(std::string_view model, std::int64_t ctx, std::int64_
     return safe + "__ctx" + std::to_string(ctx) + "__N" + std::to_string(dispatch_n) + ".json";
 }
 
+const KindEvidence& evidence_of_kind(const std::optional<ServerRecord>& server) {
+    if (server && server->kind) return server->kind->evidence;
+    return llama_server_evidence();
+}
+
 Cert build_cert(const CertContext& context, const Verdict& v) {
     Cert cert;
     static_cast<CertContext&>(cert) = context;

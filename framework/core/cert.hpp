@@ -12,6 +12,7 @@
 
 #include "json.hpp"
 #include "previous_status.hpp"
+#include "server_kind.hpp"
 #include "verdict.hpp"
 
 namespace bi::core {
@@ -79,6 +80,7 @@ struct ServerLaunch {
     std::string binary;
     std::optional<std::string> binary_sha256;
     std::optional<std::vector<std::string>> argv;
+    std::optional<std::vector<std::string>> env;  // the kind's environment ("NAME=value")
     std::optional<std::int64_t> pid;
     std::optional<std::int64_t> port;
     std::optional<std::string> log;
@@ -90,13 +92,26 @@ struct ServerLaunch {
     std::optional<std::string> version_text;     // the binary's own `--version` output
 };
 
-struct ServerRecord {
-    ServerLaunch a;   // the one-slot server of arms A and A'
-    ServerLaunch n;   // the N-slot server of arms B and C
-    Json props;       // the A server's /props, trimmed (the server's own answer)
-    Json props_n;     // the N server's
-    Json build_info;  // props.build_info, or null
+// The server kind a live run used: which file declared it, and the signals the verdict read.
+struct ServerKindRecord {
+    std::string name;
+    std::string source;  // the kind file, or "built-in"
+    std::string sha256;  // of that file's bytes
+    KindEvidence evidence;
+    bool slot_pinning = false;  // arm B pinned each request to a slot (the kind has slots)
 };
+
+struct ServerRecord {
+    ServerLaunch a;                        // the one-slot server of arms A and A'
+    ServerLaunch n;                        // the N-slot server of arms B and C
+    Json props;                            // the A server's identity answer (/props), trimmed
+    Json props_n;                          // the N server's
+    Json build_info;                       // props.build_info, or null
+    std::optional<ServerKindRecord> kind;  // absent in certs from before server kinds
+};
+
+// The signals a cert's verdict was judged by: its kind's, or llama-server's when it has none.
+const KindEvidence& evidence_of_kind(const std::optional<ServerRecord>& server);
 
 struct ModelFileRecord {
     std::string path;

@@ -171,7 +171,8 @@ Verdict evidence_of(const Cert& c) {
                          g.overlap.total_slots,
                          g.arm_b.server,
                          g.overlap.per_pass_client_depth,
-                         {}};
+                         {},
+                         evidence_of_kind(c.server)};
     for (std::size_t t = 0; t < g.overlap.per_pass_client_depth.size(); ++t)
         inputs.pass_servers.push_back(t < g.overlap.per_pass.size() ? &g.overlap.per_pass[t].server
                                                                     : nullptr);

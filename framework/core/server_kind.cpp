@@ -69,6 +69,55 @@ std::vector<std::string> launch_argv(const ServerKind& kind, const std::string& 
     return argv;
 }
 
+std::vector<std::string> launch_env(const ServerKind& kind, const LaunchValues& values) {
+    std::vector<std::string> env;
+    env.reserve(kind.launch.env.size());
+    for (const auto& [name, value] : kind.launch.env)
+        env.push_back(name + "=" + fill_placeholders(value, values));
+    return env;
+}
+
+bool KindEvidence::operator==(const KindEvidence& o) const {
+    return slots_path == o.slots_path && slot_busy == o.slot_busy && slots_hint == o.slots_hint &&
+           metrics_path == o.metrics_path && metrics_format == o.metrics_format &&
+           running_gauge == o.running_gauge && gauge_hint == o.gauge_hint &&
+           step_mean == o.step_mean && step_sum == o.step_sum && step_count == o.step_count &&
+           capacity_field == o.capacity_field && props_path == o.props_path;
+}
+
+const KindRequest& llama_server_request() {
+    static const KindRequest request = [] {
+        KindRequest r;
+        r.completion_path = "/completion";
+        // llama-server reads n_predict before max_tokens; both are sent so that the limit holds
+        // whichever a build reads.
+        r.limit_fields = {"max_tokens", "n_predict"};
+        r.fields = Json::Object{{"cache_prompt", false}, {"top_k", 1}};
+        r.slot_field = "id_slot";
+        r.tokenize_path = "/tokenize";
+        return r;
+    }();
+    return request;
+}
+
+const KindEvidence& llama_server_evidence() {
+    static const KindEvidence evidence = [] {
+        KindEvidence e;
+        e.slots_path = "/slots";
+        e.slot_busy = "is_processing";
+        e.slots_hint = "is the server started with --slots?";
+        e.metrics_path = "/metrics";
+        e.running_gauge = "llamacpp:requests_processing";
+        e.gauge_hint = "is it started with --metrics?";
+        e.step_mean = "llamacpp:n_busy_slots_per_decode";
+        e.step_count = "llamacpp:n_decode_total";
+        e.capacity_field = "total_slots";
+        e.props_path = "/props";
+        return e;
+    }();
+    return evidence;
+}
+
 void check_user_flags(const ServerKind& kind, const std::vector<std::string>& flags) {
     const auto& managed = kind.launch.managed_flags;
     for (const auto& token : flags) {

@@ -1,13 +1,18 @@
 // A server kind: a declared, versioned description of one family of servers (llama-server,
-// ik_llama.cpp, ...), read from one TOML file per kind (docs/servers.md). This part says how
-// bi-run launches a server of the kind: the argv template of the serial (capacity 1) and the
-// N-capacity server, and the flags bi-run manages, which --server-flag may not give.
+// ik_llama.cpp, vLLM, ...), read from one TOML file per kind (docs/servers.md): how bi-run
+// launches it (argv and environment templates for the serial and the N-capacity server, the
+// flags bi-run manages), when it is ready, how it is asked for a greedy answer, which of its
+// signals show requests computing together and how its identity is read.
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
+
+#include "json.hpp"
 
 namespace bi::core {
 
@@ -20,14 +25,82 @@ inline constexpr std::string_view kLaunchPlaceholders[] = {"model", "host", "por
                                                            "n",     "ctx",  "ctx_total"};
 
 struct KindLaunch {
-    std::vector<std::string> argv;           // after the binary, one template per token
-    std::vector<std::string> managed_flags;  // refused in --server-flag
+    std::vector<std::string> argv;  // after the binary, one template per token
+    std::vector<std::pair<std::string, std::string>> env;  // NAME, value template; name order
+    std::vector<std::string> managed_flags;                // refused in --server-flag
+    std::string ready_path = "/health";                    // ready once a GET of it answers 200
+    // What {model} is: "gguf" (one GGUF file: its facts, hash and memory guards apply),
+    // "directory" (a model or engine directory, hashed as a manifest of its files) or "name"
+    // (a name in the server's own store).
+    std::string model_form = "gguf";
+    bool model_in_launch = true;  // {model} is in argv or env (else the request names it)
+};
+
+// How the kind is asked for one greedy answer. Every body carries the prompt, temperature 0,
+// the item's seed, "stream": false and, with --logprobs K, the OpenAI logprobs fields; the rest
+// is the kind's.
+struct KindRequest {
+    std::string chat_path = "/v1/chat/completions";
+    std::string completion_path;  // the native endpoint returning token ids; "": none
+    std::vector<std::string> limit_fields = {"max_tokens"};  // each is sent the token limit
+    Json fields = Json::object();  // sent in every body as given (top_k, cache_prompt ...)
+    std::string slot_field;        // names a slot for arm B's pins; "": the kind has no slots
+    bool model_field = false;      // true: every body names the model ("model": --model)
+    std::string tokenize_path;     // POST {"content": text} -> {"tokens": [...]}; "": none
+};
+
+// llama-server's dialect, which a request without a kind speaks.
+const KindRequest& llama_server_request();
+
+// Which of the kind's signals show requests computing together (docs/servers.md "What GREEN
+// needs"). The verdict reads the per-slot endpoint into ServerOverlapEvidence's busy slots, the
+// running gauge into its requests processing and the step counters into its busy-per-step mean.
+struct KindEvidence {
+    std::string slots_path;    // a per-slot endpoint: a JSON array of slot objects; "": none
+    std::string slot_busy;     // a slot computes when this field is true or a non-zero number
+    std::string slots_hint;    // said when slots_path gave nothing ("is it started with --slots?")
+    std::string metrics_path;  // "": none
+    std::string metrics_format = "prometheus";  // or "json-iterations": an array of step stats
+    std::string running_gauge;                  // requests computing now (metric or field name)
+    std::string gauge_hint;
+    // Per-step counters: busy requests per step is either a running mean (step_mean) or a
+    // running sum (step_sum, a histogram's _sum) over step_count steps; "": none.
+    std::string step_mean;
+    std::string step_sum;
+    std::string step_count;
+    // How capacity N is confirmed: this field of the identity endpoint's answer, or, when
+    // empty, the argument bi-run launched the server with.
+    std::string capacity_field;
+    std::string props_path;  // the identity endpoint's path, where capacity_field is read
+
+    bool has_slots() const { return !slots_path.empty(); }
+    bool has_gauge() const { return !metrics_path.empty() && !running_gauge.empty(); }
+    bool has_steps() const {
+        return !metrics_path.empty() && !step_count.empty() &&
+               (!step_mean.empty() || !step_sum.empty());
+    }
+    // No signal at all: a clean run cannot be told from a server that computed one at a time.
+    bool has_any() const { return has_slots() || has_gauge(); }
+    bool operator==(const KindEvidence& other) const;
+};
+
+// llama-server's evidence, which a cert without a kind record was judged by.
+const KindEvidence& llama_server_evidence();
+
+// How the server's identity is read: its self-description endpoint (recorded in the cert) and
+// the command that prints its version.
+struct KindIdentity {
+    std::string props_path;                                 // "": none
+    std::vector<std::string> version_argv = {"--version"};  // after the binary; empty: none
 };
 
 struct ServerKind {
     std::string name;  // what --server-kind and models.toml's server_kind say
     std::string description;
     KindLaunch launch;
+    KindRequest request;
+    KindEvidence evidence;
+    KindIdentity identity;
     std::string source;  // the file it was read from, or "built-in"
     std::string sha256;  // of that file's bytes
 };
@@ -53,6 +126,9 @@ std::string fill_placeholders(std::string_view text, const LaunchValues& values)
 std::vector<std::string> launch_argv(const ServerKind& kind, const std::string& binary,
                                      const LaunchValues& values,
                                      const std::vector<std::string>& user_flags);
+
+// The kind's environment filled: "NAME=value" each, in name order.
+std::vector<std::string> launch_env(const ServerKind& kind, const LaunchValues& values);
 
 // bi::Error(Usage) when a user flag is one the kind manages ("--port=8080" counts as --port),
 // naming it and the kind.

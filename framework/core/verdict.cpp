@@ -169,19 +169,32 @@ void mark_contamination(const CellEvidence& e, UnionReport& ac) {
     merge_pass_forensics(ac);
 }
 
-std::string cell_overlap_problem(std::int64_t n, const std::optional<std::int64_t>& total_slots) {
+std::string cell_overlap_problem(std::int64_t n, const std::optional<std::int64_t>& total_slots,
+                                 const KindEvidence& spec) {
     if (n < 2) return "N = " + std::to_string(n) + ": one request at a time cannot co-batch";
-    if (!total_slots) return "the N-slot server did not report total_slots in /props";
+    if (spec.capacity_field.empty()) return "";  // the capacity is the argument bi-run launched
+    if (!total_slots)
+        return "the N-slot server did not report " + spec.capacity_field + " in " + spec.props_path;
     if (*total_slots != n)
-        return "the N-slot server reports total_slots " + std::to_string(*total_slots) +
-               ", asked for N = " + std::to_string(n);
+        return "the N-slot server reports " + spec.capacity_field + " " +
+               std::to_string(*total_slots) + ", asked for N = " + std::to_string(n);
     return "";
 }
 
-// Overlap at N for one pass: client depth and server busy slots both reach N, and every source
-// the server offers agrees (/slots, /metrics requests_processing, busy slots per decode).
+// "llamacpp:requests_processing" is said as "requests_processing".
+std::string short_metric(const std::string& name) {
+    const auto colon = name.rfind(':');
+    return colon == std::string::npos ? name : name.substr(colon + 1);
+}
+
+std::string hinted(const std::string& text, const std::string& hint) {
+    return hint.empty() ? text : text + " (" + hint + ")";
+}
+
+// Overlap at N for one pass: client depth and every signal the kind declares reach N, and they
+// agree (llama-server: /slots, /metrics requests_processing, busy slots per decode).
 PassOverlap pass_overlap(int pass, std::size_t client_depth, const ServerOverlapEvidence* server,
-                         std::int64_t n) {
+                         std::int64_t n, const KindEvidence& spec) {
     PassOverlap o;
     o.pass = pass;
     o.client_depth = client_depth;
@@ -197,27 +210,39 @@ PassOverlap pass_overlap(int pass, std::size_t client_depth, const ServerOverlap
     o.server.busy_samples.clear();
     if (static_cast<std::int64_t>(client_depth) < n)
         o.problems.push_back(at + "client depth " + std::to_string(client_depth) + need);
-    if (!server->slots_available)
-        o.problems.push_back(at + "/slots gave no evidence (is the server started with --slots?)");
-    else if (server->peak_busy_slots < n)
-        o.problems.push_back(at + "server peak busy slots " +
-                             std::to_string(server->peak_busy_slots) + need);
-    if (!server->metrics_available)
-        o.problems.push_back(at +
-                             "/metrics gave no requests_processing (is it started with "
-                             "--metrics?)");
-    else if (server->peak_requests_processing < n)
-        o.problems.push_back(at + "/metrics requests_processing peaked at " +
-                             std::to_string(server->peak_requests_processing) + need +
-                             (server->slots_available && server->peak_busy_slots >= n
-                                  ? ", contradicting /slots"
-                                  : ""));
-    if (server->mean_busy_slots_per_decode &&
-        !(*server->mean_busy_slots_per_decode > static_cast<double>(n) / 2.0))
-        o.problems.push_back(
-            at + "the decode counters say " + format_fixed(*server->mean_busy_slots_per_decode, 2) +
-            " busy slots per decode (need more than " +
-            format_fixed(static_cast<double>(n) / 2.0, 1) + "), contradicting /slots");
+    if (spec.has_slots()) {
+        if (!server->slots_available)
+            o.problems.push_back(at +
+                                 hinted(spec.slots_path + " gave no evidence", spec.slots_hint));
+        else if (server->peak_busy_slots < n)
+            o.problems.push_back(at + "server peak busy slots " +
+                                 std::to_string(server->peak_busy_slots) + need);
+    }
+    const std::string gauge = short_metric(spec.running_gauge);
+    if (spec.has_gauge()) {
+        if (!server->metrics_available)
+            o.problems.push_back(at +
+                                 hinted(spec.metrics_path + " gave no " + gauge, spec.gauge_hint));
+        else if (server->peak_requests_processing < n)
+            o.problems.push_back(
+                at + spec.metrics_path + " " + gauge + " peaked at " +
+                std::to_string(server->peak_requests_processing) + need +
+                (spec.has_slots() && server->slots_available && server->peak_busy_slots >= n
+                     ? ", contradicting " + spec.slots_path
+                     : ""));
+    }
+    const std::string first_signal = spec.has_slots() ? spec.slots_path : gauge;
+    if (spec.has_steps() && server->mean_busy_slots_per_decode &&
+        !(*server->mean_busy_slots_per_decode > static_cast<double>(n) / 2.0)) {
+        const std::string per_step = spec.step_mean.empty()
+                                         ? " per step (" + short_metric(spec.step_sum) + ")"
+                                         : " busy slots per decode";
+        const std::string counters = spec.step_mean.empty() ? "step" : "decode";
+        o.problems.push_back(at + "the " + counters + " counters say " +
+                             format_fixed(*server->mean_busy_slots_per_decode, 2) + per_step +
+                             " (need more than " + format_fixed(static_cast<double>(n) / 2.0, 1) +
+                             "), contradicting " + first_signal);
+    }
     return o;
 }
 
@@ -225,8 +250,10 @@ PassOverlap pass_overlap(int pass, std::size_t client_depth, const ServerOverlap
 
 OverlapFinding evaluate_overlap(const OverlapInputs& in) {
     OverlapFinding f;
-    if (const auto problem = cell_overlap_problem(in.dispatch_n, in.total_slots); !problem.empty())
+    if (const auto problem = cell_overlap_problem(in.dispatch_n, in.total_slots, in.evidence);
+        !problem.empty())
         f.problems.push_back(problem);
+    if (!in.evidence.has_any()) f.problems.push_back(std::string(kNoBatchingEvidence));
     f.arm_b_serial = !in.server_b || (in.server_b->peak_busy_slots <= 1 &&
                                       in.server_b->peak_requests_processing <= 1);
     if (!f.arm_b_serial)
@@ -238,8 +265,8 @@ OverlapFinding evaluate_overlap(const OverlapInputs& in) {
     for (std::size_t t = 0; t < in.client_depths.size(); ++t) {
         const ServerOverlapEvidence* server =
             t < in.pass_servers.size() ? in.pass_servers[t] : nullptr;
-        f.per_pass.push_back(
-            pass_overlap(static_cast<int>(t + 1), in.client_depths[t], server, in.dispatch_n));
+        f.per_pass.push_back(pass_overlap(static_cast<int>(t + 1), in.client_depths[t], server,
+                                          in.dispatch_n, in.evidence));
         for (const auto& problem : f.per_pass.back().problems) f.problems.push_back(problem);
     }
     if (in.client_depths.empty()) f.problems.push_back("no concurrent pass ran");
@@ -352,7 +379,8 @@ Verdict gather(const CellEvidence& all) {
     v.gates.overlap.server = merge_pass_evidence(e.server_c_passes);
     v.gates.arm_b.server = e.server_b;
     if (v.gates.arm_b.server) v.gates.arm_b.server->busy_samples.clear();
-    OverlapInputs overlap{e.dispatch_n, e.reported_total_slots, v.gates.arm_b.server, {}, {}};
+    OverlapInputs overlap{e.dispatch_n, e.reported_total_slots, v.gates.arm_b.server, {}, {},
+                          e.evidence};
     for (std::size_t t = 0; t < e.arm_c.size(); ++t) {
         const ServerOverlapEvidence* server =
             t < e.server_c_passes.size() ? &e.server_c_passes[t] : nullptr;

@@ -11,6 +11,7 @@
 #include "coverage.hpp"
 #include "forensics.hpp"
 #include "sample_size.hpp"
+#include "server_kind.hpp"
 #include "trial.hpp"
 #include "union.hpp"
 #include "verdict_kinds.hpp"
@@ -41,6 +42,7 @@ struct CellEvidence {
     // neighbour's words in a divergent completion. Empty: the check is skipped.
     std::map<std::string, std::string, std::less<>> prompts;
     double logit_drift_eps = 0.0;  // logprob-only deltas below it are not drift (compare_arms)
+    KindEvidence evidence = llama_server_evidence();  // the server kind's co-batching signals
 };
 
 // One C pass's overlap at N, from the client's intervals and the server's own evidence.
@@ -252,7 +254,12 @@ struct OverlapInputs {
     std::optional<ServerOverlapEvidence> server_b;
     std::vector<std::size_t> client_depths;                  // one per C pass
     std::vector<const ServerOverlapEvidence*> pass_servers;  // one per C pass; null: none
+    KindEvidence evidence = llama_server_evidence();         // the signals the kind declares
 };
+
+// The overlap problem of a kind that declares no co-batching signal at all.
+inline constexpr std::string_view kNoBatchingEvidence =
+    "this server exposes no evidence that requests were batched";
 
 struct OverlapFinding {
     bool arm_b_serial = true;  // arm B showed at most one busy slot and request processing

@@ -43,14 +43,6 @@ http::Endpoint endpoint_of(const ServerHandle& server) {
     return {address.host, address.port};
 }
 
-// At most 10 s for the whole answer: /props is small and immediate on a healthy server.
-core::Json fetch_props(const ServerHandle& server, std::size_t max_response_bytes) {
-    http::HttpSession session(endpoint_of(server), std::chrono::seconds(10), max_response_bytes);
-    const auto outcome = session.get("/props");
-    if (!outcome.ok()) return core::Json::object();
-    return http::parse_props(outcome.response.body);
-}
-
 std::string short_number(double value) {
     std::ostringstream out;
     out << value;
@@ -84,6 +76,22 @@ CellRunner::CellRunner(ServerLauncher& launcher, plugin_host::ScorerInstance& sc
         throw Error(ErrorCategory::Usage, "the cell has no model name (--model-alias)");
 }
 
+const core::KindEvidence& CellRunner::evidence_spec() const {
+    return options_.kind ? options_.kind->evidence : core::llama_server_evidence();
+}
+
+// The kind's identity answer (llama-server: /props), at most 10 s for the whole of it: it is
+// small and immediate on a healthy server. An empty object when the kind has none.
+core::Json CellRunner::fetch_props(const ServerHandle& server) const {
+    const std::string path = options_.kind ? options_.kind->identity.props_path : "/props";
+    if (path.empty()) return core::Json::object();
+    http::HttpSession session(endpoint_of(server), std::chrono::seconds(10),
+                              options_.request.max_response_bytes);
+    const auto outcome = session.get(path);
+    if (!outcome.ok()) return core::Json::object();
+    return http::parse_props(outcome.response.body);
+}
+
 CellRunner::ArmRun CellRunner::run_arm(ServerHandle& server,
                                        const std::vector<core::WorkItem>& items,
                                        const std::string& arm, int pass,
@@ -110,8 +118,8 @@ CellRunner::ArmRun CellRunner::run_arm(ServerHandle& server,
     progress_.arm_started(label, request.order.size());
     const auto start = clock::now();
     http::ServerPoller poller(endpoint_of(server), std::chrono::milliseconds(10),
-                              std::chrono::seconds(5), origin_,
-                              options_.request.max_response_bytes);
+                              std::chrono::seconds(5), origin_, options_.request.max_response_bytes,
+                              evidence_spec());
     poller.start(request.deadline);
     ArmRun run;
     run.records = driver::run_arm(endpoint_of(server), request);
@@ -138,16 +146,18 @@ Baseline CellRunner::run_baseline(std::int64_t ctx, const WorkRowSource& rows) {
     auto server = launcher_.launch(1, ctx);
     baseline.timings.launch_a_s = seconds_since(start);
     baseline.server = server->describe();
-    const core::Json props = fetch_props(*server, options_.request.max_response_bytes);
+    const core::Json props = fetch_props(*server);
     baseline.props = http::trim_props(props);
     baseline.reports_mock = props.bool_or("bi_mock", false);
 
     // Each count ends within 30 s, however the server answers.
     http::HttpSession tokenizer(endpoint_of(*server), std::chrono::seconds(30),
                                 options_.request.max_response_bytes);
+    const std::string& tokenize_path = options_.request.dialect.tokenize_path;
     plugin_host::TokenCounter count_tokens =
-        [&tokenizer](std::string_view text) -> std::optional<std::int64_t> {
-        const auto outcome = http::tokenize(tokenizer, text);
+        [&tokenizer, &tokenize_path](std::string_view text) -> std::optional<std::int64_t> {
+        if (tokenize_path.empty()) return std::nullopt;
+        const auto outcome = http::tokenize(tokenizer, text, tokenize_path);
         if (!outcome.ok()) return std::nullopt;
         return outcome.count;
     };
@@ -286,18 +296,22 @@ CellOutcome CellRunner::run_cell(const Baseline& baseline, int parallel) {
     auto server = launcher_.launch(parallel, baseline.ctx * parallel);
     timings.launch_n_s = seconds_since(start);
     const core::ServerLaunch server_n = server->describe();
-    const core::Json props_n = fetch_props(*server, options_.request.max_response_bytes);
+    const core::Json props_n = fetch_props(*server);
     const bool reports_mock = baseline.reports_mock || props_n.bool_or("bi_mock", false);
 
     evidence.dispatch_n = parallel;
-    if (const core::Json* slots = props_n.find("total_slots"); slots && slots->is_int())
-        evidence.reported_total_slots = slots->as_int();
+    evidence.evidence = evidence_spec();
+    if (const std::string& field = evidence.evidence.capacity_field; !field.empty())
+        if (const core::Json* slots = props_n.find(field); slots && slots->is_int())
+            evidence.reported_total_slots = slots->as_int();
+    // Arm B pins each request to a slot only where the kind has slots to name.
+    const int pins = options_.request.dialect.slot_field.empty() ? 0 : parallel;
     evidence.logprobs_requested = options_.request.logprobs > 0;
     for (const auto& item : items)
         evidence.prompts[item.test_id] =
             item.system.empty() ? item.prompt : item.system + "\n\n" + item.prompt;
     auto b = run_arm(*server, items, "B", 0, identity_order(items.size()), 1,
-                     "arm B (serial, " + std::to_string(parallel) + " slots)", parallel);
+                     "arm B (serial, " + std::to_string(parallel) + " slots)", pins);
     evidence.arm_b = score(std::move(b.records), items);
     evidence.server_b = b.server;
     timings.arm_b_s = b.seconds;
@@ -327,9 +341,15 @@ CellOutcome CellRunner::run_cell(const Baseline& baseline, int parallel) {
     context.stopped_early = passes.stopped_early;
     context.plan = passes.plan;
     const core::Json* build_info = baseline.props.find("build_info");
-    context.server =
-        core::ServerRecord{baseline.server, server_n, baseline.props, http::trim_props(props_n),
-                           build_info ? *build_info : core::Json()};
+    context.server = core::ServerRecord{baseline.server,
+                                        server_n,
+                                        baseline.props,
+                                        http::trim_props(props_n),
+                                        build_info ? *build_info : core::Json(),
+                                        std::nullopt};
+    if (const auto& kind = options_.kind)
+        context.server->kind = core::ServerKindRecord{kind->name, kind->source, kind->sha256,
+                                                      kind->evidence, pins > 0};
     context.host = describe_host();
     context.run = run_record(baseline);
     context.provenance = options_.provenance;

@@ -32,8 +32,11 @@ struct RunOptions {
     std::string kv_label = "f16";
     int passes = 4;
     int reps = 1;
-    std::uint64_t seed = 42;  // permutes the C passes; items carry their own request seeds
-    http::RequestOptions request;
+    std::uint64_t seed = 42;       // permutes the C passes; items carry their own request seeds
+    http::RequestOptions request;  // its dialect is the kind's
+    // The live server's kind (its evidence, identity and file); absent: llama-server's, and
+    // the cert records no kind (run-mock).
+    std::optional<core::ServerKind> kind;
     std::chrono::milliseconds stagger{0};
     std::optional<std::chrono::milliseconds> arm_deadline;
     bool stop_on_red = false;
@@ -109,6 +112,8 @@ private:
                   int pass, const std::string& of, core::CellEvidence& evidence,
                   core::Timings& timings);
     core::RunRecord run_record(const Baseline& baseline) const;
+    const core::KindEvidence& evidence_spec() const;
+    core::Json fetch_props(const ServerHandle& server) const;
 
     ServerLauncher& launcher_;
     plugin_host::ScorerInstance& scorer_;

@@ -18,7 +18,7 @@ constexpr auto kHealthAttempt = std::chrono::seconds(2);
 void wait_until_ready(const http::Endpoint& endpoint, std::chrono::milliseconds deadline,
                       const std::function<bool()>& alive,
                       const std::function<std::string()>& death_report,
-                      std::size_t max_response_bytes) {
+                      std::size_t max_response_bytes, const std::string& ready_path) {
     using clock = std::chrono::steady_clock;
     const auto give_up = clock::now() + deadline;
     const auto time_left = [&] {
@@ -34,10 +34,10 @@ void wait_until_ready(const http::Endpoint& endpoint, std::chrono::milliseconds 
                         "server exited before it was ready: " + death_report());
         if (time_left().count() <= 0)
             throw Error(ErrorCategory::Server, "server not ready after " +
-                                                   http::describe_duration(deadline) +
-                                                   " (last /health answer: " + last + ")");
+                                                   http::describe_duration(deadline) + " (last " +
+                                                   ready_path + " answer: " + last + ")");
         session.set_timeout(std::min<std::chrono::milliseconds>(kHealthAttempt, time_left()));
-        const auto outcome = session.get("/health");
+        const auto outcome = session.get(ready_path);
         if (outcome.ok() && outcome.response.status == 200) return;
         last = outcome.failure ? outcome.failure->message
                                : "HTTP " + std::to_string(outcome.response.status);

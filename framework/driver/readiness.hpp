@@ -19,6 +19,7 @@ namespace bi::driver {
 void wait_until_ready(const http::Endpoint& endpoint, std::chrono::milliseconds deadline,
                       const std::function<bool()>& alive,
                       const std::function<std::string()>& death_report,
-                      std::size_t max_response_bytes = http::kDefaultMaxResponseBytes);
+                      std::size_t max_response_bytes = http::kDefaultMaxResponseBytes,
+                      const std::string& ready_path = "/health");
 
 }  // namespace bi::driver

@@ -79,20 +79,36 @@ void plan_live(RunPlan& plan, LivePlan live, bool alias_given,
             live.kind_dirs);
     core::check_user_flags(live.kind, live.target.flags);
     if (live.port) server::check_port(*live.port, live.limits);
-    live.facts = server::read_model_facts(live.target.model);
+    auto& o = plan.options;
+    o.kind = live.kind;
+    o.request.dialect = live.kind.request;
+    o.request.model = live.target.model;
+    if (o.request.endpoint == http::EndpointKind::Completion &&
+        o.request.dialect.completion_path.empty())
+        throw Error(ErrorCategory::Usage, "--endpoint completion: server kind '" + live.kind.name +
+                                              "' has no native completion endpoint (use chat)");
+    const bool gguf = live.kind.launch.model_form == "gguf";
+    if (gguf) {
+        server::check_model(live.target.model);
+        live.facts = server::read_model_facts(live.target.model);
+    } else {
+        server::check_model_form(live.target.model, live.kind.launch.model_form);
+        live.facts = server::ModelFacts{};
+        live.facts.path = live.target.model;
+    }
 
     // The guard projects the KV cache the cert will name: --kv-label wins over the target's.
-    auto& o = plan.options;
     o.kv_label = kv_label_given ? *kv_label_given : live.target.kv;
     const auto mem = server::mem_available_bytes();
     for (auto ctx : plan.ctxs)
         for (int n : plan.parallels) {
+            if (!gguf) break;  // only a GGUF's shape and size are known before launch
             server::check_context_without_shape(live.facts, ctx * n);
             server::check_footprint(server::project_footprint(live.facts, ctx * n, o.kv_label),
                                     live.limits, mem);
         }
     // With layers offloaded, the GPU's share must fit the free GPU memory too (when known).
-    if (const auto layers = server::offloaded_layers(live.target.flags)) {
+    if (const auto layers = gguf ? server::offloaded_layers(live.target.flags) : std::nullopt) {
         live.gpu = server::gpu_free_memory();
         if (live.gpu)
             for (auto ctx : plan.ctxs)
@@ -108,6 +124,9 @@ void plan_live(RunPlan& plan, LivePlan live, bool alias_given,
     o.model_file = core::ModelFileRecord{};
     o.model_file->path = live.facts.path;
     o.model_file->size = static_cast<std::int64_t>(live.facts.file_bytes);
+    // A directory is hashed as a manifest of its files; a store name is the server's to resolve.
+    if (live.kind.launch.model_form == "directory")
+        o.model_file->sha256 = io::directory_manifest_sha256(live.target.model);
     o.model_file->sha256_head = live.facts.sha256_head;
     o.model_file->architecture = live.facts.architecture;
     plan.live = std::move(live);

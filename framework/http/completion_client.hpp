@@ -25,8 +25,9 @@ struct TokenCountOutcome {
     bool ok() const { return !failure; }
 };
 
-// POST /tokenize {"content": text} -> the length of "tokens". The server's default applies to
+// POST `path` {"content": text} -> the length of "tokens". The server's default applies to
 // special tokens (llama-server adds none, e.g. no BOS), so counts are of the text itself.
-TokenCountOutcome tokenize(HttpSession& session, std::string_view text);
+TokenCountOutcome tokenize(HttpSession& session, std::string_view text,
+                           const std::string& path = "/tokenize");
 
 }  // namespace bi::http

@@ -19,10 +19,7 @@ core::Json chat_body(const RequestOptions& options, std::string_view system,
     messages.push_back(core::Json::Object{{"role", "user"}, {"content", prompt}});
     core::Json body = core::Json::object();
     body.set("messages", std::move(messages));
-    // llama-server reads n_predict before max_tokens; both are sent so an OpenAI-only server
-    // limits the length too.
-    body.set("max_tokens", options.n_predict);
-    body.set("n_predict", options.n_predict);
+    for (const auto& field : options.dialect.limit_fields) body.set(field, options.n_predict);
     if (options.logprobs > 0) {
         body.set("logprobs", true);
         body.set("top_logprobs", top_logprobs_asked(options));
@@ -63,6 +60,11 @@ std::string_view request_path(EndpointKind endpoint) {
     return "";  // unreachable: the switch names every kind (-Werror=switch)
 }
 
+const std::string& request_path(const RequestOptions& options) {
+    return options.endpoint == EndpointKind::Completion ? options.dialect.completion_path
+                                                        : options.dialect.chat_path;
+}
+
 std::string_view endpoint_name(EndpointKind endpoint) {
     switch (endpoint) {
         case EndpointKind::Chat:
@@ -94,12 +96,14 @@ std::string build_request_body(const RequestOptions& options, std::string_view s
             body = completion_body(options, system, prompt);
             break;
     }
+    if (options.dialect.fields.is_object())
+        for (const auto& [name, value] : options.dialect.fields.as_object()) body.set(name, value);
     body.set("temperature", 0.0);
-    body.set("top_k", 1);
     body.set("seed", static_cast<std::int64_t>(wire_seed(options.fixed_seed.value_or(seed))));
-    body.set("cache_prompt", false);
     body.set("stream", false);
-    if (options.id_slot) body.set("id_slot", *options.id_slot);
+    if (options.id_slot && !options.dialect.slot_field.empty())
+        body.set(options.dialect.slot_field, *options.id_slot);
+    if (options.dialect.model_field) body.set("model", options.model);
     return io::to_json_text(body);
 }
 

@@ -9,6 +9,7 @@
 #include <string>
 #include <string_view>
 
+#include "core/server_kind.hpp"
 #include "response_limit.hpp"
 
 namespace bi::http {
@@ -27,6 +28,8 @@ struct RequestOptions {
     std::optional<int> id_slot;  // set: "id_slot" asks the server for that slot
     std::chrono::milliseconds timeout = std::chrono::seconds(120);  // total, per request
     std::size_t max_response_bytes = kDefaultMaxResponseBytes;      // per response
+    core::KindRequest dialect = core::llama_server_request();       // paths and kind fields
+    std::string model;  // sent as "model" when the dialect has model_field
 };
 
 // Top logprobs asked per token when --logprobs K > 0: max(K, kMinTopLogprobs), since the
@@ -34,8 +37,11 @@ struct RequestOptions {
 inline constexpr int kMinTopLogprobs = 2;
 int top_logprobs_asked(const RequestOptions& options);
 
-// "/v1/chat/completions" or "/completion".
+// llama-server's paths: "/v1/chat/completions" or "/completion".
 std::string_view request_path(EndpointKind endpoint);
+
+// The dialect's path for the endpoint ("" when the kind has no native completion endpoint).
+const std::string& request_path(const RequestOptions& options);
 
 // The --endpoint word: "chat" or "completion"; parse_endpoint is its inverse.
 std::string_view endpoint_name(EndpointKind endpoint);
@@ -45,13 +51,15 @@ std::optional<EndpointKind> parse_endpoint(std::string_view name);
 // one", so a 64-bit item seed is reduced modulo 0xFFFFFFFF into [0, 0xFFFFFFFE].
 std::uint32_t wire_seed(std::uint64_t seed);
 
-// JSON text of the body (field names as llama-server reads them):
+// JSON text of the body, in the dialect's field names (llama-server's shown):
 //  Chat:       {"messages": [{"role":"system","content":system}?,
 //  {"role":"user","content":prompt}],
 //               "temperature":0, "top_k":1, "seed":S, "cache_prompt":false, "stream":false,
 //               "max_tokens":n, "n_predict":n, and when K > 0 "logprobs":true, "top_logprobs":K'}
 //  Completion: {"prompt":P, "n_predict":n, "temperature":0, "top_k":1, "seed":S,
 //               "cache_prompt":false, "stream":false, "return_tokens":true, and "n_probs":K'}
+// The dialect's limit_fields carry n, its fields are added as given, its slot_field carries
+// id_slot and, with model_field, "model" names options.model.
 // with K' = top_logprobs_asked(options) (sent only when K > 0).
 // /completion applies no chat template, so a system text is sent as the start of the prompt:
 // P = system + "\n\n" + prompt (just prompt when system is empty).

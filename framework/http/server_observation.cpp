@@ -33,23 +33,59 @@ std::optional<double> lookup(const MetricsSample& sample, std::string_view name)
     return it->second;
 }
 
-}  // namespace
+bool is_busy(const core::Json* field) {
+    if (!field) return false;
+    if (field->is_bool()) return field->as_bool();
+    if (field->is_int()) return field->as_int() != 0;
+    if (field->is_double()) return std::isfinite(field->as_double()) && field->as_double() != 0.0;
+    return false;
+}
 
-SlotsSample parse_slots(std::string_view body) {
-    const core::Json root = io::parse_json(body, "/slots response");
-    if (!root.is_array()) throw Error(ErrorCategory::Http, "/slots response is not an array");
-    SlotsSample sample;
-    for (const core::Json& slot : root.as_array()) {
-        if (!slot.is_object())
-            throw Error(ErrorCategory::Http, "/slots response holds a non-object entry");
-        ++sample.n_slots;
-        const core::Json* processing = slot.find("is_processing");
-        if (processing && processing->is_bool() && processing->as_bool()) ++sample.busy;
+// "a.b.c" inside `object`; nullptr when any step is missing.
+const core::Json* field_at(const core::Json& object, std::string_view dotted) {
+    const core::Json* at = &object;
+    while (at && !dotted.empty()) {
+        const auto dot = dotted.find('.');
+        at = at->find(dotted.substr(0, dot));
+        dotted = dot == std::string_view::npos ? std::string_view{} : dotted.substr(dot + 1);
+    }
+    return at;
+}
+
+MetricsSample parse_json_iterations(std::string_view text, const core::KindEvidence& spec) {
+    MetricsSample sample;
+    core::Json root;
+    try {
+        root = io::parse_json(text, "metrics response");
+    } catch (const Error&) {
+        return sample;
+    }
+    if (!root.is_array()) return sample;
+    for (const core::Json& step : root.as_array()) {
+        const core::Json* value = field_at(step, spec.running_gauge);
+        if (!value || !value->is_number() || !std::isfinite(value->as_double())) continue;
+        sample.running = std::max(sample.running.value_or(value->as_double()), value->as_double());
     }
     return sample;
 }
 
-MetricsSample parse_metrics(std::string_view text) {
+}  // namespace
+
+SlotsSample parse_slots(std::string_view body, std::string_view busy_field) {
+    const core::Json root = io::parse_json(body, "slots response");
+    if (!root.is_array()) throw Error(ErrorCategory::Http, "slots response is not an array");
+    SlotsSample sample;
+    for (const core::Json& slot : root.as_array()) {
+        if (!slot.is_object())
+            throw Error(ErrorCategory::Http, "slots response holds a non-object entry");
+        ++sample.n_slots;
+        if (is_busy(slot.find(busy_field))) ++sample.busy;
+    }
+    return sample;
+}
+
+MetricsSample parse_metrics(std::string_view text, const core::KindEvidence& spec) {
+    if (spec.metrics_format == "json-iterations") return parse_json_iterations(text, spec);
     MetricsSample sample;
     while (!text.empty()) {
         const auto newline = text.find('\n');
@@ -71,9 +107,14 @@ MetricsSample parse_metrics(std::string_view text) {
         if (auto value = number(value_text))
             sample.values.insert_or_assign(std::string(name), *value);
     }
-    sample.requests_processing = lookup(sample, "llamacpp:requests_processing");
-    sample.busy_slots_per_decode = lookup(sample, "llamacpp:n_busy_slots_per_decode");
-    sample.decode_total = lookup(sample, "llamacpp:n_decode_total");
+    const auto named = [&](const std::string& name) -> std::optional<double> {
+        if (name.empty()) return std::nullopt;
+        return lookup(sample, name);
+    };
+    sample.running = named(spec.running_gauge);
+    sample.step_mean = named(spec.step_mean);
+    sample.step_sum = named(spec.step_sum);
+    sample.step_count = named(spec.step_count);
     return sample;
 }
 
@@ -96,18 +137,30 @@ void OverlapAccumulator::mark_unavailable(bool slots, bool metrics) {
 
 void OverlapAccumulator::add_metrics(const MetricsSample& sample) {
     ++n_metrics_answers_;
-    if (sample.requests_processing && std::isfinite(*sample.requests_processing)) {
+    if (sample.running && std::isfinite(*sample.running)) {
         peak_requests_processing_seen_ = true;
-        peak_requests_processing_ =
-            std::max(peak_requests_processing_,
-                     static_cast<std::int64_t>(std::llround(*sample.requests_processing)));
+        peak_requests_processing_ = std::max(
+            peak_requests_processing_, static_cast<std::int64_t>(std::llround(*sample.running)));
     }
-    if (sample.busy_slots_per_decode && sample.decode_total &&
-        std::isfinite(*sample.busy_slots_per_decode) && std::isfinite(*sample.decode_total)) {
-        DecodeSum sum{*sample.busy_slots_per_decode * *sample.decode_total, *sample.decode_total};
+    std::optional<double> steps_sum;
+    if (!spec_.step_mean.empty() && sample.step_mean && sample.step_count)
+        steps_sum = *sample.step_mean * *sample.step_count;
+    else if (!spec_.step_sum.empty() && sample.step_sum)
+        steps_sum = sample.step_sum;
+    if (steps_sum && sample.step_count && std::isfinite(*steps_sum) &&
+        std::isfinite(*sample.step_count)) {
+        DecodeSum sum{*steps_sum, *sample.step_count};
         if (!first_) first_ = sum;
         last_ = sum;
     }
+}
+
+void OverlapAccumulator::add_metrics(const MetricsSample& sample, std::int64_t start_ns,
+                                     std::int64_t end_ns) {
+    add_metrics(sample);
+    if (!spec_.has_slots() && sample.running && std::isfinite(*sample.running))
+        busy_samples_.push_back(
+            {start_ns, end_ns, static_cast<std::int64_t>(std::llround(*sample.running))});
 }
 
 core::ServerOverlapEvidence OverlapAccumulator::evidence() const {

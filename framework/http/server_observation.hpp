@@ -10,40 +10,54 @@
 #include <vector>
 
 #include "core/coverage.hpp"
+#include "core/server_kind.hpp"
 
 namespace bi::http {
 
 struct SlotsSample {
     std::int64_t n_slots = 0;
-    std::int64_t busy = 0;  // entries with is_processing == true; a stale id_task is not evidence
+    // Entries whose busy field (llama-server: is_processing) is true or a non-zero number; a
+    // stale id_task is not evidence.
+    std::int64_t busy = 0;
 };
 
-// GET /slots body: an array of slot objects. bi::Error(Http) when it is not one.
-SlotsSample parse_slots(std::string_view body);
+// A per-slot endpoint's body: an array of slot objects. bi::Error(Http) when it is not one.
+SlotsSample parse_slots(std::string_view body, std::string_view busy_field = "is_processing");
 
 struct MetricsSample {
     std::map<std::string, double, std::less<>> values;  // every "name value" line, labels dropped
-    std::optional<double> requests_processing;          // llamacpp:requests_processing
-    std::optional<double> busy_slots_per_decode;        // llamacpp:n_busy_slots_per_decode
-    std::optional<double> decode_total;                 // llamacpp:n_decode_total
+    std::optional<double> running;     // the kind's running gauge (llamacpp:requests_processing)
+    std::optional<double> step_mean;   // its running mean per step (n_busy_slots_per_decode)
+    std::optional<double> step_sum;    // or its running sum per step (a histogram's _sum)
+    std::optional<double> step_count;  // over this many steps (n_decode_total)
 };
 
-// Prometheus text exposition. Comments and lines that do not parse are skipped; never throws.
-MetricsSample parse_metrics(std::string_view text);
+// The kind's metrics answer: Prometheus text exposition (comments and lines that do not parse
+// are skipped) or, for "json-iterations", a JSON array of per-step objects whose running gauge
+// (a dotted field path) is the largest of the steps listed. Never throws.
+MetricsSample parse_metrics(std::string_view text,
+                            const core::KindEvidence& spec = core::llama_server_evidence());
 
-// Folds a window of samples into evidence. The busy-slots gauge is a running average over every
-// decode since the server started, so S = gauge * n_decode_total is the running sum of busy
-// slots over decodes, and the window mean is (S_last - S_first) / (n_last - n_first) — absent
-// when no decode ran in the window or /metrics never answered. The gauge is printed with about
+// Folds a window of samples into evidence. llama-server's busy-slots gauge is a running average
+// over every decode since the server started, so S = gauge * n_decode_total is the running sum
+// of busy slots over decodes (a kind with step_sum reads S directly), and the window mean is
+// (S_last - S_first) / (n_last - n_first) — absent when no step ran in the window or the
+// metrics never answered. The gauge is printed with about
 // six significant digits, so the mean carries a rounding error that grows with n_decode_total
 // before the window; it is a diagnostic, never a gate.
+// A kind without a per-slot endpoint times its running gauge instead: each reading is then a
+// busy sample for the per-id confirmation.
 class OverlapAccumulator {
 public:
+    explicit OverlapAccumulator(core::KindEvidence spec = core::llama_server_evidence())
+        : spec_(std::move(spec)) {}
     void add_slots(const SlotsSample& sample);
     // The same, seen between start_ns and end_ns (steady-clock ns since the run started).
     void add_slots(const SlotsSample& sample, std::int64_t start_ns, std::int64_t end_ns);
     void mark_unavailable(bool slots, bool metrics);
     void add_metrics(const MetricsSample& sample);
+    // The same, its gauge reached between start_ns and end_ns.
+    void add_metrics(const MetricsSample& sample, std::int64_t start_ns, std::int64_t end_ns);
     void count_sample() { ++n_samples_; }  // one sampling round that got at least one answer
     core::ServerOverlapEvidence evidence() const;
 
@@ -52,6 +66,7 @@ private:
         double busy_slot_decodes = 0.0;
         double decodes = 0.0;
     };
+    core::KindEvidence spec_;
     std::int64_t peak_busy_slots_ = 0;
     std::int64_t busy_sum_ = 0;
     std::size_t n_slots_answers_ = 0;

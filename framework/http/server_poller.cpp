@@ -24,6 +24,8 @@ struct ServerPoller::Impl {
     std::chrono::milliseconds request_timeout;
     std::chrono::steady_clock::time_point origin;
     std::size_t max_response_bytes = kDefaultMaxResponseBytes;
+    core::KindEvidence spec;
+    std::int64_t last_metrics_start = -1;  // json-iterations: where the listed steps began
     std::optional<std::chrono::steady_clock::time_point> deadline;  // set by start()
 
     std::int64_t now_ns() const {
@@ -61,8 +63,8 @@ struct ServerPoller::Impl {
         bool want_metrics = false;
         {
             std::lock_guard<std::mutex> lock(mutex);
-            want_slots = slots_available;
-            want_metrics = metrics_available;
+            want_slots = slots_available && spec.has_slots();
+            want_metrics = metrics_available && !spec.metrics_path.empty();
         }
         std::optional<SlotsSample> slots;
         std::optional<MetricsSample> metrics;
@@ -72,11 +74,11 @@ struct ServerPoller::Impl {
         std::int64_t slots_end = 0;
         if (want_slots && arm_session()) {
             slots_start = now_ns();
-            HttpOutcome out = session->get("/slots");
+            HttpOutcome out = session->get(spec.slots_path);
             slots_end = now_ns();
             if (out.ok()) {
                 try {
-                    slots = parse_slots(out.response.body);
+                    slots = parse_slots(out.response.body, spec.slot_busy);
                 } catch (const Error&) {
                     // An unreadable answer is no evidence either way.
                 }
@@ -84,19 +86,33 @@ struct ServerPoller::Impl {
                 slots_gone = means_unavailable(out);
             }
         }
+        std::int64_t metrics_start = 0;
+        std::int64_t metrics_end = 0;
         if (want_metrics && arm_session()) {
-            HttpOutcome out = session->get("/metrics");
+            metrics_start = now_ns();
+            HttpOutcome out = session->get(spec.metrics_path);
+            metrics_end = now_ns();
             if (out.ok())
-                metrics = parse_metrics(out.response.body);
+                metrics = parse_metrics(out.response.body, spec);
             else
                 metrics_gone = means_unavailable(out);
+        }
+        // A json-iterations answer lists the steps since the previous one: its peak was reached
+        // somewhere in that whole span, not during this request. The window's first answer
+        // lists steps from before the window, so it only marks where the next one starts.
+        std::int64_t gauge_from = metrics_start;
+        if (spec.metrics_format == "json-iterations" && metrics) {
+            const bool first = last_metrics_start < 0;
+            gauge_from = last_metrics_start;
+            last_metrics_start = metrics_start;
+            if (first) metrics.reset();
         }
         std::lock_guard<std::mutex> lock(mutex);
         if (slots_gone) slots_available = false;
         if (metrics_gone) metrics_available = false;
         accumulator.mark_unavailable(slots_gone, metrics_gone);
         if (slots) accumulator.add_slots(*slots, slots_start, slots_end);
-        if (metrics) accumulator.add_metrics(*metrics);
+        if (metrics) accumulator.add_metrics(*metrics, gauge_from, metrics_end);
         if (slots || metrics) accumulator.count_sample();
     }
 
@@ -114,8 +130,9 @@ struct ServerPoller::Impl {
 ServerPoller::ServerPoller(Endpoint endpoint, std::chrono::milliseconds interval,
                            std::chrono::milliseconds request_timeout,
                            std::chrono::steady_clock::time_point origin,
-                           std::size_t max_response_bytes)
+                           std::size_t max_response_bytes, core::KindEvidence spec)
     : impl_(std::make_unique<Impl>()) {
+    impl_->spec = std::move(spec);
     impl_->origin = origin;
     impl_->max_response_bytes = max_response_bytes;
     impl_->endpoint = std::move(endpoint);
@@ -133,7 +150,8 @@ void ServerPoller::start(std::optional<std::chrono::steady_clock::time_point> de
         if (impl_->running) return;
         impl_->running = true;
         impl_->stopping = false;
-        impl_->accumulator = OverlapAccumulator{};
+        impl_->accumulator = OverlapAccumulator{impl_->spec};
+        impl_->last_metrics_start = -1;
         impl_->slots_available = true;
         impl_->metrics_available = true;
         impl_->deadline = deadline;

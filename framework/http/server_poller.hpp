@@ -8,15 +8,17 @@
 #include <optional>
 
 #include "core/coverage.hpp"
+#include "core/server_kind.hpp"
 #include "http_session.hpp"
 
 namespace bi::http {
 
 // start() takes one sample before it returns (the window's baseline, before any request of the
 // arm), then a thread samples every `interval`; stop() joins it, takes a final sample and
-// returns the evidence. The destructor stops a running poller. One sampling round asks /slots
-// and /metrics; a 404 or 501 from either (llama-server without --slots / --metrics) marks that
-// endpoint unavailable for the rest of the window: not an error, just no evidence from it.
+// returns the evidence. The destructor stops a running poller. One sampling round asks the
+// kind's per-slot and metrics endpoints (llama-server: /slots and /metrics; a kind without
+// either is never asked); a 404 or 501 from one (llama-server without --slots / --metrics)
+// marks that endpoint unavailable for the rest of the window: not an error, just no evidence.
 // Other failures (timeouts, unparsable bodies, answers over `max_response_bytes`) skip that
 // round's answer. n_samples counts the rounds in which at least one endpoint answered usefully.
 // Each request ends within `request_timeout` (a total deadline, however the server drips), and
@@ -30,7 +32,8 @@ public:
                           std::chrono::milliseconds interval = std::chrono::milliseconds(10),
                           std::chrono::milliseconds request_timeout = std::chrono::seconds(5),
                           std::chrono::steady_clock::time_point origin = {},
-                          std::size_t max_response_bytes = kDefaultMaxResponseBytes);
+                          std::size_t max_response_bytes = kDefaultMaxResponseBytes,
+                          core::KindEvidence spec = core::llama_server_evidence());
     ~ServerPoller();
     ServerPoller(const ServerPoller&) = delete;
     ServerPoller& operator=(const ServerPoller&) = delete;

@@ -109,6 +109,8 @@ BI_CERT_TABLE(PassPlanRecord)
 BI_CERT_TABLE(PromotionScope)
 BI_CERT_TABLE(ServerLaunch)
 BI_CERT_TABLE(ServerRecord)
+BI_CERT_TABLE(KindEvidence)
+BI_CERT_TABLE(ServerKindRecord)
 BI_CERT_TABLE(ModelFileRecord)
 BI_CERT_TABLE(HostRecord)
 BI_CERT_TABLE(RunRecord)
@@ -698,6 +700,7 @@ const Table<ServerLaunch>& table() {
         required("binary", &L::binary),
         optional("binary_sha256", &L::binary_sha256),
         optional("argv", &L::argv),
+        optional("env", &L::env),
         optional("pid", &L::pid),
         optional("port", &L::port),
         optional("log", &L::log),
@@ -712,6 +715,39 @@ const Table<ServerLaunch>& table() {
 }
 
 template <>
+const Table<KindEvidence>& table() {
+    using E = KindEvidence;
+    static const Table<E> rows{
+        required("slots_path", &E::slots_path),
+        required("slot_busy", &E::slot_busy),
+        required("slots_hint", &E::slots_hint),
+        required("metrics_path", &E::metrics_path),
+        required("metrics_format", &E::metrics_format),
+        required("running_gauge", &E::running_gauge),
+        required("gauge_hint", &E::gauge_hint),
+        required("step_mean", &E::step_mean),
+        required("step_sum", &E::step_sum),
+        required("step_count", &E::step_count),
+        required("capacity_field", &E::capacity_field),
+        required("props_path", &E::props_path),
+    };
+    return rows;
+}
+
+template <>
+const Table<ServerKindRecord>& table() {
+    using K = ServerKindRecord;
+    static const Table<K> rows{
+        required("name", &K::name),
+        required("source", &K::source),
+        required("sha256", &K::sha256),
+        required("evidence", &K::evidence),
+        required("slot_pinning", &K::slot_pinning),
+    };
+    return rows;
+}
+
+template <>
 const Table<ServerRecord>& table() {
     using S = ServerRecord;
     static const Table<S> rows{
@@ -720,6 +756,7 @@ const Table<ServerRecord>& table() {
         required("props", &S::props),
         required("props_N", &S::props_n),
         required("build_info", &S::build_info),
+        optional("kind", &S::kind),
     };
     return rows;
 }

@@ -4,6 +4,7 @@
 
 #include <openssl/evp.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
@@ -13,6 +14,7 @@
 
 #include "core/error.hpp"
 #include "core/json.hpp"
+#include "core/sha256.hpp"
 #include "files.hpp"
 #include "json_text.hpp"
 
@@ -79,6 +81,22 @@ std::string stream_file_sha256(const std::string& path, const HashProgress& prog
         hex += kHex[digest[i] & 15];
     }
     return hex;
+}
+
+std::string directory_manifest_sha256(const std::string& directory) {
+    namespace fs = std::filesystem;
+    std::vector<std::string> files;
+    std::error_code ec;
+    fs::recursive_directory_iterator it(directory, fs::directory_options::follow_directory_symlink,
+                                        ec);
+    for (; !ec && it != fs::recursive_directory_iterator(); it.increment(ec))
+        if (it->is_regular_file(ec)) files.push_back(fs::relative(it->path(), directory).string());
+    if (ec) throw Error(ErrorCategory::Io, directory + ": cannot be listed: " + ec.message());
+    std::sort(files.begin(), files.end());
+    std::string manifest;
+    for (const auto& file : files)
+        manifest += stream_file_sha256((fs::path(directory) / file).string()) + "  " + file + "\n";
+    return core::sha256_hex(manifest);
 }
 
 CachedHash cached_file_sha256(const std::string& path, const std::string& cache_path,

@@ -15,6 +15,11 @@ using HashProgress = std::function<void(std::uint64_t done, std::uint64_t total)
 // `progress` is called about every 256 MiB and once at the end.
 std::string stream_file_sha256(const std::string& path, const HashProgress& progress = {});
 
+// sha256 hex of a directory's manifest: one line "SHA256  RELATIVE/PATH\n" per regular file
+// below it (symbolic links followed), sorted by path. Throws bi::Error(Io) naming what cannot
+// be read.
+std::string directory_manifest_sha256(const std::string& directory);
+
 struct CachedHash {
     std::string sha256;
     bool from_cache = false;

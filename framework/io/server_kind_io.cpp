@@ -30,31 +30,194 @@ void check_template(const std::string& text, const std::string& path, const std:
     }
 }
 
+bool is_env_name(const std::string& text) {
+    return !text.empty() && !(text[0] >= '0' && text[0] <= '9') &&
+           std::all_of(text.begin(), text.end(), [](char c) {
+               return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+                      c == '_';
+           });
+}
+
+// An endpoint path: "" (none) or "/..." with no whitespace, query or fragment.
+std::string path_at(const toml::table& t, const char* key, const std::string& path,
+                    const std::string& where) {
+    std::string value = toml_read::string_at(t, key, path, where);
+    if (value.empty()) return value;
+    const bool clean = value.front() == '/' && std::none_of(value.begin(), value.end(), [](char c) {
+                           return c <= ' ' || c == '?' || c == '#' || c == 0x7f;
+                       });
+    if (!clean) bad(path, where + "." + key + " '" + value + "' must be a path starting with '/'");
+    return value;
+}
+
+bool bool_at(const toml::table& t, const char* key, bool fallback, const std::string& path,
+             const std::string& where) {
+    const toml::node* node = t.get(key);
+    if (!node) return fallback;
+    if (!node->is_boolean()) bad(path, where + "." + key + " must be true or false");
+    return node->value<bool>().value_or(fallback);
+}
+
+const toml::table* table_at(const toml::table& root, const char* key, const std::string& path) {
+    const toml::node* node = root.get(key);
+    if (!node) return nullptr;
+    if (!node->is_table()) bad(path, std::string("[") + key + "] must be a table");
+    return node->as_table();
+}
+
 core::KindLaunch read_launch(const toml::table& root, const std::string& path) {
-    const toml::node* node = root.get("launch");
-    if (!node || !node->is_table()) bad(path, "no [launch] table");
-    const toml::table& t = *node->as_table();
-    toml_read::check_keys(t, {"argv", "managed_flags"}, path, "[launch]");
+    const toml::table* table = table_at(root, "launch", path);
+    if (!table) bad(path, "no [launch] table");
+    const toml::table& t = *table;
+    toml_read::check_keys(t, {"argv", "env", "managed_flags", "ready_path", "model_form"}, path,
+                          "[launch]");
     core::KindLaunch launch;
     launch.argv = toml_read::strings_at(t, "argv", path, "launch");
     if (launch.argv.empty()) bad(path, "launch.argv must list the server's arguments");
     for (const auto& token : launch.argv) check_template(token, path, "launch.argv");
-    launch.managed_flags = toml_read::strings_at(t, "managed_flags", path, "launch");
-    // The model, where the server listens and how many requests it computes at once are what a
-    // cell is; a kind that cannot be told them cannot be run.
     std::string all;
     for (const auto& token : launch.argv) all += token + "\n";
-    for (const char* needed : {"{model}", "{port}", "{n}"})
+    if (const toml::node* env = t.get("env")) {
+        if (!env->is_table()) bad(path, "launch.env must be a table of NAME = \"value\"");
+        for (const auto& [key, value] : *env->as_table()) {
+            const std::string name(key.str());
+            if (!is_env_name(name))
+                bad(path, "launch.env: '" + name + "' is not an environment variable name");
+            if (!value.is_string()) bad(path, "launch.env." + name + " must be a string");
+            const std::string text = value.value<std::string>().value_or("");
+            check_template(text, path, "launch.env." + name);
+            launch.env.emplace_back(name, text);
+            all += text + "\n";
+        }
+    }
+    launch.managed_flags = toml_read::strings_at(t, "managed_flags", path, "launch");
+    launch.ready_path = path_at(t, "ready_path", path, "launch");
+    if (launch.ready_path.empty()) launch.ready_path = "/health";
+    if (auto form = toml_read::string_at(t, "model_form", path, "launch"); !form.empty())
+        launch.model_form = std::move(form);
+    if (launch.model_form != "gguf" && launch.model_form != "directory" &&
+        launch.model_form != "name")
+        bad(path, "launch.model_form '" + launch.model_form + "' is not gguf, directory or name");
+    // The model, where the server listens and how many requests it computes at once are what a
+    // cell is; a kind that cannot be told them cannot be run.
+    for (const char* needed : {"{port}", "{n}"})
         if (all.find(needed) == std::string::npos)
-            bad(path, std::string("launch.argv never uses ") + needed);
+            bad(path, std::string("launch.argv and launch.env never use ") + needed);
+    launch.model_in_launch = all.find("{model}") != std::string::npos;
     return launch;
+}
+
+// A TOML value as JSON: strings, booleans, integers, floats, arrays and tables of those.
+core::Json json_of(const toml::node& node, const std::string& path, const std::string& where) {
+    if (node.is_string()) return core::Json(node.value<std::string>().value_or(""));
+    if (node.is_boolean()) return core::Json(node.value<bool>().value_or(false));
+    if (node.is_integer()) return core::Json(node.value<std::int64_t>().value_or(0));
+    if (node.is_floating_point()) return core::Json(node.value<double>().value_or(0.0));
+    if (const toml::array* array = node.as_array()) {
+        core::Json out = core::Json::array();
+        for (const auto& item : *array) out.push_back(json_of(item, path, where));
+        return out;
+    }
+    if (const toml::table* table = node.as_table()) {
+        core::Json out = core::Json::object();
+        for (const auto& [key, value] : *table)
+            out.set(key.str(), json_of(value, path, where + "." + std::string(key.str())));
+        return out;
+    }
+    bad(path, where + " must be a string, number, boolean, array or table");
+}
+
+// Body fields bi-run itself decides: a kind may not override them.
+constexpr std::string_view kOwnedFields[] = {"messages", "prompt",   "temperature", "seed",
+                                             "stream",   "logprobs", "top_logprobs"};
+
+core::KindRequest read_request(const toml::table& root, const std::string& path) {
+    core::KindRequest request;
+    const toml::table* table = table_at(root, "request", path);
+    if (!table) return request;
+    const toml::table& t = *table;
+    toml_read::check_keys(t,
+                          {"chat_path", "completion_path", "limit_fields", "fields", "slot_field",
+                           "model_field", "tokenize_path"},
+                          path, "[request]");
+    if (auto chat = path_at(t, "chat_path", path, "request"); !chat.empty())
+        request.chat_path = std::move(chat);
+    request.completion_path = path_at(t, "completion_path", path, "request");
+    if (t.get("limit_fields"))
+        request.limit_fields = toml_read::strings_at(t, "limit_fields", path, "request");
+    if (request.limit_fields.empty())
+        bad(path, "request.limit_fields must name the field that limits the answer's length");
+    if (const toml::node* fields = t.get("fields")) {
+        if (!fields->is_table()) bad(path, "request.fields must be a table");
+        request.fields = json_of(*fields, path, "request.fields");
+        for (const auto owned : kOwnedFields)
+            if (request.fields.find(owned))
+                bad(path, "request.fields." + std::string(owned) + ": bi-run sets it itself");
+    }
+    request.slot_field = toml_read::string_at(t, "slot_field", path, "request");
+    request.model_field = bool_at(t, "model_field", false, path, "request");
+    request.tokenize_path = path_at(t, "tokenize_path", path, "request");
+    return request;
+}
+
+core::KindEvidence read_evidence(const toml::table& root, const std::string& path) {
+    core::KindEvidence e;
+    const toml::table* table = table_at(root, "evidence", path);
+    if (!table) return e;
+    const toml::table& t = *table;
+    toml_read::check_keys(
+        t,
+        {"slots_path", "slot_busy", "slots_hint", "metrics_path", "metrics_format", "running_gauge",
+         "gauge_hint", "step_mean", "step_sum", "step_count", "capacity_field"},
+        path, "[evidence]");
+    e.slots_path = path_at(t, "slots_path", path, "evidence");
+    e.slot_busy = toml_read::string_at(t, "slot_busy", path, "evidence");
+    if (e.has_slots() && e.slot_busy.empty())
+        bad(path, "evidence.slot_busy must name the field that says a slot is computing");
+    e.slots_hint = toml_read::string_at(t, "slots_hint", path, "evidence");
+    e.metrics_path = path_at(t, "metrics_path", path, "evidence");
+    if (auto format = toml_read::string_at(t, "metrics_format", path, "evidence"); !format.empty())
+        e.metrics_format = std::move(format);
+    if (e.metrics_format != "prometheus" && e.metrics_format != "json-iterations")
+        bad(path, "evidence.metrics_format '" + e.metrics_format +
+                      "' is not prometheus or json-iterations");
+    e.running_gauge = toml_read::string_at(t, "running_gauge", path, "evidence");
+    e.gauge_hint = toml_read::string_at(t, "gauge_hint", path, "evidence");
+    e.step_mean = toml_read::string_at(t, "step_mean", path, "evidence");
+    e.step_sum = toml_read::string_at(t, "step_sum", path, "evidence");
+    e.step_count = toml_read::string_at(t, "step_count", path, "evidence");
+    if (!e.step_mean.empty() && !e.step_sum.empty())
+        bad(path, "evidence: give step_mean or step_sum, not both");
+    if ((!e.step_mean.empty() || !e.step_sum.empty()) != !e.step_count.empty())
+        bad(path, "evidence: step_count goes with step_mean or step_sum");
+    if (e.metrics_path.empty() && (!e.running_gauge.empty() || !e.step_count.empty()))
+        bad(path, "evidence: running_gauge and the step counters need metrics_path");
+    if (!e.metrics_path.empty() && e.running_gauge.empty())
+        bad(path, "evidence: metrics_path needs running_gauge (the requests computing now)");
+    if (e.metrics_format == "json-iterations" && !e.step_count.empty())
+        bad(path, "evidence: json-iterations metrics have no step counters");
+    e.capacity_field = toml_read::string_at(t, "capacity_field", path, "evidence");
+    return e;
+}
+
+core::KindIdentity read_identity(const toml::table& root, const std::string& path) {
+    core::KindIdentity identity;
+    const toml::table* table = table_at(root, "identity", path);
+    if (!table) return identity;
+    toml_read::check_keys(*table, {"props_path", "version_argv"}, path, "[identity]");
+    identity.props_path = path_at(*table, "props_path", path, "identity");
+    if (table->get("version_argv"))
+        identity.version_argv = toml_read::strings_at(*table, "version_argv", path, "identity");
+    return identity;
 }
 
 }  // namespace
 
 core::ServerKind parse_server_kind(const std::string& text, const std::string& path) {
     const toml::table root = toml_read::parse_text(text, path);
-    toml_read::check_keys(root, {"schema", "name", "description", "launch"}, path, "the file");
+    toml_read::check_keys(
+        root, {"schema", "name", "description", "launch", "request", "evidence", "identity"}, path,
+        "the file");
     const std::string schema = toml_read::string_at(root, "schema", path, "the file");
     if (schema != core::kServerKindSchema)
         bad(path, "schema '" + schema + "' is not " + std::string(core::kServerKindSchema));
@@ -64,6 +227,16 @@ core::ServerKind parse_server_kind(const std::string& text, const std::string& p
         bad(path, "name '" + kind.name + "' must be letters, digits, '.', '_' or '-'");
     kind.description = toml_read::string_at(root, "description", path, "the file");
     kind.launch = read_launch(root, path);
+    kind.request = read_request(root, path);
+    if (!kind.launch.model_in_launch && !kind.request.model_field)
+        bad(path,
+            "the model reaches the server neither by launch.argv or launch.env ({model}) "
+            "nor by request.model_field");
+    kind.identity = read_identity(root, path);
+    kind.evidence = read_evidence(root, path);
+    kind.evidence.props_path = kind.identity.props_path;
+    if (!kind.evidence.capacity_field.empty() && kind.identity.props_path.empty())
+        bad(path, "evidence.capacity_field needs identity.props_path (where it is read)");
     kind.source = path;
     kind.sha256 = core::sha256_hex(text);
     return kind;

@@ -2,14 +2,29 @@
 
 namespace bi::server {
 
-std::vector<std::string> build_argv(const ServerCommand& command, int parallel,
-                                    std::int64_t ctx_total, std::uint16_t port) {
+namespace {
+
+core::LaunchValues values_of(const ServerCommand& command, int parallel, std::int64_t ctx_total,
+                             std::uint16_t port) {
     core::LaunchValues values;
     values.model = command.model_path;
     values.port = port;
     values.n = parallel;
     values.ctx = parallel > 0 ? ctx_total / parallel : ctx_total;
-    return core::launch_argv(command.kind, command.binary, values, command.user_flags);
+    return values;
+}
+
+}  // namespace
+
+std::vector<std::string> build_argv(const ServerCommand& command, int parallel,
+                                    std::int64_t ctx_total, std::uint16_t port) {
+    return core::launch_argv(command.kind, command.binary,
+                             values_of(command, parallel, ctx_total, port), command.user_flags);
+}
+
+std::vector<std::string> build_env(const ServerCommand& command, int parallel,
+                                   std::int64_t ctx_total, std::uint16_t port) {
+    return core::launch_env(command.kind, values_of(command, parallel, ctx_total, port));
 }
 
 std::string quote_argv(const std::vector<std::string>& argv) {

@@ -24,6 +24,10 @@ struct ServerCommand {
 std::vector<std::string> build_argv(const ServerCommand& command, int parallel,
                                     std::int64_t ctx_total, std::uint16_t port);
 
+// The kind's environment for the same launch ("NAME=value" each; empty for llama-server).
+std::vector<std::string> build_env(const ServerCommand& command, int parallel,
+                                   std::int64_t ctx_total, std::uint16_t port);
+
 // Shell-quoted for display ("--dry-run", logs); never executed through a shell.
 std::string quote_argv(const std::vector<std::string>& argv);
 

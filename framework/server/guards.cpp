@@ -133,6 +133,15 @@ void check_model(const std::string& path) {
     if (::access(path.c_str(), R_OK) != 0) refuse("model " + path + ": not readable");
 }
 
+void check_model_form(const std::string& model, const std::string& form) {
+    if (model.empty()) refuse("no model given (--model or the profile's gguf)");
+    if (form != "directory") return;
+    struct stat st {};
+    if (::stat(model.c_str(), &st) != 0) refuse("model " + model + ": not found");
+    if (!S_ISDIR(st.st_mode)) refuse("model " + model + ": not a directory (this kind takes one)");
+    if (::access(model.c_str(), R_OK | X_OK) != 0) refuse("model " + model + ": not readable");
+}
+
 bool is_reserved(std::uint16_t port, const GuardLimits& limits) {
     return std::find(limits.reserved_ports.begin(), limits.reserved_ports.end(), port) !=
            limits.reserved_ports.end();

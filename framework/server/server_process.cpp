@@ -273,7 +273,7 @@ std::string ServerProcess::Impl::end_tree(std::chrono::milliseconds grace,
 }
 
 ServerProcess::ServerProcess(std::vector<std::string> argv, std::string log_path,
-                             std::vector<pid_t> untouchable)
+                             std::vector<pid_t> untouchable, std::vector<std::string> env)
     : impl_(std::make_unique<Impl>()) {
     auto& d = *impl_;
     d.argv = std::move(argv);
@@ -282,7 +282,8 @@ ServerProcess::ServerProcess(std::vector<std::string> argv, std::string log_path
 
     std::ofstream log(d.log_path, std::ios::app | std::ios::binary);
     if (!log) throw Error(ErrorCategory::Io, "cannot open the server log " + d.log_path);
-    log << "\n=== bi-run launch " << io::utc_timestamp() << ": " << quote_argv(d.argv) << "\n";
+    log << "\n=== bi-run launch " << io::utc_timestamp() << ": " << quote_argv(env)
+        << (env.empty() ? "" : " ") << quote_argv(d.argv) << "\n";
     log.flush();
 
     // Orphans of the tree come to bi-run instead of init, so teardown can find and reap them.
@@ -303,7 +304,8 @@ ServerProcess::ServerProcess(std::vector<std::string> argv, std::string log_path
                             ", which --untouchable-pid names: stopped before it started, "
                             "nothing signalled");
     };
-    const SpawnedChild child = spawn_server(exec, d.marks.token, approve);
+    env.push_back(d.marks.token);  // last: the kind's environment cannot replace the mark
+    const SpawnedChild child = spawn_server(exec, env, approve);
     d.pid = child.pid;
     d.output_fd = child.output_fd;
     d.marks.root = child.pid;

@@ -22,7 +22,7 @@ public:
     // launched process would get one, it is stopped before it execs and bi::Error(Guard) is
     // thrown. Throws bi::Error(Server) when the process cannot be started.
     ServerProcess(std::vector<std::string> argv, std::string log_path,
-                  std::vector<pid_t> untouchable = {});
+                  std::vector<pid_t> untouchable = {}, std::vector<std::string> env = {});
     ~ServerProcess();  // terminate() with the default grace
     ServerProcess(const ServerProcess&) = delete;
     ServerProcess& operator=(const ServerProcess&) = delete;

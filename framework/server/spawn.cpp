@@ -78,7 +78,8 @@ void reap(pid_t pid) {
 
 }  // namespace
 
-SpawnedChild spawn_server(const std::vector<std::string>& argv, const std::string& env_entry,
+SpawnedChild spawn_server(const std::vector<std::string>& argv,
+                          const std::vector<std::string>& env_entries,
                           const std::function<void(pid_t)>& approve) {
     const std::string& binary = argv.front();
     // Everything the child needs is built before fork: it must not allocate.
@@ -86,11 +87,23 @@ SpawnedChild spawn_server(const std::vector<std::string>& argv, const std::strin
     args.reserve(argv.size() + 1);
     for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
     args.push_back(nullptr);
-    const std::string name = env_entry.substr(0, env_entry.find('=') + 1);
+    const auto replaced = [&env_entries](const char* entry) {
+        for (const auto& given : env_entries) {
+            const auto name = given.substr(0, given.find('=') + 1);
+            if (std::strncmp(entry, name.c_str(), name.size()) == 0) return true;
+        }
+        return false;
+    };
     std::vector<char*> env;
     for (char** e = environ; e && *e; ++e)
-        if (std::strncmp(*e, name.c_str(), name.size()) != 0) env.push_back(*e);
-    env.push_back(const_cast<char*>(env_entry.c_str()));
+        if (!replaced(*e)) env.push_back(*e);
+    for (std::size_t i = 0; i < env_entries.size(); ++i) {
+        const auto name = env_entries[i].substr(0, env_entries[i].find('=') + 1);
+        bool later = false;
+        for (std::size_t j = i + 1; j < env_entries.size(); ++j)
+            later = later || env_entries[j].compare(0, name.size(), name) == 0;
+        if (!later) env.push_back(const_cast<char*>(env_entries[i].c_str()));
+    }
     env.push_back(nullptr);
 
     Fds gate, report, output;

@@ -189,7 +189,7 @@ TEST_CASE("root cause 5: answers that depend only on the slot are slot_allocatio
 
 // A server kind written by the user, in a file bi-run has never seen, launches the work-alike and
 // earns its verdict like a shipped kind. The fake takes llama-server's flags; this kind spells
-// them its own way.
+// them its own way, and declares only the running gauge as its evidence.
 const char* const kUserKind = R"(schema = "bi-server-kind/1"
 name = "my-llama"
 description = "a work-alike launched through a user's kind file"
@@ -197,6 +197,13 @@ description = "a work-alike launched through a user's kind file"
 argv = ["--model", "{model}", "--host", "{host}", "--port", "{port}", "--ctx-size", "{ctx_total}",
         "-np", "{n}", "--metrics", "--slots"]
 managed_flags = ["--model", "--host", "--port", "--ctx-size", "-np", "--metrics", "--slots"]
+[request]
+limit_fields = ["max_tokens"]
+[evidence]
+metrics_path = "/metrics"
+running_gauge = "llamacpp:requests_processing"
+[identity]
+props_path = "/props"
 )";
 
 TEST_CASE("a user's kind file: the honest work-alike is a promotable GREEN", "[adversarial]") {
@@ -207,6 +214,33 @@ TEST_CASE("a user's kind file: the honest work-alike is a promotable GREEN", "[a
     REQUIRE(run.cert.is_object());
     CHECK(run.result.exit_code == 0);
     CHECK(str(run.cert, "status") == "green");
+    // The cert names the kind, its file and the one signal it was judged by; arm B was not
+    // pinned (the kind names no slot field).
+    const core::Json* kind = run.cert.find("server")->find("kind");
+    REQUIRE(kind);
+    CHECK(str(*kind, "name") == "my-llama");
+    CHECK(str(*kind, "source") == kinds.file("my-llama.toml"));
+    CHECK(str(*kind->find("evidence"), "slots_path").empty());
+    CHECK(kind->find("slot_pinning")->as_bool() == false);
+}
+
+TEST_CASE("a user's kind file that declares no evidence: a clean run is UNVERIFIED",
+          "[adversarial]") {
+    testing::ScratchDir kinds;
+    std::string text = kUserKind;
+    text = text.substr(0, text.find("[evidence]")) + "[identity]\nprops_path = \"/props\"\n";
+    text.replace(text.find("my-llama"), 8, "bare");
+    const auto file = kinds.write("bare.toml", text);
+    auto run = run_fake({}, {"--server-kind", file});
+    INFO(run.result.out << run.result.err);
+    REQUIRE(run.cert.is_object());
+    CHECK(run.result.exit_code == 3);
+    CHECK(str(run.cert, "status") == "green_unverified");
+    CHECK(says(run.cert, "this server exposes no evidence that requests were batched"));
+    // A divergence is still an existence proof.
+    run = run_fake({"--fake-diverge-at=2"}, {"--server-kind", file});
+    REQUIRE(run.cert.is_object());
+    CHECK(str(run.cert, "status") == "failed");
 }
 
 TEST_CASE("a user's kind file: a work-alike that diverges when co-batched is RED",
@@ -220,13 +254,23 @@ TEST_CASE("a user's kind file: a work-alike that diverges when co-batched is RED
     CHECK(str(run.cert, "status") == "failed");
 }
 
-TEST_CASE("ik_llama.cpp's evidence, read as llama-server's, cannot make a GREEN", "[adversarial]") {
-    // Its /slots says state, not is_processing, and its /metrics has no decode counters: the
-    // overlap at N is not proven, so an honest server is UNVERIFIED and a divergent one RED.
+TEST_CASE("ik_llama.cpp: its own evidence earns a GREEN, and its lies do not", "[adversarial]") {
+    // Its /slots says state, not is_processing, and its /metrics has no decode counters: read as
+    // its kind declares, an honest server is a promotable GREEN ...
     auto run = run_fake({"--fake-ik-surface"}, {"--server-kind", "ik_llama.cpp"});
     INFO(run.result.out << run.result.err);
     REQUIRE(run.cert.is_object());
-    CHECK(run.result.exit_code == 3);
+    CHECK(run.result.exit_code == 0);
+    CHECK(str(run.cert, "status") == "green");
+    CHECK(str(*run.cert.find("server")->find("kind")->find("evidence"), "slot_busy") == "state");
+    // ... read as llama-server's, the same server cannot prove its overlap ...
+    run = run_fake({"--fake-ik-surface"}, {});
+    REQUIRE(run.cert.is_object());
+    CHECK(str(run.cert, "status") == "green_unverified");
+    // ... and one whose slots never reach N (it runs two at a time) is not GREEN either ...
+    run =
+        run_fake({"--fake-ik-surface", "--fake-total-slots=2"}, {"--server-kind", "ik_llama.cpp"});
+    REQUIRE(run.cert.is_object());
     CHECK(str(run.cert, "status") == "green_unverified");
     run = run_fake({"--fake-ik-surface", "--fake-diverge-at=2"}, {"--server-kind", "ik_llama.cpp"});
     INFO(run.result.out << run.result.err);

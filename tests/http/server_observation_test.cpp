@@ -42,13 +42,13 @@ TEST_CASE("a /slots answer that is not an array of objects is an error", "[slots
 
 TEST_CASE("metrics are read from real Prometheus text", "[metrics]") {
     const MetricsSample idle = parse_metrics(fixture("metrics.txt"));
-    CHECK(idle.requests_processing == 0.0);
-    CHECK(idle.busy_slots_per_decode == 0.0);
-    CHECK(idle.decode_total == 0.0);
+    CHECK(idle.running == 0.0);
+    CHECK(idle.step_mean == 0.0);
+    CHECK(idle.step_count == 0.0);
     const MetricsSample busy = parse_metrics(fixture("metrics_busy.txt"));
-    CHECK(busy.requests_processing == 4.0);
-    CHECK(busy.busy_slots_per_decode == 3.99631);
-    CHECK(busy.decode_total == 271.0);
+    CHECK(busy.running == 4.0);
+    CHECK(busy.step_mean == 3.99631);
+    CHECK(busy.step_count == 271.0);
     CHECK(busy.values.at("llamacpp:prompt_tokens_total") == 114.0);
 }
 
@@ -59,7 +59,7 @@ TEST_CASE("metric lines with labels and timestamps parse and junk is skipped", "
     CHECK(m.values.at("y") == 2.0);
     CHECK(m.values.count("garbage") == 0);
     CHECK(m.values.count("z") == 0);
-    CHECK_FALSE(m.requests_processing);
+    CHECK_FALSE(m.running);
 }
 
 TEST_CASE("the window mean of busy slots per decode comes from counter deltas", "[metrics]") {

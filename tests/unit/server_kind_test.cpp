@@ -69,9 +69,26 @@ TEST_CASE("server kind: every way a file can be wrong is refused, naming it", "[
         {replaced(kValid, "managed_flags", "managed"), "unknown key 'managed' in [launch]"},
         {replaced(kValid, "{ctx_total}", "{ctx_totl}"), "unknown placeholder {ctx_totl}"},
         {replaced(kValid, "{ctx_total}", "{ctx_total"), "unknown placeholder {ctx_total"},
-        {replaced(kValid, "\"{host}:{port}\"", "\"{host}\""), "never uses {port}"},
-        {replaced(kValid, "\"{n}\"", "\"4\""), "never uses {n}"},
-        {replaced(kValid, "\"{model}\"", "\"m.gguf\""), "never uses {model}"},
+        {replaced(kValid, "\"{host}:{port}\"", "\"{host}\""), "never use {port}"},
+        {replaced(kValid, "\"{n}\"", "\"4\""), "never use {n}"},
+        {replaced(kValid, "\"{model}\"", "\"m.gguf\""), "neither by launch.argv"},
+        {kValid + "ready_path = \"health\"\n", "launch.ready_path 'health' must be a path"},
+        {kValid + "model_form = \"blob\"\n", "model_form 'blob'"},
+        {kValid + "env = { \"1X\" = \"a\" }\n", "'1X' is not an environment variable name"},
+        {kValid + "env = { X = \"{nope}\" }\n", "launch.env.X: unknown placeholder {nope}"},
+        {kValid + "[request]\nfields = { seed = 1 }\n", "request.fields.seed: bi-run sets it"},
+        {kValid + "[request]\nlimit_fields = []\n", "request.limit_fields must name"},
+        {kValid + "[request]\nchat = \"/x\"\n", "unknown key 'chat' in [request]"},
+        {kValid + "[evidence]\nslots_path = \"/slots\"\n", "evidence.slot_busy must name"},
+        {kValid + "[evidence]\nrunning_gauge = \"g\"\n", "need metrics_path"},
+        {kValid + "[evidence]\nmetrics_path = \"/metrics\"\n", "metrics_path needs running_gauge"},
+        {kValid + "[evidence]\nmetrics_path = \"/m\"\nrunning_gauge = \"g\"\nstep_count = \"c\"\n",
+         "step_count goes with step_mean or step_sum"},
+        {kValid +
+             "[evidence]\nmetrics_path = \"/m\"\nrunning_gauge = \"g\"\nmetrics_format = \"xml\"\n",
+         "metrics_format 'xml'"},
+        {kValid + "[evidence]\ncapacity_field = \"total_slots\"\n", "needs identity.props_path"},
+        {kValid + "[identity]\nversion = \"x\"\n", "unknown key 'version' in [identity]"},
         {replaced(kValid, "[launch]", "[lunch]"), "unknown key 'lunch'"},
         {"schema = \"bi-server-kind/1\"\nname = \"x\"\n", "no [launch] table"},
         {replaced(kValid, "argv = [", "argv = [1, "), "launch.argv must be an array of strings"},
@@ -137,4 +154,63 @@ TEST_CASE("server kind: $BI_SERVER_KIND_PATH is searched after --server-kind-dir
     CHECK(std::find(names.begin(), names.end(), "my-server") != names.end());
     ::unsetenv("BI_SERVER_KIND_PATH");
     CHECK_THROWS_AS(driver::resolve_server_kind("my-server", {}), Error);
+}
+
+TEST_CASE("server kind: llama-server's file declares what a cert without a kind was judged by",
+          "[server-kind]") {
+    // A cert from before server kinds replays with llama-server's evidence, and run-mock speaks
+    // its dialect: the shipped file must say exactly that, or its certs would change.
+    const auto kind = driver::resolve_server_kind("llama-server", {});
+    CHECK(kind.evidence == core::llama_server_evidence());
+    const auto& r = core::llama_server_request();
+    CHECK(kind.request.chat_path == r.chat_path);
+    CHECK(kind.request.completion_path == r.completion_path);
+    CHECK(kind.request.limit_fields == r.limit_fields);
+    CHECK(kind.request.fields == r.fields);
+    CHECK(kind.request.slot_field == r.slot_field);
+    CHECK(kind.request.model_field == r.model_field);
+    CHECK(kind.request.tokenize_path == r.tokenize_path);
+    CHECK(kind.launch.ready_path == "/health");
+    CHECK(kind.identity.props_path == "/props");
+    CHECK(kind.identity.version_argv == std::vector<std::string>{"--version"});
+}
+
+TEST_CASE("server kind: the request, evidence and identity sections read", "[server-kind]") {
+    const std::string text = kValid + R"(env = { B_PORT = "{port}", A_N = "n{n}" }
+ready_path = "/ready"
+model_form = "directory"
+[request]
+chat_path = "/api/chat"
+limit_fields = ["max_new_tokens"]
+fields = { top_k = 1, options = { mirostat = 0 } }
+model_field = true
+[evidence]
+metrics_path = "/stats"
+metrics_format = "json-iterations"
+running_gauge = "batch.active"
+capacity_field = "max_batch"
+[identity]
+props_path = "/info"
+version_argv = []
+)";
+    const auto kind = io::parse_server_kind(text, "k.toml");
+    CHECK(kind.launch.ready_path == "/ready");
+    CHECK(kind.launch.model_form == "directory");
+    core::LaunchValues v;
+    v.port = 9;
+    v.n = 3;
+    // In name order, each filled.
+    CHECK(core::launch_env(kind, v) == std::vector<std::string>{"A_N=n3", "B_PORT=9"});
+    CHECK(kind.request.chat_path == "/api/chat");
+    CHECK(kind.request.completion_path.empty());
+    CHECK(kind.request.slot_field.empty());
+    CHECK(kind.request.model_field);
+    CHECK(kind.request.fields.find("options")->find("mirostat")->as_int() == 0);
+    CHECK(kind.evidence.has_gauge());
+    CHECK_FALSE(kind.evidence.has_slots());
+    CHECK_FALSE(kind.evidence.has_steps());
+    CHECK(kind.evidence.props_path == "/info");
+    CHECK(kind.identity.version_argv.empty());
+    // Nothing declared: no evidence at all.
+    CHECK_FALSE(io::parse_server_kind(kValid, "k.toml").evidence.has_any());
 }

@@ -162,6 +162,7 @@ Verdict evidence_of(const Cert& c) {
     v.bc = c.divergence.bc;
     record_pair_checks(v);
     v.dispatch_n = c.cell.dispatch_n;
+    v.evidence = evidence_of_kind(c.server);
 
     OverlapGate& overlap = v.gates.overlap;
     overlap.client_max_depth = 0;

@@ -375,6 +375,7 @@ Verdict gather(const CellEvidence& all) {
     }
 
     v.dispatch_n = e.dispatch_n;
+    v.evidence = e.evidence;
     v.gates.overlap.total_slots = e.reported_total_slots;
     v.gates.overlap.server = merge_pass_evidence(e.server_c_passes);
     v.gates.arm_b.server = e.server_b;
@@ -590,13 +591,21 @@ const VerdictRule kNoOverlap{
         return r;
     },
     [](const Verdict& v) {
-        return Reasons{"overlap proven at N = " + std::to_string(v.dispatch_n) +
-                       " in every pass: client depth " + count(v.gates.overlap.client_max_depth) +
-                       ", server peak busy slots " +
-                       std::to_string(v.gates.overlap.server.peak_busy_slots) +
-                       ", peak requests_processing " +
-                       std::to_string(v.gates.overlap.server.peak_requests_processing) +
-                       ", total_slots " + std::to_string(v.gates.overlap.total_slots.value_or(0))};
+        const KindEvidence& e = v.evidence;
+        std::string line = "overlap proven at N = " + std::to_string(v.dispatch_n) +
+                           " in every pass: client depth " +
+                           count(v.gates.overlap.client_max_depth);
+        if (e.has_slots())
+            line += ", server peak busy slots " +
+                    std::to_string(v.gates.overlap.server.peak_busy_slots);
+        if (e.has_gauge())
+            line += ", peak " + short_metric(e.running_gauge) + " " +
+                    std::to_string(v.gates.overlap.server.peak_requests_processing);
+        line += e.capacity_field.empty()
+                    ? ", capacity as launched"
+                    : ", " + e.capacity_field + " " +
+                          std::to_string(v.gates.overlap.total_slots.value_or(0));
+        return Reasons{line};
     },
 };
 

@@ -190,6 +190,7 @@ struct CertGates {
 
 struct Verdict {
     Status status = Status::GreenUnverified;
+    KindEvidence evidence = llama_server_evidence();  // the signals judged (names the reasons)
     FiredRule rule;                                   // set by apply_rules
     std::optional<DivergenceClass> divergence_class;  // set when something invariant diverged
     std::optional<Anomaly> anomaly;                   // set only for green_with_caveat

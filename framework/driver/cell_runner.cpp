@@ -204,7 +204,10 @@ bool CellRunner::run_pass(ServerHandle& server, const std::vector<core::WorkItem
                                               options_.logit_drift_eps);
     progress_.arm_finished(
         this_pass.clean()
-            ? "matches A (peak " + std::to_string(c.server.peak_busy_slots) + " busy slots)"
+            ? "matches A (peak " +
+                  (evidence_spec().has_slots()
+                       ? std::to_string(c.server.peak_busy_slots) + " busy slots)"
+                       : std::to_string(c.server.peak_requests_processing) + " running)")
             : std::to_string(this_pass.divergent_ids.size()) + " id(s) diverge from A");
     return !this_pass.clean();
 }

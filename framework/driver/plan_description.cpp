@@ -92,16 +92,23 @@ std::string describe_live_plan(const RunPlan& plan) {
                                std::to_string(live.gpu->gpus) + " GPU(s))"
                          : std::string("unknown (no nvidia-smi): GPU part not checked"))
             << "\n";
+    // The kind's environment first, as a shell would show it.
+    const auto launch_line = [&](int n, std::int64_t ctx_total) {
+        const auto port = live.port.value_or(0);
+        const auto env = server::build_env(command, n, ctx_total, port);
+        return (env.empty() ? "" : server::quote_argv(env) + " ") +
+               server::quote_argv(server::build_argv(command, n, ctx_total, port));
+    };
+    const bool gguf = live.kind.launch.model_form == "gguf";
     for (auto ctx : plan.ctxs) {
         out << "  ctx " << ctx << ":\n"
-            << "    arm A, A'    "
-            << server::quote_argv(server::build_argv(command, 1, ctx, live.port.value_or(0)))
-            << "\n";
+            << "    arm A, A'    " << launch_line(1, ctx) << "\n";
         for (int n : plan.parallels) {
-            out << "    N=" << n << " arms B, C "
-                << server::quote_argv(
-                       server::build_argv(command, n, ctx * n, live.port.value_or(0)))
-                << "\n      footprint " << describe_footprint(plan.footprint(ctx, n)) << "\n"
+            out << "    N=" << n << " arms B, C " << launch_line(n, ctx * n) << "\n      footprint "
+                << (gguf ? describe_footprint(plan.footprint(ctx, n))
+                         : "not projected (the model is a " + live.kind.launch.model_form +
+                               ": the server sizes its own memory)")
+                << "\n"
                 << (layers ? "      GPU part  " +
                                  server::format_gib(server::gpu_part(plan.footprint(ctx, n),
                                                                      live.facts, *layers)) +

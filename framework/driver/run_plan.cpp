@@ -72,7 +72,6 @@ void check_cell_names(const RunOptions& options) {
 void plan_live(RunPlan& plan, LivePlan live, bool alias_given,
                const std::optional<std::string>& kv_label_given) {
     server::check_binary(live.target.server_bin);
-    server::check_model(live.target.model);
     if (live.kind.launch.argv.empty())  // not resolved by the caller already
         live.kind = resolve_server_kind(
             live.target.server_kind.empty() ? kDefaultServerKind : live.target.server_kind,
@@ -129,6 +128,7 @@ void plan_live(RunPlan& plan, LivePlan live, bool alias_given,
         o.model_file->sha256 = io::directory_manifest_sha256(live.target.model);
     o.model_file->sha256_head = live.facts.sha256_head;
     o.model_file->architecture = live.facts.architecture;
+    if (live.kind.launch.model_form == "name") o.model_file.reset();  // no file to describe
     plan.live = std::move(live);
     check_cell_names(o);
 }

@@ -8,7 +8,10 @@ advances every computing request by one token per tick, so co-batching is real: 
 did, unless a knob says to lie. Text is a deterministic function of the prompt; knobs change
 parts of the generation when a request shared a batch with enough others. --fake-ik-surface
 serves ik_llama.cpp's evidence instead: /slots entries with an integer state and no
-is_processing, /metrics without the decode counters.
+is_processing, /metrics without the decode counters. --fake-surface=KIND serves another kind's
+HTTP surface and takes its command line (vllm, sglang, tgi, trtllm, ollama, generic): its
+readiness and identity routes, its metrics under its own names (trtllm: a JSON array of the
+steps since the previous answer), no /slots or /props; the chat endpoint is shared.
 """
 import hashlib
 import json
@@ -31,7 +34,9 @@ class Config:
         self.compute_max = None    # at most K requests advance per tick
         self.total_slots = None    # slots the server really runs (and reports)
         self.diverge_at = None     # text changes once a request shared a tick with >= M
+        self.surface = "llama"
         self.flags = set()
+        positional = []
         i = 0
         while i < len(argv):
             arg = argv[i]
@@ -42,17 +47,31 @@ class Config:
                     return inline
                 i += 1
                 return argv[i]
-            if key in ("-m", "--model"): self.model = value()
-            elif key == "--host": self.host = value()
+            if key in ("-m", "--model", "--model-path", "--model-id"): self.model = value()
+            elif key in ("--host", "--hostname"): self.host = value()
             elif key == "--port": self.port = int(value())
-            elif key in ("-c", "--ctx-size"): self.ctx = int(value())
-            elif key in ("-np", "--parallel"): self.parallel = int(value())
+            elif key in ("-c", "--ctx-size", "--max-model-len", "--context-length",
+                         "--max-total-tokens", "--max_seq_len"): self.ctx = int(value())
+            elif key in ("-np", "--parallel", "--max-num-seqs", "--max-running-requests",
+                         "--max-batch-size", "--max_batch_size"): self.parallel = int(value())
+            elif key == "--fake-surface": self.surface = value()
+            elif key in ("--decode-log-interval", "--cache-ram"): value()
+            elif not key.startswith("-"): positional.append(arg)
             elif key == "--fake-tick-ms": self.tick_s = float(value()) / 1000.0
             elif key == "--fake-compute-max": self.compute_max = int(value())
             elif key == "--fake-total-slots": self.total_slots = int(value())
             elif key == "--fake-diverge-at": self.diverge_at = int(value())
             elif key.startswith("--fake-"): self.flags.add(key[len("--fake-"):])
             i += 1
+        # vllm serve MODEL, trtllm-serve MODEL; Ollama reads its environment.
+        if positional and positional[0] == "serve":
+            positional = positional[1:]
+        if positional and not self.model:
+            self.model = positional[0]
+        if "OLLAMA_HOST" in os.environ:
+            host, _, port = os.environ["OLLAMA_HOST"].rpartition(":")
+            self.host, self.port = host, int(port)
+            self.parallel = int(os.environ.get("OLLAMA_NUM_PARALLEL", "1"))
         if self.total_slots is None:
             self.total_slots = self.parallel
 
@@ -76,6 +95,7 @@ class Scheduler:
         self.slots = [None] * config.total_slots
         self.n_decode = 0
         self.busy_slot_decodes = 0
+        self.steps = []  # trtllm: the steps since the last /metrics answer
         threading.Thread(target=self.tick, daemon=True).start()
 
     def admit(self, prompt, n_predict, wanted_slot):
@@ -108,6 +128,10 @@ class Scheduler:
                     continue
                 self.n_decode += 1
                 self.busy_slot_decodes += len(batch)
+                if self.config.surface == "trtllm" and len(self.steps) < 100000:
+                    lie = self.config.has("lie-slots")
+                    self.steps.append({"iter": self.n_decode, "numActiveRequests":
+                                       len(active) if lie else len(batch)})
                 for r in batch:
                     r.peak_batch = max(r.peak_batch, len(batch))
                     r.generated += 1
@@ -135,6 +159,21 @@ class Scheduler:
             processing = sum(1 for r in self.slots if r is not None and not r.done.is_set()
                              and (r.computing or lie))
             mean = self.busy_slot_decodes / self.n_decode if self.n_decode else 0.0
+            surface = self.config.surface
+            if surface == "trtllm":
+                steps, self.steps = self.steps, []
+                return json.dumps(steps)
+            if surface == "vllm":  # one token per running request per step, as in decode
+                return (f'vllm:num_requests_running{{model_name="{self.config.model}"}} '
+                        f'{processing}\n'
+                        f'vllm:iteration_tokens_total_sum{{model_name="m"}} '
+                        f'{float(self.busy_slot_decodes)}\n'
+                        f'vllm:iteration_tokens_total_count{{model_name="m"}} '
+                        f'{float(self.n_decode)}\n')
+            if surface == "sglang":
+                return f'sglang:num_running_reqs{{model_name="m"}} {float(processing)}\n'
+            if surface == "tgi":
+                return f"tgi_batch_current_size {processing}\n"
             text = ("# HELP llamacpp:requests_processing Number of requests processing.\n"
                     "# TYPE llamacpp:requests_processing gauge\n"
                     f"llamacpp:requests_processing {processing}\n"
@@ -272,8 +311,38 @@ class Handler(BaseHTTPRequestHandler):
         self.end_headers()
         self.wfile.write(data)
 
+    def surface_get(self):
+        """The routes of --fake-surface's kind; False when the path is not one of them."""
+        c = self.config
+        s = c.surface
+        metrics = {"vllm": "/metrics", "sglang": "/metrics", "tgi": "/metrics",
+                   "trtllm": "/metrics"}.get(s)
+        if self.path == metrics:
+            body = self.scheduler.metrics_view()
+            return self.send_text(200, body)
+        if s in ("vllm", "tgi", "trtllm") and self.path == "/health":
+            return self.send_text(200, "")
+        if s == "sglang" and self.path == "/health_generate":
+            return self.send_text(200, "")
+        if s in ("vllm", "trtllm") and self.path == "/version":
+            return self.send_json(200, {"version": "0.0.0-fake"})
+        if s == "sglang" and self.path == "/get_server_info":
+            return self.send_json(200, {"max_running_requests": c.total_slots,
+                                        "model_path": c.model, "version": "0.0.0-fake"})
+        if s == "tgi" and self.path == "/info":
+            return self.send_json(200, {"model_id": c.model, "version": "0.0.0-fake"})
+        if s == "ollama" and self.path == "/":
+            return self.send_text(200, "Ollama is running")
+        if s == "ollama" and self.path == "/api/version":
+            return self.send_json(200, {"version": "0.0.0-fake"})
+        if self.path == "/v1/models":
+            return self.send_json(200, {"data": [{"id": c.model}]})
+        return self.send_json(404, {"error": {"code": 404, "message": "not found"}})
+
     def do_GET(self):
         c = self.config
+        if c.surface != "llama":
+            return self.surface_get()
         if self.path == "/health":
             if self.hostile.answer_health(self):
                 return None

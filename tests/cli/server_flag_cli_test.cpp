@@ -136,3 +136,51 @@ argv = ["--model", "{model}", "--port", "{port}", "--host", "{host}", "-np", "{n
     CHECK_THAT(r.out, Catch::Contains("server kind    my-llama (" + dir.file("my-llama.toml")));
     CHECK_THAT(r.out, Catch::Contains("-np 2 --ctx-size 1024 --metrics\n"));
 }
+
+TEST_CASE("run-live --dry-run launches every shipped work-alike kind as docs/servers.md says",
+          "[cli][run-live]") {
+    testing::ScratchDir dir;
+    const std::string model = dir.file("weights");
+    std::filesystem::create_directories(model);
+    const std::pair<const char*, std::string> kinds[] = {
+        {"vllm", "serve " + model +
+                     " --host 127.0.0.1 --port 0 --max-num-seqs 2 --max-model-len 512 "
+                     "--no-enable-prefix-caching\n"},
+        {"sglang", "-m sglang.launch_server --model-path " + model +
+                       " --host 127.0.0.1 --port 0 --max-running-requests 2 --context-length "
+                       "512 --disable-radix-cache --enable-metrics --decode-log-interval 1\n"},
+        {"tgi", "PREFIX_CACHING=0 " BI_MOCK_SERVER_PATH " --model-id " + model +
+                    " --hostname 127.0.0.1 --port 0 --max-batch-size 2 --max-total-tokens 512\n"},
+        {"trtllm-serve",
+         model + " --host 127.0.0.1 --port 0 --max_batch_size 2 --max_seq_len 512\n"},
+        {"ollama",
+         "OLLAMA_CONTEXT_LENGTH=512 OLLAMA_HOST=127.0.0.1:0 "
+         "OLLAMA_NUM_PARALLEL=2 " BI_MOCK_SERVER_PATH " serve\n"},
+        {"openai-generic", "--host 127.0.0.1 --port 0 --model " + model + " --parallel 2\n"},
+    };
+    for (const auto& [kind, line] : kinds) {
+        INFO(kind);
+        const auto r =
+            run_command({BI_RUN_PATH, "run-live", "--dry-run", "--server-bin", BI_MOCK_SERVER_PATH,
+                         "--server-kind", kind, "--model", model, "--out-dir", dir.file("out"),
+                         "--parallel", "2", "--ctx", "512"});
+        INFO(r.out << r.err);
+        CHECK(r.exit_code == 0);
+        CHECK_THAT(r.out, Catch::Contains("server kind    " + std::string(kind) + " (built-in:"));
+        CHECK_THAT(r.out, Catch::Contains(line));
+        CHECK_THAT(r.out, Catch::Contains("footprint not projected"));
+    }
+    // A kind that takes a model directory refuses a file, naming it.
+    io::write_file_atomically(dir.file("one.gguf"), "x");
+    const auto r = run_command({BI_RUN_PATH, "run-live", "--dry-run", "--server-bin",
+                                BI_MOCK_SERVER_PATH, "--server-kind", "vllm", "--model",
+                                dir.file("one.gguf"), "--out-dir", dir.file("out")});
+    CHECK(r.exit_code != 0);
+    CHECK_THAT(r.err, Catch::Contains(dir.file("one.gguf") + ": not a directory"));
+    // A kind without a native completion endpoint refuses --endpoint completion.
+    const auto c = run_command({BI_RUN_PATH, "run-live", "--dry-run", "--server-bin",
+                                BI_MOCK_SERVER_PATH, "--server-kind", "vllm", "--model", model,
+                                "--out-dir", dir.file("out"), "--endpoint", "completion"});
+    CHECK(c.exit_code == 2);
+    CHECK_THAT(c.err, Catch::Contains("has no native completion endpoint"));
+}

@@ -52,9 +52,9 @@ void add_server_options(cxxopts::Options& options) {
         "values)",
         cxxopts::value<std::vector<std::string>>())(
         "server-kind",
-        "The server's kind: a name (llama-server, ik_llama.cpp, or a NAME.toml in "
-        "--server-kind-dir "
-        "or $BI_SERVER_KIND_PATH) or a kind file (default: the profile's, else llama-server)",
+        "The server's kind: a name (llama-server, ik_llama.cpp, vllm, sglang, tgi, "
+        "trtllm-serve, ollama, openai-generic, or a NAME.toml in --server-kind-dir or "
+        "$BI_SERVER_KIND_PATH) or a kind file (default: the profile's, else llama-server)",
         cxxopts::value<std::string>())(
         "server-kind-dir", "Directory searched first for a --server-kind name (repeatable)",
         cxxopts::value<std::vector<std::string>>())(

@@ -1,0 +1,161 @@
+// Every shipped work-alike kind end to end against fake_llama_server.py's surface of that kind
+// (--fake-surface): launched with the kind's own argv and environment, read through the kind's
+// own readiness, identity and metrics routes. An honest fake earns a promotable GREEN where the
+// kind has a co-batching signal and UNVERIFIED where it has none; a divergent one is RED, a
+// token-count drift AMBER, a server that never reaches N UNVERIFIED; a fake that lies in one
+// signal is caught where the kind has a second.
+#include <catch2/catch.hpp>
+
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "core/json.hpp"
+#include "io/cert_io.hpp"
+#include "run_command.hpp"
+#include "scratch_dir.hpp"
+
+namespace bi {
+namespace {
+
+struct KindRun {
+    testing::CommandResult result;
+    core::Json cert;  // null when no cert was written
+};
+
+struct Kind {
+    const char* name;     // --server-kind
+    const char* surface;  // --fake-surface
+    const char* model;    // "directory", "name" or "gguf": what {model} is
+};
+
+// One N=4 cell over the small work-set through `kind`; each `fake` token reaches the fake.
+KindRun run_kind(const Kind& kind, const std::vector<std::string>& fake = {}) {
+    testing::ScratchDir dir;
+    std::string model = "served-model";
+    if (std::string(kind.model) == "directory") {
+        std::filesystem::create_directories(dir.file("model"));
+        dir.write("model/config.json", "{\"architectures\": [\"Fake\"]}\n");
+        dir.write("model/weights.bin", "weights");
+        model = dir.file("model");
+    }
+    std::vector<std::string> argv{BI_RUN_PATH,
+                                  "run-live",
+                                  "--server-bin",
+                                  BI_FAKE_SERVER,
+                                  "--server-kind",
+                                  kind.name,
+                                  "--model",
+                                  model,
+                                  "--model-alias",
+                                  "m",
+                                  "--out-dir",
+                                  dir.file("o"),
+                                  "--workset",
+                                  BI_SMALL_WORKSET,
+                                  "--ctx",
+                                  "512",
+                                  "--parallel",
+                                  "4",
+                                  "--passes",
+                                  "2",
+                                  "--n-predict",
+                                  "16",
+                                  "--quiet",
+                                  "--server-flag=--fake-tick-ms=3",
+                                  std::string("--server-flag=--fake-surface=") + kind.surface};
+    for (const auto& token : fake) argv.push_back("--server-flag=" + token);
+    KindRun run;
+    run.result = testing::run_command(argv);
+    try {
+        auto loaded = io::read_cert(dir.file("o/m__ctx512__N4.json"));
+        if (loaded.digest_intact && loaded.shape_problem.empty()) run.cert = loaded.document;
+    } catch (const std::exception&) {
+        // no cert: run.cert stays null
+    }
+    return run;
+}
+
+std::string status(const KindRun& run) {
+    const core::Json* v = run.cert.find("status");
+    return v && v->is_string() ? v->as_string() : "(no cert)";
+}
+
+bool says(const KindRun& run, const std::string& text) {
+    if (const core::Json* reasons = run.cert.find("decision_reasons"))
+        for (const auto& line : reasons->as_array())
+            if (line.as_string().find(text) != std::string::npos) return true;
+    return false;
+}
+
+// GREEN, RED, AMBER and UNVERIFIED for a kind with a co-batching signal.
+void check_kind_with_evidence(const Kind& kind) {
+    auto run = run_kind(kind);
+    INFO(kind.name << ": " << run.result.out << run.result.err);
+    CHECK(status(run) == "green");
+    CHECK(run.result.exit_code == 0);
+    const core::Json* record =
+        run.cert.find("server") ? run.cert.find("server")->find("kind") : nullptr;
+    REQUIRE(record);
+    CHECK(record->find("name")->as_string() == kind.name);
+    CHECK(record->find("sha256")->as_string().size() == 64);
+    CHECK_FALSE(record->find("slot_pinning")->as_bool());  // no slots: arm B unpinned
+
+    run = run_kind(kind, {"--fake-diverge-at=2"});
+    CHECK(status(run) == "failed");
+    CHECK(run.result.exit_code == 3);
+
+    run = run_kind(kind, {"--fake-token-count-drift"});
+    CHECK(status(run) == "green_with_caveat");
+
+    // Only two requests ever compute at once: the signal never reaches N = 4.
+    run = run_kind(kind, {"--fake-total-slots=2"});
+    CHECK(status(run) == "green_unverified");
+}
+
+// UNVERIFIED with the reason, and RED, for a kind without any signal.
+void check_kind_without_evidence(const Kind& kind) {
+    auto run = run_kind(kind);
+    INFO(kind.name << ": " << run.result.out << run.result.err);
+    CHECK(status(run) == "green_unverified");
+    CHECK(run.result.exit_code == 3);
+    CHECK(says(run, "this server exposes no evidence that requests were batched"));
+    run = run_kind(kind, {"--fake-diverge-at=2"});
+    CHECK(status(run) == "failed");
+}
+
+}  // namespace
+
+TEST_CASE("kind vllm: its gauge and step histogram earn the verdict", "[adversarial]") {
+    const Kind vllm{"vllm", "vllm", "directory"};
+    check_kind_with_evidence(vllm);
+    // A gauge that claims N while one request computes per step: the step histogram says one
+    // token per step, contradicting it.
+    const auto run = run_kind(vllm, {"--fake-lie-slots", "--fake-compute-max=1"});
+    INFO(run.result.out << run.result.err);
+    CHECK(status(run) == "green_unverified");
+    CHECK(says(run, "contradicting num_requests_running"));
+}
+
+TEST_CASE("kind sglang: its gauge and /get_server_info capacity earn the verdict",
+          "[adversarial]") {
+    check_kind_with_evidence({"sglang", "sglang", "directory"});
+}
+
+TEST_CASE("kind tgi: its batch-size gauge earns the verdict", "[adversarial]") {
+    check_kind_with_evidence({"tgi", "tgi", "directory"});
+}
+
+TEST_CASE("kind trtllm-serve: its JSON iteration statistics earn the verdict", "[adversarial]") {
+    check_kind_with_evidence({"trtllm-serve", "trtllm", "directory"});
+}
+
+TEST_CASE("kind ollama: no co-batching signal, so UNVERIFIED or RED", "[adversarial]") {
+    check_kind_without_evidence({"ollama", "ollama", "name"});
+}
+
+TEST_CASE("kind openai-generic: no co-batching signal, so UNVERIFIED or RED", "[adversarial]") {
+    check_kind_without_evidence({"openai-generic", "generic", "name"});
+}
+
+}  // namespace bi

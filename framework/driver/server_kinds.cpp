@@ -29,16 +29,6 @@ std::vector<std::string> search_dirs(const std::vector<std::string>& dirs) {
 
 }  // namespace
 
-const std::vector<core::ServerKind>& builtin_server_kinds() {
-    static const std::vector<core::ServerKind> kinds = [] {
-        std::vector<core::ServerKind> out;
-        for (const auto& [file, text] : builtin_kind_texts())
-            out.push_back(io::parse_server_kind(text, "built-in:" + file));
-        return out;
-    }();
-    return kinds;
-}
-
 core::ServerKind resolve_server_kind(const std::string& name_or_path,
                                      const std::vector<std::string>& dirs) {
     if (name_or_path.find('/') != std::string::npos || ends_with(name_or_path, kSuffix))

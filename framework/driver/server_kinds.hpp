@@ -8,17 +8,15 @@
 #include <vector>
 
 #include "core/server_kind.hpp"
+#include "io/server_kind_io.hpp"
 
 namespace bi::driver {
 
 // The kind a run launches when none is named.
 inline constexpr const char* kDefaultServerKind = "llama-server";
 
-// The shipped kind files as {file name, text}, in name order (generated at build time).
-const std::vector<std::pair<std::string, std::string>>& builtin_kind_texts();
-
 // Every shipped kind, read (source "built-in:<file>").
-const std::vector<core::ServerKind>& builtin_server_kinds();
+using io::builtin_server_kinds;
 
 // `name_or_path`: a value holding '/' or ending in ".toml" is a kind file; a bare name is
 // NAME.toml in `dirs` (--server-kind-dir, in order), then in $BI_SERVER_KIND_PATH

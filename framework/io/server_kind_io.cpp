@@ -252,4 +252,29 @@ core::ServerKind read_server_kind(const std::string& path) {
     return parse_server_kind(text, path);
 }
 
+const std::vector<core::ServerKind>& builtin_server_kinds() {
+    static const std::vector<core::ServerKind> kinds = [] {
+        std::vector<core::ServerKind> out;
+        for (const auto& [file, text] : builtin_kind_texts())
+            out.push_back(parse_server_kind(text, "built-in:" + file));
+        return out;
+    }();
+    return kinds;
+}
+
+std::string builtin_kind_problem(const core::ServerKindRecord& record) {
+    for (const auto& kind : builtin_server_kinds()) {
+        if (kind.source != record.source || kind.sha256 != record.sha256) continue;
+        if (kind.name != record.name)
+            return "server.kind names '" + record.name + "' but " + kind.source + " is '" +
+                   kind.name + "'";
+        if (!(kind.evidence == record.evidence))
+            return "server.kind.evidence is not what " + kind.source + " declares";
+        if (record.slot_pinning && kind.request.slot_field.empty())
+            return "server.kind.slot_pinning is true but " + kind.source + " has no slots";
+        return "";
+    }
+    return "";
+}
+
 }  // namespace bi::io

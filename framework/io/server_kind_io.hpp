@@ -4,7 +4,10 @@
 #pragma once
 
 #include <string>
+#include <utility>
+#include <vector>
 
+#include "core/cert.hpp"
 #include "core/server_kind.hpp"
 
 namespace bi::io {
@@ -15,5 +18,18 @@ core::ServerKind parse_server_kind(const std::string& text, const std::string& p
 
 // A kind file on disk.
 core::ServerKind read_server_kind(const std::string& path);
+
+// The shipped kind files as {file name, text}, in name order (generated at build time from
+// kinds/*.toml by cmake/EmbedKinds.cmake).
+const std::vector<std::pair<std::string, std::string>>& builtin_kind_texts();
+
+// Every shipped kind, read (source "built-in:<file>").
+const std::vector<core::ServerKind>& builtin_server_kinds();
+
+// Why a cert's kind record cannot be what a shipped kind file says: a record naming a shipped
+// file with that file's digest must carry its evidence and its slot pinning (so that a cert
+// cannot be judged by weaker signals than its kind declares). "" when it agrees, or when the
+// record names a file this bi-run does not ship (a user's, or another version's).
+std::string builtin_kind_problem(const core::ServerKindRecord& record);
 
 }  // namespace bi::io

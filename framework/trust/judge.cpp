@@ -2,6 +2,7 @@
 
 #include "core/cert_consistency.hpp"
 #include "core/error.hpp"
+#include "io/server_kind_io.hpp"
 
 namespace bi::trust {
 
@@ -60,6 +61,12 @@ void judge_cert(Judgement& j, const JudgeOptions& options) {
         j.kind = FileKind::Inconsistent;
         j.problem = j.path + ": the cert disagrees with itself: " + lines.front();
     }
+    const std::string kind_problem =
+        cert.server && cert.server->kind ? io::builtin_kind_problem(*cert.server->kind) : "";
+    if (j.kind == FileKind::Cert && !kind_problem.empty()) {
+        j.kind = FileKind::Inconsistent;
+        j.problem = j.path + ": the cert disagrees with itself: " + kind_problem;
+    }
     j.signature = judge_signature(check_cert_signature(j.loaded.document, options.trusted),
                                   signer_of(j.loaded.document), options);
     const auto state = j.signature.state;
@@ -70,6 +77,10 @@ void judge_cert(Judgement& j, const JudgeOptions& options) {
             j.path + ": " + *j.signature.reason + ": the cert was changed after it was signed";
     }
     j.promotion = core::check_promotable(cert, j.loaded.digest_intact);
+    if (!kind_problem.empty()) {
+        j.promotion.reasons.push_back("the cert disagrees with itself: " + kind_problem);
+        j.promotion.promotable = false;
+    }
     if (j.signature.reason) j.promotion.reasons.push_back(*j.signature.reason);
     j.deployment_mismatches = core::deployment_mismatches(cert, options.expected);
     for (const auto& line : j.deployment_mismatches)

@@ -12,6 +12,8 @@
 
 #include "core/json.hpp"
 #include "io/cert_io.hpp"
+#include "io/files.hpp"
+#include "io/json_text.hpp"
 #include "run_command.hpp"
 #include "scratch_dir.hpp"
 
@@ -135,6 +137,56 @@ TEST_CASE("kind vllm: its gauge and step histogram earn the verdict", "[adversar
     INFO(run.result.out << run.result.err);
     CHECK(status(run) == "green_unverified");
     CHECK(says(run, "contradicting num_requests_running"));
+}
+
+TEST_CASE("a cert cannot be judged by weaker signals than its shipped kind declares",
+          "[adversarial]") {
+    // An honest vLLM GREEN, its kind record edited to drop the step histogram and its digest
+    // recomputed: the cert still agrees with its own (weakened) evidence, but not with the
+    // shipped kind file it names.
+    testing::ScratchDir dir;
+    std::filesystem::create_directories(dir.file("model"));
+    dir.write("model/config.json", "{}\n");
+    const auto run = testing::run_command({BI_RUN_PATH,
+                                           "run-live",
+                                           "--server-bin",
+                                           BI_FAKE_SERVER,
+                                           "--server-kind",
+                                           "vllm",
+                                           "--model",
+                                           dir.file("model"),
+                                           "--model-alias",
+                                           "m",
+                                           "--out-dir",
+                                           dir.file("o"),
+                                           "--workset",
+                                           BI_SMALL_WORKSET,
+                                           "--ctx",
+                                           "512",
+                                           "--parallel",
+                                           "4",
+                                           "--passes",
+                                           "2",
+                                           "--n-predict",
+                                           "16",
+                                           "--quiet",
+                                           "--server-flag=--fake-tick-ms=3",
+                                           "--server-flag=--fake-surface=vllm"});
+    REQUIRE(run.exit_code == 0);
+    const std::string path = dir.file("o/m__ctx512__N4.json");
+    const auto verified = testing::run_command({BI_RUN_PATH, "verify-cert", path});
+    CHECK(verified.exit_code == 0);
+    core::Json document = io::read_cert(path).document;
+    core::Json& evidence = document["server"]["kind"]["evidence"];
+    evidence.set("step_sum", "");
+    evidence.set("step_count", "");
+    document.set("digest", io::cert_digest(document));
+    io::write_file_atomically(path, io::to_json_text(document));
+    const auto forged = testing::run_command({BI_RUN_PATH, "verify-cert", path});
+    INFO(forged.out << forged.err);
+    CHECK(forged.exit_code == 1);
+    CHECK_THAT(forged.out + forged.err,
+               Catch::Contains("server.kind.evidence is not what built-in:vllm.toml declares"));
 }
 
 TEST_CASE("kind sglang: its gauge and /get_server_info capacity earn the verdict",

@@ -92,6 +92,9 @@ const KindEvidence& llama_server_evidence();
 struct KindIdentity {
     std::string props_path;                                 // "": none
     std::vector<std::string> version_argv = {"--version"};  // after the binary; empty: none
+    // File names of the kind's binary: a run that names no kind takes the one kind whose list
+    // holds the binary's name (docs/servers.md "Choosing a kind").
+    std::vector<std::string> binary_names;
 };
 
 struct ServerKind {

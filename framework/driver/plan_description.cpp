@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <filesystem>
 #include <sstream>
 #include <string>
 
@@ -15,6 +16,12 @@
 namespace bi::driver {
 
 namespace {
+
+bool named_by_binary(const LivePlan& live) {
+    const auto& names = live.kind.identity.binary_names;
+    const auto file = std::filesystem::path(live.target.server_bin).filename().string();
+    return std::find(names.begin(), names.end(), file) != names.end();
+}
 
 std::string describe_footprint(const server::Footprint& f) {
     return "model " + server::format_gib(f.model_bytes) + " + KV " +
@@ -73,7 +80,8 @@ std::string describe_live_plan(const RunPlan& plan) {
                                         live.target.flags, live.kind};
     out << "plan (--dry-run: nothing is launched)\n"
         << "  server binary  " << live.target.server_bin << "\n"
-        << "  server kind    " << live.kind.name << " (" << live.kind.source << ")\n"
+        << "  server kind    " << live.kind.name << " (" << live.kind.source
+        << (live.kind_detected && named_by_binary(live) ? ", by the binary's name" : "") << ")\n"
         << "  model          " << live.target.model << " ("
         << server::format_gib(live.facts.file_bytes) << ", "
         << (live.facts.architecture.empty() ? "not GGUF" : live.facts.architecture) << ")\n"

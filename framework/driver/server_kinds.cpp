@@ -67,4 +67,23 @@ std::vector<std::string> known_server_kinds(const std::vector<std::string>& dirs
     return {names.begin(), names.end()};
 }
 
+core::ServerKind detect_server_kind(const std::string& binary,
+                                    const std::vector<std::string>& dirs) {
+    const std::string file = std::filesystem::path(binary).filename().string();
+    std::vector<core::ServerKind> claims;
+    for (const auto& name : known_server_kinds(dirs)) {
+        auto kind = resolve_server_kind(name, dirs);
+        const auto& names = kind.identity.binary_names;
+        if (std::find(names.begin(), names.end(), file) != names.end())
+            claims.push_back(std::move(kind));
+    }
+    if (claims.empty()) return resolve_server_kind(kDefaultServerKind, dirs);
+    if (claims.size() == 1) return std::move(claims.front());
+    std::string list;
+    for (const auto& kind : claims) list += (list.empty() ? "" : ", ") + kind.name;
+    throw Error(ErrorCategory::Usage, "--server-bin " + binary + ": the kinds " + list +
+                                          " all launch a binary named " + file +
+                                          "; choose one with --server-kind");
+}
+
 }  // namespace bi::driver

@@ -18,6 +18,12 @@ inline constexpr const char* kDefaultServerKind = "llama-server";
 // Every shipped kind, read (source "built-in:<file>").
 using io::builtin_server_kinds;
 
+// The kind for a run that names none: the one kind (shipped, or a NAME.toml in `dirs` or
+// $BI_SERVER_KIND_PATH) whose identity.binary_names holds the binary's file name, else
+// llama-server. bi::Error(Usage) listing them when several kinds claim the name.
+core::ServerKind detect_server_kind(const std::string& binary,
+                                    const std::vector<std::string>& dirs);
+
 // `name_or_path`: a value holding '/' or ending in ".toml" is a kind file; a bare name is
 // NAME.toml in `dirs` (--server-kind-dir, in order), then in $BI_SERVER_KIND_PATH
 // (':'-separated), then a shipped kind of that name. A user's file of a shipped kind's name

@@ -184,3 +184,40 @@ TEST_CASE("run-live --dry-run launches every shipped work-alike kind as docs/ser
     CHECK(c.exit_code == 2);
     CHECK_THAT(c.err, Catch::Contains("has no native completion endpoint"));
 }
+
+TEST_CASE("run-live without --server-kind takes the kind its binary's name says, or refuses",
+          "[cli][run-live]") {
+    testing::ScratchDir dir;
+    std::filesystem::create_directories(dir.file("weights"));
+    std::filesystem::create_directories(dir.file("bin"));
+    const std::string vllm = dir.file("bin/vllm");
+    std::filesystem::copy_file(BI_MOCK_SERVER_PATH, vllm);
+    const std::vector<std::string> argv{BI_RUN_PATH,         "run-live",  "--dry-run",
+                                        "--server-bin",      vllm,        "--model",
+                                        dir.file("weights"), "--out-dir", dir.file("out")};
+    auto r = run_command(argv);
+    INFO(r.out << r.err);
+    CHECK(r.exit_code == 0);
+    CHECK_THAT(r.out, Catch::Contains("server kind    vllm (built-in:vllm.toml, by the binary's "
+                                      "name)"));
+    CHECK_THAT(r.out, Catch::Contains("--max-num-seqs"));
+    // Another binary name: the default kind, said as before.
+    r = run_command(dry_run_argv(dir));
+    CHECK_THAT(r.out,
+               Catch::Contains("server kind    llama-server (built-in:llama-server.toml)\n"));
+    // Two kinds claiming the name: refused, naming both.
+    std::filesystem::create_directories(dir.file("kinds"));
+    dir.write("kinds/my-vllm.toml", R"(schema = "bi-server-kind/1"
+name = "my-vllm"
+description = "a second kind for a binary named vllm"
+[launch]
+argv = ["serve", "{model}", "--port", "{port}", "--max-num-seqs", "{n}"]
+[identity]
+binary_names = ["vllm"]
+)");
+    auto ambiguous = argv;
+    ambiguous.insert(ambiguous.end(), {"--server-kind-dir", dir.file("kinds")});
+    r = run_command(ambiguous);
+    CHECK(r.exit_code == 2);
+    CHECK_THAT(r.err, Catch::Contains("the kinds my-vllm, vllm all launch a binary named vllm"));
+}

@@ -192,6 +192,8 @@ struct RunRecord {
     std::optional<double> request_timeout_s;
     std::optional<bool> stop_on_red;
     std::optional<double> logit_drift_eps;  // set when logprob-only drift below it was ignored
+    // The fraction of GPU memory a preallocating server (vLLM, SGLang, TGI) was launched with.
+    std::optional<double> gpu_memory_fraction;
 };
 
 // Wall time of each step, in seconds.

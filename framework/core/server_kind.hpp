@@ -34,6 +34,10 @@ struct KindLaunch {
     // (a name in the server's own store).
     std::string model_form = "gguf";
     bool model_in_launch = true;  // {model} is in argv or env (else the request names it)
+    // A server that preallocates this fraction of GPU memory (vLLM --gpu-memory-utilization):
+    // the flag, and the server's default when the user gives none (0: no default).
+    std::string memory_fraction_flag;
+    double memory_fraction_default = 0.0;
 };
 
 // How the kind is asked for one greedy answer. Every body carries the prompt, temperature 0,

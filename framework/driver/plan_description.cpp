@@ -7,6 +7,7 @@
 #include <sstream>
 #include <string>
 
+#include "core/fixed_text.hpp"
 #include "core/sample_size.hpp"
 #include "server/argv.hpp"
 #include "server/gpu_memory.hpp"
@@ -93,6 +94,10 @@ std::string describe_live_plan(const RunPlan& plan) {
         out << "\n";
     }
     out << "  MemAvailable   " << (mem ? server::format_gib(*mem) : "unknown") << "\n";
+    if (plan.options.run_labels.gpu_memory_fraction)
+        out << "  GPU memory     " << live.kind.launch.memory_fraction_flag << " "
+            << core::format_fixed(*plan.options.run_labels.gpu_memory_fraction, 2)
+            << " of each GPU, preallocated at start\n";
     const auto layers = server::offloaded_layers(live.target.flags);
     if (layers)
         out << "  GPU memory     "

@@ -120,6 +120,18 @@ void plan_live(RunPlan& plan, LivePlan live, bool alias_given,
                         *layers, *live.gpu);
     }
 
+    // A server that preallocates a fraction of GPU memory needs that much free when it starts.
+    if (const auto fraction =
+            server::memory_fraction(live.target.flags, live.kind.launch.memory_fraction_flag,
+                                    live.kind.launch.memory_fraction_default)) {
+        o.run_labels.gpu_memory_fraction = *fraction;
+        const auto total = server::gpu_memory_query("memory.total");
+        const auto free = server::gpu_free_memory();
+        if (total && free)
+            server::check_memory_fraction(*fraction, live.kind.launch.memory_fraction_flag, *total,
+                                          *free);
+    }
+
     if (!alias_given) o.model_alias = live.target.alias;
     o.run_labels.server_flags = live.target.flags;
     o.model_file = core::ModelFileRecord{};

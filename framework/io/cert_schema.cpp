@@ -814,6 +814,7 @@ const Table<RunRecord>& table() {
         optional("request_timeout_s", &R::request_timeout_s),
         optional("stop_on_red", &R::stop_on_red),
         optional("logit_drift_eps", &R::logit_drift_eps),
+        optional("gpu_memory_fraction", &R::gpu_memory_fraction),
     };
     return rows;
 }

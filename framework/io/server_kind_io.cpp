@@ -69,8 +69,10 @@ core::KindLaunch read_launch(const toml::table& root, const std::string& path) {
     const toml::table* table = table_at(root, "launch", path);
     if (!table) bad(path, "no [launch] table");
     const toml::table& t = *table;
-    toml_read::check_keys(t, {"argv", "env", "managed_flags", "ready_path", "model_form"}, path,
-                          "[launch]");
+    toml_read::check_keys(t,
+                          {"argv", "env", "managed_flags", "ready_path", "model_form",
+                           "memory_fraction_flag", "memory_fraction_default"},
+                          path, "[launch]");
     core::KindLaunch launch;
     launch.argv = toml_read::strings_at(t, "argv", path, "launch");
     if (launch.argv.empty()) bad(path, "launch.argv must list the server's arguments");
@@ -95,6 +97,15 @@ core::KindLaunch read_launch(const toml::table& root, const std::string& path) {
     if (launch.ready_path.empty()) launch.ready_path = "/health";
     if (auto form = toml_read::string_at(t, "model_form", path, "launch"); !form.empty())
         launch.model_form = std::move(form);
+    launch.memory_fraction_flag = toml_read::string_at(t, "memory_fraction_flag", path, "launch");
+    if (const toml::node* d = t.get("memory_fraction_default")) {
+        const auto value = d->value<double>();
+        if (!value || !(*value > 0.0 && *value <= 1.0) || launch.memory_fraction_flag.empty())
+            bad(path,
+                "launch.memory_fraction_default must be a fraction in (0, 1], with "
+                "memory_fraction_flag");
+        launch.memory_fraction_default = *value;
+    }
     if (launch.model_form != "gguf" && launch.model_form != "directory" &&
         launch.model_form != "name")
         bad(path, "launch.model_form '" + launch.model_form + "' is not gguf, directory or name");

@@ -7,6 +7,7 @@
 
 #include "command_output.hpp"
 #include "core/error.hpp"
+#include "core/fixed_text.hpp"
 
 namespace bi::server {
 
@@ -43,9 +44,12 @@ std::uint64_t gpu_part(const Footprint& footprint, const ModelFacts& model, std:
 }
 
 std::optional<GpuMemory> gpu_free_memory() {
-    const auto text =
-        command_output({"nvidia-smi", "--query-gpu=memory.free", "--format=csv,noheader,nounits"},
-                       kNvidiaSmiTimeout);
+    return gpu_memory_query("memory.free");
+}
+
+std::optional<GpuMemory> gpu_memory_query(const std::string& field) {
+    const auto text = command_output(
+        {"nvidia-smi", "--query-gpu=" + field, "--format=csv,noheader,nounits"}, kNvidiaSmiTimeout);
     if (!text) return std::nullopt;
     GpuMemory memory;
     std::istringstream lines(*text);
@@ -63,6 +67,38 @@ std::optional<GpuMemory> gpu_free_memory() {
     }
     if (memory.gpus == 0) return std::nullopt;
     return memory;
+}
+
+std::optional<double> memory_fraction(const std::vector<std::string>& flags,
+                                      const std::string& flag, double fallback) {
+    if (flag.empty()) return std::nullopt;
+    std::optional<std::string> given;
+    for (std::size_t i = 0; i < flags.size(); ++i) {
+        if (flags[i] == flag && i + 1 < flags.size())
+            given = flags[i + 1];
+        else if (flags[i].rfind(flag + "=", 0) == 0)
+            given = flags[i].substr(flag.size() + 1);
+    }
+    if (!given) return fallback > 0.0 ? std::optional<double>(fallback) : std::nullopt;
+    char* end = nullptr;
+    const double value = std::strtod(given->c_str(), &end);
+    if (given->empty() || *end != '\0' || !(value > 0.0 && value <= 1.0))
+        throw Error(ErrorCategory::Usage,
+                    "--server-flag " + flag + " " + *given + ": not a fraction in (0, 1]");
+    return value;
+}
+
+void check_memory_fraction(double fraction, const std::string& flag, const GpuMemory& total,
+                           const GpuMemory& free) {
+    const auto wanted =
+        static_cast<std::uint64_t>(fraction * static_cast<double>(total.free_bytes));
+    if (wanted <= free.free_bytes) return;
+    throw Error(ErrorCategory::Guard,
+                flag + " " + core::format_fixed(fraction, 2) + " preallocates " +
+                    format_gib(wanted) + " of " + format_gib(total.free_bytes) +
+                    " GPU memory, but only " + format_gib(free.free_bytes) +
+                    " is free (nvidia-smi): lower it with " + "--server-flag=" + flag +
+                    " --server-flag=F or free the GPU");
 }
 
 void check_gpu_footprint(std::uint64_t gpu_bytes, std::int64_t layers, const GpuMemory& free) {

@@ -154,6 +154,47 @@ TEST_CASE("the footprint guard checks the GPU part against nvidia-smi's free mem
     CHECK(r.exit_code == 0);
 }
 
+TEST_CASE("a kind that preallocates GPU memory is checked against nvidia-smi's free memory",
+          "[cli][guard]") {
+    testing::ScratchDir dir;
+    fs::create_directories(dir.file("weights"));
+    fs::create_directories(dir.file("bin"));
+    // memory.total answers 80 GiB; memory.free answers `free_mib`.
+    const auto fake_smi = [&](const std::string& free_mib) {
+        io::write_file_atomically(
+            dir.file("bin/nvidia-smi"),
+            "#!/bin/sh\ncase \"$1\" in *total*) echo 81920;; *) echo " + free_mib + ";; esac\n");
+        ::chmod(dir.file("bin/nvidia-smi").c_str(), 0755);
+    };
+    const std::string path = "PATH=" + dir.file("bin") + ":" + std::getenv("PATH");
+    const auto args = std::vector<std::string>{
+        "run-live", "--dry-run", "--server-bin",      BI_MOCK_SERVER_PATH, "--server-kind",
+        "vllm",     "--model",   dir.file("weights"), "--out-dir",         dir.file("out")};
+    fake_smi("81920");
+    auto r = with_env({path}, args);
+    INFO(r.err);
+    CHECK(r.exit_code == 0);
+    CHECK_THAT(r.out, Catch::Contains("--gpu-memory-utilization 0.90 of each GPU"));
+    // vLLM's default 0.9 of 80 GiB does not fit in 40 GiB free ...
+    fake_smi("40960");
+    r = with_env({path}, args);
+    CHECK(r.exit_code == 2);
+    CHECK_THAT(r.err, Catch::Contains("--gpu-memory-utilization 0.90 preallocates 72.00 GiB of "
+                                      "80.00 GiB GPU memory, but only 40.00 GiB is free"));
+    // ... 0.4 does, and is the one recorded.
+    auto lower = args;
+    lower.insert(lower.end(), {"--server-flag=--gpu-memory-utilization", "--server-flag=0.4"});
+    r = with_env({path}, lower);
+    CHECK(r.exit_code == 0);
+    CHECK_THAT(r.out, Catch::Contains("--gpu-memory-utilization 0.40 of each GPU"));
+    // Not a fraction: refused.
+    auto bad = args;
+    bad.push_back("--server-flag=--gpu-memory-utilization=1.5");
+    r = with_env({path}, bad);
+    CHECK(r.exit_code == 2);
+    CHECK_THAT(r.err, Catch::Contains("--gpu-memory-utilization 1.5: not a fraction in (0, 1]"));
+}
+
 TEST_CASE("workset and --profile share one default seed", "[cli][workset]") {
     const auto plain = run_command(bi_run({"workset", "--generator", "spark"}));
     const auto seeded = run_command(bi_run({"workset", "--generator", "spark", "--seed", "42"}));

@@ -119,7 +119,8 @@ struct ModelFileRecord {
     std::optional<std::string> sha256;       // the whole file's, when it was hashed
     std::optional<std::string> sha256_head;  // the first MiB's
     std::optional<std::string> architecture;
-    std::optional<std::string> synthesized;  // the synthetic model's name (selftest)
+    std::optional<std::string> synthesized;   // the synthetic model's name (selftest)
+    std::optional<std::string> store_digest;  // a store model's digest, as its server lists it
 };
 
 struct HostRecord {

@@ -99,6 +99,9 @@ struct KindIdentity {
     // File names of the kind's binary: a run that names no kind takes the one kind whose list
     // holds the binary's name (docs/servers.md "Choosing a kind").
     std::vector<std::string> binary_names;
+    // For a model named in the server's store: the endpoint listing the store (an object with
+    // a "models" array of {name, model, digest}), read once the serial server is up.
+    std::string models_path;
 };
 
 struct ServerKind {

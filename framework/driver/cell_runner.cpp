@@ -92,6 +92,32 @@ core::Json CellRunner::fetch_props(const ServerHandle& server) const {
     return http::parse_props(outcome.response.body);
 }
 
+// The digest the kind's store listing gives the model named by --model (Ollama's /api/tags:
+// "name" or "model" equal to it, or to it with ":latest"); none when the kind lists no store.
+std::optional<std::string> CellRunner::fetch_store_digest(const ServerHandle& server) const {
+    if (!options_.kind || options_.kind->identity.models_path.empty()) return std::nullopt;
+    http::HttpSession session(endpoint_of(server), std::chrono::seconds(10),
+                              options_.request.max_response_bytes);
+    const auto outcome = session.get(options_.kind->identity.models_path);
+    if (!outcome.ok()) return std::nullopt;
+    const core::Json listing = http::parse_props(outcome.response.body);
+    const core::Json* models = listing.find("models");
+    if (!models || !models->is_array()) return std::nullopt;
+    const std::string& wanted = options_.request.model;
+    for (const auto& entry : models->as_array()) {
+        const bool named = [&] {
+            for (const char* key : {"name", "model"}) {
+                const std::string value = entry.string_or(key, "");
+                if (value == wanted || value == wanted + ":latest") return true;
+            }
+            return false;
+        }();
+        const core::Json* digest = entry.find("digest");
+        if (named && digest && digest->is_string()) return digest->as_string();
+    }
+    return std::nullopt;
+}
+
 CellRunner::ArmRun CellRunner::run_arm(ServerHandle& server,
                                        const std::vector<core::WorkItem>& items,
                                        const std::string& arm, int pass,
@@ -149,6 +175,7 @@ Baseline CellRunner::run_baseline(std::int64_t ctx, const WorkRowSource& rows) {
     const core::Json props = fetch_props(*server);
     baseline.props = http::trim_props(props);
     baseline.reports_mock = props.bool_or("bi_mock", false);
+    baseline.store_digest = fetch_store_digest(*server);
 
     // Each count ends within 30 s, however the server answers.
     http::HttpSession tokenizer(endpoint_of(*server), std::chrono::seconds(30),
@@ -341,6 +368,8 @@ CellOutcome CellRunner::run_cell(const Baseline& baseline, int parallel) {
     core::CertContext context =
         configuration_context(options_, baseline.ctx, parallel, source, server_n.binary_sha256);
     context.ts_utc = io::utc_timestamp();
+    if (context.model_file && baseline.store_digest)
+        context.model_file->store_digest = baseline.store_digest;
     context.stopped_early = passes.stopped_early;
     context.plan = passes.plan;
     const core::Json* build_info = baseline.props.find("build_info");

@@ -69,6 +69,7 @@ struct Baseline {
     core::ServerLaunch server;  // the one-slot server
     core::Json props;           // its /props, trimmed
     bool reports_mock = false;
+    std::optional<std::string> store_digest;  // a store model's digest, as the server lists it
     core::Timings timings;
 };
 
@@ -114,6 +115,7 @@ private:
     core::RunRecord run_record(const Baseline& baseline) const;
     const core::KindEvidence& evidence_spec() const;
     core::Json fetch_props(const ServerHandle& server) const;
+    std::optional<std::string> fetch_store_digest(const ServerHandle& server) const;
 
     ServerLauncher& launcher_;
     plugin_host::ScorerInstance& scorer_;

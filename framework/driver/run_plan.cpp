@@ -142,7 +142,11 @@ void plan_live(RunPlan& plan, LivePlan live, bool alias_given,
         o.model_file->sha256 = io::directory_manifest_sha256(live.target.model);
     o.model_file->sha256_head = live.facts.sha256_head;
     o.model_file->architecture = live.facts.architecture;
-    if (live.kind.launch.model_form == "name") o.model_file.reset();  // no file to describe
+    if (live.kind.launch.model_form == "name") {  // no file: its store digest comes at launch
+        o.model_file = core::ModelFileRecord{};
+        o.model_file->path = live.target.model;
+        o.model_file->sha256 = std::nullopt;
+    }
     plan.live = std::move(live);
     check_cell_names(o);
 }
@@ -191,6 +195,7 @@ std::vector<std::unique_ptr<io::FileLock>> lock_cells(const RunPlan& plan, Progr
 void hash_model(RunOptions& options, Progress& progress) {
     if (!options.model_file || options.model_file->sha256 || options.model_file->path.empty())
         return;
+    if (options.kind && options.kind->launch.model_form == "name") return;  // a store name
     const std::string path = options.model_file->path;
     int reported = -1;
     const auto report = [&](std::uint64_t done, std::uint64_t total) {

@@ -68,6 +68,9 @@ core::ServerKind checked_kind(const SelftestRequest& r) {
     auto kind = resolve_server_kind(r.target.server_kind.value_or(kDefaultServerKind),
                                     r.target.server_kind_dirs);
     core::check_user_flags(kind, r.target.server_flags);
+    if (kind.launch.model_form != "gguf")
+        usage("--server-kind " + kind.name + ": a selftest writes a GGUF model, and this kind " +
+              "takes a model " + kind.launch.model_form);
     if (r.dtype != "f32" && r.dtype != "f16") usage("--dtype must be f32 or f16");
     if (r.passes < 1) usage("--passes must be at least 1");
     if (r.n_predict < 1) usage("--n-predict must be at least 1");
@@ -91,7 +94,9 @@ SelftestResult run_selftest(const SelftestRequest& request, const Invocation& in
     RunOptions& o = plan.options;
     o.model_alias = "bi-selftest-" + request.dtype;
     o.passes = static_cast<int>(request.passes);
-    o.request.endpoint = http::EndpointKind::Completion;
+    // The native endpoint returns token ids; a kind without one is asked through chat.
+    o.request.endpoint = kind.request.completion_path.empty() ? http::EndpointKind::Chat
+                                                              : http::EndpointKind::Completion;
     o.request.n_predict = static_cast<int>(request.n_predict);
     o.request.logprobs = 1;
     o.request.max_response_bytes = request.max_response_bytes.empty()

@@ -771,6 +771,7 @@ const Table<ModelFileRecord>& table() {
         optional("sha256_head", &M::sha256_head),
         optional("architecture", &M::architecture),
         optional("synthesized", &M::synthesized),
+        optional("store_digest", &M::store_digest),
     };
     return rows;
 }

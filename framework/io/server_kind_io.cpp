@@ -215,8 +215,9 @@ core::KindIdentity read_identity(const toml::table& root, const std::string& pat
     core::KindIdentity identity;
     const toml::table* table = table_at(root, "identity", path);
     if (!table) return identity;
-    toml_read::check_keys(*table, {"props_path", "version_argv", "binary_names"}, path,
-                          "[identity]");
+    toml_read::check_keys(*table, {"props_path", "version_argv", "binary_names", "models_path"},
+                          path, "[identity]");
+    identity.models_path = path_at(*table, "models_path", path, "identity");
     identity.binary_names = toml_read::strings_at(*table, "binary_names", path, "identity");
     identity.props_path = path_at(*table, "props_path", path, "identity");
     if (table->get("version_argv"))

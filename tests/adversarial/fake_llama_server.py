@@ -335,6 +335,13 @@ class Handler(BaseHTTPRequestHandler):
             return self.send_text(200, "Ollama is running")
         if s == "ollama" and self.path == "/api/version":
             return self.send_json(200, {"version": "0.0.0-fake"})
+        if s == "ollama" and self.path == "/api/tags":
+            # Its store holds "served-model" (the name the tests send) and another model.
+            digest = hashlib.sha256(b"served-model").hexdigest()
+            return self.send_json(200, {"models": [
+                {"name": "other:latest", "model": "other:latest", "digest": "0" * 64},
+                {"name": "served-model:latest", "model": "served-model:latest",
+                 "digest": digest}]})
         if self.path == "/v1/models":
             return self.send_json(200, {"data": [{"id": c.model}]})
         return self.send_json(404, {"error": {"code": 404, "message": "not found"}})

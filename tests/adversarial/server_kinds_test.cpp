@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "core/json.hpp"
+#include "core/sha256.hpp"
 #include "io/cert_io.hpp"
 #include "io/files.hpp"
 #include "io/json_text.hpp"
@@ -31,41 +32,49 @@ struct Kind {
     const char* model;    // "directory", "name" or "gguf": what {model} is
 };
 
-// One N=4 cell over the small work-set through `kind`; each `fake` token reaches the fake.
+// bi-run's command line for one N=4 cell over the small work-set through `kind`.
+std::vector<std::string> kind_argv(const Kind& kind, const std::string& model,
+                                   const std::string& out_dir) {
+    return {BI_RUN_PATH,
+            "run-live",
+            "--server-bin",
+            BI_FAKE_SERVER,
+            "--server-kind",
+            kind.name,
+            "--model",
+            model,
+            "--model-alias",
+            "m",
+            "--out-dir",
+            out_dir,
+            "--workset",
+            BI_SMALL_WORKSET,
+            "--ctx",
+            "512",
+            "--parallel",
+            "4",
+            "--passes",
+            "2",
+            "--n-predict",
+            "16",
+            "--quiet",
+            "--server-flag=--fake-tick-ms=3",
+            std::string("--server-flag=--fake-surface=") + kind.surface};
+}
+
+// A model of the kind's form in `dir`.
+std::string model_for(const Kind& kind, const testing::ScratchDir& dir) {
+    if (std::string(kind.model) != "directory") return "served-model";
+    std::filesystem::create_directories(dir.file("model"));
+    dir.write("model/config.json", "{\"architectures\": [\"Fake\"]}\n");
+    dir.write("model/weights.bin", "weights");
+    return dir.file("model");
+}
+
+// The cell run; each `fake` token reaches the fake.
 KindRun run_kind(const Kind& kind, const std::vector<std::string>& fake = {}) {
     testing::ScratchDir dir;
-    std::string model = "served-model";
-    if (std::string(kind.model) == "directory") {
-        std::filesystem::create_directories(dir.file("model"));
-        dir.write("model/config.json", "{\"architectures\": [\"Fake\"]}\n");
-        dir.write("model/weights.bin", "weights");
-        model = dir.file("model");
-    }
-    std::vector<std::string> argv{BI_RUN_PATH,
-                                  "run-live",
-                                  "--server-bin",
-                                  BI_FAKE_SERVER,
-                                  "--server-kind",
-                                  kind.name,
-                                  "--model",
-                                  model,
-                                  "--model-alias",
-                                  "m",
-                                  "--out-dir",
-                                  dir.file("o"),
-                                  "--workset",
-                                  BI_SMALL_WORKSET,
-                                  "--ctx",
-                                  "512",
-                                  "--parallel",
-                                  "4",
-                                  "--passes",
-                                  "2",
-                                  "--n-predict",
-                                  "16",
-                                  "--quiet",
-                                  "--server-flag=--fake-tick-ms=3",
-                                  std::string("--server-flag=--fake-surface=") + kind.surface};
+    auto argv = kind_argv(kind, model_for(kind, dir), dir.file("o"));
     for (const auto& token : fake) argv.push_back("--server-flag=" + token);
     KindRun run;
     run.result = testing::run_command(argv);
@@ -145,33 +154,8 @@ TEST_CASE("a cert cannot be judged by weaker signals than its shipped kind decla
     // recomputed: the cert still agrees with its own (weakened) evidence, but not with the
     // shipped kind file it names.
     testing::ScratchDir dir;
-    std::filesystem::create_directories(dir.file("model"));
-    dir.write("model/config.json", "{}\n");
-    const auto run = testing::run_command({BI_RUN_PATH,
-                                           "run-live",
-                                           "--server-bin",
-                                           BI_FAKE_SERVER,
-                                           "--server-kind",
-                                           "vllm",
-                                           "--model",
-                                           dir.file("model"),
-                                           "--model-alias",
-                                           "m",
-                                           "--out-dir",
-                                           dir.file("o"),
-                                           "--workset",
-                                           BI_SMALL_WORKSET,
-                                           "--ctx",
-                                           "512",
-                                           "--parallel",
-                                           "4",
-                                           "--passes",
-                                           "2",
-                                           "--n-predict",
-                                           "16",
-                                           "--quiet",
-                                           "--server-flag=--fake-tick-ms=3",
-                                           "--server-flag=--fake-surface=vllm"});
+    const Kind vllm{"vllm", "vllm", "directory"};
+    const auto run = testing::run_command(kind_argv(vllm, model_for(vllm, dir), dir.file("o")));
     REQUIRE(run.exit_code == 0);
     const std::string path = dir.file("o/m__ctx512__N4.json");
     const auto verified = testing::run_command({BI_RUN_PATH, "verify-cert", path});
@@ -203,7 +187,15 @@ TEST_CASE("kind trtllm-serve: its JSON iteration statistics earn the verdict", "
 }
 
 TEST_CASE("kind ollama: no co-batching signal, so UNVERIFIED or RED", "[adversarial]") {
-    check_kind_without_evidence({"ollama", "ollama", "name"});
+    const Kind ollama{"ollama", "ollama", "name"};
+    check_kind_without_evidence(ollama);
+    // The store model is recorded by name, with the digest its server lists for it.
+    const auto run = run_kind(ollama);
+    const core::Json* model = run.cert.find("model_file");
+    REQUIRE(model);
+    CHECK(model->find("path")->as_string() == "served-model");
+    CHECK(model->find("store_digest")->as_string() == core::sha256_hex("served-model"));
+    CHECK_FALSE(model->find("sha256"));
 }
 
 TEST_CASE("kind openai-generic: no co-batching signal, so UNVERIFIED or RED", "[adversarial]") {

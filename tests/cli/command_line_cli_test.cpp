@@ -353,6 +353,16 @@ TEST_CASE("selftest takes run-live's guard options", "[cli][selftest]") {
     CHECK_FALSE(fs::exists(dir.file("bi-selftest-f32.gguf")));  // refused before the model
 }
 
+TEST_CASE("selftest refuses a kind whose model is not a GGUF, before writing one",
+          "[cli][selftest]") {
+    testing::ScratchDir dir;
+    auto r = run_command(bi_run({"selftest", "--server-bin", BI_MOCK_SERVER_PATH, "--out-dir",
+                                 dir.path(), "--server-kind", "vllm"}));
+    CHECK(r.exit_code == 2);
+    CHECK_THAT(r.err, Catch::Contains("--server-kind vllm: a selftest writes a GGUF model"));
+    CHECK_FALSE(fs::exists(dir.file("bi-selftest-f32.gguf")));
+}
+
 TEST_CASE("logit drift eps: logprob-only drift below it is not drift, and the cert says so",
           "[cli][aliases]") {
     testing::ScratchDir dir;

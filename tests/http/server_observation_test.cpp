@@ -3,6 +3,7 @@
 #include "core/error.hpp"
 #include "http/server_observation.hpp"
 #include "io/files.hpp"
+#include "io/server_kind_io.hpp"
 
 using namespace bi::http;
 
@@ -86,4 +87,87 @@ TEST_CASE("no decode in the window or no metrics leaves the mean absent", "[metr
     CHECK(e.peak_busy_slots == 2);
     CHECK(e.n_samples == 1);
     CHECK(e.shows_overlap());
+}
+
+namespace {
+
+const bi::core::KindEvidence& evidence_of(const std::string& name) {
+    for (const auto& kind : bi::io::builtin_server_kinds())
+        if (kind.name == name) return kind.evidence;
+    FAIL("no shipped kind " << name);
+    throw;  // unreachable: FAIL throws
+}
+
+}  // namespace
+
+// The shapes below are the documented ones, with metric names as each server's source spells
+// them (docs/servers.md gives the files): vLLM vllm/v1/metrics/loggers.py, SGLang
+// python/sglang/srt/metrics/collector.py, TGI router/src (metrics crate gauges), trtllm-serve's
+// /metrics (a JSON list of iteration statistics), ik_llama.cpp examples/server
+// (server-context.h: slot state 0 idle, 1 processing).
+TEST_CASE("each kind's metrics are read under its own names", "[metrics][server-kind]") {
+    const std::string vllm =
+        "# HELP vllm:num_requests_running Number of requests in model execution batches.\n"
+        "# TYPE vllm:num_requests_running gauge\n"
+        "vllm:num_requests_running{engine=\"0\",model_name=\"m\"} 3.0\n"
+        "# TYPE vllm:iteration_tokens_total histogram\n"
+        "vllm:iteration_tokens_total_bucket{engine=\"0\",le=\"1.0\",model_name=\"m\"} 5.0\n"
+        "vllm:iteration_tokens_total_count{engine=\"0\",model_name=\"m\"} 40.0\n"
+        "vllm:iteration_tokens_total_sum{engine=\"0\",model_name=\"m\"} 120.0\n";
+    const MetricsSample v = parse_metrics(vllm, evidence_of("vllm"));
+    CHECK(v.running == 3.0);
+    CHECK(v.step_sum == 120.0);
+    CHECK(v.step_count == 40.0);
+    CHECK_FALSE(v.step_mean);
+    // Read as llama-server's, the same text has no evidence at all.
+    CHECK_FALSE(parse_metrics(vllm).running);
+
+    CHECK(parse_metrics("sglang:num_running_reqs{model_name=\"m\"} 2.0\n", evidence_of("sglang"))
+              .running == 2.0);
+    CHECK(parse_metrics("# TYPE tgi_batch_current_size gauge\ntgi_batch_current_size 4\n",
+                        evidence_of("tgi"))
+              .running == 4.0);
+
+    // trtllm-serve: the steps since the previous answer; the peak is the largest listed.
+    const std::string steps =
+        R"([{"iter": 10, "numActiveRequests": 2, "maxBatchSizeStatic": 4,
+             "inflightBatchingStats": {"numScheduledRequests": 2}},
+            {"iter": 11, "numActiveRequests": 4}, {"iter": 12, "numActiveRequests": 1}])";
+    const auto& trt = evidence_of("trtllm-serve");
+    CHECK(parse_metrics(steps, trt).running == 4.0);
+    CHECK_FALSE(parse_metrics("[]", trt).running);
+    CHECK_FALSE(parse_metrics("not json", trt).running);
+    CHECK_FALSE(parse_metrics(R"({"numActiveRequests": 3})", trt).running);  // not a list
+    bi::core::KindEvidence nested = trt;
+    nested.running_gauge = "inflightBatchingStats.numScheduledRequests";
+    CHECK(parse_metrics(steps, nested).running == 2.0);
+
+    // ik_llama.cpp's /slots: an integer state, no is_processing.
+    const std::string ik = R"([{"id": 0, "id_task": 7, "state": 1}, {"id": 1, "id_task": -1,
+                               "state": 0}, {"id": 2, "id_task": 9, "state": 1}])";
+    CHECK(parse_slots(ik, evidence_of("ik_llama.cpp").slot_busy).busy == 2);
+    CHECK(parse_slots(ik).busy == 0);  // read as llama-server's
+}
+
+TEST_CASE("a running-sum step counter gives the window's mean per step", "[metrics]") {
+    const auto& spec = evidence_of("vllm");
+    const auto sample = [&](double sum, double count, double running) {
+        return parse_metrics("vllm:num_requests_running " + std::to_string(running) +
+                                 "\nvllm:iteration_tokens_total_sum " + std::to_string(sum) +
+                                 "\nvllm:iteration_tokens_total_count " + std::to_string(count) +
+                                 "\n",
+                             spec);
+    };
+    OverlapAccumulator acc(spec);
+    acc.add_metrics(sample(100, 50, 0), 0, 10);
+    acc.add_metrics(sample(160, 70, 4), 20, 30);  // 60 tokens over 20 steps
+    const auto e = acc.evidence();
+    REQUIRE(e.mean_busy_slots_per_decode);
+    CHECK(*e.mean_busy_slots_per_decode == Approx(3.0));
+    CHECK(e.peak_requests_processing == 4);
+    CHECK_FALSE(e.slots_available);
+    // Without a per-slot endpoint the gauge's timed readings are the busy samples.
+    REQUIRE(e.busy_samples.size() == 2);
+    CHECK(e.busy_samples[1].busy == 4);
+    CHECK(e.busy_samples[1].start_ns == 20);
 }

@@ -85,6 +85,18 @@ bool KindEvidence::operator==(const KindEvidence& o) const {
            capacity_field == o.capacity_field && props_path == o.props_path;
 }
 
+std::string_view model_form_name(ModelForm form) {
+    switch (form) {
+        case ModelForm::Gguf:
+            return "gguf";
+        case ModelForm::Directory:
+            return "directory";
+        case ModelForm::Name:
+            return "name";
+    }
+    return "gguf";
+}
+
 const KindRequest& llama_server_request() {
     static const KindRequest request = [] {
         KindRequest r;

@@ -24,15 +24,22 @@ inline constexpr std::string_view kServerKindSchema = "bi-server-kind/1";
 inline constexpr std::string_view kLaunchPlaceholders[] = {"model", "host", "port",
                                                            "n",     "ctx",  "ctx_total"};
 
+// What a launch's {model} is.
+enum class ModelForm {
+    Gguf,       // one GGUF file: its facts, hash and memory guards apply
+    Directory,  // a model or engine directory, hashed as a manifest of its files
+    Name,       // a name in the server's own store
+};
+
+// "gguf", "directory", "name": the kind file's spelling.
+std::string_view model_form_name(ModelForm form);
+
 struct KindLaunch {
     std::vector<std::string> argv;  // after the binary, one template per token
     std::vector<std::pair<std::string, std::string>> env;  // NAME, value template; name order
     std::vector<std::string> managed_flags;                // refused in --server-flag
     std::string ready_path = "/health";                    // ready once a GET of it answers 200
-    // What {model} is: "gguf" (one GGUF file: its facts, hash and memory guards apply),
-    // "directory" (a model or engine directory, hashed as a manifest of its files) or "name"
-    // (a name in the server's own store).
-    std::string model_form = "gguf";
+    ModelForm model_form = ModelForm::Gguf;
     bool model_in_launch = true;  // {model} is in argv or env (else the request names it)
     // A server that preallocates this fraction of GPU memory (vLLM --gpu-memory-utilization):
     // the flag, and the server's default when the user gives none (0: no default).

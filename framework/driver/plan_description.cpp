@@ -112,14 +112,15 @@ std::string describe_live_plan(const RunPlan& plan) {
         return (env.empty() ? "" : server::quote_argv(env) + " ") +
                server::quote_argv(server::build_argv(command, n, ctx_total, port));
     };
-    const bool gguf = live.kind.launch.model_form == "gguf";
+    const bool gguf = live.kind.launch.model_form == core::ModelForm::Gguf;
     for (auto ctx : plan.ctxs) {
         out << "  ctx " << ctx << ":\n"
             << "    arm A, A'    " << launch_line(1, ctx) << "\n";
         for (int n : plan.parallels) {
             out << "    N=" << n << " arms B, C " << launch_line(n, ctx * n) << "\n      footprint "
                 << (gguf ? describe_footprint(plan.footprint(ctx, n))
-                         : "not projected (the model is a " + live.kind.launch.model_form +
+                         : "not projected (the model is a " +
+                               std::string(core::model_form_name(live.kind.launch.model_form)) +
                                ": the server sizes its own memory)")
                 << "\n"
                 << (layers ? "      GPU part  " +

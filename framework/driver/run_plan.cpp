@@ -88,12 +88,17 @@ void plan_live(RunPlan& plan, LivePlan live, bool alias_given,
         o.request.dialect.completion_path.empty())
         throw Error(ErrorCategory::Usage, "--endpoint completion: server kind '" + live.kind.name +
                                               "' has no native completion endpoint (use chat)");
-    const bool gguf = live.kind.launch.model_form == "gguf";
+    const core::ModelForm form = live.kind.launch.model_form;
+    const bool gguf = form == core::ModelForm::Gguf;
     if (gguf) {
         server::check_model(live.target.model);
         live.facts = server::read_model_facts(live.target.model);
     } else {
-        server::check_model_form(live.target.model, live.kind.launch.model_form);
+        if (form == core::ModelForm::Directory)
+            server::check_model_directory(live.target.model);
+        else if (live.target.model.empty())
+            throw Error(ErrorCategory::Guard,
+                        "no model given (--model: a name in the server's store)");
         live.facts = server::ModelFacts{};
         live.facts.path = live.target.model;
     }
@@ -138,11 +143,11 @@ void plan_live(RunPlan& plan, LivePlan live, bool alias_given,
     o.model_file->path = live.facts.path;
     o.model_file->size = static_cast<std::int64_t>(live.facts.file_bytes);
     // A directory is hashed as a manifest of its files; a store name is the server's to resolve.
-    if (live.kind.launch.model_form == "directory")
+    if (form == core::ModelForm::Directory)
         o.model_file->sha256 = io::directory_manifest_sha256(live.target.model);
     o.model_file->sha256_head = live.facts.sha256_head;
     o.model_file->architecture = live.facts.architecture;
-    if (live.kind.launch.model_form == "name") {  // no file: its store digest comes at launch
+    if (form == core::ModelForm::Name) {  // no file: its store digest comes at launch
         o.model_file = core::ModelFileRecord{};
         o.model_file->path = live.target.model;
         o.model_file->sha256 = std::nullopt;
@@ -195,7 +200,8 @@ std::vector<std::unique_ptr<io::FileLock>> lock_cells(const RunPlan& plan, Progr
 void hash_model(RunOptions& options, Progress& progress) {
     if (!options.model_file || options.model_file->sha256 || options.model_file->path.empty())
         return;
-    if (options.kind && options.kind->launch.model_form == "name") return;  // a store name
+    if (options.kind && options.kind->launch.model_form == core::ModelForm::Name)
+        return;  // a store name
     const std::string path = options.model_file->path;
     int reported = -1;
     const auto report = [&](std::uint64_t done, std::uint64_t total) {

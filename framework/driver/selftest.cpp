@@ -68,9 +68,9 @@ core::ServerKind checked_kind(const SelftestRequest& r) {
     auto kind = resolve_server_kind(r.target.server_kind.value_or(kDefaultServerKind),
                                     r.target.server_kind_dirs);
     core::check_user_flags(kind, r.target.server_flags);
-    if (kind.launch.model_form != "gguf")
+    if (kind.launch.model_form != core::ModelForm::Gguf)
         usage("--server-kind " + kind.name + ": a selftest writes a GGUF model, and this kind " +
-              "takes a model " + kind.launch.model_form);
+              "takes a model " + std::string(core::model_form_name(kind.launch.model_form)));
     if (r.dtype != "f32" && r.dtype != "f16") usage("--dtype must be f32 or f16");
     if (r.passes < 1) usage("--passes must be at least 1");
     if (r.n_predict < 1) usage("--n-predict must be at least 1");

@@ -95,8 +95,14 @@ core::KindLaunch read_launch(const toml::table& root, const std::string& path) {
     launch.managed_flags = toml_read::strings_at(t, "managed_flags", path, "launch");
     launch.ready_path = path_at(t, "ready_path", path, "launch");
     if (launch.ready_path.empty()) launch.ready_path = "/health";
-    if (auto form = toml_read::string_at(t, "model_form", path, "launch"); !form.empty())
-        launch.model_form = std::move(form);
+    if (auto form = toml_read::string_at(t, "model_form", path, "launch"); !form.empty()) {
+        if (form == "directory")
+            launch.model_form = core::ModelForm::Directory;
+        else if (form == "name")
+            launch.model_form = core::ModelForm::Name;
+        else if (form != "gguf")
+            bad(path, "launch.model_form '" + form + "' is not gguf, directory or name");
+    }
     launch.memory_fraction_flag = toml_read::string_at(t, "memory_fraction_flag", path, "launch");
     if (const toml::node* d = t.get("memory_fraction_default")) {
         const auto value = d->value<double>();
@@ -106,9 +112,6 @@ core::KindLaunch read_launch(const toml::table& root, const std::string& path) {
                 "memory_fraction_flag");
         launch.memory_fraction_default = *value;
     }
-    if (launch.model_form != "gguf" && launch.model_form != "directory" &&
-        launch.model_form != "name")
-        bad(path, "launch.model_form '" + launch.model_form + "' is not gguf, directory or name");
     // The model, where the server listens and how many requests it computes at once are what a
     // cell is; a kind that cannot be told them cannot be run.
     for (const char* needed : {"{port}", "{n}"})

@@ -133,9 +133,8 @@ void check_model(const std::string& path) {
     if (::access(path.c_str(), R_OK) != 0) refuse("model " + path + ": not readable");
 }
 
-void check_model_form(const std::string& model, const std::string& form) {
+void check_model_directory(const std::string& model) {
     if (model.empty()) refuse("no model given (--model or the profile's gguf)");
-    if (form != "directory") return;
     struct stat st {};
     if (::stat(model.c_str(), &st) != 0) refuse("model " + model + ": not found");
     if (!S_ISDIR(st.st_mode)) refuse("model " + model + ": not a directory (this kind takes one)");

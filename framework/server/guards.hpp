@@ -50,9 +50,8 @@ void check_context_without_shape(const ModelFacts& model, std::int64_t ctx_total
 // The binary must be an executable regular file; the model a readable regular file.
 void check_binary(const std::string& path);
 void check_model(const std::string& path);
-// For a kind whose model is not one GGUF file: a "directory" must be a readable directory, a
-// "name" (in the server's own store) must not be empty.
-void check_model_form(const std::string& model, const std::string& form);
+// For a kind whose model is a directory (model_form "directory"): a readable directory.
+void check_model_directory(const std::string& path);
 
 bool is_reserved(std::uint16_t port, const GuardLimits& limits);
 // True when nothing listens on 127.0.0.1:port (tested by binding it, then letting go).

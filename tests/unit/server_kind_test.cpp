@@ -195,7 +195,7 @@ version_argv = []
 )";
     const auto kind = io::parse_server_kind(text, "k.toml");
     CHECK(kind.launch.ready_path == "/ready");
-    CHECK(kind.launch.model_form == "directory");
+    CHECK(kind.launch.model_form == core::ModelForm::Directory);
     core::LaunchValues v;
     v.port = 9;
     v.n = 3;

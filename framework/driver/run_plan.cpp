@@ -142,9 +142,8 @@ void plan_live(RunPlan& plan, LivePlan live, bool alias_given,
     o.model_file = core::ModelFileRecord{};
     o.model_file->path = live.facts.path;
     o.model_file->size = static_cast<std::int64_t>(live.facts.file_bytes);
-    // A directory is hashed as a manifest of its files; a store name is the server's to resolve.
-    if (form == core::ModelForm::Directory)
-        o.model_file->sha256 = io::directory_manifest_sha256(live.target.model);
+    // A directory is hashed (as a manifest of its files) when the run starts, like a GGUF; a
+    // store name is the server's to resolve.
     o.model_file->sha256_head = live.facts.sha256_head;
     o.model_file->architecture = live.facts.architecture;
     if (form == core::ModelForm::Name) {  // no file: its store digest comes at launch
@@ -213,8 +212,11 @@ void hash_model(RunOptions& options, Progress& progress) {
                       static_cast<double>(total) / 1e9);
         progress.note(line);
     };
-    const auto hashed =
-        io::cached_file_sha256(path, options.out_dir + "/" + kHashCacheName, report);
+    const std::string cache = options.out_dir + "/" + kHashCacheName;
+    const bool directory =
+        options.kind && options.kind->launch.model_form == core::ModelForm::Directory;
+    const auto hashed = directory ? io::directory_manifest_sha256(path, cache, report)
+                                  : io::cached_file_sha256(path, cache, report);
     if (hashed.from_cache) progress.note("model sha256 from the hash cache (" + path + ")");
     options.model_file->sha256 = hashed.sha256;
 }

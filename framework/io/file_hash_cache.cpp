@@ -47,6 +47,51 @@ core::Json read_cache(const std::string& cache_path) {
     return core::Json::object();
 }
 
+// The entries of one cache file, read once and written back once (atomically) when changed. A
+// cache that cannot be read or written is ignored: it costs a re-hash, nothing more.
+class HashCache {
+public:
+    explicit HashCache(std::string path) : path_(std::move(path)) {
+        if (!path_.empty()) entries_ = read_cache(path_);
+    }
+
+    CachedHash hash(const std::string& file, const HashProgress& progress) {
+        std::error_code ec;
+        const std::string key = std::filesystem::absolute(file, ec).lexically_normal().string();
+        const FileStamp stamp = stamp_of(file);
+        if (const core::Json* entry = entries_.find(key); entry && entry->is_object()) {
+            const core::Json* sha = entry->find("sha256");
+            if (entry->int_or("size", -1) == stamp.size &&
+                entry->int_or("mtime_ns", -1) == stamp.mtime_ns && sha && sha->is_string())
+                return {sha->as_string(), true};
+        }
+        CachedHash hashed{stream_file_sha256(file, progress), false};
+        // A file changed while it was hashed is not cached: the next run hashes it again.
+        const FileStamp after = stamp_of(file);
+        if (after.size != stamp.size || after.mtime_ns != stamp.mtime_ns) return hashed;
+        entries_.set(key, core::Json::Object{{"size", stamp.size},
+                                             {"mtime_ns", stamp.mtime_ns},
+                                             {"sha256", hashed.sha256}});
+        changed_ = true;
+        return hashed;
+    }
+
+    void save() {
+        if (path_.empty() || !changed_) return;
+        try {
+            write_file_atomically(path_, to_json_text(entries_, true) + "\n");
+        } catch (const Error&) {
+            // an unwritable cache costs the next run a re-hash, nothing more
+        }
+        changed_ = false;
+    }
+
+private:
+    std::string path_;
+    core::Json entries_ = core::Json::object();
+    bool changed_ = false;
+};
+
 }  // namespace
 
 std::string stream_file_sha256(const std::string& path, const HashProgress& progress) {
@@ -83,47 +128,43 @@ std::string stream_file_sha256(const std::string& path, const HashProgress& prog
     return hex;
 }
 
-std::string directory_manifest_sha256(const std::string& directory) {
+CachedHash cached_file_sha256(const std::string& path, const std::string& cache_path,
+                              const HashProgress& progress) {
+    HashCache cache(cache_path);
+    CachedHash hashed = cache.hash(path, progress);
+    cache.save();
+    return hashed;
+}
+
+CachedHash directory_manifest_sha256(const std::string& directory, const std::string& cache_path,
+                                     const HashProgress& progress) {
     namespace fs = std::filesystem;
-    std::vector<std::string> files;
+    std::vector<std::pair<std::string, std::uint64_t>> files;  // relative path, size
     std::error_code ec;
     fs::recursive_directory_iterator it(directory, fs::directory_options::follow_directory_symlink,
                                         ec);
     for (; !ec && it != fs::recursive_directory_iterator(); it.increment(ec))
-        if (it->is_regular_file(ec)) files.push_back(fs::relative(it->path(), directory).string());
+        if (it->is_regular_file(ec))
+            files.emplace_back(fs::relative(it->path(), directory).string(), it->file_size(ec));
     if (ec) throw Error(ErrorCategory::Io, directory + ": cannot be listed: " + ec.message());
     std::sort(files.begin(), files.end());
+    std::uint64_t total = 0;
+    for (const auto& file : files) total += file.second;
+    HashCache cache(cache_path);
+    std::uint64_t before = 0;  // bytes of the files already hashed
+    const HashProgress per_file = [&](std::uint64_t done, std::uint64_t) {
+        if (progress) progress(before + done, total);
+    };
     std::string manifest;
-    for (const auto& file : files)
-        manifest += stream_file_sha256((fs::path(directory) / file).string()) + "  " + file + "\n";
-    return core::sha256_hex(manifest);
-}
-
-CachedHash cached_file_sha256(const std::string& path, const std::string& cache_path,
-                              const HashProgress& progress) {
-    std::error_code ec;
-    const std::string key = std::filesystem::absolute(path, ec).lexically_normal().string();
-    const FileStamp stamp = stamp_of(path);
-    core::Json cache = read_cache(cache_path);
-    if (const core::Json* entry = cache.find(key); entry && entry->is_object()) {
-        const core::Json* sha = entry->find("sha256");
-        if (entry->int_or("size", -1) == stamp.size &&
-            entry->int_or("mtime_ns", -1) == stamp.mtime_ns && sha && sha->is_string())
-            return {sha->as_string(), true};
+    bool all_cached = true;
+    for (const auto& [file, size] : files) {
+        const CachedHash hashed = cache.hash((fs::path(directory) / file).string(), per_file);
+        all_cached = all_cached && hashed.from_cache;
+        manifest += hashed.sha256 + "  " + file + "\n";
+        before += size;
     }
-    CachedHash hashed{stream_file_sha256(path, progress), false};
-    // A file changed while it was hashed is not cached: the next run hashes it again.
-    const FileStamp after = stamp_of(path);
-    if (after.size != stamp.size || after.mtime_ns != stamp.mtime_ns) return hashed;
-    cache.set(key,
-              core::Json::Object{
-                  {"size", stamp.size}, {"mtime_ns", stamp.mtime_ns}, {"sha256", hashed.sha256}});
-    try {
-        write_file_atomically(cache_path, to_json_text(cache, true) + "\n");
-    } catch (const Error&) {
-        // an unwritable cache costs the next run a re-hash, nothing more
-    }
-    return hashed;
+    cache.save();
+    return {core::sha256_hex(manifest), all_cached && !files.empty()};
 }
 
 }  // namespace bi::io

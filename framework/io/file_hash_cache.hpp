@@ -15,14 +15,9 @@ using HashProgress = std::function<void(std::uint64_t done, std::uint64_t total)
 // `progress` is called about every 256 MiB and once at the end.
 std::string stream_file_sha256(const std::string& path, const HashProgress& progress = {});
 
-// sha256 hex of a directory's manifest: one line "SHA256  RELATIVE/PATH\n" per regular file
-// below it (symbolic links followed), sorted by path. Throws bi::Error(Io) naming what cannot
-// be read.
-std::string directory_manifest_sha256(const std::string& directory);
-
 struct CachedHash {
     std::string sha256;
-    bool from_cache = false;
+    bool from_cache = false;  // for a directory: every file's hash came from the cache
 };
 
 // The hash from `cache_path` (a JSON file of entries by absolute path) when its size and mtime
@@ -30,5 +25,13 @@ struct CachedHash {
 // or written is ignored, never an error).
 CachedHash cached_file_sha256(const std::string& path, const std::string& cache_path,
                               const HashProgress& progress = {});
+
+// sha256 hex of a directory's manifest: one line "SHA256  RELATIVE/PATH\n" per regular file
+// below it (symbolic links followed), sorted by path; each file's hash is cached in
+// `cache_path` as cached_file_sha256() does ("": no cache). `progress` counts the bytes of
+// every file hashed. Throws bi::Error(Io) naming what cannot be listed or read.
+CachedHash directory_manifest_sha256(const std::string& directory,
+                                     const std::string& cache_path = "",
+                                     const HashProgress& progress = {});
 
 }  // namespace bi::io

@@ -98,6 +98,44 @@ TEST_CASE("the model hash is streamed once and cached by path, size and mtime", 
     CHECK(io::cached_file_sha256(model, cache).sha256 == core::sha256_hex("changed"));
 }
 
+TEST_CASE("a model directory is hashed as a sorted manifest, each file cached", "[hash_cache]") {
+    testing::ScratchDir dir;
+    fs::create_directories(dir.file("model/sub"));
+    dir.write("model/config.json", "{}");
+    dir.write("model/sub/weights.bin", std::string(1 << 20, 'w'));
+    const auto cache = dir.file(".bi-hash-cache");
+    const std::string manifest = core::sha256_hex("{}") + "  config.json\n" +
+                                 core::sha256_hex(std::string(1 << 20, 'w')) +
+                                 "  sub/weights.bin\n";
+    std::uint64_t last_done = 0, last_total = 0;
+    const auto first =
+        io::directory_manifest_sha256(dir.file("model"), cache, [&](auto done, auto total) {
+            last_done = done;
+            last_total = total;
+        });
+    CHECK(first.sha256 == core::sha256_hex(manifest));
+    CHECK_FALSE(first.from_cache);
+    CHECK(last_total == (1u << 20) + 2);  // progress counts the bytes of every file
+    CHECK(last_done == last_total);
+    const auto second = io::directory_manifest_sha256(dir.file("model"), cache);
+    CHECK(second.from_cache);
+    CHECK(second.sha256 == first.sha256);
+
+    // One file changed: only it is hashed again, and the manifest moves.
+    io::write_file_atomically(dir.file("model/config.json"), "{\"a\": 1}");
+    const auto changed = io::directory_manifest_sha256(dir.file("model"), cache);
+    CHECK_FALSE(changed.from_cache);
+    CHECK(changed.sha256 != first.sha256);
+    // A file added is in the manifest; the same bytes under another name are another manifest.
+    dir.write("model/extra.txt", "x");
+    CHECK(io::directory_manifest_sha256(dir.file("model"), cache).sha256 != changed.sha256);
+    // No cache at all: the same digest, nothing stored.
+    CHECK(io::directory_manifest_sha256(dir.file("model")).sha256 ==
+          io::directory_manifest_sha256(dir.file("model"), cache).sha256);
+    CHECK_THROWS_WITH(io::directory_manifest_sha256(dir.file("absent")),
+                      Catch::Contains("absent") && Catch::Contains("cannot be listed"));
+}
+
 TEST_CASE("a provenance helper command is bounded in time and must succeed", "[provenance]") {
     const auto echo = server::command_output({"/bin/echo", "hello"}, std::chrono::seconds(10));
     REQUIRE(echo);

@@ -106,6 +106,11 @@ struct KindIdentity {
     // File names of the kind's binary: a run that names no kind takes the one kind whose list
     // holds the binary's name (docs/servers.md "Choosing a kind").
     std::vector<std::string> binary_names;
+    // Telling kinds that share a binary's name apart (ik_llama.cpp's llama-server): the kind
+    // is the binary's when running it with probe_argv exits 0 and prints every probe_text
+    // (docs/servers.md "Choosing a kind"). Both empty: no probe.
+    std::vector<std::string> probe_argv;
+    std::vector<std::string> probe_text;
     // For a model named in the server's store: the endpoint listing the store (an object with
     // a "models" array of {name, model, digest}), read once the serial server is up.
     std::string models_path;

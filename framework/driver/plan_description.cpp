@@ -18,12 +18,6 @@ namespace bi::driver {
 
 namespace {
 
-bool named_by_binary(const LivePlan& live) {
-    const auto& names = live.kind.identity.binary_names;
-    const auto file = std::filesystem::path(live.target.server_bin).filename().string();
-    return std::find(names.begin(), names.end(), file) != names.end();
-}
-
 std::string describe_footprint(const server::Footprint& f) {
     return "model " + server::format_gib(f.model_bytes) + " + KV " +
            server::format_gib(f.kv_bytes) +
@@ -82,7 +76,7 @@ std::string describe_live_plan(const RunPlan& plan) {
     out << "plan (--dry-run: nothing is launched)\n"
         << "  server binary  " << live.target.server_bin << "\n"
         << "  server kind    " << live.kind.name << " (" << live.kind.source
-        << (live.kind_detected && named_by_binary(live) ? ", by the binary's name" : "") << ")\n"
+        << (live.kind_how.empty() ? "" : ", " + live.kind_how) << ")\n"
         << "  model          " << live.target.model << " ("
         << server::format_gib(live.facts.file_bytes) << ", "
         << (live.facts.architecture.empty() ? "not GGUF" : live.facts.architecture) << ")\n"

@@ -73,10 +73,13 @@ void plan_live(RunPlan& plan, LivePlan live, bool alias_given,
                const std::optional<std::string>& kv_label_given) {
     server::check_binary(live.target.server_bin);
     if (live.kind.launch.argv.empty()) {  // not resolved by the caller already
-        live.kind_detected = live.target.server_kind.empty();
-        live.kind = live.kind_detected
-                        ? detect_server_kind(live.target.server_bin, live.kind_dirs)
-                        : resolve_server_kind(live.target.server_kind, live.kind_dirs);
+        if (live.target.server_kind.empty()) {
+            auto detected = detect_server_kind(live.target.server_bin, live.kind_dirs);
+            live.kind = std::move(detected.kind);
+            live.kind_how = std::move(detected.how);
+        } else {
+            live.kind = resolve_server_kind(live.target.server_kind, live.kind_dirs);
+        }
     }
     core::check_user_flags(live.kind, live.target.flags);
     if (live.port) server::check_port(*live.port, live.limits);

@@ -47,8 +47,8 @@ struct LivePlan {
     std::chrono::milliseconds grace = std::chrono::seconds(10);
     std::optional<server::GpuMemory> gpu;  // checked by plan_live when the flags offload layers
     std::vector<std::string> kind_dirs;    // --server-kind-dir, searched for a bare kind name
-    core::ServerKind kind;       // resolved by plan_live from target.server_kind unless given
-    bool kind_detected = false;  // no kind was named: chosen by the binary's name
+    core::ServerKind kind;  // resolved by plan_live from target.server_kind unless given
+    std::string kind_how;   // no kind was named: how it was chosen ("by the binary's name")
 };
 
 struct RunPlan {

@@ -65,8 +65,9 @@ core::ServerKind checked_kind(const SelftestRequest& r) {
     if (r.parallel < 2) usage("--parallel must be at least 2 (a selftest needs co-batching)");
     if (r.parallel > 64) usage("--parallel must be at most 64 for a selftest");
     server::check_binary(*r.target.server_bin);  // plan_live checks the rest
-    auto kind = resolve_server_kind(r.target.server_kind.value_or(kDefaultServerKind),
-                                    r.target.server_kind_dirs);
+    auto kind = r.target.server_kind
+                    ? resolve_server_kind(*r.target.server_kind, r.target.server_kind_dirs)
+                    : detect_server_kind(*r.target.server_bin, r.target.server_kind_dirs).kind;
     core::check_user_flags(kind, r.target.server_flags);
     if (kind.launch.model_form != core::ModelForm::Gguf)
         usage("--server-kind " + kind.name + ": a selftest writes a GGUF model, and this kind " +

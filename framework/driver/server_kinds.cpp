@@ -1,13 +1,17 @@
 #include "server_kinds.hpp"
 
 #include <algorithm>
+#include <chrono>
 #include <cstdlib>
 #include <filesystem>
+#include <map>
+#include <optional>
 #include <set>
 
 #include "core/error.hpp"
 #include "io/server_kind_io.hpp"
 #include "run_setup.hpp"
+#include "server/command_output.hpp"
 
 namespace bi::driver {
 
@@ -25,6 +29,15 @@ std::vector<std::string> search_dirs(const std::vector<std::string>& dirs) {
     std::vector<std::string> all = dirs;
     for (auto& dir : split_path_list(std::getenv("BI_SERVER_KIND_PATH"))) all.push_back(dir);
     return all;
+}
+
+// How long a kind's probe command (`--help`, `--version`) may run.
+constexpr std::chrono::seconds kProbeTimeout{10};
+
+std::string join(const std::vector<std::string>& words) {
+    std::string text;
+    for (const auto& word : words) text += (text.empty() ? "" : " ") + word;
+    return text;
 }
 
 }  // namespace
@@ -67,8 +80,7 @@ std::vector<std::string> known_server_kinds(const std::vector<std::string>& dirs
     return {names.begin(), names.end()};
 }
 
-core::ServerKind detect_server_kind(const std::string& binary,
-                                    const std::vector<std::string>& dirs) {
+DetectedKind detect_server_kind(const std::string& binary, const std::vector<std::string>& dirs) {
     const std::string file = std::filesystem::path(binary).filename().string();
     std::vector<core::ServerKind> claims;
     for (const auto& name : known_server_kinds(dirs)) {
@@ -77,12 +89,42 @@ core::ServerKind detect_server_kind(const std::string& binary,
         if (std::find(names.begin(), names.end(), file) != names.end())
             claims.push_back(std::move(kind));
     }
-    if (claims.empty()) return resolve_server_kind(kDefaultServerKind, dirs);
-    if (claims.size() == 1) return std::move(claims.front());
+    // A binary no kind claims is not run before its launch: it is llama-server's.
+    if (claims.empty()) return {resolve_server_kind(kDefaultServerKind, dirs), ""};
+
+    // Each distinct probe command runs once, bounded; a kind is the binary's when the output of
+    // its command holds every one of its texts.
+    std::map<std::vector<std::string>, std::optional<std::string>> outputs;
+    std::vector<const core::ServerKind*> probed, unprobed;
+    for (const auto& kind : claims) {
+        const auto& id = kind.identity;
+        if (id.probe_argv.empty()) {
+            unprobed.push_back(&kind);
+            continue;
+        }
+        auto [it, fresh] = outputs.try_emplace(id.probe_argv);
+        if (fresh) {
+            std::vector<std::string> argv{binary};
+            argv.insert(argv.end(), id.probe_argv.begin(), id.probe_argv.end());
+            it->second = server::command_output(argv, kProbeTimeout, server::ExitRule::Any);
+        }
+        const auto& out = it->second;
+        if (out && std::all_of(id.probe_text.begin(), id.probe_text.end(), [&](const auto& text) {
+                return out->find(text) != std::string::npos;
+            }))
+            probed.push_back(&kind);
+    }
+    if (probed.size() == 1)
+        return {*probed.front(), "by the binary's " + join(probed.front()->identity.probe_argv)};
+    if (probed.empty() && unprobed.size() == 1) return {*unprobed.front(), "by the binary's name"};
+    if (probed.empty() && unprobed.empty())  // every claimant has a probe, and none answered
+        return {resolve_server_kind(kDefaultServerKind, dirs), ""};
+    const auto& chosen = probed.empty() ? unprobed : probed;
     std::string list;
-    for (const auto& kind : claims) list += (list.empty() ? "" : ", ") + kind.name;
+    for (const auto* kind : chosen) list += (list.empty() ? "" : ", ") + kind->name;
     throw Error(ErrorCategory::Usage, "--server-bin " + binary + ": the kinds " + list +
                                           " all launch a binary named " + file +
+                                          (probed.empty() ? "" : " and answer their probes") +
                                           "; choose one with --server-kind");
 }
 

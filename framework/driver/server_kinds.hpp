@@ -18,11 +18,17 @@ inline constexpr const char* kDefaultServerKind = "llama-server";
 // Every shipped kind, read (source "built-in:<file>").
 using io::builtin_server_kinds;
 
-// The kind for a run that names none: the one kind (shipped, or a NAME.toml in `dirs` or
-// $BI_SERVER_KIND_PATH) whose identity.binary_names holds the binary's file name, else
-// llama-server. bi::Error(Usage) listing them when several kinds claim the name.
-core::ServerKind detect_server_kind(const std::string& binary,
-                                    const std::vector<std::string>& dirs);
+struct DetectedKind {
+    core::ServerKind kind;
+    std::string how;  // "by the binary's name", "by the binary's --help", "" (the default)
+};
+
+// The kind for a run that names none, among the shipped kinds and the NAME.toml files in
+// `dirs` and $BI_SERVER_KIND_PATH: of the kinds whose identity.binary_names hold the binary's
+// file name, a kind with a probe whose command prints all its texts wins; when no probe
+// answers, the one claimant without a probe is taken; no claimant: llama-server.
+// bi::Error(Usage) naming them when several kinds remain.
+DetectedKind detect_server_kind(const std::string& binary, const std::vector<std::string>& dirs);
 
 // `name_or_path`: a value holding '/' or ending in ".toml" is a kind file; a bare name is
 // NAME.toml in `dirs` (--server-kind-dir, in order), then in $BI_SERVER_KIND_PATH

@@ -218,13 +218,23 @@ core::KindIdentity read_identity(const toml::table& root, const std::string& pat
     core::KindIdentity identity;
     const toml::table* table = table_at(root, "identity", path);
     if (!table) return identity;
-    toml_read::check_keys(*table, {"props_path", "version_argv", "binary_names", "models_path"},
-                          path, "[identity]");
+    toml_read::check_keys(
+        *table,
+        {"props_path", "version_argv", "binary_names", "models_path", "probe_argv", "probe_text"},
+        path, "[identity]");
     identity.models_path = path_at(*table, "models_path", path, "identity");
     identity.binary_names = toml_read::strings_at(*table, "binary_names", path, "identity");
     identity.props_path = path_at(*table, "props_path", path, "identity");
     if (table->get("version_argv"))
         identity.version_argv = toml_read::strings_at(*table, "version_argv", path, "identity");
+    identity.probe_argv = toml_read::strings_at(*table, "probe_argv", path, "identity");
+    identity.probe_text = toml_read::strings_at(*table, "probe_text", path, "identity");
+    const bool empty_text = std::any_of(identity.probe_text.begin(), identity.probe_text.end(),
+                                        [](const std::string& t) { return t.empty(); });
+    if (identity.probe_argv.empty() != identity.probe_text.empty() || empty_text)
+        bad(path,
+            "identity.probe_argv and identity.probe_text are given together (a command and "
+            "the non-empty texts its output must hold)");
     return identity;
 }
 

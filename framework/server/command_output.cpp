@@ -32,7 +32,7 @@ constexpr std::size_t kMaxOutput = std::size_t{64} * 1024;
 }  // namespace
 
 std::optional<std::string> command_output(const std::vector<std::string>& argv,
-                                          std::chrono::milliseconds timeout) {
+                                          std::chrono::milliseconds timeout, ExitRule rule) {
     if (argv.empty()) return std::nullopt;
     std::vector<char*> args;
     args.reserve(argv.size() + 1);
@@ -75,7 +75,8 @@ std::optional<std::string> command_output(const std::vector<std::string>& argv,
     do {
         reaped = ::waitpid(pid, &status, 0);
     } while (reaped < 0 && errno == EINTR);
-    if (reaped != pid || timed_out || !WIFEXITED(status) || WEXITSTATUS(status) != 0)
+    if (reaped != pid || timed_out || !WIFEXITED(status) ||
+        (rule == ExitRule::Zero && WEXITSTATUS(status) != 0))
         return std::nullopt;
     return core::replace_invalid_utf8(output);
 }

@@ -221,3 +221,55 @@ binary_names = ["vllm"]
     CHECK(r.exit_code == 2);
     CHECK_THAT(r.err, Catch::Contains("the kinds my-vllm, vllm all launch a binary named vllm"));
 }
+
+TEST_CASE("two kinds of one binary name are told apart by the probe the kind declares",
+          "[cli][run-live]") {
+    testing::ScratchDir dir;
+    std::filesystem::create_directories(dir.file("ik"));
+    std::filesystem::create_directories(dir.file("mainline"));
+    // Both builds are named llama-server; only ik_llama.cpp's --help lists --run-time-repack
+    // (and, as the real one does, exits 1 after it).
+    const auto script = [&](const std::string& path, const std::string& help) {
+        dir.write(path, "#!/bin/sh\nif [ \"$1\" = --help ]; then echo '" + help +
+                            "'; exit 1; fi\necho 'version: 1 (abc)'\n");
+        std::filesystem::permissions(dir.file(path), std::filesystem::perms::owner_all);
+        return dir.file(path);
+    };
+    const auto ik = script("ik/llama-server", "-rtr, --run-time-repack  repack tensors");
+    const auto mainline = script("mainline/llama-server", "--slots, --no-slots  slots endpoint");
+    const auto model = dir.write("m.gguf", "GGUF");
+    const auto argv = [&](const std::string& bin) {
+        return std::vector<std::string>{BI_RUN_PATH, "run-live", "--dry-run", "--server-bin", bin,
+                                        "--model",   model,      "--out-dir", dir.file("out")};
+    };
+    auto r = run_command(argv(ik));
+    INFO(r.out << r.err);
+    CHECK(r.exit_code == 0);
+    CHECK_THAT(r.out, Catch::Contains("server kind    ik_llama.cpp (built-in:ik_llama.cpp.toml, "
+                                      "by the binary's --help)"));
+    CHECK_THAT(r.out, Catch::Contains("--cache-ram 0"));
+    CHECK_THAT(r.out, !Catch::Contains("--slots"));
+    r = run_command(argv(mainline));
+    CHECK(r.exit_code == 0);
+    CHECK_THAT(r.out, Catch::Contains("server kind    llama-server (built-in:llama-server.toml, "
+                                      "by the binary's name)"));
+    CHECK_THAT(r.out, Catch::Contains("--slots"));
+    // A second kind whose probe the ik build also answers: refused, naming both.
+    std::filesystem::create_directories(dir.file("kinds"));
+    dir.write("kinds/ik-fork.toml", R"(schema = "bi-server-kind/1"
+name = "ik-fork"
+description = "a fork of a fork"
+[launch]
+argv = ["-m", "{model}", "--port", "{port}", "--parallel", "{n}"]
+[identity]
+binary_names = ["llama-server"]
+probe_argv = ["--help"]
+probe_text = ["repack"]
+)");
+    auto ambiguous = argv(ik);
+    ambiguous.insert(ambiguous.end(), {"--server-kind-dir", dir.file("kinds")});
+    r = run_command(ambiguous);
+    CHECK(r.exit_code == 2);
+    CHECK_THAT(r.err, Catch::Contains("the kinds ik-fork, ik_llama.cpp all launch a binary named "
+                                      "llama-server and answer their probes"));
+}

@@ -54,7 +54,8 @@ void add_server_options(cxxopts::Options& options) {
         "server-kind",
         "The server's kind: a name (llama-server, ik_llama.cpp, vllm, sglang, tgi, "
         "trtllm-serve, ollama, openai-generic, or a NAME.toml in --server-kind-dir or "
-        "$BI_SERVER_KIND_PATH) or a kind file (default: the profile's, else llama-server)",
+        "$BI_SERVER_KIND_PATH) or a kind file (default: the profile's, else the kind the "
+        "binary's name and probes say, else llama-server)",
         cxxopts::value<std::string>())(
         "server-kind-dir", "Directory searched first for a --server-kind name (repeatable)",
         cxxopts::value<std::vector<std::string>>())(

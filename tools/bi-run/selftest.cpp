@@ -35,7 +35,9 @@ int selftest_main(int raw_argc, char** raw_argv) {
     options.add_options()("server-bin", "The llama-server (or work-alike) binary",
                           cxxopts::value<std::string>())("parallel", "N",
                                                          cxxopts::value<int>()->default_value("4"))(
-        "server-kind", "The server's kind, a name or a kind file (default: llama-server)",
+        "server-kind",
+        "The server's kind, a name or a kind file (default: the kind the binary's name and "
+        "probes say, else llama-server)",
         cxxopts::value<std::string>())(
         "server-kind-dir", "Directory searched first for a --server-kind name (repeatable)",
         cxxopts::value<std::vector<std::string>>())(

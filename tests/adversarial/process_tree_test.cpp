@@ -22,6 +22,7 @@
 #include <string>
 #include <vector>
 
+#include "fake_cell.hpp"
 #include "io/cert_io.hpp"
 #include "io/files.hpp"
 #include "run_command.hpp"
@@ -103,29 +104,9 @@ struct FakeRun {
 
     std::vector<std::string> argv(const std::vector<std::string>& fake,
                                   const std::vector<std::string>& extra) const {
-        std::vector<std::string> a{BI_RUN_PATH,
-                                   "run-live",
-                                   "--server-bin",
-                                   BI_FAKE_SERVER,
-                                   "--model",
-                                   dir.write("model.gguf", "not really a model"),
-                                   "--model-alias",
-                                   "m",
-                                   "--out-dir",
-                                   dir.file("o"),
-                                   "--workset",
-                                   BI_SMALL_WORKSET,
-                                   "--ctx",
-                                   "512",
-                                   "--parallel",
-                                   "4",
-                                   "--passes",
-                                   "2",
-                                   "--n-predict",
-                                   "16",
-                                   "--quiet",
-                                   "--server-flag=--fake-tick-ms=3",
-                                   "--server-flag=--fake-marker-dir=" + markers};
+        auto a =
+            testing::fake_cell_argv(dir.write("model.gguf", "not really a model"), dir.file("o"));
+        a.push_back("--server-flag=--fake-marker-dir=" + markers);
         for (const auto& token : fake) a.push_back("--server-flag=" + token);
         a.insert(a.end(), extra.begin(), extra.end());
         return a;

@@ -12,6 +12,7 @@
 
 #include "core/json.hpp"
 #include "core/sha256.hpp"
+#include "fake_cell.hpp"
 #include "io/cert_io.hpp"
 #include "io/files.hpp"
 #include "io/json_text.hpp"
@@ -35,31 +36,10 @@ struct Kind {
 // bi-run's command line for one N=4 cell over the small work-set through `kind`.
 std::vector<std::string> kind_argv(const Kind& kind, const std::string& model,
                                    const std::string& out_dir) {
-    return {BI_RUN_PATH,
-            "run-live",
-            "--server-bin",
-            BI_FAKE_SERVER,
-            "--server-kind",
-            kind.name,
-            "--model",
-            model,
-            "--model-alias",
-            "m",
-            "--out-dir",
-            out_dir,
-            "--workset",
-            BI_SMALL_WORKSET,
-            "--ctx",
-            "512",
-            "--parallel",
-            "4",
-            "--passes",
-            "2",
-            "--n-predict",
-            "16",
-            "--quiet",
-            "--server-flag=--fake-tick-ms=3",
-            std::string("--server-flag=--fake-surface=") + kind.surface};
+    auto argv = testing::fake_cell_argv(model, out_dir);
+    argv.insert(argv.end(), {"--server-kind", kind.name,
+                             std::string("--server-flag=--fake-surface=") + kind.surface});
+    return argv;
 }
 
 // A model of the kind's form in `dir`.

@@ -98,7 +98,14 @@ public:
     bool StartObject() { return open(core::Json::object()); }
     bool Key(const char* text, rapidjson::SizeType length, bool) {
         if (!unicode(text, length)) return false;
-        open_.back().key.assign(text, length);
+        Open& top = open_.back();
+        top.key.assign(text, length);
+        // I-JSON (RFC 7493): an object's names are unique. Readers that keep the first of a
+        // repeated key and readers that keep the last see two documents under one digest.
+        if (top.container.find(top.key)) {
+            problem_ = "the key \"" + top.key + "\" appears twice in one object";
+            return false;
+        }
         return true;
     }
     bool EndObject(rapidjson::SizeType) { return close(); }
@@ -129,7 +136,7 @@ private:
         } else if (Open& top = open_.back(); top.container.is_array()) {
             top.container.push_back(std::move(value));
         } else {
-            top.container.set(top.key, std::move(value));  // a repeated key: the last one wins
+            top.container.set(top.key, std::move(value));  // a new key: Key() refused repeats
         }
         return true;
     }

@@ -15,7 +15,8 @@ namespace bi::io {
 inline constexpr std::size_t kMaxJsonDepth = 256;
 
 // Parses strict JSON (full-precision doubles), iteratively, refusing nesting deeper than
-// kMaxJsonDepth, text that is not UTF-8 and escapes that decode to no Unicode character. Errors
+// kMaxJsonDepth, text that is not UTF-8, escapes that decode to no Unicode character and an
+// object that repeats a key (I-JSON: every document read from outside has one meaning). Errors
 // are bi::Error(Json) naming `what` and the byte offset: "ws.json: invalid JSON at offset 17:
 // Missing a comma ...", "ws.json: invalid UTF-8 at byte offset 40".
 core::Json parse_json(std::string_view text, std::string_view what);

@@ -83,9 +83,7 @@ std::string cell_box(const ModelGrid& grid, std::int64_t ctx, std::int64_t n) {
                                            : std::string(core::name(entry->cert().source));
     } else {
         word = "INVALID";
-        note = entry->kind == trust::FileKind::Inconsistent   ? "disagrees with itself"
-               : entry->kind == trust::FileKind::BadSignature ? "bad signature"
-                                                              : "digest mismatch";
+        note = std::string(trust::name(entry->kind));
     }
     return "<td class=\"" + verdict_class(*entry) + "\"><a href=\"#" +
            escape_attribute(cell_anchor(entry->cert())) + "\" title=\"" +

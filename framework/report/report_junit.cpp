@@ -56,7 +56,7 @@ Case cell_case(const ReportEntry& entry) {
                  : entry.kind == trust::FileKind::BadSignature ? "bad_signature"
                                                                : "digest_mismatch";
         k.message = entry.problem;
-        k.body = headline + " (not trusted)\n" + reasons_text(c);
+        k.body = headline + "\n" + reasons_text(c);
         return k;
     }
     const std::string reasons = joined(deciding_reasons(c), "; ");

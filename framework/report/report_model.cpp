@@ -98,7 +98,10 @@ std::string largest_green_line(const ModelGrid& grid) {
 
 std::string entry_headline(const ReportEntry& entry) {
     const auto& v = entry.cert().verdict;
-    return verdict_headline(v.status, v.divergence_class, v.anomaly, entry.promotion.promotable);
+    const std::string claimed =
+        verdict_headline(v.status, v.divergence_class, v.anomaly, entry.promotion.promotable);
+    if (entry.trusted()) return claimed;
+    return "INVALID (" + std::string(trust::name(entry.kind)) + "), claims " + claimed;
 }
 
 std::vector<std::string> deciding_reasons(const core::Cert& cert, std::size_t limit) {

@@ -51,7 +51,9 @@ std::optional<std::int64_t> largest_green_n(const ModelGrid& grid);
 // "largest N that is GREEN at every ctx measured (512, 1024): 4" / "... : none".
 std::string largest_green_line(const ModelGrid& grid);
 
-// The verdict headline of an entry with a cert, with the promotion it earned.
+// The verdict headline of an entry with a cert, with the promotion it earned; for a cert that
+// fails its digest, signature or its own evidence, "INVALID (digest mismatch), claims GREEN
+// (...)": every format says INVALID first.
 std::string entry_headline(const ReportEntry& entry);
 
 // The reasons that decided the verdict: the lines of the rule the cert records (verdict.rule),

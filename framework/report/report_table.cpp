@@ -55,7 +55,7 @@ std::vector<TableRow> table_rows(const ReportModel& model) {
             rows.push_back(upstream_row(entry));
             continue;
         }
-        if (!entry.has_cert() || entry.kind == trust::FileKind::Inconsistent) continue;
+        if (!entry.has_cert()) continue;
         const core::Cert& c = entry.cert();
         TableRow row;
         row.entry = &entry;
@@ -63,8 +63,6 @@ std::vector<TableRow> table_rows(const ReportModel& model) {
         row.ctx = c.cell.ctx;
         row.n = c.cell.dispatch_n;
         row.verdict = entry_headline(entry);
-        if (entry.kind == trust::FileKind::DigestMismatch) row.verdict += " [DIGEST MISMATCH]";
-        if (entry.kind == trust::FileKind::BadSignature) row.verdict += " [BAD SIGNATURE]";
         row.source = std::string(core::name(c.source));
         row.promotable = entry.promotion.promotable;
         row.diverged = c.divergence.ac.divergent_ids.size();
@@ -103,6 +101,14 @@ void render_csv(const ReportModel& model, std::ostream& out) {
 
 core::Json render_json_rows(const ReportModel& model) {
     core::Json rows = core::Json::array();
+    // A file that is no cert at all is a row too: every format judges every file.
+    for (const auto& entry : model.entries)
+        if (!entry.has_cert() && entry.kind != trust::FileKind::Upstream)
+            rows.push_back(core::Json::Object{{"path", entry.path},
+                                              {"status", "invalid"},
+                                              {"file_kind", std::string(trust::name(entry.kind))},
+                                              {"problem", entry.problem},
+                                              {"promotable", false}});
     for (const auto& r : table_rows(model)) {
         if (const auto& u = r.entry->upstream) {
             rows.push_back(core::Json::Object{{"path", r.entry->path},
@@ -118,21 +124,24 @@ core::Json render_json_rows(const ReportModel& model) {
             continue;
         }
         const core::Cert& c = r.entry->cert();
-        rows.push_back(core::Json::Object{{"path", r.entry->path},
-                                          {"model", r.model},
-                                          {"ctx", r.ctx},
-                                          {"dispatch_n", r.n},
-                                          {"status", std::string(core::name(c.verdict.status))},
-                                          {"source", r.source},
-                                          {"promotable", r.promotable},
-                                          {"digest_intact", r.entry->loaded.digest_intact},
-                                          {"file_kind", std::string(trust::name(r.entry->kind))},
-                                          {"not_promotable_because", reasons_json(*r.entry)},
-                                          {"rule", core::deciding_rule(c).name},
-                                          {"n_divergent", r.diverged},
-                                          {"history", r.history},
-                                          {"per_trial", bound_json(c.sensitivity.per_trial)},
-                                          {"per_prompt", bound_json(c.sensitivity.per_prompt)}});
+        rows.push_back(core::Json::Object{
+            {"path", r.entry->path},
+            {"model", r.model},
+            {"ctx", r.ctx},
+            {"dispatch_n", r.n},
+            {"status", r.entry->trusted() ? std::string(core::name(c.verdict.status))
+                                          : std::string("invalid")},
+            {"claimed_status", std::string(core::name(c.verdict.status))},
+            {"source", r.source},
+            {"promotable", r.promotable},
+            {"digest_intact", r.entry->loaded.digest_intact},
+            {"file_kind", std::string(trust::name(r.entry->kind))},
+            {"not_promotable_because", reasons_json(*r.entry)},
+            {"rule", core::deciding_rule(c).name},
+            {"n_divergent", r.diverged},
+            {"history", r.history},
+            {"per_trial", bound_json(c.sensitivity.per_trial)},
+            {"per_prompt", bound_json(c.sensitivity.per_prompt)}});
     }
     return rows;
 }

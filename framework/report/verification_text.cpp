@@ -12,9 +12,13 @@ namespace {
 
 using Outcome = VerificationOutcome;
 
+// The first line of everything a person reads about a file that cannot be trusted.
+std::string invalid_line(const trust::Judgement& j) {
+    return j.path + ": INVALID (" + std::string(trust::name(j.kind)) + ")\n";
+}
+
 Verification invalid(const trust::Judgement& j) {
-    return {Outcome::Invalid, j.path + ": INVALID (" + std::string(trust::name(j.kind)) + ")\n",
-            j.problem};
+    return {Outcome::Invalid, invalid_line(j), j.problem};
 }
 
 // An attestation: a claim about a cert that is not here to re-check, so it counts only when a
@@ -24,7 +28,9 @@ Verification envelope(const trust::Judgement& j, const trust::JudgeOptions& o) {
     const core::Json& statement = *opened.statement;
     const std::string result = statement.find("predicate")->string_or("result", "?");
     std::ostringstream out;
-    out << j.path << ": in-toto attestation, result " << result << "\n";
+    if (j.kind == trust::FileKind::BadSignature) out << invalid_line(j);
+    out << (j.kind == trust::FileKind::BadSignature ? "  claims: " : j.path + ": ")
+        << "in-toto attestation, result " << result << "\n";
     for (const auto& subject : statement.find("subject")->as_array()) {
         const core::Json* digest = subject.find("digest");
         out << "  subject " << subject.string_or("name", "?") << " sha256 "
@@ -66,9 +72,16 @@ Verification cert(const trust::Judgement& j, const trust::JudgeOptions& o) {
     const auto& v = cert.verdict;
     const bool promotable = j.promotable();
     std::ostringstream out;
-    out << j.path << ": " << verdict_headline(v.status, v.divergence_class, v.anomaly, promotable)
-        << (promotable || v.status == core::Status::Green ? "" : ", not promotable") << "\n"
-        << "  model " << cert.cell.model << ", ctx " << cert.cell.ctx << ", N "
+    // A cert that fails its digest or signature claims a verdict; it is not one.
+    if (!j.trusted())
+        out << invalid_line(j)
+            << "  claims: " << verdict_headline(v.status, v.divergence_class, v.anomaly, false)
+            << "\n";
+    else
+        out << j.path << ": "
+            << verdict_headline(v.status, v.divergence_class, v.anomaly, promotable)
+            << (promotable || v.status == core::Status::Green ? "" : ", not promotable") << "\n";
+    out << "  model " << cert.cell.model << ", ctx " << cert.cell.ctx << ", N "
         << cert.cell.dispatch_n << ", source " << core::name(cert.source) << ", gate " << cert.gate
         << ", rule " << core::deciding_rule(cert).name << "\n"
         << "  overlap " << (gates.overlap.ok ? "ok" : "NOT ok") << ", completion floor "

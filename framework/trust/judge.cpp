@@ -103,9 +103,9 @@ std::string_view name(FileKind kind) {
         case FileKind::DigestMismatch:
             return "digest mismatch";
         case FileKind::Inconsistent:
-            return "inconsistent";
+            return "disagrees with itself";
         case FileKind::BadSignature:
-            return "bad signature";
+            return "signature does not verify";
         case FileKind::Cert:
             break;
     }

@@ -60,7 +60,8 @@ TEST_CASE("report --csv: a header and one row per usable cert, verdict word firs
                Catch::Contains("tiny/rand-256,512,4,\"RED (failed, co_batching)\",live,no,1,"));
     CHECK_THAT(r.out, Catch::Contains("tiny/rand-256,512,2,GREEN (promotable),live,yes,0,"));
     CHECK_THAT(r.out, Catch::Contains("UNVERIFIED (green_unverified)"));
-    CHECK_THAT(r.out, Catch::Contains("[DIGEST MISMATCH]"));
+    CHECK_THAT(r.out, Catch::Contains(",\"INVALID (digest mismatch), claims GREEN (green, not "
+                                      "promotable)\",live,no,"));
 }
 
 TEST_CASE("report text: the verdict column starts with the verdict word", "[report][cli]") {

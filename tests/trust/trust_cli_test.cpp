@@ -7,6 +7,7 @@
 
 #include <cstdlib>
 #include <filesystem>
+#include <tuple>
 
 #include "core/cert.hpp"
 #include "core/json.hpp"
@@ -291,8 +292,11 @@ TEST_CASE("attest: the DSSE envelope verifies with openssl over the PAE bytes", 
     core::Json tampered = envelope;
     tampered.set("payload", read_json(green_path).string_or("payload", ""));
     io::write_file_atomically(dir.file("tampered.json"), io::to_json_text(tampered));
-    CHECK(bi_run({"verify-cert", dir.file("tampered.json"), "--trusted-key", key + ".pub"})
-              .exit_code == 1);
+    const auto swapped =
+        bi_run({"verify-cert", dir.file("tampered.json"), "--trusted-key", key + ".pub"});
+    CHECK(swapped.exit_code == 1);
+    CHECK(swapped.out.rfind(dir.file("tampered.json") + ": INVALID (signature does not verify)\n",
+                            0) == 0);
 }
 
 TEST_CASE(
@@ -485,6 +489,11 @@ TEST_CASE("verify-cert, report and attest judge the same file the same way", "[t
     relabelled.set("digest", io::cert_digest(relabelled));
     const std::string digest = write("digest.json", edited);
     const std::string inconsistent = write("inconsistent.json", relabelled);
+    // A repeated key: a reader that keeps the first "status" sees another verdict under the
+    // same digest and signature.
+    std::string doubled = io::to_json_text(signed_cert, true);
+    doubled.insert(1, "\n  \"status\": \"failed\",");
+    const std::string repeated = dir.write("repeated.json", doubled);
     const std::string upstream = dir.write("upstream.json", R"({
   "model": "demo-model", "ctx": 4096, "dispatch_n": 4, "status": "green", "source": "live",
   "decision_reasons": ["no divergence"], "mismatch": [], "ts_utc": "2025-06-01T12:00:00Z"
@@ -505,17 +514,24 @@ TEST_CASE("verify-cert, report and attest judge the same file the same way", "[t
         return j;
     };
 
-    for (const auto& [path, problem] :
-         {std::pair{digest, ": digest mismatch: the cert was edited or corrupted"},
-          std::pair{inconsistent, ": the cert disagrees with itself: status is "}}) {
+    for (const auto& [path, problem, word] :
+         {std::tuple{digest, ": digest mismatch: the cert was edited or corrupted",
+                     "INVALID (digest mismatch)"},
+          std::tuple{inconsistent, ": the cert disagrees with itself: status is ",
+                     "INVALID (disagrees with itself)"},
+          std::tuple{repeated, ": invalid JSON at offset ", "INVALID (unreadable)"}}) {
         INFO(path);
         const Judged j = through_all(path);
+        // What a person reads first says the file is invalid, never the verdict it claims.
+        CHECK(j.verify.out.rfind(path + ": " + word + "\n", 0) == 0);
+        CHECK(contains(j.report.out, "\"status\":\"invalid\""));
         CHECK(j.verify.exit_code == 1);
         CHECK(j.report.exit_code == 1);
         CHECK(j.attest.exit_code == 1);
         CHECK_FALSE(fs::exists(j.envelope));  // nothing is attested for a file nobody can rely on
         const std::string line = judged_line(j.verify.err, path);
         CHECK(contains(line, path + problem));
+        if (path == repeated) CHECK(contains(line, "the key \"status\" appears twice"));
         CHECK(judged_line(j.report.err, path) == line);
         CHECK(judged_line(j.attest.err, path) == line);
     }

@@ -123,3 +123,15 @@ TEST_CASE("a NUL byte ends nothing: text after it is still read", "[json]") {
     CHECK_THROWS_WITH(bi::io::parse_json(text, "c.json"),
                       "c.json: invalid JSON at offset 7: a NUL byte");
 }
+
+TEST_CASE("an object that repeats a key is refused, naming the key and where", "[json]") {
+    // Readers disagree on which of two equal keys counts, so one text would be two documents.
+    CHECK_THROWS_WITH(bi::io::parse_json(R"({"status": "failed", "status": "green"})", "c.json"),
+                      "c.json: invalid JSON at offset 29: the key \"status\" appears twice in "
+                      "one object");
+    CHECK_THROWS_WITH(bi::io::parse_json(R"([{"a": {"b": 1, "b": 1}}])", "x"),
+                      Catch::Contains("the key \"b\" appears twice"));
+    // The same key in two objects, or as a string value, is no repeat.
+    CHECK(bi::io::parse_json(R"([{"a": 1}, {"a": 2, "b": "a"}])", "x").size() == 2);
+    CHECK(bi::io::parse_json(R"({"a": {"a": {"a": 1}}})", "x").is_object());
+}

@@ -33,7 +33,9 @@ void write_cert(const std::string& path, const core::Cert& cert, const CertSigne
 
 LoadedCert read_cert(const std::string& path) {
     LoadedCert loaded;
-    loaded.document = parse_json(read_file(path), path);
+    const std::string bytes = read_file(path);
+    loaded.file_sha256 = core::sha256_hex(bytes);
+    loaded.document = parse_json(bytes, path);
     auto parsed = cert_from_json(loaded.document);
     loaded.shape_problem = parsed.problem;
     if (parsed.cert) loaded.cert = std::move(*parsed.cert);

@@ -34,6 +34,7 @@ void write_cert(const std::string& path, const core::Cert& cert,
 
 struct LoadedCert {
     core::Json document;        // the file's JSON as read
+    std::string file_sha256;    // of the file's bytes, as read (what an in-toto subject names)
     core::Cert cert;            // its typed value; meaningful only when shape_problem is empty
     std::string shape_problem;  // "$.path: message" when the cert is malformed, else empty
     bool digest_intact = false;

@@ -45,9 +45,14 @@ std::string_view attestation_result(core::Status status, bool promotable) {
 }
 
 core::Json attestation_statement(const core::Cert& cert, const std::string& cert_name,
-                                 bool promotable) {
+                                 const std::string& cert_file_sha256, bool promotable) {
     core::Json subjects = core::Json::array();
-    add_subject(subjects, cert_name, cert.digest);
+    add_subject(subjects, cert_name, cert_file_sha256);
+    if (subjects.size() != 1)
+        throw Error(ErrorCategory::Internal, "attest: the cert file's sha256 is not a digest");
+    // The cert's own content digest is kept beside the file's hash: it survives re-indenting.
+    subjects.as_array().front().set(
+        "annotations", core::Json::Object{{"bi_cert_digest", cert.digest.value_or("")}});
     if (cert.model_file) add_subject(subjects, cert.model_file->path, cert.model_file->sha256);
     if (cert.server) {
         add_subject(subjects, cert.server->a.binary, cert.server->a.binary_sha256);

@@ -25,10 +25,11 @@ std::string dsse_pae(std::string_view payload_type, std::string_view payload);
 // PASSED for a promotable GREEN, FAILED for RED, WARNED for everything else.
 std::string_view attestation_result(core::Status status, bool promotable);
 
-// Subjects: the cert (its digest) and every file it names with a sha256 (model, server
-// binaries, work-set, plugins). `cert_name` is the cert's file name.
+// Subjects: the cert file (the sha256 of its bytes, as in-toto verifiers match an artifact,
+// with the cert's internal digest as the annotation bi_cert_digest) and every file it names
+// with a sha256 (model, server binaries, work-set, plugins). `cert_name` is the file's name.
 core::Json attestation_statement(const core::Cert& cert, const std::string& cert_name,
-                                 bool promotable);
+                                 const std::string& cert_file_sha256, bool promotable);
 
 // The envelope of a statement, signed when `key` is given (signatures: [] otherwise).
 core::Json dsse_envelope(const core::Json& statement, const SigningKey* key);

@@ -283,7 +283,8 @@ TEST_CASE("the attestation maps the four verdicts and names the files with their
 
     auto cert = cert_of(testing::clean_cell(6, 2), std::string(64, 'b'));
     cert.digest = std::string(64, 'd');
-    const auto statement = trust::attestation_statement(cert, "cell.json", true);
+    const auto statement =
+        trust::attestation_statement(cert, "cell.json", std::string(64, 'f'), true);
     CHECK(statement.string_or("_type", "") == "https://in-toto.io/Statement/v1");
     CHECK(statement.string_or("predicateType", "") ==
           "https://in-toto.io/attestation/test-result/v0.1");
@@ -291,7 +292,8 @@ TEST_CASE("the attestation maps the four verdicts and names the files with their
     const auto& subjects = statement.find("subject")->as_array();
     REQUIRE(subjects.size() == 5);  // cert, model, binary (A and N are one file), work-set, plugin
     CHECK(subjects[0].string_or("name", "") == "cell.json");
-    CHECK(subjects[0].find("digest")->string_or("sha256", "") == std::string(64, 'd'));
+    CHECK(subjects[0].find("digest")->string_or("sha256", "") == std::string(64, 'f'));
+    CHECK(subjects[0].find("annotations")->string_or("bi_cert_digest", "") == std::string(64, 'd'));
     CHECK(subjects[1].find("digest")->string_or("sha256", "") == std::string(64, 'a'));
     CHECK(trust::dsse_pae("t", "body") == "DSSEv1 1 t 4 body");
 }

@@ -22,8 +22,9 @@ namespace bi::cli {
 int attest_main(int argc, char** argv) {
     cxxopts::Options options(
         "bi-run attest",
-        "Writes CERT as an in-toto attestation: a Statement v1 whose subjects are the cert (its\n"
-        "digest) and the model, server binary, work-set and plugin files it names (sha256), with\n"
+        "Writes CERT as an in-toto attestation: a Statement v1 whose subjects are the cert file\n"
+        "(the sha256 of its bytes; its internal digest as an annotation) and the model, server "
+        "binary, work-set and plugin files it names (sha256), with\n"
         "the test-result predicate (PASSED for a promotable GREEN, FAILED for RED, WARNED\n"
         "otherwise), in a DSSE envelope; verify-cert reads the envelope back.\n\n"
         "A cert signed by a key that is not a --trusted-key (when any is given) is not "
@@ -52,8 +53,9 @@ int attest_main(int argc, char** argv) {
     if (!judgement.trusted()) throw Error(ErrorCategory::Io, judgement.problem);
     const bool promotable = judgement.promotable();
     const auto& cert = judgement.loaded.cert;
-    const auto statement = trust::attestation_statement(
-        cert, std::filesystem::path(path).filename().string(), promotable);
+    const auto statement =
+        trust::attestation_statement(cert, std::filesystem::path(path).filename().string(),
+                                     judgement.loaded.file_sha256, promotable);
     const auto out = args["out"].as<std::string>();
     io::write_file_atomically(
         out, io::to_json_text(trust::dsse_envelope(statement, key.get()), true) + "\n");

@@ -32,18 +32,7 @@ std::string write_new_history_file(const fs::path& dir, const std::string& base,
                                    const std::string& content) {
     for (int k = 0; k < 1000; ++k) {
         std::string name = base + (k ? "." + std::to_string(k) : "") + ".json";
-        const fs::path path = dir / name;
-        const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
-        if (fd < 0) {
-            if (errno == EEXIST) continue;
-            throw Error(ErrorCategory::Io, path.string() + ": " + std::strerror(errno));
-        }
-        const bool ok =
-            ::write(fd, content.data(), content.size()) == static_cast<ssize_t>(content.size()) &&
-            ::fsync(fd) == 0;
-        ::close(fd);
-        if (!ok) throw Error(ErrorCategory::Io, path.string() + ": cannot be written");
-        return name;
+        if (io::create_file_atomically((dir / name).string(), content)) return name;
     }
     throw Error(ErrorCategory::Io, (dir / base).string() + ": no free history file name");
 }

@@ -139,22 +139,48 @@ void AtomicFileWriter::write(const void* data, std::size_t size) {
     while (size > 0) {
         const ssize_t n = ::write(fd_, next, size);
         if (n < 0 && errno == EINTR) continue;
-        if (n < 0) io_error("cannot write", temp_path_, errno);
+        if (n < 0) io_error("cannot write", target_, errno);
         next += n;
         size -= static_cast<std::size_t>(n);
     }
 }
 
-void AtomicFileWriter::commit() {
+void AtomicFileWriter::finish(mode_t mode) {
     if (fd_ < 0) throw Error(ErrorCategory::Internal, "second commit of " + target_);
-    if (::fchmod(fd_, 0644) != 0) io_error("cannot chmod", temp_path_, errno);
+    if (::fchmod(fd_, mode) != 0) io_error("cannot chmod", temp_path_, errno);
     if (::fsync(fd_) != 0) io_error("cannot fsync", temp_path_, errno);
     const int fd = fd_;
     fd_ = -1;
     if (::close(fd) != 0) io_error("cannot close", temp_path_, errno);
+}
+
+void AtomicFileWriter::commit() {
+    finish(0644);
     if (::rename(temp_path_.c_str(), target_.c_str()) != 0)
         io_error("cannot rename onto", target_, errno);
     committed_ = true;
+    sync_directory();
+}
+
+bool AtomicFileWriter::commit_if_absent(mode_t mode) {
+    finish(mode);
+    if (::link(temp_path_.c_str(), target_.c_str()) != 0) {
+        if (errno == EEXIST) return false;  // the destructor removes the temp file
+        io_error("cannot create", target_, errno);
+    }
+    ::unlink(temp_path_.c_str());
+    committed_ = true;
+    sync_directory();
+    return true;
+}
+
+bool create_file_atomically(const std::string& path, std::string_view content, mode_t mode) {
+    AtomicFileWriter file(path);
+    file.write(content);
+    return file.commit_if_absent(mode);
+}
+
+void AtomicFileWriter::sync_directory() const {
     const std::string dir = parent_directory(target_);
     const int dir_fd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY);
     if (dir_fd >= 0) {

@@ -38,6 +38,11 @@ void check_output_file(const std::string& path, const std::string& option);
 // directory. A reader sees the old file or the new one, never a partial one. Mode 0644.
 void write_file_atomically(const std::string& path, std::string_view content);
 
+// Creates `path` holding `content` (mode `mode`) only if no file of that name exists: false when
+// one does; never a partial file. bi::Error(Io) naming the path and the system's reason ("No
+// space left on device") when it cannot be written.
+bool create_file_atomically(const std::string& path, std::string_view content, mode_t mode = 0644);
+
 // The same guarantee for content streamed in pieces (files too large to hold in memory): appends go
 // to a temp file beside `path`; commit() publishes it as write_file_atomically does. Destroyed
 // without commit() (an exception on the way), it removes the temp file and leaves `path` untouched.
@@ -51,9 +56,16 @@ public:
     void write(const void* data, std::size_t size);
     void write(std::string_view bytes) { write(bytes.data(), bytes.size()); }
     void commit();  // chmod 0644, fsync, close, rename over the target, fsync the directory
+    // As commit(), with `mode`, but only when the target does not exist yet (a hard link, which
+    // the kernel refuses atomically over an existing name): false, and nothing written, if it
+    // does.
+    bool commit_if_absent(mode_t mode);
     const std::string& target() const { return target_; }
 
 private:
+    void finish(mode_t mode);  // chmod, fsync, close the temp file
+    void sync_directory() const;
+
     std::string target_;
     std::string temp_path_;
     int fd_ = -1;

@@ -58,15 +58,13 @@ std::string bio_text(BIO* bio) {
 
 // Creates `path` with `mode`, failing when it exists, and writes `text` to it.
 void write_new_file(const std::string& path, const std::string& text, mode_t mode) {
-    const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode);
-    if (fd < 0)
-        usage("keygen --out: " + path + ": " +
-              (errno == EEXIST ? std::string("exists; keygen never overwrites a key")
-                               : std::strerror(errno)));
-    const bool ok = ::write(fd, text.data(), text.size()) == static_cast<ssize_t>(text.size()) &&
-                    ::fchmod(fd, mode) == 0 && ::fsync(fd) == 0;
-    ::close(fd);
-    if (!ok) usage("keygen --out: " + path + ": cannot be written");
+    bool created = false;
+    try {
+        created = io::create_file_atomically(path, text, mode);
+    } catch (const Error& e) {
+        usage("keygen --out: " + without_bi_prefix(e.what()));
+    }
+    if (!created) usage("keygen --out: " + path + ": exists; keygen never overwrites a key");
 }
 
 Pkey public_key_from_pem(const std::string& text) {

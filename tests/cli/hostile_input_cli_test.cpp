@@ -126,6 +126,28 @@ TEST_CASE("a second run of the same cell into the same directory is refused",
     CHECK(testing::read_text(cert) == before);
 }
 
+TEST_CASE("a write that fails names the system's reason and leaves no partial file",
+          "[cli][hostile-input]") {
+    testing::ScratchDir dir;
+    REQUIRE(run_mock(dir, {"--tick-ms", "5"}).exit_code == 0);
+    const std::string cert = dir.file("out/bi-mock__ctx2048__N4.json");
+    const std::string before = testing::read_text(cert);
+    // The second run keeps the first cert in history/ before replacing it; a file-size limit
+    // of 4 KiB (a full disk, as the kernel reports it to one process) fails that write.
+    const auto r =
+        run_command({"/bin/sh", "-c", "trap '' XFSZ; ulimit -f 8; exec \"$@\"", "sh", BI_RUN_PATH,
+                     "run-mock", "--out-dir", dir.file("out"), "--quiet", "--tick-ms", "5"});
+    INFO(r.err);
+    CHECK(r.exit_code == 1);
+    CHECK_THAT(r.err, Catch::Contains("File too large"));
+    CHECK_THAT(r.err, Catch::Contains(dir.file("out/history/bi-mock__ctx2048__N4.")));
+    CHECK(testing::read_text(cert) == before);  // nothing lost
+    for (const auto& entry : std::filesystem::recursive_directory_iterator(dir.file("out")))
+        CHECK(entry.path().string().find(".tmp.") == std::string::npos);
+    if (std::filesystem::exists(dir.file("out/history")))
+        CHECK(std::filesystem::is_empty(dir.file("out/history")));
+}
+
 TEST_CASE("a cert path that is a directory is refused before anything runs",
           "[cli][hostile-input]") {
     testing::ScratchDir dir;

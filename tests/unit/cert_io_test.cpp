@@ -130,3 +130,22 @@ TEST_CASE("a cert reads back through the field table and agrees with itself", "[
     edited.set("promotable", true);
     CHECK_THAT(io::validate_cert_shape(edited), Catch::StartsWith("$.promotable: does not agree"));
 }
+
+TEST_CASE("a file created only if absent is whole, exclusive and keeps its mode", "[files]") {
+    testing::ScratchDir dir;
+    const std::string path = dir.file("key");
+    CHECK(io::create_file_atomically(path, "secret", 0600));
+    CHECK(testing::read_text(path) == "secret");
+    struct stat st {};
+    REQUIRE(::stat(path.c_str(), &st) == 0);
+    CHECK((st.st_mode & 0777) == 0600);
+    CHECK_FALSE(io::create_file_atomically(path, "other"));  // never replaced
+    CHECK(testing::read_text(path) == "secret");
+    std::size_t files = 0;
+    for ([[maybe_unused]] const auto& entry : std::filesystem::directory_iterator(dir.file("")))
+        ++files;
+    CHECK(files == 1);  // no temp file left behind
+    CHECK_THROWS_WITH(
+        io::create_file_atomically(dir.file("no/such/dir/f"), "x"),
+        Catch::Contains("no/such/dir/f") && Catch::Contains("No such file or directory"));
+}

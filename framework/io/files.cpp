@@ -2,6 +2,7 @@
 
 #include <fcntl.h>
 #include <signal.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -279,6 +280,34 @@ std::string describe_holder(const LockHolder& holder, const std::string& this_ho
 // crash: it is stale once it has not changed for this long.
 constexpr long long kUnnamedLockGraceSeconds = 30;
 
+// Every look at, take-over and release of a lock in one directory happens while holding an
+// exclusive flock(2) on this file beside it, so judging a lock stale and replacing it is one
+// step that no other bi-run can interleave with (flock reaches NFS servers as a POSIX lock, and
+// the kernel drops it with the process). The guard file is never removed: removing it would let
+// two processes hold guards on two different files of one name.
+class DirectoryGuard {
+public:
+    explicit DirectoryGuard(const std::string& lock_path)
+        : path_(parent_directory(lock_path) + "/" + std::string(kLockGuardName)) {
+        fd_ = ::open(path_.c_str(), O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0644);
+        // A directory that cannot hold the guard cannot hold the lock either.
+        if (fd_ < 0) io_error("cannot create the lock file", lock_path, errno);
+        while (::flock(fd_, LOCK_EX) != 0) {
+            if (errno == EINTR) continue;
+            const int err = errno;
+            ::close(fd_);
+            io_error("cannot lock the lock guard", path_, err);
+        }
+    }
+    ~DirectoryGuard() { ::close(fd_); }  // closing the last descriptor releases the flock
+    DirectoryGuard(const DirectoryGuard&) = delete;
+    DirectoryGuard& operator=(const DirectoryGuard&) = delete;
+
+private:
+    std::string path_;
+    int fd_ = -1;
+};
+
 }  // namespace
 
 std::optional<LockHolder> read_lock_holder(const std::string& path) {
@@ -305,8 +334,9 @@ std::unique_ptr<FileLock> FileLock::try_lock(const std::string& path, std::strin
                                              std::chrono::seconds stale_after,
                                              std::string* took_over) {
     const std::string host = lock_host_name();
-    // Each round either takes the lock, finds a live holder, or removes one stale file; a few
-    // rounds are enough unless others keep racing for the same stale file.
+    const DirectoryGuard guard(path);
+    // Each round either takes the lock, finds a live holder, or removes one stale file; a
+    // second round is enough unless a process outside the guard keeps writing the name.
     for (int round = 0; round < 16; ++round) {
         const int fd =
             ::open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0644);
@@ -344,34 +374,27 @@ std::unique_ptr<FileLock> FileLock::try_lock(const std::string& path, std::strin
             holder = named ? describe_holder(*named, host) : std::string();
             return nullptr;
         }
-        // Move the stale file aside under a name only we use, then make sure it is the file we
-        // judged: another process may have taken it over and locked anew in between.
-        const std::string aside = path + ".stale." + host + "." + std::to_string(::getpid()) + "." +
-                                  std::to_string(round);
-        if (::rename(path.c_str(), aside.c_str()) != 0) {
-            if (errno == ENOENT) continue;
+        // Under the guard nobody else judges or replaces it meanwhile: remove it and lock anew.
+        if (::unlink(path.c_str()) != 0 && errno != ENOENT)
             io_error("cannot take over the stale lock", path, errno);
-        }
-        bool aside_absent = false;
-        if (read_small(aside, aside_absent) != text) {
-            if (::link(aside.c_str(), path.c_str()) != 0 && errno != EEXIST)
-                io_error("cannot restore the lock", path, errno);
-            ::unlink(aside.c_str());
-            continue;
-        }
-        ::unlink(aside.c_str());
         if (took_over)
             *took_over = "took over the stale lock " + path + " (" +
                          (named ? "held by pid " + describe_holder(*named, host) + ": " : "") +
                          why + ")";
     }
     throw Error(ErrorCategory::Io,
-                "cannot lock " + path + ": other processes keep taking over the same stale lock");
+                "cannot lock " + path + ": the lock file keeps changing under its guard");
 }
 
 FileLock::~FileLock() {
     // Only the file this object created is removed: a holder that judged it stale and took it
-    // over owns the name now.
+    // over owns the name now. The guard makes the check and the removal one step.
+    std::optional<DirectoryGuard> guard;
+    try {
+        guard.emplace(path_);
+    } catch (const Error&) {
+        // no guard (the directory went away): the inode check below still applies
+    }
     struct stat held {
     }, named{};
     if (::fstat(fd_, &held) == 0 && ::stat(path_.c_str(), &named) == 0 &&

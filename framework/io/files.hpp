@@ -95,13 +95,16 @@ std::optional<LockHolder> read_lock_holder(const std::string& path);
 std::string lock_staleness(const LockHolder& holder, const std::string& this_host, long long now,
                            std::chrono::seconds stale_after);
 
+// The file beside every lock whose flock serialises the locks of its directory (FileLock).
+inline constexpr std::string_view kLockGuardName = ".bi-lock-guard";
+
 // An exclusive lock on `path`, held for the object's life, that works on NFS: the file is
 // created with O_CREAT|O_EXCL and names its holder (LockHolder); it is removed on release.
 // try_lock() returns nullptr while another live holder has it, with `holder` set to its PID (on
-// this host) or "PID on HOST since TIME". A stale lock (lock_staleness) is taken over: it is
-// renamed aside, checked to be the one judged stale, removed, and the lock taken anew;
-// `took_over`, when given, then says whose it was. Failures to create the file are
-// bi::Error(Io) naming it.
+// this host) or "PID on HOST since TIME". A stale lock (lock_staleness) is taken over: removed
+// and taken anew; `took_over`, when given, then says whose it was. Looking, taking over and
+// releasing all happen under an flock on kLockGuardName in the same directory, so two takers of
+// one stale lock never both hold it. Failures to create the file are bi::Error(Io) naming it.
 class FileLock {
 public:
     static std::unique_ptr<FileLock> try_lock(

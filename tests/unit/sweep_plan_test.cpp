@@ -5,9 +5,12 @@
 #include <unistd.h>
 
 #include <utime.h>
+#include <algorithm>
 #include <catch2/catch.hpp>
 #include <chrono>
+#include <filesystem>
 #include <map>
+#include <memory>
 #include <set>
 #include <string>
 

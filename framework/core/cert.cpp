@@ -100,7 +100,7 @@ std::string cert_file_name(std::string_view model, std::int64_t ctx, std::int64_
 
 const KindEvidence& evidence_of_kind(const std::optional<ServerRecord>& server) {
     if (server && server->kind) return server->kind->evidence;
-    return llama_server_evidence();
+    return unrecorded_kind_evidence();
 }
 
 Cert build_cert(const CertContext& context, const Verdict& v) {

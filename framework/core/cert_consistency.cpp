@@ -163,6 +163,9 @@ Verdict evidence_of(const Cert& c) {
     record_pair_checks(v);
     v.dispatch_n = c.cell.dispatch_n;
     v.evidence = evidence_of_kind(c.server);
+    if (c.server && c.model_file)
+        v.identity_problems = model_identity_problems(
+            v.evidence, c.server->props, c.server->props_n, c.cell.dispatch_n, c.model_file->path);
 
     OverlapGate& overlap = v.gates.overlap;
     overlap.client_max_depth = 0;

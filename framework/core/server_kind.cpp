@@ -82,7 +82,8 @@ bool KindEvidence::operator==(const KindEvidence& o) const {
            metrics_path == o.metrics_path && metrics_format == o.metrics_format &&
            running_gauge == o.running_gauge && gauge_hint == o.gauge_hint &&
            step_mean == o.step_mean && step_sum == o.step_sum && step_count == o.step_count &&
-           capacity_field == o.capacity_field && props_path == o.props_path;
+           capacity_field == o.capacity_field && props_path == o.props_path &&
+           served_model == o.served_model;
 }
 
 std::string_view model_form_name(ModelForm form) {
@@ -125,9 +126,50 @@ const KindEvidence& llama_server_evidence() {
         e.step_count = "llamacpp:n_decode_total";
         e.capacity_field = "total_slots";
         e.props_path = "/props";
+        e.served_model = "model_path";
         return e;
     }();
     return evidence;
+}
+
+const KindEvidence& unrecorded_kind_evidence() {
+    static const KindEvidence evidence = [] {
+        KindEvidence e = llama_server_evidence();
+        e.served_model.clear();
+        return e;
+    }();
+    return evidence;
+}
+
+namespace {
+
+bool ends_with_path(const std::string& longer, const std::string& shorter) {
+    return longer.size() > shorter.size() && longer[longer.size() - shorter.size() - 1] == '/' &&
+           longer.compare(longer.size() - shorter.size(), shorter.size(), shorter) == 0;
+}
+
+bool same_model(const std::string& reported, const std::string& launched) {
+    return reported == launched || ends_with_path(reported, launched) ||
+           ends_with_path(launched, reported);
+}
+
+}  // namespace
+
+std::vector<std::string> model_identity_problems(const KindEvidence& evidence,
+                                                 const Json& props_serial, const Json& props_n,
+                                                 std::int64_t n, const std::string& launched) {
+    std::vector<std::string> problems;
+    if (evidence.served_model.empty() || launched.empty()) return problems;
+    const auto check = [&](const Json& props, const std::string& which) {
+        const Json* named = props.find(evidence.served_model);
+        if (!named || !named->is_string() || same_model(named->as_string(), launched)) return;
+        problems.push_back("the " + which + " server's " + evidence.props_path + " " +
+                           evidence.served_model + " is '" + named->as_string() +
+                           "', not the launched '" + launched + "'");
+    };
+    check(props_serial, "serial");
+    check(props_n, std::to_string(n) + "-slot");
+    return problems;
 }
 
 void check_user_flags(const ServerKind& kind, const std::vector<std::string>& flags) {

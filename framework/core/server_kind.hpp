@@ -83,6 +83,9 @@ struct KindEvidence {
     // empty, the argument bi-run launched the server with.
     std::string capacity_field;
     std::string props_path;  // the identity endpoint's path, where capacity_field is read
+    // The identity answer's field naming the model the server loaded (llama-server:
+    // model_path); a server that names another model than the one launched earns no GREEN.
+    std::string served_model;
 
     bool has_slots() const { return !slots_path.empty(); }
     bool has_gauge() const { return !metrics_path.empty() && !running_gauge.empty(); }
@@ -95,8 +98,19 @@ struct KindEvidence {
     bool operator==(const KindEvidence& other) const;
 };
 
-// llama-server's evidence, which a cert without a kind record was judged by.
+// llama-server's evidence, as its kind file declares it.
 const KindEvidence& llama_server_evidence();
+// What a cert without a kind record was judged by: llama-server's evidence from before kinds
+// named the model field (so such certs replay as they were written).
+const KindEvidence& unrecorded_kind_evidence();
+
+// Why the servers' identity answers contradict the model launched: one line per answer whose
+// `served_model` names another model ("the 4-slot server's /props model_path is 'b.gguf', not
+// the launched '/m/a.gguf'"). A name matches the launched one when equal or when one is the
+// other's path below a directory. Empty when they agree, or when the answer has no such field.
+std::vector<std::string> model_identity_problems(const KindEvidence& evidence,
+                                                 const Json& props_serial, const Json& props_n,
+                                                 std::int64_t n, const std::string& launched);
 
 // How the server's identity is read: its self-description endpoint (recorded in the cert) and
 // the command that prints its version.

@@ -376,6 +376,7 @@ Verdict gather(const CellEvidence& all) {
 
     v.dispatch_n = e.dispatch_n;
     v.evidence = e.evidence;
+    v.identity_problems = e.identity_problems;
     v.gates.overlap.total_slots = e.reported_total_slots;
     v.gates.overlap.server = merge_pass_evidence(e.server_c_passes);
     v.gates.arm_b.server = e.server_b;
@@ -572,6 +573,22 @@ const VerdictRule kIncomplete{
                 " item(s) never sent or cut off by bi-run (arm deadline or interrupt): " +
                 join_ids(v.gates.incomplete_ids),
             verdict_line(v)};
+    },
+    nullptr,
+};
+
+// Rule 3b: answers from another model than the one launched are no verdict on this one.
+const VerdictRule kOtherModel{
+    "server_identity",
+    [](const Verdict& v) { return !v.identity_problems.empty(); },
+    Status::GreenUnverified,
+    nullptr,
+    [](const Verdict& v) {
+        Reasons r;
+        for (const auto& problem : v.identity_problems)
+            r.push_back("another model than the one launched: " + problem);
+        r.push_back(verdict_line(v));
+        return r;
     },
     nullptr,
 };
@@ -789,8 +806,9 @@ SensitivityCounts recorded_counts(const Sensitivity& s) {
 
 const std::vector<VerdictRule>& verdict_rules() {
     static const std::vector<VerdictRule> kRules{
-        kSerialSelfCheck, kCoBatchingDivergence, kIncomplete, kNoOverlap,     kMissingEvidence,
-        kGreedy,          kCompletionFloorRule,  kCoverage,   kArmBDisagrees, kGenerationDrift};
+        kSerialSelfCheck, kCoBatchingDivergence, kIncomplete,     kOtherModel,
+        kNoOverlap,       kMissingEvidence,      kGreedy,         kCompletionFloorRule,
+        kCoverage,        kArmBDisagrees,        kGenerationDrift};
     return kRules;
 }
 

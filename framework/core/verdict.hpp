@@ -43,6 +43,8 @@ struct CellEvidence {
     std::map<std::string, std::string, std::less<>> prompts;
     double logit_drift_eps = 0.0;  // logprob-only deltas below it are not drift (compare_arms)
     KindEvidence evidence = llama_server_evidence();  // the server kind's co-batching signals
+    // The servers named another model than the one launched (model_identity_problems).
+    std::vector<std::string> identity_problems;
 };
 
 // One C pass's overlap at N, from the client's intervals and the server's own evidence.
@@ -191,6 +193,7 @@ struct CertGates {
 struct Verdict {
     Status status = Status::GreenUnverified;
     KindEvidence evidence = llama_server_evidence();  // the signals judged (names the reasons)
+    std::vector<std::string> identity_problems;       // the server ran another model
     FiredRule rule;                                   // set by apply_rules
     std::optional<DivergenceClass> divergence_class;  // set when something invariant diverged
     std::optional<Anomaly> anomaly;                   // set only for green_with_caveat

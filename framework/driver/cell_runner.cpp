@@ -173,7 +173,7 @@ Baseline CellRunner::run_baseline(std::int64_t ctx, const WorkRowSource& rows) {
     baseline.timings.launch_a_s = seconds_since(start);
     baseline.server = server->describe();
     const core::Json props = fetch_props(*server);
-    baseline.props = http::trim_props(props);
+    baseline.props = http::trim_props(props, evidence_spec().served_model);
     baseline.reports_mock = props.bool_or("bi_mock", false);
     baseline.store_digest = fetch_store_digest(*server);
 
@@ -331,6 +331,12 @@ CellOutcome CellRunner::run_cell(const Baseline& baseline, int parallel) {
 
     evidence.dispatch_n = parallel;
     evidence.evidence = evidence_spec();
+    // Judged on what the cert keeps of each answer, so that a replay finds the same.
+    if (options_.model_file)
+        evidence.identity_problems =
+            core::model_identity_problems(evidence.evidence, baseline.props,
+                                          http::trim_props(props_n, evidence.evidence.served_model),
+                                          parallel, options_.model_file->path);
     if (const std::string& field = evidence.evidence.capacity_field; !field.empty())
         if (const core::Json* slots = props_n.find(field); slots && slots->is_int())
             evidence.reported_total_slots = slots->as_int();
@@ -376,7 +382,7 @@ CellOutcome CellRunner::run_cell(const Baseline& baseline, int parallel) {
     context.server = core::ServerRecord{baseline.server,
                                         server_n,
                                         baseline.props,
-                                        http::trim_props(props_n),
+                                        http::trim_props(props_n, evidence.evidence.served_model),
                                         build_info ? *build_info : core::Json(),
                                         std::nullopt};
     if (const auto& kind = options_.kind)

@@ -13,8 +13,10 @@ core::Json parse_props(std::string_view body) {
     }
 }
 
-core::Json trim_props(const core::Json& props) {
+core::Json trim_props(const core::Json& props, const std::string& also) {
     core::Json kept = core::Json::object();
+    if (!also.empty())
+        if (const core::Json* v = props.find(also)) kept.set(also, *v);
     for (const char* key : {"build_info", "total_slots", "model_path", "model_alias", "bi_mock",
                             "model_ftype", "chat_template", "version", "sha", "model_id",
                             "model_sha", "max_running_requests", "served_model_name"})

@@ -14,6 +14,7 @@ core::Json parse_props(std::string_view body);
 // The fields worth keeping in a cert (build_info, total_slots, model_path, model_alias, bi_mock,
 // model_ftype, chat_template, and default_generation_settings.n_ctx as n_ctx); the rest is
 // generation defaults. Always an object.
-core::Json trim_props(const core::Json& props);
+// `also`: one more top-level field to keep (a kind's served_model).
+core::Json trim_props(const core::Json& props, const std::string& also = "");
 
 }  // namespace bi::http

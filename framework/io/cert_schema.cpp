@@ -730,6 +730,7 @@ const Table<KindEvidence>& table() {
         required("step_count", &E::step_count),
         required("capacity_field", &E::capacity_field),
         required("props_path", &E::props_path),
+        unless_default("served_model", &E::served_model),
     };
     return rows;
 }

@@ -182,7 +182,7 @@ core::KindEvidence read_evidence(const toml::table& root, const std::string& pat
     toml_read::check_keys(
         t,
         {"slots_path", "slot_busy", "slots_hint", "metrics_path", "metrics_format", "running_gauge",
-         "gauge_hint", "step_mean", "step_sum", "step_count", "capacity_field"},
+         "gauge_hint", "step_mean", "step_sum", "step_count", "capacity_field", "served_model"},
         path, "[evidence]");
     e.slots_path = path_at(t, "slots_path", path, "evidence");
     e.slot_busy = toml_read::string_at(t, "slot_busy", path, "evidence");
@@ -211,6 +211,7 @@ core::KindEvidence read_evidence(const toml::table& root, const std::string& pat
     if (e.metrics_format == "json-iterations" && !e.step_count.empty())
         bad(path, "evidence: json-iterations metrics have no step counters");
     e.capacity_field = toml_read::string_at(t, "capacity_field", path, "evidence");
+    e.served_model = toml_read::string_at(t, "served_model", path, "evidence");
     return e;
 }
 
@@ -264,6 +265,8 @@ core::ServerKind parse_server_kind(const std::string& text, const std::string& p
     kind.evidence.props_path = kind.identity.props_path;
     if (!kind.evidence.capacity_field.empty() && kind.identity.props_path.empty())
         bad(path, "evidence.capacity_field needs identity.props_path (where it is read)");
+    if (!kind.evidence.served_model.empty() && kind.identity.props_path.empty())
+        bad(path, "evidence.served_model needs identity.props_path (where it is read)");
     kind.source = path;
     kind.sha256 = core::sha256_hex(text);
     return kind;

@@ -30,6 +30,7 @@ class Config:
     def __init__(self, argv):
         self.host, self.port, self.parallel, self.ctx = "127.0.0.1", 8080, 1, 4096
         self.model = ""
+        self.reported_model = None  # the model its identity answers name, when it lies
         self.tick_s = 0.002
         self.compute_max = None    # at most K requests advance per tick
         self.total_slots = None    # slots the server really runs (and reports)
@@ -61,6 +62,7 @@ class Config:
             elif key == "--fake-compute-max": self.compute_max = int(value())
             elif key == "--fake-total-slots": self.total_slots = int(value())
             elif key == "--fake-diverge-at": self.diverge_at = int(value())
+            elif key == "--fake-report-model": self.reported_model = value()
             elif key.startswith("--fake-"): self.flags.add(key[len("--fake-"):])
             i += 1
         # vllm serve MODEL, trtllm-serve MODEL; Ollama reads its environment.
@@ -72,6 +74,8 @@ class Config:
             host, _, port = os.environ["OLLAMA_HOST"].rpartition(":")
             self.host, self.port = host, int(port)
             self.parallel = int(os.environ.get("OLLAMA_NUM_PARALLEL", "1"))
+        if self.reported_model is None:
+            self.reported_model = self.model
         if self.total_slots is None:
             self.total_slots = self.parallel
 
@@ -328,9 +332,9 @@ class Handler(BaseHTTPRequestHandler):
             return self.send_json(200, {"version": "0.0.0-fake"})
         if s == "sglang" and self.path == "/get_server_info":
             return self.send_json(200, {"max_running_requests": c.total_slots,
-                                        "model_path": c.model, "version": "0.0.0-fake"})
+                                        "model_path": c.reported_model, "version": "0.0.0-fake"})
         if s == "tgi" and self.path == "/info":
-            return self.send_json(200, {"model_id": c.model, "version": "0.0.0-fake"})
+            return self.send_json(200, {"model_id": c.reported_model, "version": "0.0.0-fake"})
         if s == "ollama" and self.path == "/":
             return self.send_text(200, "Ollama is running")
         if s == "ollama" and self.path == "/api/version":
@@ -357,7 +361,7 @@ class Handler(BaseHTTPRequestHandler):
         if self.path == "/props":
             if self.hostile.answer_props(self):
                 return None
-            return self.send_json(200, {"total_slots": c.total_slots, "model_path": c.model,
+            return self.send_json(200, {"total_slots": c.total_slots, "model_path": c.reported_model,
                                         "build_info": "fake-llama-server",
                                         "default_generation_settings": {"n_ctx": c.ctx}})
         if self.path == "/slots":

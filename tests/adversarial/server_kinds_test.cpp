@@ -24,7 +24,8 @@ namespace {
 
 struct KindRun {
     testing::CommandResult result;
-    core::Json cert;  // null when no cert was written
+    core::Json cert;       // null when no cert was written
+    int verify_exit = -1;  // verify-cert on it
 };
 
 struct Kind {
@@ -44,6 +45,7 @@ std::vector<std::string> kind_argv(const Kind& kind, const std::string& model,
 
 // A model of the kind's form in `dir`.
 std::string model_for(const Kind& kind, const testing::ScratchDir& dir) {
+    if (std::string(kind.model) == "gguf") return dir.write("model.gguf", "not really a model");
     if (std::string(kind.model) != "directory") return "served-model";
     std::filesystem::create_directories(dir.file("model"));
     dir.write("model/config.json", "{\"architectures\": [\"Fake\"]}\n");
@@ -61,6 +63,9 @@ KindRun run_kind(const Kind& kind, const std::vector<std::string>& fake = {}) {
     try {
         auto loaded = io::read_cert(dir.file("o/m__ctx512__N4.json"));
         if (loaded.digest_intact && loaded.shape_problem.empty()) run.cert = loaded.document;
+        run.verify_exit =
+            testing::run_command({BI_RUN_PATH, "verify-cert", dir.file("o/m__ctx512__N4.json")})
+                .exit_code;
     } catch (const std::exception&) {
         // no cert: run.cert stays null
     }
@@ -151,6 +156,24 @@ TEST_CASE("a cert cannot be judged by weaker signals than its shipped kind decla
     CHECK(forged.exit_code == 1);
     CHECK_THAT(forged.out + forged.err,
                Catch::Contains("server.kind.evidence is not what built-in:vllm.toml declares"));
+}
+
+TEST_CASE("a server whose identity names another model than the one launched earns no GREEN",
+          "[adversarial]") {
+    // Every other signal is honest: only /props, /get_server_info or /info names another model.
+    for (const Kind& kind :
+         {Kind{"llama-server", "llama", "gguf"}, Kind{"sglang", "sglang", "directory"},
+          Kind{"tgi", "tgi", "directory"}}) {
+        const auto run = run_kind(kind, {"--fake-report-model=/elsewhere/other-model"});
+        INFO(kind.name << ": " << run.result.out << run.result.err);
+        CHECK(status(run) == "green_unverified");
+        CHECK(run.result.exit_code == 3);
+        CHECK(says(run, "another model than the one launched"));
+        CHECK(says(run, "'/elsewhere/other-model'"));
+        CHECK(says(run, "not the launched '"));
+        CHECK(run.cert.find("rule")->string_or("name", "") == "server_identity");
+        CHECK(run.verify_exit == 3);  // the replay finds the same: not promotable, not invalid
+    }
 }
 
 TEST_CASE("kind sglang: its gauge and /get_server_info capacity earn the verdict",

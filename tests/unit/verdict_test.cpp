@@ -349,9 +349,10 @@ TEST_CASE("the precedence table is the ordered rule list", "[verdict]") {
     std::vector<std::string> names;
     for (const auto& rule : core::verdict_rules()) names.emplace_back(rule.name);
     CHECK(names == std::vector<std::string>{"serial_self_check", "ac_invariant_divergence",
-                                            "incomplete", "overlap", "missing_evidence", "greedy",
-                                            "completion_floor", "cobatch_coverage",
-                                            "ab_invariant_divergence", "generation_drift"});
+                                            "incomplete", "server_identity", "overlap",
+                                            "missing_evidence", "greedy", "completion_floor",
+                                            "cobatch_coverage", "ab_invariant_divergence",
+                                            "generation_drift"});
     // Each rule fires on its own row's evidence and passes on a clean cell.
     const auto clean = core::decide_verdict(clean_cell());
     for (const auto& rule : core::verdict_rules()) CHECK_FALSE(rule.fires(clean));

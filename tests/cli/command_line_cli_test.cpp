@@ -278,7 +278,7 @@ TEST_CASE("the upstream tool's option names are accepted", "[cli][aliases]") {
     r = run_command(dry_run(dir.file("m.gguf"), dir) +
                     std::vector<std::string>{"--experiment-port", "7", "--untouchable-port", "7"});
     CHECK(r.exit_code == 2);
-    CHECK_THAT(r.err, Catch::Contains("--port 7 is reserved"));
+    CHECK_THAT(r.err, Catch::Contains("--experiment-port 7 is reserved"));
     r = run_command(dry_run(dir.file("m.gguf"), dir) +
                     std::vector<std::string>{"--untouchable-port", "7", "--ctx-sweep", "512,1024",
                                              "--i-understand-this-launches-a-real-server"});

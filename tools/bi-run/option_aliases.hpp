@@ -36,6 +36,13 @@ private:
 std::vector<std::string> apply_aliases(int argc, char** argv,
                                        const std::vector<OptionAlias>& aliases);
 
+// `message` with each option that an alias stood for named as the user typed it, so that
+// "--passes must be at least 1" reads "--gate-passes must be at least 1" after --gate-passes 0.
+// apply_aliases records the spellings of this process's command line; main() rewrites every
+// error with this. An option also typed by its own name, or stood for by two spellings, or by
+// a flag with a fixed value, keeps its name.
+std::string as_typed(const std::string& message);
+
 // True when `spelling` (or `spelling=...`) is on the command line before any "--".
 bool has_option(int argc, char** argv, const std::string& spelling);
 

@@ -66,3 +66,86 @@ TEST_CASE("an option given by its alias is named as it was typed", "[cli][aliase
     CHECK_THAT(r.err, Catch::Contains("--max-passes") || Catch::Contains("--gate-passes"));
     CHECK_THAT(r.err, !Catch::Contains("--max-gate-passes"));
 }
+
+TEST_CASE("upstream cert-source is taken when it agrees with what runs, refused otherwise",
+          "[cli][aliases][upstream]") {
+    testing::ScratchDir dir;
+    auto r = run_command(bi_run(
+        {"run-mock", "--cert-source", "mock", "--out-dir", dir.file("mock"), "--quiet", "--json"}));
+    INFO(r.err);
+    CHECK((r.exit_code == 0 || r.exit_code == 3));  // a verdict (a loaded machine may say 3)
+    CHECK_THAT(r.err, Catch::StartsWith("bi-run run-mock: note: --cert-source mock: taken"));
+    CHECK(one_line(r.err));
+    CHECK_THAT(r.out, Catch::Contains("\"source\":\"mock\""));
+
+    r = run_command(bi_run({"run-mock", "--cert-source=live", "--out-dir", dir.file("refused")}));
+    CHECK(r.exit_code == 2);
+    CHECK(one_line(r.err));
+    CHECK_THAT(r.err, Catch::StartsWith("bi-run run-mock: --cert-source live: run-mock's cert is "
+                                        "always source mock"));
+    CHECK_FALSE(fs::exists(dir.file("refused")));
+
+    r = run_command(dry_run(dir) + std::vector<std::string>{"--cert-source", "live"});
+    INFO(r.err);
+    CHECK(r.exit_code == 0);
+    CHECK_THAT(r.err, Catch::Contains("bi-run run-live: note: --cert-source live: taken; bi-run "
+                                      "decides the source itself"));
+    for (const std::string source : {"mock", "selftest"}) {
+        r = run_command(dry_run(dir) + std::vector<std::string>{"--cert-source", source});
+        CHECK(r.exit_code == 2);
+        CHECK(one_line(r.err));
+        CHECK_THAT(r.err, Catch::Contains("--cert-source " + source +
+                                          ": run-live and sweep "
+                                          "certify a real server, so the cert's source is live"));
+    }
+    r = run_command(dry_run(dir) + std::vector<std::string>{"--cert-source"});
+    CHECK(r.err == "bi-run run-live: --cert-source needs a value\n");
+}
+
+TEST_CASE("upstream's run-live options: taken with their meaning or refused with what to use",
+          "[cli][aliases][upstream]") {
+    testing::ScratchDir dir;
+    // --baseline-port: a server already running that is never touched.
+    auto r = run_command(dry_run(dir) + std::vector<std::string>{"--baseline-port", "8080"});
+    INFO(r.err);
+    CHECK(r.exit_code == 0);
+    CHECK_THAT(r.out, Catch::Contains("reserved ports 8080"));
+    r = run_command(dry_run(dir) +
+                    std::vector<std::string>{"--baseline-port", "7", "--experiment-port", "7"});
+    CHECK(r.exit_code == 2);
+    CHECK_THAT(r.err, Catch::Contains("--experiment-port 7 is reserved"));
+
+    const std::vector<std::pair<std::vector<std::string>, std::string>> taken = {
+        {{"--invariant-fields", "score,passed,expected_answer,prompt_tokens_measured,failure_mode"},
+         "--invariant-fields score,passed,expected_answer,prompt_tokens_measured,failure_mode: "
+         "taken"},
+        {{"--position-strategy", "fixed"}, "--position-strategy fixed: taken"},
+        {{"--empty-retries=0"}, "--empty-retries 0: taken; bi-run never retries a request"},
+    };
+    for (const auto& [options, note] : taken) {
+        r = run_command(dry_run(dir) + options);
+        INFO(options.front() << ": " << r.err);
+        CHECK(r.exit_code == 0);
+        CHECK_THAT(r.err, Catch::Contains("bi-run run-live: note: " + note));
+    }
+    const std::vector<std::pair<std::vector<std::string>, std::string>> refused = {
+        {{"--invariant-fields", "score,content"},
+         "--invariant-fields score,content: bi-run compares exactly score, passed"},
+        {{"--position-strategy", "adaptive"}, "(--workset FILE)"},
+        {{"--empty-retries", "2"}, "--empty-retries 2: bi-run never retries a request"},
+        {{"--swa-window", "4096"}, "--swa-window 4096: bi-run has no sliding-window-aware"},
+        {{"--gguf-gb", "4.5"}, "use bi-run plan-n --gguf-gb GB --n-layer L"},
+    };
+    for (const auto& [options, message] : refused) {
+        r = run_command(dry_run(dir) + options);
+        INFO(options.front() << ": " << r.err);
+        CHECK(r.exit_code == 2);
+        CHECK(one_line(r.err));
+        CHECK_THAT(r.err, Catch::StartsWith("bi-run run-live: ") && Catch::Contains(message));
+    }
+    r = run_command(
+        bi_run({"sweep", "--dry-run", "--server-bin", BI_MOCK_SERVER_PATH, "--model",
+                dir.file("m.gguf"), "--out-dir", dir.file("out"), "--swa-window", "0"}));
+    CHECK(r.exit_code == 2);
+    CHECK_THAT(r.err, Catch::StartsWith("bi-run sweep: --swa-window 0: "));
+}

@@ -14,7 +14,8 @@ void add_guard_options(cxxopts::Options& options) {
         "port",
         "Experiment port (default: a free loopback port per launch; also --experiment-port)",
         cxxopts::value<int>())(
-        "reserved-port", "A port never bound or addressed (repeatable; also --untouchable-port)",
+        "reserved-port",
+        "A port never bound or addressed (repeatable; also --untouchable-port, --baseline-port)",
         cxxopts::value<std::vector<int>>())("untouchable-pid", "A PID never signalled (repeatable)",
                                             cxxopts::value<std::vector<int>>())(
         "max-footprint-gb",
@@ -25,7 +26,9 @@ void add_guard_options(cxxopts::Options& options) {
 
 std::vector<OptionAlias> guard_option_aliases() {
     return {{"--experiment-port", "--port"},
-            {"--untouchable-port", "--reserved-port", nullptr, nullptr, true}};
+            {"--untouchable-port", "--reserved-port", nullptr, nullptr, true},
+            // Upstream's already-running server: never bound or addressed, as a reserved port.
+            {"--baseline-port", "--reserved-port", nullptr, nullptr, true}};
 }
 
 void read_guard_options(const cxxopts::ParseResult& args, core::TargetRequest& target) {

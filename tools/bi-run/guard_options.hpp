@@ -17,7 +17,8 @@ namespace bi::cli {
 // --port, --reserved-port, --untouchable-pid, --max-footprint-gb in group "Guards".
 void add_guard_options(cxxopts::Options& options);
 
-// The upstream tool's names of the guard options (--experiment-port, --untouchable-port).
+// The upstream tool's names of the guard options (--experiment-port, --untouchable-port,
+// --baseline-port).
 std::vector<OptionAlias> guard_option_aliases();
 
 // The guard options into a request's target, unchecked.

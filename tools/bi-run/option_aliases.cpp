@@ -50,6 +50,11 @@ void remember_spelling(const std::string& option, const std::string& spelling) {
     typed_spellings().emplace_back(option, spelling);
 }
 
+std::vector<std::string>& pending_notes() {
+    static std::vector<std::string> notes;
+    return notes;
+}
+
 bool option_char(char c) {
     return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '-';
 }
@@ -70,6 +75,21 @@ std::string replace_option(std::string text, const std::string& from, const std:
 }
 
 }  // namespace
+
+OptionAlias agreeing_option(const char* spelling, bool (*agrees)(std::string_view value),
+                            const char* note, const char* refusal) {
+    OptionAlias alias{spelling, ""};
+    alias.agrees = agrees;
+    alias.note = note;
+    alias.refusal = refusal;
+    return alias;
+}
+
+std::vector<std::string> take_alias_notes() {
+    std::vector<std::string> notes;
+    notes.swap(pending_notes());
+    return notes;
+}
 
 std::string as_typed(const std::string& message) {
     std::string out = message;
@@ -111,6 +131,16 @@ std::vector<std::string> apply_aliases(int argc, char** argv,
             continue;
         }
         const std::string spelling = alias->spelling;
+        if (alias->agrees) {
+            if (!has_value) {
+                if (i + 1 >= argc) usage(spelling + " needs a value");
+                value = argv[++i];
+            }
+            const std::string given = spelling + " " + std::string(value);
+            if (!alias->agrees(value)) usage(given + ": " + alias->refusal);
+            pending_notes().push_back(given + ": " + alias->note);
+            continue;
+        }
         if (alias->refusal) usage(spelling + ": " + alias->refusal);
         if (!alias->repeatable && *alias->option && has_option(argc, argv, alias->option))
             usage(spelling + " is another name for " + alias->option + ": give one of them");

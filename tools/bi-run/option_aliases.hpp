@@ -3,6 +3,7 @@
 #pragma once
 
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace bi::cli {
@@ -14,7 +15,16 @@ struct OptionAlias {
     const char* prefix = nullptr;   // set: prepended to the alias's value ("corner=")
     bool repeatable = false;        // the option may be given more than once, alias or not
     const char* refusal = nullptr;  // set: the spelling is refused with this reason
+    // set: an upstream option for something bi-run decides or does anyway; it takes a value and
+    // is dropped. A value `agrees` with gets one note line on stderr (`note`); any other value
+    // is refused with `refusal`, after the value.
+    bool (*agrees)(std::string_view value) = nullptr;
+    const char* note = nullptr;
 };
+
+// An upstream option that bi-run takes only when its value is what bi-run does anyway.
+OptionAlias agreeing_option(const char* spelling, bool (*agrees)(std::string_view value),
+                            const char* note, const char* refusal);
 
 // A command line owning its strings, with the char* view cxxopts takes.
 class ArgvCopy {
@@ -32,7 +42,8 @@ private:
 
 // argv (argv[0] is the command name) with every alias of `aliases` replaced, as `--x V` or
 // `--x=V`; nothing after "--" is touched. bi::Error(Usage) naming the spelling for a refused one,
-// a missing value, or an alias of a single-valued option given together with that option.
+// a missing value, or an alias of a single-valued option given together with that option. The
+// notes of agreeing options wait for take_alias_notes().
 std::vector<std::string> apply_aliases(int argc, char** argv,
                                        const std::vector<OptionAlias>& aliases);
 
@@ -42,6 +53,10 @@ std::vector<std::string> apply_aliases(int argc, char** argv,
 // error with this. An option also typed by its own name, or stood for by two spellings, or by
 // a flag with a fixed value, keeps its name.
 std::string as_typed(const std::string& message);
+
+// The notes of the agreeing options apply_aliases dropped ("--cert-source live: ..."), once:
+// parse_command_line prints them when the whole command line parsed.
+std::vector<std::string> take_alias_notes();
 
 // True when `spelling` (or `spelling=...`) is on the command line before any "--".
 bool has_option(int argc, char** argv, const std::string& spelling);

@@ -34,6 +34,7 @@
 #include "server/guards.hpp"
 #include "server/model_facts.hpp"
 #include "sweep_shards.hpp"
+#include "upstream_options.hpp"
 
 namespace bi::cli {
 
@@ -121,6 +122,8 @@ void write_report_html(const std::vector<driver::CellResult>& results, const std
 std::vector<OptionAlias> live_option_aliases() {
     auto aliases = run_option_aliases();
     for (auto& alias : guard_option_aliases()) aliases.push_back(alias);
+    for (auto& alias : upstream_live_options()) aliases.push_back(alias);
+    aliases.push_back(cert_source_option(true));
     aliases.push_back({"--ctx-sweep", "--ctx"});
     // Upstream asked for this before launching; bi-run launches only when asked to run a cell.
     aliases.push_back({"--i-understand-this-launches-a-real-server", ""});

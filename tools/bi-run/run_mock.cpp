@@ -12,6 +12,7 @@
 #include "mock/mock_config.hpp"
 #include "option_aliases.hpp"
 #include "run_setup.hpp"
+#include "upstream_options.hpp"
 
 namespace bi::cli {
 
@@ -27,6 +28,7 @@ constexpr int kFastSoloAfterTicks = 8;
 int run_mock_main(int raw_argc, char** raw_argv) {
     auto aliases = run_option_aliases();
     aliases.push_back({"--batch-divergence", "--divergence", "score"});  // the upstream name
+    aliases.push_back(cert_source_option(false));
     ArgvCopy rewritten(apply_aliases(raw_argc, raw_argv, aliases));
     const int argc = rewritten.argc();
     char** argv = rewritten.argv();

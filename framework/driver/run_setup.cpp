@@ -427,14 +427,16 @@ LiveTarget resolve_target(const core::RunRequest& request, bool profile_is_model
     return target;
 }
 
+std::optional<double> footprint_cap(double gb) {
+    if (gb == 0) return std::nullopt;
+    if (!(gb >= 0.001 && gb <= 1e6))
+        usage("--max-footprint-gb must be 0 (no cap) or between 0.001 and 1e+06");
+    return gb;
+}
+
 server::GuardLimits guard_limits(const core::TargetRequest& target) {
     server::GuardLimits limits;
-    if (target.max_footprint_gb) {
-        const double gb = *target.max_footprint_gb;
-        if (!(gb >= 0.001 && gb <= 1e6))
-            usage("--max-footprint-gb must be between 0.001 and 1e+06");
-        limits.max_footprint_gb = gb;
-    }
+    if (target.max_footprint_gb) limits.max_footprint_gb = footprint_cap(*target.max_footprint_gb);
     for (auto port : target.reserved_ports) {
         if (port < 1 || port > 65535)
             usage("--reserved-port " + std::to_string(port) + ": not a port");

@@ -149,3 +149,36 @@ TEST_CASE("upstream's run-live options: taken with their meaning or refused with
     CHECK(r.exit_code == 2);
     CHECK_THAT(r.err, Catch::StartsWith("bi-run sweep: --swa-window 0: "));
 }
+
+TEST_CASE("max-footprint-gb 0 is no cap as upstream reads it, and MemAvailable still applies",
+          "[cli][guard][upstream]") {
+    testing::ScratchDir dir;
+    const auto model = dir.file("synth.gguf");
+    REQUIRE(run_command(bi_run({"synth-model", "--out", model, "--vocab-words", "50"})).exit_code ==
+            0);
+    const auto live = bi_run({"run-live", "--dry-run", "--server-bin", BI_MOCK_SERVER_PATH,
+                              "--model", model, "--out-dir", dir.file("out")});
+    // 65536 x 4 tokens of f16 KV: about 1 GiB, over a 0.5 GiB cap but under no cap.
+    const std::vector<std::string> cell{"--ctx", "65536", "--parallel", "4"};
+    auto r = run_command(live + cell + std::vector<std::string>{"--max-footprint-gb", "0.5"});
+    CHECK(r.exit_code == 2);
+    CHECK_THAT(r.err, Catch::Contains("exceeds --max-footprint-gb"));
+    r = run_command(live + cell + std::vector<std::string>{"--max-footprint-gb", "0"});
+    INFO(r.err);
+    CHECK(r.exit_code == 0);
+    // 16M x 4 tokens: 256 GiB of KV cache, more than this machine has available.
+    r = run_command(live + std::vector<std::string>{"--ctx", "16777216", "--parallel", "4",
+                                                    "--max-footprint-gb", "0"});
+    CHECK(r.exit_code == 2);
+    CHECK_THAT(r.err, Catch::Contains("exceeds MemAvailable"));
+    r = run_command(live + cell + std::vector<std::string>{"--max-footprint-gb", "0.0001"});
+    CHECK(r.exit_code == 2);
+    CHECK_THAT(r.err, Catch::Contains("--max-footprint-gb must be 0 (no cap) or between 0.001"));
+
+    r = run_command(bi_run(
+        {"plan-n", "--model", model, "--ctx", "65536", "--max-n", "4", "--max-footprint-gb", "0"}));
+    CHECK(r.exit_code == 0);
+    CHECK_THAT(r.out, Catch::Contains("largest N that fits: 4"));
+    const auto help = run_command(bi_run({"run-live", "--help"}));
+    CHECK_THAT(help.out, Catch::Contains("0 = no cap"));
+}

@@ -21,7 +21,8 @@ void add_guard_options(cxxopts::Options& options);
 // --baseline-port).
 std::vector<OptionAlias> guard_option_aliases();
 
-// The guard options into a request's target, unchecked.
+// The guard options into a request's target: --max-footprint-gb checked (driver::footprint_cap),
+// the rest when the run is planned.
 void read_guard_options(const cxxopts::ParseResult& args, core::TargetRequest& target);
 
 // The limits the options (or a request) set; bi::Error(Usage) naming a bad value.

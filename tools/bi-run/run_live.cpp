@@ -297,7 +297,9 @@ int plan_n_main(int raw_argc, char** raw_argv) {
         "max-n", "Largest N", cxxopts::value<int>()->default_value("8"))(
         "kv-label",
         "KV cache type (f16, q8_0, q4_0 ...; default: the profile's, else f16; also --kv)",
-        cxxopts::value<std::string>())("max-footprint-gb", "Cap to compare against",
+        cxxopts::value<std::string>())("max-footprint-gb",
+                                       "Cap in GiB to compare against (0 = none; MemAvailable "
+                                       "still applies)",
                                        cxxopts::value<double>());
     options.add_options("Output")("h,help", "Show this help");
     const auto args = parse_command_line(options, argc, argv);
@@ -314,7 +316,8 @@ int plan_n_main(int raw_argc, char** raw_argv) {
     const std::string kv = args.count("kv-label") ? args["kv-label"].as<std::string>() : target.kv;
     if (!server::kv_bytes_per_element(kv)) usage("--kv-label " + kv + ": unknown cache type");
     std::optional<double> cap;
-    if (args.count("max-footprint-gb")) cap = number_option(args, "max-footprint-gb", 0.001, 1e6);
+    if (args.count("max-footprint-gb"))
+        cap = driver::footprint_cap(args["max-footprint-gb"].as<double>());
     const auto table = driver::footprint_table(
         facts, target.model.empty() ? facts.path : target.model, ctx, max_n, kv, cap);
     std::cout << table.text << std::flush;

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "io/files.hpp"
+#include "io/json_text.hpp"
 #include "run_command.hpp"
 #include "scratch_dir.hpp"
 
@@ -181,4 +182,42 @@ TEST_CASE("max-footprint-gb 0 is no cap as upstream reads it, and MemAvailable s
     CHECK_THAT(r.out, Catch::Contains("largest N that fits: 4"));
     const auto help = run_command(bi_run({"run-live", "--help"}));
     CHECK_THAT(help.out, Catch::Contains("0 = no cap"));
+}
+
+TEST_CASE("upstream's profile form: a measurement profile and a models.toml alias",
+          "[cli][models][upstream]") {
+    testing::ScratchDir dir;
+    io::write_file_atomically(dir.file("dense.gguf"), "not really a model");
+    io::write_file_atomically(dir.file("models.toml"),
+                              "[[models]]\nalias = \"demo-dense\"\ngguf = "
+                              "\"{MODELS_DIR}/dense.gguf\"\nserver_bin = \"" +
+                                  std::string(BI_MOCK_SERVER_PATH) + "\"\nkv = \"q8_0\"\n");
+    const auto form = [&](const std::vector<std::string>& extra) {
+        return bi_run({"run-live", "--profile", "spark", "--models-dir", dir.path(),
+                       "--models-toml", dir.file("models.toml"), "--out-dir", dir.file("out"),
+                       "--ctx", "1024", "--passes", "1", "--n-predict", "4", "--quiet"}) +
+               extra;
+    };
+    auto r = run_command(form({"--model-alias", "demo-dense"}));
+    INFO(r.err);
+    CHECK((r.exit_code == 0 || r.exit_code == 3));  // a verdict, on the mock: never promotable
+    const auto cert =
+        io::parse_json(io::read_file(dir.file("out/demo-dense__ctx1024__N4.json")), "cert");
+    CHECK(cert.string_or("model", "") == "demo-dense");
+    CHECK(cert.string_or("kv_label", "") == "q8_0");  // the entry's
+    CHECK(cert.find("run")->string_or("profile", "") == "spark");
+    CHECK(cert.find("run")->string_or("scorer", "") == "spark");
+    CHECK(cert.find("model_file")->string_or("path", "") == dir.file("dense.gguf"));
+
+    // The wrong forms name the one that works.
+    r = run_command(form({"--dry-run"}));
+    CHECK(r.exit_code == 2);
+    CHECK(one_line(r.err));
+    CHECK_THAT(r.err,
+               Catch::Contains("name the model with --model-alias ALIAS (an alias in " +
+                               dir.file("models.toml") + "); or give --server-bin and --model"));
+    r = run_command(form({"--dry-run", "--model-alias", "demo-moe"}));
+    CHECK(r.exit_code == 2);
+    CHECK_THAT(r.err, Catch::Contains("--model-alias demo-moe is not an alias in " +
+                                      dir.file("models.toml") + " (aliases: demo-dense)"));
 }

@@ -62,7 +62,8 @@ void add_server_options(cxxopts::Options& options) {
         cxxopts::value<std::vector<std::string>>())(
         "profile",
         "A models.toml alias (sets binary, model, flags, KV label), or a measurement "
-        "profile: a plugin generator + scorer of that id, e.g. spark (the models file "
+        "profile: a plugin generator + scorer of that id, e.g. spark, whose model is then "
+        "--model-alias's models.toml entry or --server-bin and --model (the models file "
         "wins when the name is both)",
         cxxopts::value<std::string>())(
         "models-toml", "The models file (default: $BI_MODELS_TOML, else ./models.toml)",

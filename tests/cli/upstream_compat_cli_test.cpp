@@ -221,3 +221,31 @@ TEST_CASE("upstream's profile form: a measurement profile and a models.toml alia
     CHECK_THAT(r.err, Catch::Contains("--model-alias demo-moe is not an alias in " +
                                       dir.file("models.toml") + " (aliases: demo-dense)"));
 }
+
+TEST_CASE("upstream's ctx-sweep switch sweeps --ctx, and the list form still works",
+          "[cli][aliases][upstream]") {
+    testing::ScratchDir dir;
+    for (const auto& options : {std::vector<std::string>{"--ctx", "512,1024", "--ctx-sweep"},
+                                std::vector<std::string>{"--ctx-sweep", "--ctx", "512,1024"},
+                                std::vector<std::string>{"--ctx-sweep", "512,1024"},
+                                std::vector<std::string>{"--ctx-sweep=512,1024"}}) {
+        const auto r = run_command(dry_run(dir) + options);
+        INFO(options.front() << " " << options.back() << ": " << r.err);
+        CHECK(r.exit_code == 0);
+        CHECK_THAT(r.out, Catch::Contains("ctx 512:") && Catch::Contains("ctx 1024:"));
+    }
+    auto r =
+        run_command(dry_run(dir) + std::vector<std::string>{"--ctx", "512", "--ctx-sweep", "1024"});
+    CHECK(r.exit_code == 2);
+    CHECK_THAT(r.err, Catch::Contains("--ctx-sweep is another name for --ctx"));
+
+    // A real run: one cert per ctx and the per-ctx table, as upstream's grid.
+    r = run_command(
+        bi_run({"run-live", "--server-bin", BI_MOCK_SERVER_PATH, "--model", dir.file("m.gguf"),
+                "--out-dir", dir.file("certs"), "--ctx", "512,1024", "--ctx-sweep", "--passes", "1",
+                "--n-predict", "4", "--quiet", "--model-alias", "m"}));
+    INFO(r.err);
+    CHECK((r.exit_code == 0 || r.exit_code == 3));
+    CHECK(fs::exists(dir.file("certs/m__ctx512__N4.json")));
+    CHECK(fs::exists(dir.file("certs/m__ctx1024__N4.json")));
+}

@@ -142,6 +142,7 @@ std::vector<std::string> apply_aliases(int argc, char** argv,
             continue;
         }
         if (alias->refusal) usage(spelling + ": " + alias->refusal);
+        if (alias->switch_too && !has_value && (i + 1 >= argc || argv[i + 1][0] == '-')) continue;
         if (!alias->repeatable && *alias->option && has_option(argc, argv, alias->option))
             usage(spelling + " is another name for " + alias->option + ": give one of them");
         if (!*alias->option) {

@@ -20,6 +20,9 @@ struct OptionAlias {
     // is refused with `refusal`, after the value.
     bool (*agrees)(std::string_view value) = nullptr;
     const char* note = nullptr;
+    // set: with no value (the end of the line or an option next) it is a switch and is dropped;
+    // the command reads its presence with has_option (upstream's --ctx-sweep).
+    bool switch_too = false;
 };
 
 // An upstream option that bi-run takes only when its value is what bi-run does anyway.

@@ -125,7 +125,9 @@ std::vector<OptionAlias> live_option_aliases() {
     for (auto& alias : guard_option_aliases()) aliases.push_back(alias);
     for (auto& alias : upstream_live_options()) aliases.push_back(alias);
     aliases.push_back(cert_source_option(true));
-    aliases.push_back({"--ctx-sweep", "--ctx"});
+    OptionAlias ctx_sweep{"--ctx-sweep", "--ctx"};
+    ctx_sweep.switch_too = true;  // upstream's switch: the per-ctx grid of --ctx's values
+    aliases.push_back(ctx_sweep);
     // Upstream asked for this before launching; bi-run launches only when asked to run a cell.
     aliases.push_back({"--i-understand-this-launches-a-real-server", ""});
     return aliases;
@@ -133,7 +135,8 @@ std::vector<OptionAlias> live_option_aliases() {
 
 // run-live is a sweep of exactly one cell; both share everything but the lists and the table.
 int run_live_cells(int raw_argc, char** raw_argv, bool sweep) {
-    // Upstream's run-live --ctx-sweep A,B runs the sweep.
+    // Upstream's run-live --ctx-sweep (a switch: a per-ctx grid of verdicts over --ctx) runs the
+    // sweep, and so does bi-run's own list form, --ctx-sweep A,B.
     sweep = sweep || has_option(raw_argc, raw_argv, "--ctx-sweep");
     ArgvCopy rewritten(apply_aliases(raw_argc, raw_argv, live_option_aliases()));
     const int argc = rewritten.argc();

@@ -36,6 +36,21 @@ std::vector<std::string> dry_run(const testing::ScratchDir& dir) {
                    dir.file("m.gguf"), "--out-dir", dir.file("out")});
 }
 
+// `args` run with NAME=VALUE entries added to the environment.
+testing::CommandResult with_env(const std::vector<std::string>& env,
+                                const std::vector<std::string>& args) {
+    std::vector<std::string> argv{"/usr/bin/env"};
+    argv.insert(argv.end(), env.begin(), env.end());
+    for (const auto& arg : bi_run(args)) argv.push_back(arg);
+    return run_command(argv);
+}
+
+std::vector<std::string> entries(const std::string& dir) {
+    std::vector<std::string> names;
+    for (const auto& entry : fs::directory_iterator(dir)) names.push_back(entry.path().string());
+    return names;
+}
+
 bool one_line(const std::string& text) {
     return !text.empty() && text.find('\n') == text.size() - 1;
 }
@@ -248,4 +263,30 @@ TEST_CASE("upstream's ctx-sweep switch sweeps --ctx, and the list form still wor
     CHECK((r.exit_code == 0 || r.exit_code == 3));
     CHECK(fs::exists(dir.file("certs/m__ctx512__N4.json")));
     CHECK(fs::exists(dir.file("certs/m__ctx1024__N4.json")));
+}
+
+TEST_CASE("run-mock without --out-dir writes into a new temporary directory and names it",
+          "[cli][upstream]") {
+    testing::ScratchDir dir;
+    fs::create_directories(dir.file("tmp"));
+    auto r = with_env({"TMPDIR=" + dir.file("tmp")}, {"run-mock", "--quiet"});
+    INFO(r.err);
+    CHECK((r.exit_code == 0 || r.exit_code == 3));
+    const auto made = entries(dir.file("tmp"));
+    REQUIRE(made.size() == 1);
+    CHECK_THAT(made.front(), Catch::StartsWith(dir.file("tmp/bi-mock-")));
+    CHECK(r.err == "bi-run run-mock: note: no --out-dir: writing into " + made.front() + "\n");
+    CHECK(fs::exists(made.front() + "/bi-mock__ctx2048__N4.json"));
+    CHECK_THAT(r.out, Catch::Contains(made.front() + "/bi-mock__ctx2048__N4.json"));
+
+    // Refused, or ended before a verdict: nothing is left behind.
+    fs::create_directories(dir.file("tmp2"));
+    for (const auto& args :
+         {std::vector<std::string>{"run-mock", "--passes", "0"},
+          std::vector<std::string>{"run-mock", "--crash-after", "1", "--quiet"}}) {
+        r = with_env({"TMPDIR=" + dir.file("tmp2")}, args);
+        INFO(args.back() << ": " << r.err);
+        CHECK((r.exit_code == 1 || r.exit_code == 2));
+        CHECK(entries(dir.file("tmp2")).empty());
+    }
 }

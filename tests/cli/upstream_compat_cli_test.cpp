@@ -290,3 +290,32 @@ TEST_CASE("run-mock without --out-dir writes into a new temporary directory and 
         CHECK(entries(dir.file("tmp2")).empty());
     }
 }
+
+TEST_CASE("plan's help lists only what plan takes, and what it refuses is refused by name",
+          "[cli][help][plan]") {
+    testing::ScratchDir dir;
+    const auto help = run_command(bi_run({"plan", "--help"}));
+    CHECK(help.exit_code == 0);
+    CHECK_THAT(help.out, !Catch::Contains("--dry-run") && !Catch::Contains("--port arg"));
+    CHECK_THAT(help.out, Catch::Contains("--reserved-port"));
+    const std::vector<std::string> plan = {"plan",         "--server-bin",     BI_MOCK_SERVER_PATH,
+                                           "--model",      dir.file("m.gguf"), "--out-dir",
+                                           dir.file("out")};
+    io::write_file_atomically(dir.file("m.gguf"), "not really a model");
+    for (const auto& [option, message] :
+         {std::pair<std::vector<std::string>, std::string>{{"--dry-run"},
+                                                           "--dry-run: bi-run plan launches "
+                                                           "nothing anyway"},
+          {{"--port", "8080"}, "--port: the tasks of a plan may share a node"},
+          {{"--experiment-port", "8080"}, "--experiment-port: the tasks of a plan may share"}}) {
+        const auto r = run_command(bi_run(plan) + option);
+        CHECK(r.exit_code == 2);
+        CHECK_THAT(r.err, Catch::StartsWith("bi-run plan: " + message));
+        CHECK(one_line(r.err));
+    }
+    // The upstream names sweep takes, plan takes too.
+    const auto r = run_command(bi_run(plan) + std::vector<std::string>{"--gate-passes", "2"});
+    INFO(r.err);
+    CHECK(r.exit_code == 0);
+    CHECK_THAT(r.out, Catch::Contains("\"passes\": 2"));
+}

@@ -9,11 +9,13 @@
 
 namespace bi::cli {
 
-void add_guard_options(cxxopts::Options& options) {
+void add_guard_options(cxxopts::Options& options, bool port) {
+    if (port)
+        options.add_options("Guards")(
+            "port",
+            "Experiment port (default: a free loopback port per launch; also --experiment-port)",
+            cxxopts::value<int>());
     options.add_options("Guards")(
-        "port",
-        "Experiment port (default: a free loopback port per launch; also --experiment-port)",
-        cxxopts::value<int>())(
         "reserved-port",
         "A port never bound or addressed (repeatable; also --untouchable-port, --baseline-port)",
         cxxopts::value<std::vector<int>>())("untouchable-pid", "A PID never signalled (repeatable)",

@@ -44,7 +44,8 @@ namespace {
     throw Error(ErrorCategory::Usage, message);
 }
 
-void add_server_options(cxxopts::Options& options) {
+// `launches`: the command can launch a server, so --dry-run means something (not for plan).
+void add_server_options(cxxopts::Options& options, bool launches) {
     options.add_options("Server")("server-bin", "The llama-server (or work-alike) binary",
                                   cxxopts::value<std::string>())("model", "The GGUF model file",
                                                                  cxxopts::value<std::string>())(
@@ -75,8 +76,8 @@ void add_server_options(cxxopts::Options& options) {
         "shutdown-grace",
         "Seconds between SIGTERM and SIGKILL at teardown, on every path (a second interrupt: "
         "SIGKILL at once)",
-        cxxopts::value<double>()->default_value("10"))("dry-run",
-                                                       "Print the plan and launch nothing");
+        cxxopts::value<double>()->default_value("10"));
+    if (launches) options.add_options("Server")("dry-run", "Print the plan and launch nothing");
 }
 
 // The server and guard options as a request's target.
@@ -165,7 +166,7 @@ int run_live_cells(int raw_argc, char** raw_argv, bool sweep) {
                                   "At the end, write the HTML report of this run's certs to FILE",
                                   cxxopts::value<std::string>(), "FILE");
     add_run_options(options, "", sweep);
-    add_server_options(options);
+    add_server_options(options, true);
     add_guard_options(options);
     if (sweep) add_shard_options(options);
     const auto args = parse_command_line(options, argc, argv);
@@ -184,11 +185,22 @@ int run_live_cells(int raw_argc, char** raw_argv, bool sweep) {
 
 }  // namespace
 
-void add_sweep_options(cxxopts::Options& options, bool shards) {
+void add_plan_options(cxxopts::Options& options) {
     add_run_options(options, "", true);
-    add_server_options(options);
-    add_guard_options(options);
-    if (shards) add_shard_options(options);
+    add_server_options(options, false);
+    add_guard_options(options, false);
+}
+
+std::vector<OptionAlias> plan_option_aliases() {
+    std::vector<OptionAlias> aliases;
+    for (const auto& alias : live_option_aliases())
+        if (std::string_view(alias.spelling) != "--experiment-port") aliases.push_back(alias);
+    const char* own_port = "the tasks of a plan may share a node, so each picks its own free port";
+    aliases.push_back({"--port", "", nullptr, nullptr, false, own_port});
+    aliases.push_back({"--experiment-port", "", nullptr, nullptr, false, own_port});
+    aliases.push_back(
+        {"--dry-run", "", nullptr, nullptr, false, "bi-run plan launches nothing anyway"});
+    return aliases;
 }
 
 core::RunRequest sweep_request(const cxxopts::ParseResult& args) {

@@ -319,3 +319,20 @@ TEST_CASE("plan's help lists only what plan takes, and what it refuses is refuse
     CHECK(r.exit_code == 0);
     CHECK_THAT(r.out, Catch::Contains("\"passes\": 2"));
 }
+
+TEST_CASE("report-html may go into the out-dir the run creates", "[cli][report]") {
+    testing::ScratchDir dir;
+    auto r = run_command(dry_run(dir) +
+                         std::vector<std::string>{"--report-html", dir.file("elsewhere/r.html")});
+    CHECK(r.exit_code == 2);
+    CHECK_THAT(r.err, Catch::Contains("--report-html " + dir.file("elsewhere/r.html") +
+                                      ": directory " + dir.file("elsewhere") + " does not exist"));
+    r = run_command(
+        bi_run({"run-live", "--server-bin", BI_MOCK_SERVER_PATH, "--model", dir.file("m.gguf"),
+                "--out-dir", dir.file("new/certs/"), "--report-html", dir.file("new/certs/r.html"),
+                "--passes", "1", "--n-predict", "4", "--quiet", "--model-alias", "m"}));
+    INFO(r.err);
+    CHECK((r.exit_code == 0 || r.exit_code == 3));
+    CHECK(fs::exists(dir.file("new/certs/m__ctx2048__N4.json")));
+    CHECK(fs::exists(dir.file("new/certs/r.html")));
+}

@@ -102,11 +102,13 @@ core::RunRequest live_request(const cxxopts::ParseResult& args, bool sweep) {
     return request;
 }
 
-// --report-html FILE, checked before anything is launched.
+// --report-html FILE, checked before anything is launched; it may go into --out-dir, which the
+// run creates before the report is written.
 std::string report_html_option(const cxxopts::ParseResult& args) {
     if (!args.count("report-html")) return "";
     auto path = args["report-html"].as<std::string>();
-    io::check_output_file(path, "--report-html");
+    io::check_output_file(path, "--report-html",
+                          args.count("out-dir") ? args["out-dir"].as<std::string>() : "");
     return path;
 }
 

@@ -60,13 +60,16 @@ std::string bio_text(BIO* bio) {
 void write_new_file(const std::string& path, const std::string& text, mode_t mode) {
     const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode);
     if (fd < 0)
-        usage("keygen --out: " + path + ": " +
-              (errno == EEXIST ? std::string("exists; keygen never overwrites a key")
+        usage("--out: " + path + ": " +
+              (errno == EEXIST ? std::string("appeared while keygen ran; it never overwrites a key")
                                : std::strerror(errno)));
     const bool ok = ::write(fd, text.data(), text.size()) == static_cast<ssize_t>(text.size()) &&
                     ::fchmod(fd, mode) == 0 && ::fsync(fd) == 0;
+    const int error = errno;
     ::close(fd);
-    if (!ok) usage("keygen --out: " + path + ": cannot be written");
+    if (ok) return;
+    ::unlink(path.c_str());  // never a partial key
+    usage("--out: " + path + ": cannot be written: " + std::strerror(error));
 }
 
 Pkey public_key_from_pem(const std::string& text) {
@@ -106,19 +109,31 @@ std::optional<std::string> base64_decode(std::string_view text) {
 
 std::string generate_key_pair(const std::string& private_path) {
     const std::string public_path = private_path + ".pub";
+    // Both files are checked first, so a refusal names the pair and writes neither.
     std::error_code ec;
-    if (std::filesystem::exists(public_path, ec))
-        usage("keygen --out: " + public_path + ": exists; keygen never overwrites a key");
+    const bool has_private = std::filesystem::exists(private_path, ec);
+    const bool has_public = std::filesystem::exists(public_path, ec);
+    if (has_private || has_public)
+        usage("--out " + private_path + ": " +
+              (has_private && has_public ? private_path + " and " + public_path + " exist"
+                                         : (has_private ? private_path : public_path) + " exists") +
+              "; keygen writes the pair " + private_path + " and " + public_path +
+              " and never overwrites a key (choose another --out)");
     Pkey key(EVP_PKEY_Q_keygen(nullptr, nullptr, "ED25519"), &EVP_PKEY_free);
-    if (!key) throw Error(ErrorCategory::Internal, "keygen: OpenSSL could not make an Ed25519 key");
+    if (!key) throw Error(ErrorCategory::Internal, "OpenSSL could not make an Ed25519 key");
     Bio private_pem(BIO_new(BIO_s_mem()), &BIO_free);
     Bio public_pem(BIO_new(BIO_s_mem()), &BIO_free);
     if (PEM_write_bio_PrivateKey(private_pem.get(), key.get(), nullptr, nullptr, 0, nullptr,
                                  nullptr) != 1 ||
         PEM_write_bio_PUBKEY(public_pem.get(), key.get()) != 1)
-        throw Error(ErrorCategory::Internal, "keygen: OpenSSL could not encode the key");
+        throw Error(ErrorCategory::Internal, "OpenSSL could not encode the key");
     write_new_file(private_path, bio_text(private_pem.get()), 0600);
-    write_new_file(public_path, bio_text(public_pem.get()), 0644);
+    try {
+        write_new_file(public_path, bio_text(public_pem.get()), 0644);
+    } catch (const Error&) {
+        std::filesystem::remove(private_path, ec);  // half a pair is no key to hand out
+        throw;
+    }
     return key_id_of(key.get());
 }
 

@@ -336,3 +336,26 @@ TEST_CASE("report-html may go into the out-dir the run creates", "[cli][report]"
     CHECK(fs::exists(dir.file("new/certs/m__ctx2048__N4.json")));
     CHECK(fs::exists(dir.file("new/certs/r.html")));
 }
+
+TEST_CASE("keygen over an existing key: one line naming both key files, nothing written",
+          "[cli][keygen]") {
+    testing::ScratchDir dir;
+    const std::string key = dir.file("k");
+    REQUIRE(run_command(bi_run({"keygen", "--out", key})).exit_code == 0);
+    auto r = run_command(bi_run({"keygen", "--out", key}));
+    CHECK(r.exit_code == 2);
+    CHECK(r.err == "bi-run keygen: --out " + key + ": " + key + " and " + key +
+                       ".pub exist; keygen writes the pair " + key + " and " + key +
+                       ".pub and never overwrites a key (choose another --out)\n");
+    fs::remove(key + ".pub");
+    const std::string before = io::read_file(key);
+    r = run_command(bi_run({"keygen", "--out", key}));
+    CHECK(r.exit_code == 2);
+    CHECK_THAT(r.err, Catch::StartsWith("bi-run keygen: --out " + key + ": " + key + " exists;"));
+    CHECK_FALSE(fs::exists(key + ".pub"));  // no half pair written
+    CHECK(io::read_file(key) == before);
+    r = run_command(bi_run({"keygen"}));
+    CHECK(r.err == "bi-run keygen: --out KEY is required\n");
+    r = run_command(bi_run({"attest"}));
+    CHECK(r.err == "bi-run attest: name exactly one cert file\n");
+}

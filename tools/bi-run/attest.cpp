@@ -45,8 +45,8 @@ int attest_main(int argc, char** argv) {
     const auto args = parse_command_line(options, argc, argv);
     if (printed_help(args, options)) return kExitPromotable;
     if (!args.count("cert") || args["cert"].as<std::vector<std::string>>().size() != 1)
-        throw Error(ErrorCategory::Usage, "attest: name exactly one cert file");
-    if (!args.count("out")) throw Error(ErrorCategory::Usage, "attest: --out FILE is required");
+        throw Error(ErrorCategory::Usage, "name exactly one cert file");
+    if (!args.count("out")) throw Error(ErrorCategory::Usage, "--out FILE is required");
     const auto key =
         signing_key_option(args.count("sign-key") ? args["sign-key"].as<std::string>() : "");
     const auto path = args["cert"].as<std::vector<std::string>>().front();

@@ -359,3 +359,17 @@ TEST_CASE("keygen over an existing key: one line naming both key files, nothing 
     r = run_command(bi_run({"attest"}));
     CHECK(r.err == "bi-run attest: name exactly one cert file\n");
 }
+
+TEST_CASE("upstream's plan-n line: --parallel is the largest N, --model-alias the label",
+          "[cli][plan-n][upstream]") {
+    auto r = run_command(bi_run({"plan-n", "--gguf-gb", "4.5", "--n-layer", "32", "--n-head-kv",
+                                 "8", "--head-dim", "128", "--ctx", "4096", "--parallel", "2",
+                                 "--model-alias", "demo-dense", "--kv", "q8_0"}));
+    INFO(r.err);
+    CHECK(r.exit_code == 0);
+    CHECK_THAT(r.out, Catch::StartsWith("demo-dense: 4.50 GiB"));
+    CHECK_THAT(r.out, Catch::Contains("\n   2 ") && !Catch::Contains("\n   3 "));
+    r = run_command(bi_run({"plan-n", "--gguf-gb", "4.5", "--ctx", "4096"}));
+    CHECK(r.exit_code == 2);
+    CHECK_THAT(r.err, Catch::Contains("--gguf-gb needs the KV shape too: missing --n-layer"));
+}

@@ -286,7 +286,9 @@ server::ModelFacts plan_facts(const cxxopts::ParseResult& args, const driver::Li
 }  // namespace
 
 int plan_n_main(int raw_argc, char** raw_argv) {
-    ArgvCopy rewritten(apply_aliases(raw_argc, raw_argv, {{"--kv", "--kv-label"}}));
+    // Upstream's plan-n names the largest N --parallel.
+    ArgvCopy rewritten(
+        apply_aliases(raw_argc, raw_argv, {{"--kv", "--kv-label"}, {"--parallel", "--max-n"}}));
     const int argc = rewritten.argc();
     char** argv = rewritten.argv();
     cxxopts::Options options(
@@ -307,12 +309,14 @@ int plan_n_main(int raw_argc, char** raw_argv) {
         "n-head-kv", "KV heads (attention.head_count_kv), with --gguf-gb",
         cxxopts::value<std::int64_t>())("head-dim", "Width of one K or V head, with --gguf-gb",
                                         cxxopts::value<std::int64_t>())(
+        "model-alias", "The model's name in the table (default: the model file)",
+        cxxopts::value<std::string>())(
         "server-bin", "Ignored here (accepted for symmetry with run-live)",
         cxxopts::value<std::string>())("server-flag", "Ignored here (accepted for symmetry)",
                                        cxxopts::value<std::vector<std::string>>());
     options.add_options("Plan")("ctx", "Context per slot, in tokens",
                                 cxxopts::value<std::int64_t>()->default_value("2048"))(
-        "max-n", "Largest N", cxxopts::value<int>()->default_value("8"))(
+        "max-n", "Largest N (also --parallel)", cxxopts::value<int>()->default_value("8"))(
         "kv-label",
         "KV cache type (f16, q8_0, q4_0 ...; default: the profile's, else f16; also --kv)",
         cxxopts::value<std::string>())("max-footprint-gb",
@@ -336,8 +340,10 @@ int plan_n_main(int raw_argc, char** raw_argv) {
     std::optional<double> cap;
     if (args.count("max-footprint-gb"))
         cap = driver::footprint_cap(args["max-footprint-gb"].as<double>());
-    const auto table = driver::footprint_table(
-        facts, target.model.empty() ? facts.path : target.model, ctx, max_n, kv, cap);
+    const std::string name = args.count("model-alias") ? args["model-alias"].as<std::string>()
+                             : target.model.empty()    ? facts.path
+                                                       : target.model;
+    const auto table = driver::footprint_table(facts, name, ctx, max_n, kv, cap);
     std::cout << table.text << std::flush;
     if (table.largest_fit == 0) return kExitNotPromotable;
     return kExitPromotable;

@@ -427,14 +427,16 @@ LiveTarget resolve_target(const core::RunRequest& request, bool profile_is_model
     return target;
 }
 
+std::optional<double> footprint_cap(double gb) {
+    if (gb == 0) return std::nullopt;
+    if (!(gb >= 0.001 && gb <= 1e6))
+        usage("--max-footprint-gb must be 0 (no cap) or between 0.001 and 1e+06");
+    return gb;
+}
+
 server::GuardLimits guard_limits(const core::TargetRequest& target) {
     server::GuardLimits limits;
-    if (target.max_footprint_gb) {
-        const double gb = *target.max_footprint_gb;
-        if (!(gb >= 0.001 && gb <= 1e6))
-            usage("--max-footprint-gb must be between 0.001 and 1e+06");
-        limits.max_footprint_gb = gb;
-    }
+    if (target.max_footprint_gb) limits.max_footprint_gb = footprint_cap(*target.max_footprint_gb);
     for (auto port : target.reserved_ports) {
         if (port < 1 || port > 65535)
             usage("--reserved-port " + std::to_string(port) + ": not a port");
@@ -455,15 +457,45 @@ std::optional<std::uint16_t> chosen_port(const core::TargetRequest& target) {
     return static_cast<std::uint16_t>(port);
 }
 
+namespace {
+
+// With a measurement profile, the model is --model-alias's models.toml entry (the upstream
+// tool's `--profile spark --model-alias NAME` form), else --server-bin and --model.
+LiveTarget measured_target(const core::RunRequest& request, const std::string& profile) {
+    const std::string file = models_file_path(request.target.models_toml);
+    if (request.model_alias && names_model_alias(file, *request.model_alias)) {
+        core::RunRequest entry = request;
+        entry.profile = request.model_alias;
+        return resolve_target(entry, true);
+    }
+    LiveTarget target = resolve_target(request, false);
+    if (!target.server_bin.empty() && !target.model.empty()) return target;
+    const std::string form = "--profile " + profile +
+                             " is a measurement profile (generator and scorer), not a "
+                             "models.toml alias: ";
+    const std::string or_explicit = "; or give --server-bin and --model";
+    if (!request.model_alias)
+        usage(form + "name the model with --model-alias ALIAS (an alias in " + file + ")" +
+              or_explicit);
+    const std::string alias = "--model-alias " + *request.model_alias;
+    std::error_code ec;
+    if (!std::filesystem::is_regular_file(file, ec))
+        usage(form + alias + " names a models.toml entry, but " + file +
+              " is not there (see --models-toml)" + or_explicit);
+    std::string known;
+    for (const auto& name : io::list_models(file).aliases)
+        known += (known.empty() ? "" : ", ") + name;
+    usage(form + alias + " is not an alias in " + file +
+          " (aliases: " + (known.empty() ? "none" : known) + ")" + or_explicit);
+}
+
+}  // namespace
+
 // The live half of the plan from the request; plan_live checks it before the first launch.
 void plan_from_request(const core::RunRequest& request, RunSetup& setup) {
     LivePlan live;
-    live.target = resolve_target(request, setup.plugin_profile.empty());
-    if (!setup.plugin_profile.empty() &&
-        (live.target.server_bin.empty() || live.target.model.empty()))
-        usage("--profile " + setup.plugin_profile +
-              " is a measurement profile (generator and scorer), not a models.toml alias: give "
-              "--server-bin and --model too");
+    live.target = setup.plugin_profile.empty() ? resolve_target(request, true)
+                                               : measured_target(request, setup.plugin_profile);
     live.kind_dirs = request.target.server_kind_dirs;
     live.limits = guard_limits(request.target);
     live.port = chosen_port(request.target);

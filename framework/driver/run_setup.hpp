@@ -64,6 +64,10 @@ void plan_from_request(const core::RunRequest& request, RunSetup& setup);
 LiveTarget resolve_target(const core::RunRequest& request, bool profile_is_model = true);
 
 server::GuardLimits guard_limits(const core::TargetRequest& target);
+
+// --max-footprint-gb GB as a cap: 0 is none (as the upstream tool reads it; MemAvailable and the
+// GPUs' free memory are checked all the same), else 0.001 to 1e6. bi::Error(Usage) naming it.
+std::optional<double> footprint_cap(double gb);
 std::optional<std::uint16_t> chosen_port(const core::TargetRequest& target);
 
 // The items a cell will send, when the work-set can be sized without a server (its tokenizer is

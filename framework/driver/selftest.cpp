@@ -10,6 +10,7 @@
 #include "core/error.hpp"
 #include "gguf/synth_model.hpp"
 #include "interrupt.hpp"
+#include "io/temporary_directory.hpp"
 #include "plugin_host/plugin_set.hpp"
 #include "progress.hpp"
 #include "run_plan.hpp"
@@ -23,13 +24,6 @@ namespace {
 
 [[noreturn]] void usage(const std::string& message) {
     throw Error(ErrorCategory::Usage, message);
-}
-
-std::string make_temp_dir() {
-    std::string pattern = (std::filesystem::temp_directory_path() / "bi-selftest-XXXXXX").string();
-    if (!::mkdtemp(pattern.data()))
-        throw Error(ErrorCategory::Io, "cannot create a temp directory");
-    return pattern;
 }
 
 // What a selftest leaves behind. The synthetic model always goes (the cert keeps its facts); a
@@ -103,7 +97,7 @@ SelftestResult run_selftest(const SelftestRequest& request, const Invocation& in
     o.request.max_response_bytes = request.max_response_bytes.empty()
                                        ? http::kDefaultMaxResponseBytes
                                        : max_response_bytes_value(request.max_response_bytes);
-    o.out_dir = request.out_dir ? *request.out_dir : make_temp_dir();
+    o.out_dir = request.out_dir ? *request.out_dir : io::make_temporary_directory("bi-selftest");
     std::filesystem::create_directories(o.out_dir);
     SelftestFiles files(o.out_dir, !request.out_dir, request.keep);
 

@@ -102,15 +102,23 @@ std::string read_file(const std::string& path, std::uint64_t max_bytes) {
     return content;
 }
 
-void check_output_file(const std::string& path, const std::string& option) {
+void check_output_file(const std::string& path, const std::string& option,
+                       const std::string& created_dir) {
     const auto usage = [&](const std::string& what) {
         throw Error(ErrorCategory::Usage, option + " " + path + what);
     };
     if (path.empty()) throw Error(ErrorCategory::Usage, option + " is empty");
     std::error_code ec;
     if (path.back() == '/' || std::filesystem::is_directory(path, ec)) usage(" is a directory");
-    const auto parent = std::filesystem::absolute(path, ec).parent_path();
-    if (!std::filesystem::is_directory(parent, ec))
+    const auto parent = std::filesystem::absolute(path, ec).parent_path().lexically_normal();
+    const auto created = created_dir.empty()
+                             ? std::filesystem::path()
+                             : std::filesystem::absolute(created_dir, ec).lexically_normal();
+    const auto bare = [](const std::filesystem::path& p) {  // "dir/" as "dir"
+        return p.has_filename() ? p : p.parent_path();
+    };
+    if (!std::filesystem::is_directory(parent, ec) &&
+        !(!created.empty() && bare(parent) == bare(created)))
         usage(": directory " + parent.string() + " does not exist");
 }
 

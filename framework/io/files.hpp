@@ -31,8 +31,11 @@ std::string file_kind(unsigned mode);
 
 // Refuses, before anything is computed, an output file that could not be written: an empty path,
 // a directory, or a path whose directory does not exist. bi::Error(Usage) starting with
-// `option` and the path: "--out m.gguf: directory x does not exist".
-void check_output_file(const std::string& path, const std::string& option);
+// `option` and the path: "--out m.gguf: directory x does not exist". `created_dir`, when set, is
+// a directory the command creates before it writes the file (run-live's --out-dir), so it counts
+// as existing.
+void check_output_file(const std::string& path, const std::string& option,
+                       const std::string& created_dir = "");
 
 // Writes through a temp file in the same directory: write, fsync, rename over `path`, fsync the
 // directory. A reader sees the old file or the new one, never a partial one. Mode 0644.

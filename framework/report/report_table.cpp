@@ -5,6 +5,7 @@
 #include "core/cert_consistency.hpp"
 #include "core/cert_history.hpp"
 #include "sensitivity_text.hpp"
+#include "verdict_headline.hpp"
 
 namespace bi::report {
 
@@ -26,7 +27,7 @@ TableRow upstream_row(const ReportEntry& entry) {
     row.model = u.model;
     row.ctx = u.ctx;
     row.n = u.dispatch_n;
-    row.verdict = u.status + " [" + trust::kUpstreamLabel + "]";
+    row.verdict = upstream_headline(u) + " [" + trust::kUpstreamLabel + "]";
     row.source = u.source.empty() ? "?" : u.source;
     row.diverged = u.n_divergent;
     row.per_trial = row.per_prompt = "-";

@@ -16,17 +16,28 @@ std::string_view verdict_word(core::Status status) {
     return "UNVERIFIED";
 }
 
-std::string verdict_headline(core::Status status,
-                             const std::optional<core::DivergenceClass>& divergence_class,
-                             const std::optional<core::Anomaly>& anomaly, bool promotable) {
+std::string verdict_headline_words(core::Status status, std::string_view divergence_class,
+                                   std::string_view anomaly, bool promotable) {
     std::string line(verdict_word(status));
     const std::string words(core::name(status));
     if (status == core::Status::Green)
         return line + (promotable ? " (promotable)" : " (green, not promotable)");
-    if (divergence_class)
-        return line + " (" + words + ", " + std::string(core::name(*divergence_class)) + ")";
-    if (anomaly) return line + " (" + words + ": " + std::string(core::name(*anomaly)) + ")";
+    if (!divergence_class.empty())
+        return line + " (" + words + ", " + std::string(divergence_class) + ")";
+    if (!anomaly.empty()) return line + " (" + words + ": " + std::string(anomaly) + ")";
     return line + " (" + words + ")";
+}
+
+std::string verdict_headline(core::Status status,
+                             const std::optional<core::DivergenceClass>& divergence_class,
+                             const std::optional<core::Anomaly>& anomaly, bool promotable) {
+    return verdict_headline_words(
+        status, divergence_class ? core::name(*divergence_class) : std::string_view(),
+        anomaly ? core::name(*anomaly) : std::string_view(), promotable);
+}
+
+std::string upstream_headline(const trust::UpstreamCert& cert) {
+    return verdict_headline_words(cert.verdict, cert.divergence_class, cert.anomaly, false);
 }
 
 }  // namespace bi::report

@@ -8,6 +8,7 @@
 #include <string_view>
 
 #include "core/verdict_kinds.hpp"
+#include "trust/upstream_cert.hpp"
 
 namespace bi::report {
 
@@ -19,5 +20,13 @@ std::string_view verdict_word(core::Status status);
 std::string verdict_headline(core::Status status,
                              const std::optional<core::DivergenceClass>& divergence_class,
                              const std::optional<core::Anomaly>& anomaly, bool promotable);
+
+// The same from a cert's own words, for a vocabulary that is not ours (an upstream cert's
+// "slot_allocation(+co_batching)"); "" stands for null.
+std::string verdict_headline_words(core::Status status, std::string_view divergence_class,
+                                   std::string_view anomaly, bool promotable);
+
+// An upstream cert's headline in its own words; never promotable here.
+std::string upstream_headline(const trust::UpstreamCert& cert);
 
 }  // namespace bi::report

@@ -56,9 +56,11 @@ Verification envelope(const trust::Judgement& j, const trust::JudgeOptions& o) {
 Verification upstream(const trust::Judgement& j) {
     const auto& c = *j.upstream;
     std::ostringstream out;
-    out << j.path << ": " << c.status << " (not promotable)\n"
+    out << j.path << ": " << upstream_headline(c)
+        << (c.verdict == core::Status::Green ? "" : ", not promotable") << "\n"
         << "  model " << c.model << ", ctx " << c.ctx << ", N " << c.dispatch_n << ", source "
-        << (c.source.empty() ? "unknown" : c.source) << ", " << trust::kUpstreamLabel << "\n";
+        << (c.source.empty() ? "unknown" : c.source) << ", diverged " << c.n_divergent << ", "
+        << trust::kUpstreamLabel << "\n";
     for (const auto& reason : c.decision_reasons) out << "  reason: " << reason << "\n";
     out << "  - " << trust::kUpstreamLabel
         << ": it carries no digest or schema, so nothing here can check it\n";

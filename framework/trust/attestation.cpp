@@ -26,9 +26,26 @@ void add_subject(core::Json& subjects, const std::string& name,
     subjects.push_back(subject(name, *sha256));
 }
 
-std::string cell_name(const core::Cert& cert) {
-    return cert.cell.model + " ctx " + std::to_string(cert.cell.ctx) + " N " +
-           std::to_string(cert.cell.dispatch_n);
+std::string cell_name(const std::string& model, std::int64_t ctx, std::int64_t n) {
+    return model + " ctx " + std::to_string(ctx) + " N " + std::to_string(n);
+}
+
+// The statement: `subjects` (the first names the cert) and the test-result predicate.
+core::Json test_result_statement(const core::Json& subjects, const std::string& result,
+                                 const std::string& test) {
+    core::Json tests = core::Json::array();
+    tests.push_back(test);
+    core::Json predicate = core::Json::Object{
+        {"result", result},
+        {"configuration", core::Json::Array{subjects.as_array().front()}},
+        {"passedTests", result == "PASSED" ? tests : core::Json::array()},
+        {"warnedTests", result == "WARNED" ? tests : core::Json::array()},
+        {"failedTests", result == "FAILED" ? tests : core::Json::array()},
+    };
+    return core::Json::Object{{"_type", std::string(kStatementType)},
+                              {"subject", subjects},
+                              {"predicateType", std::string(kTestResultPredicate)},
+                              {"predicate", predicate}};
 }
 
 }  // namespace
@@ -64,20 +81,18 @@ core::Json attestation_statement(const core::Cert& cert, const std::string& cert
         for (const auto& plugin : cert.provenance->plugins)
             add_subject(subjects, plugin.path, plugin.sha256);
     }
-    const std::string result(attestation_result(cert.verdict.status, promotable));
-    core::Json tests = core::Json::array();
-    tests.push_back(cell_name(cert));
-    core::Json predicate = core::Json::Object{
-        {"result", result},
-        {"configuration", core::Json::Array{subjects.as_array().front()}},
-        {"passedTests", result == "PASSED" ? tests : core::Json::array()},
-        {"warnedTests", result == "WARNED" ? tests : core::Json::array()},
-        {"failedTests", result == "FAILED" ? tests : core::Json::array()},
-    };
-    return core::Json::Object{{"_type", std::string(kStatementType)},
-                              {"subject", subjects},
-                              {"predicateType", std::string(kTestResultPredicate)},
-                              {"predicate", predicate}};
+    return test_result_statement(subjects,
+                                 std::string(attestation_result(cert.verdict.status, promotable)),
+                                 cell_name(cert.cell.model, cert.cell.ctx, cert.cell.dispatch_n));
+}
+
+core::Json upstream_attestation_statement(const UpstreamCert& cert, const std::string& cert_name,
+                                          const std::string& file_sha256) {
+    core::Json subjects = core::Json::array();
+    add_subject(subjects, cert_name, file_sha256);
+    if (subjects.size() != 1) throw Error(ErrorCategory::Io, cert_name + ": no sha256 to attest");
+    return test_result_statement(subjects, std::string(attestation_result(cert.verdict, false)),
+                                 cell_name(cert.model, cert.ctx, cert.dispatch_n));
 }
 
 core::Json dsse_envelope(const core::Json& statement, const SigningKey* key) {

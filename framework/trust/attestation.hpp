@@ -11,6 +11,7 @@
 #include "core/cert.hpp"
 #include "core/json.hpp"
 #include "signing.hpp"
+#include "upstream_cert.hpp"
 
 namespace bi::trust {
 
@@ -30,6 +31,11 @@ std::string_view attestation_result(core::Status status, bool promotable);
 // with a sha256 (model, server binaries, work-set, plugins). `cert_name` is the file's name.
 core::Json attestation_statement(const core::Cert& cert, const std::string& cert_name,
                                  const std::string& cert_file_sha256, bool promotable);
+
+// An upstream cert has no digest and names no files: its one subject is the file, by the sha256
+// of its bytes (`file_sha256`); the result follows its status, never PASSED.
+core::Json upstream_attestation_statement(const UpstreamCert& cert, const std::string& cert_name,
+                                          const std::string& file_sha256);
 
 // The envelope of a statement, signed when `key` is given (signatures: [] otherwise).
 core::Json dsse_envelope(const core::Json& statement, const SigningKey* key);

@@ -60,11 +60,12 @@ std::string bio_text(BIO* bio) {
 void write_new_file(const std::string& path, const std::string& text, mode_t mode) {
     bool created = false;
     try {
-        created = io::create_file_atomically(path, text, mode);
+        created = io::create_file_atomically(path, text, mode);  // never a partial key
     } catch (const Error& e) {
-        usage("keygen --out: " + without_bi_prefix(e.what()));
+        usage("--out: " + without_bi_prefix(e.what()));
     }
-    if (!created) usage("keygen --out: " + path + ": exists; keygen never overwrites a key");
+    if (!created)
+        usage("--out: " + path + ": appeared while keygen ran; it never overwrites a key");
 }
 
 Pkey public_key_from_pem(const std::string& text) {
@@ -104,19 +105,31 @@ std::optional<std::string> base64_decode(std::string_view text) {
 
 std::string generate_key_pair(const std::string& private_path) {
     const std::string public_path = private_path + ".pub";
+    // Both files are checked first, so a refusal names the pair and writes neither.
     std::error_code ec;
-    if (std::filesystem::exists(public_path, ec))
-        usage("keygen --out: " + public_path + ": exists; keygen never overwrites a key");
+    const bool has_private = std::filesystem::exists(private_path, ec);
+    const bool has_public = std::filesystem::exists(public_path, ec);
+    if (has_private || has_public)
+        usage("--out " + private_path + ": " +
+              (has_private && has_public ? private_path + " and " + public_path + " exist"
+                                         : (has_private ? private_path : public_path) + " exists") +
+              "; keygen writes the pair " + private_path + " and " + public_path +
+              " and never overwrites a key (choose another --out)");
     Pkey key(EVP_PKEY_Q_keygen(nullptr, nullptr, "ED25519"), &EVP_PKEY_free);
-    if (!key) throw Error(ErrorCategory::Internal, "keygen: OpenSSL could not make an Ed25519 key");
+    if (!key) throw Error(ErrorCategory::Internal, "OpenSSL could not make an Ed25519 key");
     Bio private_pem(BIO_new(BIO_s_mem()), &BIO_free);
     Bio public_pem(BIO_new(BIO_s_mem()), &BIO_free);
     if (PEM_write_bio_PrivateKey(private_pem.get(), key.get(), nullptr, nullptr, 0, nullptr,
                                  nullptr) != 1 ||
         PEM_write_bio_PUBKEY(public_pem.get(), key.get()) != 1)
-        throw Error(ErrorCategory::Internal, "keygen: OpenSSL could not encode the key");
+        throw Error(ErrorCategory::Internal, "OpenSSL could not encode the key");
     write_new_file(private_path, bio_text(private_pem.get()), 0600);
-    write_new_file(public_path, bio_text(public_pem.get()), 0644);
+    try {
+        write_new_file(public_path, bio_text(public_pem.get()), 0644);
+    } catch (const Error&) {
+        std::filesystem::remove(private_path, ec);  // half a pair is no key to hand out
+        throw;
+    }
     return key_id_of(key.get());
 }
 

@@ -1,5 +1,5 @@
 // Certs written by the upstream Python tool (v0.1.0): no schema, no digest. They are read for
-// their verdict and reasons and shown as such, never promotable here.
+// their verdict, divergence count and reasons and shown as such, never promotable here.
 #pragma once
 
 #include <cstdint>
@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "core/json.hpp"
+#include "core/verdict_kinds.hpp"
 
 namespace bi::trust {
 
@@ -20,10 +21,15 @@ struct UpstreamCert {
     std::string model;
     std::int64_t ctx = 0;
     std::int64_t dispatch_n = 0;
-    std::string status;  // one of the four status words
-    std::string source;  // "" when absent
+    core::Status verdict = core::Status::GreenUnverified;
+    std::string status;            // the cert's own word for `verdict`
+    std::string divergence_class;  // the cert's own words ("" when null): upstream spells
+    std::string anomaly;           // some of them unlike bi-run ("slot_allocation(+co_batching)")
+    std::string source;            // "" when absent
     std::vector<std::string> decision_reasons;
-    std::size_t n_divergent = 0;  // its "mismatch" list
+    // A <-> C divergent ids: divergence_report.AC.n_divergent, else sensitivity.n_ac_divergent
+    // (upstream's `mismatch` is only a summary sentence).
+    std::size_t n_divergent = 0;
 };
 
 struct ParsedUpstreamCert {

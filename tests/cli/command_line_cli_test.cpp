@@ -278,7 +278,7 @@ TEST_CASE("the upstream tool's option names are accepted", "[cli][aliases]") {
     r = run_command(dry_run(dir.file("m.gguf"), dir) +
                     std::vector<std::string>{"--experiment-port", "7", "--untouchable-port", "7"});
     CHECK(r.exit_code == 2);
-    CHECK_THAT(r.err, Catch::Contains("--port 7 is reserved"));
+    CHECK_THAT(r.err, Catch::Contains("--experiment-port 7 is reserved"));
     r = run_command(dry_run(dir.file("m.gguf"), dir) +
                     std::vector<std::string>{"--untouchable-port", "7", "--ctx-sweep", "512,1024",
                                              "--i-understand-this-launches-a-real-server"});
@@ -290,8 +290,8 @@ TEST_CASE("the upstream tool's option names are accepted", "[cli][aliases]") {
     r = run_command(bi_run({"run-mock", "--cert-source", "live", "--out-dir", dir.path()}));
     CHECK(r.exit_code == 2);
     CHECK(r.err ==
-          "bi-run run-mock: --cert-source: the cert's source (live, mock, selftest) is "
-          "decided by bi-run from what it ran, never typed\n");
+          "bi-run run-mock: --cert-source live: run-mock's cert is always source mock (never "
+          "promotable); a live cert comes from bi-run run-live against a real server\n");
     r = run_command(
         bi_run({"run-mock", "--passes", "2", "--gate-passes", "3", "--out-dir", dir.path()}));
     CHECK(r.exit_code == 2);

@@ -331,7 +331,7 @@ TEST_CASE("run-mock: bad flags are refused before anything runs", "[integration]
     r = run_command({BI_RUN_PATH, "run-mock", "--out-dir", dir.path(), "--passes", "0"});
     CHECK(r.exit_code == 2);
     CHECK_THAT(r.err, Catch::Contains("--passes must be at least 1"));
-    r = run_command({BI_RUN_PATH, "run-mock"});
+    r = run_command({BI_RUN_PATH, "run-live"});  // run-mock alone writes into a temporary dir
     CHECK(r.exit_code == 2);
     CHECK_THAT(r.err, Catch::Contains("--out-dir is required"));
     r = run_command(

@@ -424,40 +424,48 @@ TEST_CASE(
     CHECK(bi_run({"report", dir.file("out")}).exit_code == 0);  // the hash cache is no cert
 }
 
-TEST_CASE("an upstream v0.1 cert is read, shown with its verdict, never promotable",
+TEST_CASE("the upstream demo RED reads alike in verify-cert, report and attest",
           "[trust][cli][upstream]") {
     testing::ScratchDir dir;
-    // The upstream tool's output contract: no schema, no digest, its own nested names.
-    const auto path = dir.write("upstream.json", R"({
-  "model": "demo-model", "ctx": 4096, "dispatch_n": 4, "status": "failed",
-  "source": "live", "gate": "abc_union", "overlap_ok": true,
-  "overlap": {"client_max_overlap_depth": 4, "server_peak_busy_slots": 4, "overlap_ok": true},
-  "completion_floor": {"completion_floor_ok": true, "n_ok_a": 20, "n_ok_b": 20, "n_ok_c": 20,
-                       "min_ok_fraction": 1.0},
-  "cobatch_coverage": {"cobatch_coverage_ok": true, "coverage_fraction": 0.95, "n_ids": 20},
-  "arm_b": {"ab_passed": true, "bc_passed": false},
-  "divergence_class": "co_batching", "anomaly": null,
-  "token_divergence_ids": [], "mismatch": ["t3", "t7"], "n_passes": 3, "reps": 1,
-  "kv_label": "f16", "invariant_fields": ["score", "passed"],
-  "per_pass_ac_divergent": [1, 2, 0], "per_pass_ac_token_only": [0, 0, 0],
-  "sensitivity": {"rate_upper_bound_95": null, "n_ac_divergent": 2},
-  "promotion_scope": {"valid_for": {"model": "demo-model", "ctx": 4096, "dispatch_n": 4}},
-  "divergence_report": {"AC": {"n_divergent": 2}, "AB": null, "BC": null},
-  "decision_reasons": ["2 ids changed their score under co-batching"],
-  "ts_utc": "2025-06-01T12:00:00Z"
-})");
+    // The upstream tool's output contract: no schema, no digest, `mismatch` a summary string and
+    // the AC count in divergence_report.AC.n_divergent and sensitivity.n_ac_divergent.
+    const std::string path = dir.file("demo_dense_red.json");
+    fs::copy_file(BI_UPSTREAM_RED, path);
+    const std::string verdict = "RED (failed, co_batching)";
+
     const auto r = bi_run({"verify-cert", path});
     CHECK(r.exit_code == 3);
-    CHECK(contains(r.out, path + ": failed (not promotable)"));
-    CHECK(contains(r.out, "upstream v0.1 cert (no digest)"));
-    CHECK(contains(r.out, "reason: 2 ids changed their score under co-batching"));
+    CHECK(r.out.substr(0, r.out.find('\n')) == path + ": " + verdict + ", not promotable");
+    CHECK(contains(r.out, "source live, diverged 1, upstream v0.1 cert (no digest)"));
+    CHECK(contains(r.out, "reason: AC.n_divergent=1; AB.n_divergent=0; BC.n_divergent=1"));
+
     const auto report = bi_run({"report", path});
     CHECK(report.exit_code == 0);
-    CHECK(contains(report.out, "demo-model"));
-    CHECK(contains(report.out, "failed [upstream v0.1 cert (no digest)]"));
+    CHECK(contains(report.out, "demo-dense"));
+    CHECK(contains(report.out, verdict + " [upstream v0.1 cert (no digest)]"));
+    const auto csv = bi_run({"report", "--csv", path});
+    CHECK(contains(csv.out, "[upstream v0.1 cert (no digest)]\",live,no,1,"));
+    const core::Json rows = io::parse_json(bi_run({"report", "--json", path}).out, "report");
+    REQUIRE(rows.size() == 1);
+    CHECK(rows.as_array().front().find("n_divergent")->as_int() == 1);
+
+    const std::string envelope = dir.file("demo.intoto.json");
+    const auto attest = bi_run({"attest", path, "--out", envelope});
+    INFO(attest.err);
+    CHECK(attest.exit_code == 0);
+    CHECK(contains(attest.out, "result FAILED"));
+    REQUIRE(fs::exists(envelope));
+    const auto back = bi_run({"verify-cert", envelope});
+    CHECK(back.exit_code == 3);  // an upstream cert is never PASSED
+    CHECK(contains(back.out, "in-toto attestation, result FAILED"));
+    CHECK(contains(back.out,
+                   "subject demo_dense_red.json sha256 " + core::sha256_hex(io::read_file(path))));
 
     const auto broken = dir.write("broken.json", R"({"status": "purple", "model": "m"})");
     CHECK(bi_run({"verify-cert", broken}).exit_code == 1);
+    const auto unsized = dir.write("unsized.json", R"({"status": "failed", "model": "m", "ctx": 1,
+      "dispatch_n": 2, "divergence_report": {"AC": {"n_divergent": -1}}})");
+    CHECK(bi_run({"verify-cert", unsized}).exit_code == 1);
 }
 
 namespace {
@@ -546,7 +554,9 @@ TEST_CASE("verify-cert, report and attest judge the same file the same way", "[t
         const Judged j = through_all(upstream);
         CHECK(j.verify.exit_code == 3);  // read, shown, never promotable
         CHECK(j.report.exit_code == 0);  // a report shows it for what it is
-        CHECK(j.attest.exit_code == 1);  // no digest: nothing to attest
+        CHECK(j.attest.exit_code == 0);  // attested by the file's hash, never PASSED
+        CHECK(fs::exists(j.envelope));
+        CHECK(contains(j.attest.out, "result WARNED"));
         const std::string line = judged_line(j.verify.err, upstream);
         CHECK(contains(line, "upstream v0.1 cert (no digest), status green: never promotable"));
         CHECK(judged_line(j.report.err, upstream) == line);

@@ -10,6 +10,7 @@
 #include "core/cert.hpp"
 #include "core/error.hpp"
 #include "exit_codes.hpp"
+#include "io/file_hash_cache.hpp"
 #include "io/files.hpp"
 #include "io/json_text.hpp"
 #include "provenance.hpp"
@@ -23,14 +24,15 @@ int attest_main(int argc, char** argv) {
     cxxopts::Options options(
         "bi-run attest",
         "Writes CERT as an in-toto attestation: a Statement v1 whose subjects are the cert file\n"
-        "(the sha256 of its bytes; its internal digest as an annotation) and the model, server "
+        "(the sha256 of its bytes; its internal digest as an annotation) and the model, server\n"
         "binary, work-set and plugin files it names (sha256), with\n"
         "the test-result predicate (PASSED for a promotable GREEN, FAILED for RED, WARNED\n"
-        "otherwise), in a DSSE envelope; verify-cert reads the envelope back.\n\n"
+        "otherwise), in a DSSE envelope; verify-cert reads the envelope back. An upstream v0.1\n"
+        "cert (no digest) is attested by its file's sha256 and is never PASSED.\n\n"
         "A cert signed by a key that is not a --trusted-key (when any is given) is not "
         "promotable.\n\n"
         "Exit status: 0 written, 1 a file that is not a cert a reader can rely on (unreadable,\n"
-        "edited, disagreeing with itself, badly signed, an upstream cert), 2 usage error.");
+        "edited, disagreeing with itself, badly signed), 2 usage error.");
     options.positional_help("CERT.json");
     auto adder = options.add_options();
     adder("out", "The envelope file to write (e.g. cell.intoto.json)",
@@ -44,23 +46,30 @@ int attest_main(int argc, char** argv) {
     const auto args = parse_command_line(options, argc, argv);
     if (printed_help(args, options)) return kExitPromotable;
     if (!args.count("cert") || args["cert"].as<std::vector<std::string>>().size() != 1)
-        throw Error(ErrorCategory::Usage, "attest: name exactly one cert file");
-    if (!args.count("out")) throw Error(ErrorCategory::Usage, "attest: --out FILE is required");
+        throw Error(ErrorCategory::Usage, "name exactly one cert file");
+    if (!args.count("out")) throw Error(ErrorCategory::Usage, "--out FILE is required");
     const auto key =
         signing_key_option(args.count("sign-key") ? args["sign-key"].as<std::string>() : "");
     const auto path = args["cert"].as<std::vector<std::string>>().front();
     const trust::Judgement judgement = trust::judge(path, judge_options(args));
-    if (!judgement.trusted()) throw Error(ErrorCategory::Io, judgement.problem);
-    const bool promotable = judgement.promotable();
-    const auto& cert = judgement.loaded.cert;
-    const auto statement =
-        trust::attestation_statement(cert, std::filesystem::path(path).filename().string(),
-                                     judgement.loaded.file_sha256, promotable);
+    const std::string name = std::filesystem::path(path).filename().string();
+    core::Json statement;
+    if (judgement.kind == trust::FileKind::Upstream) {
+        // Read as verify-cert and report read it: shown for what it is, never PASSED.
+        std::cerr << "bi-run attest: note: " << judgement.problem << "\n";
+        statement = trust::upstream_attestation_statement(*judgement.upstream, name,
+                                                          judgement.loaded.file_sha256);
+    } else if (judgement.trusted()) {
+        statement = trust::attestation_statement(
+            judgement.loaded.cert, name, judgement.loaded.file_sha256, judgement.promotable());
+    } else {
+        throw Error(ErrorCategory::Io, judgement.problem);
+    }
     const auto out = args["out"].as<std::string>();
     io::write_file_atomically(
         out, io::to_json_text(trust::dsse_envelope(statement, key.get()), true) + "\n");
     std::cout << out << ": in-toto statement, result "
-              << trust::attestation_result(cert.verdict.status, promotable) << ", "
+              << statement.find("predicate")->string_or("result", "?") << ", "
               << statement.find("subject")->size() << " subject(s), "
               << (key ? "signed by " + key->key_id() : std::string("unsigned")) << "\n";
     for (const auto& reason : judgement.promotion.reasons) std::cout << "  - " << reason << "\n";

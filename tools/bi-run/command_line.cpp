@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "core/error.hpp"
+#include "option_aliases.hpp"
 
 namespace bi::cli {
 
@@ -137,6 +138,8 @@ cxxopts::ParseResult parse_command_line(cxxopts::Options& options, int argc, cha
         auto result = options.parse(argc, argv);
         if (!result.unmatched().empty())
             usage("unexpected argument '" + result.unmatched().front() + "'");
+        for (const auto& note : take_alias_notes())
+            std::cerr << command << ": note: " << note << "\n";
         return result;
     } catch (const cxxopts::exceptions::incorrect_argument_type& e) {
         const std::string value = quoted(e.what());

@@ -9,23 +9,29 @@
 
 namespace bi::cli {
 
-void add_guard_options(cxxopts::Options& options) {
+void add_guard_options(cxxopts::Options& options, bool port) {
+    if (port)
+        options.add_options("Guards")(
+            "port",
+            "Experiment port (default: a free loopback port per launch; also --experiment-port)",
+            cxxopts::value<int>());
     options.add_options("Guards")(
-        "port",
-        "Experiment port (default: a free loopback port per launch; also --experiment-port)",
-        cxxopts::value<int>())(
-        "reserved-port", "A port never bound or addressed (repeatable; also --untouchable-port)",
+        "reserved-port",
+        "A port never bound or addressed (repeatable; also --untouchable-port, --baseline-port)",
         cxxopts::value<std::vector<int>>())("untouchable-pid", "A PID never signalled (repeatable)",
                                             cxxopts::value<std::vector<int>>())(
         "max-footprint-gb",
         "Refuse when the projected footprint (RAM, and the GPU part when layers are offloaded) "
-        "exceeds this",
+        "exceeds this many GiB (0 = no cap; MemAvailable and the GPUs' free memory are checked "
+        "all the same)",
         cxxopts::value<double>());
 }
 
 std::vector<OptionAlias> guard_option_aliases() {
     return {{"--experiment-port", "--port"},
-            {"--untouchable-port", "--reserved-port", nullptr, nullptr, true}};
+            {"--untouchable-port", "--reserved-port", nullptr, nullptr, true},
+            // Upstream's already-running server: never bound or addressed, as a reserved port.
+            {"--baseline-port", "--reserved-port", nullptr, nullptr, true}};
 }
 
 void read_guard_options(const cxxopts::ParseResult& args, core::TargetRequest& target) {
@@ -36,8 +42,12 @@ void read_guard_options(const cxxopts::ParseResult& args, core::TargetRequest& t
     if (args.count("untouchable-pid"))
         for (int pid : args["untouchable-pid"].as<std::vector<int>>())
             target.untouchable_pids.push_back(pid);
-    if (args.count("max-footprint-gb"))
-        target.max_footprint_gb = number_option(args, "max-footprint-gb", 0.001, 1e6);
+    if (args.count("max-footprint-gb")) {
+        // Checked now (a plan stores it), kept as given: 0 stays "no cap" wherever it is read.
+        const double gb = args["max-footprint-gb"].as<double>();
+        driver::footprint_cap(gb);
+        target.max_footprint_gb = gb;
+    }
 }
 
 server::GuardLimits guard_limits(const cxxopts::ParseResult& args) {

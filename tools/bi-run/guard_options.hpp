@@ -14,13 +14,16 @@
 
 namespace bi::cli {
 
-// --port, --reserved-port, --untouchable-pid, --max-footprint-gb in group "Guards".
-void add_guard_options(cxxopts::Options& options);
+// --port (unless not `port`: plan, whose tasks each pick their own), --reserved-port,
+// --untouchable-pid, --max-footprint-gb in group "Guards".
+void add_guard_options(cxxopts::Options& options, bool port = true);
 
-// The upstream tool's names of the guard options (--experiment-port, --untouchable-port).
+// The upstream tool's names of the guard options (--experiment-port, --untouchable-port,
+// --baseline-port).
 std::vector<OptionAlias> guard_option_aliases();
 
-// The guard options into a request's target, unchecked.
+// The guard options into a request's target: --max-footprint-gb checked (driver::footprint_cap),
+// the rest when the run is planned.
 void read_guard_options(const cxxopts::ParseResult& args, core::TargetRequest& target);
 
 // The limits the options (or a request) set; bi::Error(Usage) naming a bad value.

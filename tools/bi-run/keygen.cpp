@@ -21,7 +21,7 @@ int keygen_main(int argc, char** argv) {
         "h,help", "Show this help");
     const auto args = parse_command_line(options, argc, argv);
     if (printed_help(args, options)) return kExitPromotable;
-    if (!args.count("out")) throw Error(ErrorCategory::Usage, "keygen: --out KEY is required");
+    if (!args.count("out")) throw Error(ErrorCategory::Usage, "--out KEY is required");
     const auto path = args["out"].as<std::string>();
     const auto key_id = trust::generate_key_pair(path);
     std::cout << "key " << key_id << ": private " << path << " (0600), public " << path << ".pub\n";

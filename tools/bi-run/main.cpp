@@ -83,19 +83,22 @@ void print_usage(std::ostream& out) {
            "SIGHUP/SIGINT/SIGTERM.\n";
 }
 
-// Runs one command, turning whatever it throws into one line on stderr and the exit status.
+// Runs one command, turning whatever it throws into one line on stderr and the exit status; an
+// option is named as the user typed it (an upstream alias, not the name it stands for).
 int run_command(const char* name, int (*command_main)(int, char**), int argc, char** argv) {
     const std::string prefix = std::string("bi-run ") + name + ": ";
     try {
         return command_main(argc, argv);
     } catch (const cxxopts::exceptions::exception& e) {
-        std::cerr << prefix << bi::cli::ascii_quotes(e.what()) << "\n";
+        std::cerr << prefix << bi::cli::as_typed(bi::cli::ascii_quotes(e.what())) << "\n";
         return bi::cli::kExitUsage;
     } catch (const bi::driver::Interrupted& e) {
         std::cerr << prefix << e.what() << "\n";
         return bi::cli::exit_for_signal(e.signal_number());
     } catch (const bi::Error& e) {
-        std::cerr << prefix << bi::cli::ascii_quotes(bi::cli::without_bi_prefix(e.what())) << "\n";
+        std::cerr << prefix
+                  << bi::cli::as_typed(bi::cli::ascii_quotes(bi::cli::without_bi_prefix(e.what())))
+                  << "\n";
         return is_bad_input(e.category()) ? bi::cli::kExitUsage : bi::cli::kExitError;
     } catch (const std::exception& e) {
         std::cerr << prefix << "internal error: " << e.what() << "\n";

@@ -35,7 +35,68 @@ const OptionAlias* alias_of(std::string_view token, const std::vector<OptionAlia
     return nullptr;
 }
 
+// What each canonical option was typed as on this process's command line ("" when ambiguous).
+std::vector<std::pair<std::string, std::string>>& typed_spellings() {
+    static std::vector<std::pair<std::string, std::string>> spellings;
+    return spellings;
+}
+
+void remember_spelling(const std::string& option, const std::string& spelling) {
+    for (auto& [canonical, typed] : typed_spellings())
+        if (canonical == option) {
+            if (typed != spelling) typed.clear();
+            return;
+        }
+    typed_spellings().emplace_back(option, spelling);
+}
+
+std::vector<std::string>& pending_notes() {
+    static std::vector<std::string> notes;
+    return notes;
+}
+
+bool option_char(char c) {
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '-';
+}
+
+// `text` with each whole-word `from` replaced by `to` ("--passes", never "--max-passes").
+std::string replace_option(std::string text, const std::string& from, const std::string& to) {
+    for (auto at = text.find(from); at != std::string::npos; at = text.find(from, at)) {
+        const auto end = at + from.size();
+        if ((at > 0 && option_char(text[at - 1])) ||
+            (end < text.size() && option_char(text[end]))) {
+            at = end;
+            continue;
+        }
+        text.replace(at, from.size(), to);
+        at += to.size();
+    }
+    return text;
+}
+
 }  // namespace
+
+OptionAlias agreeing_option(const char* spelling, bool (*agrees)(std::string_view value),
+                            const char* note, const char* refusal) {
+    OptionAlias alias{spelling, ""};
+    alias.agrees = agrees;
+    alias.note = note;
+    alias.refusal = refusal;
+    return alias;
+}
+
+std::vector<std::string> take_alias_notes() {
+    std::vector<std::string> notes;
+    notes.swap(pending_notes());
+    return notes;
+}
+
+std::string as_typed(const std::string& message) {
+    std::string out = message;
+    for (const auto& [option, typed] : typed_spellings())
+        if (!typed.empty()) out = replace_option(out, option, typed);
+    return out;
+}
 
 ArgvCopy::ArgvCopy(std::vector<std::string> tokens) : tokens_(std::move(tokens)) {
     for (auto& token : tokens_) pointers_.push_back(token.data());
@@ -55,6 +116,7 @@ bool has_option(int argc, char** argv, const std::string& spelling) {
 std::vector<std::string> apply_aliases(int argc, char** argv,
                                        const std::vector<OptionAlias>& aliases) {
     std::vector<std::string> out;
+    std::vector<std::pair<std::string, std::string>> used;  // remembered once all are applied
     if (argc > 0) out.emplace_back(argv[0]);
     bool options_ended = false;
     for (int i = 1; i < argc; ++i) {
@@ -69,7 +131,18 @@ std::vector<std::string> apply_aliases(int argc, char** argv,
             continue;
         }
         const std::string spelling = alias->spelling;
+        if (alias->agrees) {
+            if (!has_value) {
+                if (i + 1 >= argc) usage(spelling + " needs a value");
+                value = argv[++i];
+            }
+            const std::string given = spelling + " " + std::string(value);
+            if (!alias->agrees(value)) usage(given + ": " + alias->refusal);
+            pending_notes().push_back(given + ": " + alias->note);
+            continue;
+        }
         if (alias->refusal) usage(spelling + ": " + alias->refusal);
+        if (alias->switch_too && !has_value && (i + 1 >= argc || argv[i + 1][0] == '-')) continue;
         if (!alias->repeatable && *alias->option && has_option(argc, argv, alias->option))
             usage(spelling + " is another name for " + alias->option + ": give one of them");
         if (!*alias->option) {
@@ -87,7 +160,10 @@ std::vector<std::string> apply_aliases(int argc, char** argv,
         }
         out.emplace_back(std::string(alias->option) + "=" + (alias->prefix ? alias->prefix : "") +
                          std::string(value));
+        if (!alias->prefix) used.emplace_back(alias->option, spelling);
     }
+    for (const auto& [option, spelling] : used)
+        remember_spelling(option, has_option(argc, argv, option) ? std::string() : spelling);
     return out;
 }
 

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace bi::cli {
@@ -14,7 +15,19 @@ struct OptionAlias {
     const char* prefix = nullptr;   // set: prepended to the alias's value ("corner=")
     bool repeatable = false;        // the option may be given more than once, alias or not
     const char* refusal = nullptr;  // set: the spelling is refused with this reason
+    // set: an upstream option for something bi-run decides or does anyway; it takes a value and
+    // is dropped. A value `agrees` with gets one note line on stderr (`note`); any other value
+    // is refused with `refusal`, after the value.
+    bool (*agrees)(std::string_view value) = nullptr;
+    const char* note = nullptr;
+    // set: with no value (the end of the line or an option next) it is a switch and is dropped;
+    // the command reads its presence with has_option (upstream's --ctx-sweep).
+    bool switch_too = false;
 };
+
+// An upstream option that bi-run takes only when its value is what bi-run does anyway.
+OptionAlias agreeing_option(const char* spelling, bool (*agrees)(std::string_view value),
+                            const char* note, const char* refusal);
 
 // A command line owning its strings, with the char* view cxxopts takes.
 class ArgvCopy {
@@ -32,9 +45,21 @@ private:
 
 // argv (argv[0] is the command name) with every alias of `aliases` replaced, as `--x V` or
 // `--x=V`; nothing after "--" is touched. bi::Error(Usage) naming the spelling for a refused one,
-// a missing value, or an alias of a single-valued option given together with that option.
+// a missing value, or an alias of a single-valued option given together with that option. The
+// notes of agreeing options wait for take_alias_notes().
 std::vector<std::string> apply_aliases(int argc, char** argv,
                                        const std::vector<OptionAlias>& aliases);
+
+// `message` with each option that an alias stood for named as the user typed it, so that
+// "--passes must be at least 1" reads "--gate-passes must be at least 1" after --gate-passes 0.
+// apply_aliases records the spellings of this process's command line; main() rewrites every
+// error with this. An option also typed by its own name, or stood for by two spellings, or by
+// a flag with a fixed value, keeps its name.
+std::string as_typed(const std::string& message);
+
+// The notes of the agreeing options apply_aliases dropped ("--cert-source live: ..."), once:
+// parse_command_line prints them when the whole command line parsed.
+std::vector<std::string> take_alias_notes();
 
 // True when `spelling` (or `spelling=...`) is on the command line before any "--".
 bool has_option(int argc, char** argv, const std::string& spelling);

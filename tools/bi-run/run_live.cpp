@@ -34,6 +34,7 @@
 #include "server/guards.hpp"
 #include "server/model_facts.hpp"
 #include "sweep_shards.hpp"
+#include "upstream_options.hpp"
 
 namespace bi::cli {
 
@@ -43,7 +44,8 @@ namespace {
     throw Error(ErrorCategory::Usage, message);
 }
 
-void add_server_options(cxxopts::Options& options) {
+// `launches`: the command can launch a server, so --dry-run means something (not for plan).
+void add_server_options(cxxopts::Options& options, bool launches) {
     options.add_options("Server")("server-bin", "The llama-server (or work-alike) binary",
                                   cxxopts::value<std::string>())("model", "The GGUF model file",
                                                                  cxxopts::value<std::string>())(
@@ -61,7 +63,8 @@ void add_server_options(cxxopts::Options& options) {
         cxxopts::value<std::vector<std::string>>())(
         "profile",
         "A models.toml alias (sets binary, model, flags, KV label), or a measurement "
-        "profile: a plugin generator + scorer of that id, e.g. spark (the models file "
+        "profile: a plugin generator + scorer of that id, e.g. spark, whose model is then "
+        "--model-alias's models.toml entry or --server-bin and --model (the models file "
         "wins when the name is both)",
         cxxopts::value<std::string>())(
         "models-toml", "The models file (default: $BI_MODELS_TOML, else ./models.toml)",
@@ -73,8 +76,8 @@ void add_server_options(cxxopts::Options& options) {
         "shutdown-grace",
         "Seconds between SIGTERM and SIGKILL at teardown, on every path (a second interrupt: "
         "SIGKILL at once)",
-        cxxopts::value<double>()->default_value("10"))("dry-run",
-                                                       "Print the plan and launch nothing");
+        cxxopts::value<double>()->default_value("10"));
+    if (launches) options.add_options("Server")("dry-run", "Print the plan and launch nothing");
 }
 
 // The server and guard options as a request's target.
@@ -99,11 +102,13 @@ core::RunRequest live_request(const cxxopts::ParseResult& args, bool sweep) {
     return request;
 }
 
-// --report-html FILE, checked before anything is launched.
+// --report-html FILE, checked before anything is launched; it may go into --out-dir, which the
+// run creates before the report is written.
 std::string report_html_option(const cxxopts::ParseResult& args) {
     if (!args.count("report-html")) return "";
     auto path = args["report-html"].as<std::string>();
-    io::check_output_file(path, "--report-html");
+    io::check_output_file(path, "--report-html",
+                          args.count("out-dir") ? args["out-dir"].as<std::string>() : "");
     return path;
 }
 
@@ -121,7 +126,11 @@ void write_report_html(const std::vector<driver::CellResult>& results, const std
 std::vector<OptionAlias> live_option_aliases() {
     auto aliases = run_option_aliases();
     for (auto& alias : guard_option_aliases()) aliases.push_back(alias);
-    aliases.push_back({"--ctx-sweep", "--ctx"});
+    for (auto& alias : upstream_live_options()) aliases.push_back(alias);
+    aliases.push_back(cert_source_option(true));
+    OptionAlias ctx_sweep{"--ctx-sweep", "--ctx"};
+    ctx_sweep.switch_too = true;  // upstream's switch: the per-ctx grid of --ctx's values
+    aliases.push_back(ctx_sweep);
     // Upstream asked for this before launching; bi-run launches only when asked to run a cell.
     aliases.push_back({"--i-understand-this-launches-a-real-server", ""});
     return aliases;
@@ -129,7 +138,8 @@ std::vector<OptionAlias> live_option_aliases() {
 
 // run-live is a sweep of exactly one cell; both share everything but the lists and the table.
 int run_live_cells(int raw_argc, char** raw_argv, bool sweep) {
-    // Upstream's run-live --ctx-sweep A,B runs the sweep.
+    // Upstream's run-live --ctx-sweep (a switch: a per-ctx grid of verdicts over --ctx) runs the
+    // sweep, and so does bi-run's own list form, --ctx-sweep A,B.
     sweep = sweep || has_option(raw_argc, raw_argv, "--ctx-sweep");
     ArgvCopy rewritten(apply_aliases(raw_argc, raw_argv, live_option_aliases()));
     const int argc = rewritten.argc();
@@ -158,7 +168,7 @@ int run_live_cells(int raw_argc, char** raw_argv, bool sweep) {
                                   "At the end, write the HTML report of this run's certs to FILE",
                                   cxxopts::value<std::string>(), "FILE");
     add_run_options(options, "", sweep);
-    add_server_options(options);
+    add_server_options(options, true);
     add_guard_options(options);
     if (sweep) add_shard_options(options);
     const auto args = parse_command_line(options, argc, argv);
@@ -177,11 +187,22 @@ int run_live_cells(int raw_argc, char** raw_argv, bool sweep) {
 
 }  // namespace
 
-void add_sweep_options(cxxopts::Options& options, bool shards) {
+void add_plan_options(cxxopts::Options& options) {
     add_run_options(options, "", true);
-    add_server_options(options);
-    add_guard_options(options);
-    if (shards) add_shard_options(options);
+    add_server_options(options, false);
+    add_guard_options(options, false);
+}
+
+std::vector<OptionAlias> plan_option_aliases() {
+    std::vector<OptionAlias> aliases;
+    for (const auto& alias : live_option_aliases())
+        if (std::string_view(alias.spelling) != "--experiment-port") aliases.push_back(alias);
+    const char* own_port = "the tasks of a plan may share a node, so each picks its own free port";
+    aliases.push_back({"--port", "", nullptr, nullptr, false, own_port});
+    aliases.push_back({"--experiment-port", "", nullptr, nullptr, false, own_port});
+    aliases.push_back(
+        {"--dry-run", "", nullptr, nullptr, false, "bi-run plan launches nothing anyway"});
+    return aliases;
 }
 
 core::RunRequest sweep_request(const cxxopts::ParseResult& args) {
@@ -265,7 +286,9 @@ server::ModelFacts plan_facts(const cxxopts::ParseResult& args, const driver::Li
 }  // namespace
 
 int plan_n_main(int raw_argc, char** raw_argv) {
-    ArgvCopy rewritten(apply_aliases(raw_argc, raw_argv, {{"--kv", "--kv-label"}}));
+    // Upstream's plan-n names the largest N --parallel.
+    ArgvCopy rewritten(
+        apply_aliases(raw_argc, raw_argv, {{"--kv", "--kv-label"}, {"--parallel", "--max-n"}}));
     const int argc = rewritten.argc();
     char** argv = rewritten.argv();
     cxxopts::Options options(
@@ -286,15 +309,19 @@ int plan_n_main(int raw_argc, char** raw_argv) {
         "n-head-kv", "KV heads (attention.head_count_kv), with --gguf-gb",
         cxxopts::value<std::int64_t>())("head-dim", "Width of one K or V head, with --gguf-gb",
                                         cxxopts::value<std::int64_t>())(
+        "model-alias", "The model's name in the table (default: the model file)",
+        cxxopts::value<std::string>())(
         "server-bin", "Ignored here (accepted for symmetry with run-live)",
         cxxopts::value<std::string>())("server-flag", "Ignored here (accepted for symmetry)",
                                        cxxopts::value<std::vector<std::string>>());
     options.add_options("Plan")("ctx", "Context per slot, in tokens",
                                 cxxopts::value<std::int64_t>()->default_value("2048"))(
-        "max-n", "Largest N", cxxopts::value<int>()->default_value("8"))(
+        "max-n", "Largest N (also --parallel)", cxxopts::value<int>()->default_value("8"))(
         "kv-label",
         "KV cache type (f16, q8_0, q4_0 ...; default: the profile's, else f16; also --kv)",
-        cxxopts::value<std::string>())("max-footprint-gb", "Cap to compare against",
+        cxxopts::value<std::string>())("max-footprint-gb",
+                                       "Cap in GiB to compare against (0 = none; MemAvailable "
+                                       "still applies)",
                                        cxxopts::value<double>());
     options.add_options("Output")("h,help", "Show this help");
     const auto args = parse_command_line(options, argc, argv);
@@ -311,9 +338,12 @@ int plan_n_main(int raw_argc, char** raw_argv) {
     const std::string kv = args.count("kv-label") ? args["kv-label"].as<std::string>() : target.kv;
     if (!server::kv_bytes_per_element(kv)) usage("--kv-label " + kv + ": unknown cache type");
     std::optional<double> cap;
-    if (args.count("max-footprint-gb")) cap = number_option(args, "max-footprint-gb", 0.001, 1e6);
-    const auto table = driver::footprint_table(
-        facts, target.model.empty() ? facts.path : target.model, ctx, max_n, kv, cap);
+    if (args.count("max-footprint-gb"))
+        cap = driver::footprint_cap(args["max-footprint-gb"].as<double>());
+    const std::string name = args.count("model-alias") ? args["model-alias"].as<std::string>()
+                             : target.model.empty()    ? facts.path
+                                                       : target.model;
+    const auto table = driver::footprint_table(facts, name, ctx, max_n, kv, cap);
     std::cout << table.text << std::flush;
     if (table.largest_fit == 0) return kExitNotPromotable;
     return kExitPromotable;

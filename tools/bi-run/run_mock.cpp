@@ -2,6 +2,7 @@
 // same driver run-live uses; only the server launch differs.
 #include <iostream>
 #include <memory>
+#include <optional>
 
 #include "command_line.hpp"
 #include "commands.hpp"
@@ -9,9 +10,11 @@
 #include "driver/interrupt.hpp"
 #include "driver/run_plan.hpp"
 #include "exit_codes.hpp"
+#include "io/temporary_directory.hpp"
 #include "mock/mock_config.hpp"
 #include "option_aliases.hpp"
 #include "run_setup.hpp"
+#include "upstream_options.hpp"
 
 namespace bi::cli {
 
@@ -27,6 +30,7 @@ constexpr int kFastSoloAfterTicks = 8;
 int run_mock_main(int raw_argc, char** raw_argv) {
     auto aliases = run_option_aliases();
     aliases.push_back({"--batch-divergence", "--divergence", "score"});  // the upstream name
+    aliases.push_back(cert_source_option(false));
     ArgvCopy rewritten(apply_aliases(raw_argc, raw_argv, aliases));
     const int argc = rewritten.argc();
     char** argv = rewritten.argv();
@@ -34,7 +38,8 @@ int run_mock_main(int raw_argc, char** raw_argv) {
         "bi-run run-mock",
         "Runs one cell (A, A', B and T passes of C) against the built-in continuous-batching mock\n"
         "server and writes its cert with source \"mock\" - never promotable. With no divergence\n"
-        "the verdict is green; --divergence=score shows a RED.\n\n"
+        "the verdict is green; --divergence=score shows a RED. Without --out-dir the cert goes\n"
+        "to a new temporary directory, named on stderr.\n\n"
         "Exit status: 0 when the mock cell is green, 3 for any other verdict, 2 usage error,\n"
         "1 error before a verdict, 129/130/143 interrupted.");
     add_run_options(options, "bi-mock");
@@ -76,7 +81,15 @@ int run_mock_main(int raw_argc, char** raw_argv) {
     base.model_alias = args["model-alias"].as<std::string>();
     mock::validate(base);
 
-    RunSetup setup = prepare_run(run_request(args));
+    core::RunRequest request = run_request(args);
+    // As upstream's run-mock: no --out-dir, a fresh temporary directory, gone again if no cert
+    // reaches it.
+    std::optional<io::TemporaryDirectory> temporary;
+    if (request.out_dir.empty()) request.out_dir = temporary.emplace("bi-mock").path();
+    RunSetup setup = prepare_run(request);
+    if (temporary)
+        std::cerr << "bi-run run-mock: note: no --out-dir: writing into " << temporary->path()
+                  << "\n";
     setup.quiet = args.count("quiet") > 0;
     setup.json = args.count("json") > 0;
     driver::install_interrupt_handlers();
@@ -84,6 +97,7 @@ int run_mock_main(int raw_argc, char** raw_argv) {
     base.seed = setup.plan.options.seed;  // --seed also seeds the stochastic coin
     setup.plan.mock = std::make_shared<const mock::MockConfig>(base);
     const auto results = driver::run_plan(setup.plan, *setup.scorer, setup.rows, progress);
+    if (temporary) temporary->keep();
     report_outcome(results.front(), setup);
     return results.front().outcome.verdict.status == core::Status::Green ? kExitPromotable
                                                                          : kExitNotPromotable;

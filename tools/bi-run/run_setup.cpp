@@ -127,9 +127,6 @@ std::vector<OptionAlias> run_option_aliases() {
         {"--n-probs", "--logprobs"},
         {"--kv", "--kv-label"},
         {"--profile-corner", "--generator-param", nullptr, "corner=", true},
-        {"--cert-source", "", nullptr, nullptr, false,
-         "the cert's source (live, mock, selftest) is decided by bi-run from what it ran, never "
-         "typed"},
     };
 }
 

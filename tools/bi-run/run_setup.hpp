@@ -32,7 +32,8 @@ void add_run_options(cxxopts::Options& options, const std::string& default_alias
 // The option groups of the cell commands, in the order --help lists them (Output last).
 std::vector<std::string> run_help_groups();
 
-// The other spellings the cell commands accept (the upstream tool's names, --gate-passes).
+// The other spellings the cell commands accept (the upstream tool's names, --gate-passes);
+// --cert-source is each command's own (upstream_options.hpp).
 std::vector<OptionAlias> run_option_aliases();
 
 // A string option's value, its default, or "" when it has neither.

@@ -90,7 +90,10 @@ int sweep_from_plan(const cxxopts::ParseResult& args) {
                                                                          : kExitNotPromotable;
 }
 
-int plan_main(int argc, char** argv) {
+int plan_main(int raw_argc, char** raw_argv) {
+    ArgvCopy rewritten(apply_aliases(raw_argc, raw_argv, plan_option_aliases()));
+    const int argc = rewritten.argc();
+    char** argv = rewritten.argv();
     cxxopts::Options options(
         "bi-run plan",
         "Writes a sweep's cells as a plan file for sharded runs: one group per (model, ctx)\n"
@@ -98,14 +101,11 @@ int plan_main(int argc, char** argv) {
         "Takes sweep's options; --profile may list several models.toml aliases (a,b,c) or\n"
         "--all-profiles takes every one. Run it with bi-run sweep --plan FILE --shard K/M.\n\n"
         "Exit status: 0 written, 2 usage error.");
-    add_sweep_options(options, false);
+    add_plan_options(options);
     options.add_options("Plan")("all-profiles", "One set of groups per models.toml alias")(
         "output", "Write the plan here (default: stdout)", cxxopts::value<std::string>());
     const auto args = parse_command_line(options, argc, argv);
     if (printed_help(args, options)) return kExitPromotable;
-    if (args.count("dry-run")) usage("--dry-run: bi-run plan launches nothing anyway");
-    if (args.count("port"))
-        usage("--port: the tasks of a plan may share a node, so each picks its own free port");
     const auto profiles =
         driver::plan_profiles(given(args, "profile"), args.count("all-profiles") > 0,
                               given(args, "models-toml"), args.count("model-alias") > 0);

@@ -14,15 +14,19 @@
 
 #include "core/run_request.hpp"
 #include "driver/sweep.hpp"
+#include "option_aliases.hpp"
 
 namespace bi::cli {
 
 // The plan-only sweep options: --plan, --shard, --shard-count, --stale-lock-after.
 void add_shard_options(cxxopts::Options& options);
 
-// Every sweep option (cell, server and, when `shards`, the shard ones): what a plan's stored
-// options are parsed with.
-void add_sweep_options(cxxopts::Options& options, bool shards = true);
+// plan's options: sweep's, but those only a launch takes (--dry-run, --port) and the shard ones.
+void add_plan_options(cxxopts::Options& options);
+
+// sweep's other spellings (the upstream tool's), with --port, --experiment-port and --dry-run
+// refused as plan refuses them.
+std::vector<OptionAlias> plan_option_aliases();
 
 // Every sweep option but the plan ones as a request (what a plan stores for its groups).
 core::RunRequest sweep_request(const cxxopts::ParseResult& args);

@@ -91,14 +91,24 @@ std::string cell_box(const ModelGrid& grid, std::int64_t ctx, std::int64_t n) {
            "</span><span class=\"note\">" + escape_markup(note) + "</span></a></td>";
 }
 
+// "; N 3 never measured" for the sizes below the answer a server there batches but no cert
+// measured.
+std::string never_measured(const ModelGrid& grid, const std::optional<std::int64_t>& best) {
+    if (!best) return "";
+    std::string missing;
+    for (auto k : unmeasured_below(grid, *best))
+        missing += (missing.empty() ? "" : ", ") + std::to_string(k);
+    return missing.empty() ? "" : "; N " + missing + " never measured";
+}
+
 void render_grid(const ModelGrid& grid, std::ostream& out) {
     const auto best = largest_green_n(grid);
     out << "<section class=\"card model\"><h2>" << escape_markup(grid.model) << "</h2>\n"
         << "<p class=\"answer" << (best ? "" : " none")
-        << "\">Largest N that is GREEN at every ctx "
+        << "\">Largest N that is GREEN, with every smaller N measured, at every ctx "
         << "measured: <b>" << (best ? "N = " + std::to_string(*best) : std::string("none"))
-        << "</b> <span class=\"meta\">(" << grid.ctxs.size()
-        << " ctx measured; never extrapolated)</span></p>\n"
+        << "</b> <span class=\"meta\">(" << grid.ctxs.size() << " ctx measured"
+        << never_measured(grid, best) << "; never extrapolated)</span></p>\n"
         << "<table class=\"matrix\"><tr><th>ctx \\ N</th>";
     for (auto n : grid.ns) out << "<th>N = " << n << "</th>";
     out << "</tr>\n";

@@ -78,22 +78,40 @@ std::vector<ModelGrid> model_grids(const ReportModel& model) {
 }
 
 std::optional<std::int64_t> largest_green_n(const ModelGrid& grid) {
-    for (auto n = grid.ns.rbegin(); n != grid.ns.rend(); ++n) {
+    // A server run with --parallel N also forms batches of every size below N, so an N counts
+    // only when every smaller N measured is GREEN too.
+    std::optional<std::int64_t> best;
+    for (const auto n : grid.ns) {
         const bool everywhere = std::all_of(grid.ctxs.begin(), grid.ctxs.end(), [&](auto ctx) {
-            const ReportEntry* entry = grid.at(ctx, *n);
+            const ReportEntry* entry = grid.at(ctx, n);
             return entry && entry->trusted() && entry->cert().verdict.status == core::Status::Green;
         });
-        if (everywhere) return *n;
+        if (!everywhere) break;
+        best = n;
     }
-    return std::nullopt;
+    return best;
+}
+
+std::vector<std::int64_t> unmeasured_below(const ModelGrid& grid, std::int64_t n) {
+    std::vector<std::int64_t> missing;
+    for (std::int64_t k = 2; k < n; ++k)
+        if (!std::binary_search(grid.ns.begin(), grid.ns.end(), k)) missing.push_back(k);
+    return missing;
 }
 
 std::string largest_green_line(const ModelGrid& grid) {
     std::string ctxs;
     for (auto ctx : grid.ctxs) ctxs += (ctxs.empty() ? "" : ", ") + std::to_string(ctx);
     const auto n = largest_green_n(grid);
-    return "largest N that is GREEN at every ctx measured (" + ctxs +
-           "): " + (n ? std::to_string(*n) : std::string("none"));
+    std::string line =
+        "largest N that is GREEN, with every smaller N measured, at every ctx "
+        "measured (" +
+        ctxs + "): " + (n ? std::to_string(*n) : std::string("none"));
+    if (!n) return line;
+    std::string missing;
+    for (auto k : unmeasured_below(grid, *n))
+        missing += (missing.empty() ? "" : ", ") + std::to_string(k);
+    return missing.empty() ? line : line + " (N " + missing + " never measured)";
 }
 
 std::string entry_headline(const ReportEntry& entry) {

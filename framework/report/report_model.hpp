@@ -44,11 +44,16 @@ struct ModelGrid {
 // Grids of every model that has a cert, models in name order.
 std::vector<ModelGrid> model_grids(const ReportModel& model);
 
-// The largest N whose cell is a trusted GREEN at every ctx the grid measured; never
-// extrapolated: an N missing at some ctx does not qualify. nullopt when no N does.
+// The largest N such that it and every smaller N measured are trusted GREENs at every ctx the
+// grid measured (a server run at N also batches 2..N-1); never extrapolated: an N missing at
+// some ctx does not qualify. nullopt when no N does.
 std::optional<std::int64_t> largest_green_n(const ModelGrid& grid);
 
-// "largest N that is GREEN at every ctx measured (512, 1024): 4" / "... : none".
+// The N in 2..n-1 the grid never measured, ascending.
+std::vector<std::int64_t> unmeasured_below(const ModelGrid& grid, std::int64_t n);
+
+// "largest N that is GREEN, with every smaller N measured, at every ctx measured (512, 1024): 4
+// (N 3 never measured)" / "... : none".
 std::string largest_green_line(const ModelGrid& grid);
 
 // The verdict headline of an entry with a cert, with the promotion it earned; for a cert that

@@ -73,7 +73,7 @@ def check_dom(dom):
     if re.search(r"<script", dom, re.IGNORECASE):
         fail("the page holds a script element: a completion was injected as markup")
     for text in ('&lt;script&gt;alert("pwned")&lt;/script&gt; &amp; \'quoted\'',
-                 "&lt;b&gt;final&lt;/b&gt;", "Largest N that is GREEN at every ctx measured"):
+                 "&lt;b&gt;final&lt;/b&gt;", "Largest N that is GREEN, with every smaller N measured, at every ctx measured"):
         if text not in dom:
             fail(f"the DOM does not show {text!r} as text")
     if "<b>final</b>" in dom:

@@ -68,6 +68,9 @@ TEST_CASE("report text: the verdict column starts with the verdict word", "[repo
     testing::ScratchDir dir;
     const auto r = run_command({BI_RUN_PATH, "report", fixtures(dir)});
     CHECK(r.exit_code == 1);  // the fixtures' edited cert
+    // The safe-N line, as Markdown and HTML state it.
+    CHECK_THAT(r.out, Catch::Contains("tiny/rand-256: largest N that is GREEN, with every smaller "
+                                      "N measured, at every ctx measured (512, 1024): 2\n"));
     CHECK_THAT(r.out, Catch::Contains("AMBER (green_with_caveat: token_only)") &&
                           Catch::Contains("GREEN (promotable)"));
 }
@@ -83,8 +86,9 @@ TEST_CASE("report --html writes one self-contained page with every cell", "[repo
                          !Catch::Contains("https://"));
     CHECK_THAT(html, Catch::Contains("&lt;script&gt;alert(&quot;pwned&quot;)&lt;/script&gt; "
                                      "&amp; &#39;quoted&#39;"));
-    CHECK_THAT(html,
-               Catch::Contains("Largest N that is GREEN at every ctx measured: <b>N = 2</b>"));
+    CHECK_THAT(html, Catch::Contains(
+                         "Largest N that is GREEN, with every smaller N measured, at every ctx "
+                         "measured: <b>N = 2</b>"));
     CHECK_THAT(html, Catch::Contains("A (serial) &middot; content"));
     for (const char* anchor : {"cell-tiny_rand-256__ctx512__N2", "cell-tiny_rand-256__ctx512__N4",
                                "cell-other-model__ctx512__N2"})

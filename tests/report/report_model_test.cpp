@@ -53,24 +53,32 @@ ReportModel model_of(std::vector<ReportEntry> entries) {
 TEST_CASE("largest N GREEN at every ctx: never extrapolated, none when nothing is green",
           "[report]") {
     const auto green = testing::clean_cell(6, 2);
-    auto model = model_of({entry_of(green, 512, 4), entry_of(green, 1024, 4),
-                           entry_of(green, 512, 8), entry_of(red(), 512, 2)});
+    auto model =
+        model_of({entry_of(green, 512, 4), entry_of(green, 1024, 4), entry_of(green, 512, 8),
+                  entry_of(green, 512, 2), entry_of(green, 1024, 2)});
     auto grids = model_grids(model);
     REQUIRE(grids.size() == 1);
     // N = 8 is green at 512 but was never measured at 1024: it does not count.
     CHECK(largest_green_n(grids[0]) == std::optional<std::int64_t>(4));
     CHECK(largest_green_line(grids[0]) ==
-          "largest N that is GREEN at every ctx measured (512, 1024): 4");
+          "largest N that is GREEN, with every smaller N measured, at every ctx measured (512, "
+          "1024): 4 (N 3 never measured)");
+
+    // A server run at N = 4 also batches 2: an AMBER or RED at N = 2 makes N = 4 no answer.
+    model.entries[3] = entry_of(red(), 512, 2);
+    CHECK_FALSE(largest_green_n(model_grids(model)[0]).has_value());
+    model.entries[3] = entry_of(green, 512, 2);
 
     model.entries[1] = entry_of(red(), 1024, 4);
     grids = model_grids(model);
-    CHECK_FALSE(largest_green_n(grids[0]).has_value());
-    CHECK_THAT(largest_green_line(grids[0]), Catch::EndsWith(": none"));
+    CHECK(largest_green_n(grids[0]) == std::optional<std::int64_t>(2));
+    CHECK_THAT(largest_green_line(grids[0]), Catch::EndsWith("(512, 1024): 2"));
 
     model.entries[1] = entry_of(green, 1024, 4);
-    model.entries[1].loaded.digest_intact = false;  // a tampered green is no answer
-    model.entries[1].kind = trust::FileKind::DigestMismatch;
+    model.entries[4].loaded.digest_intact = false;  // a tampered green is no answer
+    model.entries[4].kind = trust::FileKind::DigestMismatch;
     CHECK_FALSE(largest_green_n(model_grids(model)[0]).has_value());
+    CHECK_THAT(largest_green_line(model_grids(model)[0]), Catch::EndsWith(": none"));
 }
 
 TEST_CASE("deciding reasons are the fired rule's lines, not the gates that passed", "[report]") {

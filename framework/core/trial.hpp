@@ -62,7 +62,8 @@ struct TrialRecord {
     // Attribution: steady-clock nanoseconds since the run started.
     std::optional<std::int64_t> dispatch_ns;
     std::optional<std::int64_t> complete_ns;
-    std::optional<std::int64_t> id_slot;
+    std::optional<std::int64_t> id_slot;      // the slot the server says it used
+    std::optional<std::int64_t> pinned_slot;  // the slot bi-run asked for (arm B), if any
 
     // Volatile: never compared.
     double wall_ms = 0.0;

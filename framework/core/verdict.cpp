@@ -36,7 +36,9 @@ std::string verdict_line(const Verdict& v) {
 // "co_batching" when B agreed with A; otherwise slot allocation explains at least part of it,
 // and batching adds to it when C also moved away from B.
 DivergenceClass red_class(const Verdict& v) {
-    if (!v.ab || v.ab->clean()) return DivergenceClass::CoBatching;
+    if (!v.ab || v.ab->clean())
+        return v.ab && !v.gates.arm_b.slot_control() ? DivergenceClass::CoBatchingOrSlotAllocation
+                                                     : DivergenceClass::CoBatching;
     if (v.same_slot_compared > 0)
         return v.same_slot_divergent == 0 ? DivergenceClass::SlotAllocation
                                           : DivergenceClass::SlotAllocationAndCoBatching;
@@ -381,6 +383,14 @@ Verdict gather(const CellEvidence& all) {
     v.gates.overlap.server = merge_pass_evidence(e.server_c_passes);
     v.gates.arm_b.server = e.server_b;
     if (v.gates.arm_b.server) v.gates.arm_b.server->busy_samples.clear();
+    if (e.arm_b) {
+        v.gates.arm_b.unpinned = !e.arm_b_pinned;
+        // A request the server ran on another slot than pinned: the pin was not honoured. A
+        // server that does not say which slot it used is not contradicted.
+        for (const auto& [id, b] : *e.arm_b)
+            if (b.pinned_slot && b.id_slot && *b.id_slot != *b.pinned_slot)
+                ++v.gates.arm_b.pins_ignored;
+    }
     OverlapInputs overlap{e.dispatch_n, e.reported_total_slots, v.gates.arm_b.server, {}, {},
                           e.evidence};
     for (std::size_t t = 0; t < e.arm_c.size(); ++t) {
@@ -551,6 +561,16 @@ const VerdictRule kCoBatchingDivergence{
         if (v.ab && !v.ab->clean())
             r.push_back("A vs B also diverged on " + count(v.ab->divergent_ids.size()) +
                         " id(s): slot allocation alone changes outputs");
+        else if (v.ab && v.gates.arm_b.unpinned)
+            r.push_back(
+                "arm B named no slot (this server kind has none): it is no "
+                "slot-allocation control, so co-batching and slot allocation are not told "
+                "apart");
+        else if (v.ab && v.gates.arm_b.pins_ignored > 0)
+            r.push_back(
+                "arm B is no slot-allocation control: " + count(v.gates.arm_b.pins_ignored) +
+                " of its requests ran on another slot than the one pinned (the server "
+                "ignored id_slot), so co-batching and slot allocation are not told apart");
         for (auto& line : forensics_reasons(v.ac)) r.push_back(std::move(line));
         r.push_back(verdict_line(v));
         return r;

@@ -45,6 +45,7 @@ struct CellEvidence {
     KindEvidence evidence = llama_server_evidence();  // the server kind's co-batching signals
     // The servers named another model than the one launched (model_identity_problems).
     std::vector<std::string> identity_problems;
+    bool arm_b_pinned = true;  // arm B named a slot in each request (TrialRecord::pinned_slot)
 };
 
 // One C pass's overlap at N, from the client's intervals and the server's own evidence.
@@ -163,6 +164,10 @@ struct ArmBCheck {
     std::optional<bool> bc_passed;
     bool serial = true;
     std::optional<ServerOverlapEvidence> server;
+    bool unpinned = false;         // B's requests named no slot (the kind has none)
+    std::size_t pins_ignored = 0;  // B's requests that reported another slot than pinned
+    // B rules slot allocation out only when every request ran on the slot it was pinned to.
+    bool slot_control() const { return !unpinned && pins_ignored == 0; }
 };
 
 struct SerialSelfCheck {

@@ -17,11 +17,12 @@ constexpr NameTable<Status, 4> kStatusNames{{
     {Status::GreenUnverified, "green_unverified"},
 }};
 
-constexpr NameTable<DivergenceClass, 4> kDivergenceClassNames{{
+constexpr NameTable<DivergenceClass, 5> kDivergenceClassNames{{
     {DivergenceClass::SerialNondeterminism, "serial_nondeterminism"},
     {DivergenceClass::CoBatching, "co_batching"},
     {DivergenceClass::SlotAllocation, "slot_allocation"},
     {DivergenceClass::SlotAllocationAndCoBatching, "slot_allocation+co_batching"},
+    {DivergenceClass::CoBatchingOrSlotAllocation, "co_batching_or_slot_allocation"},
 }};
 
 constexpr NameTable<Anomaly, 4> kAnomalyNames{{

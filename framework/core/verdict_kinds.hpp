@@ -13,7 +13,10 @@ enum class DivergenceClass {
     SerialNondeterminism,
     CoBatching,
     SlotAllocation,
-    SlotAllocationAndCoBatching
+    SlotAllocationAndCoBatching,
+    // A and B agreed but B was no slot-allocation control (unpinned, or the server ignored its
+    // pins): co-batching or the slot a request landed on, not told apart.
+    CoBatchingOrSlotAllocation
 };
 
 enum class Anomaly { AcAgreeBDisagrees, TokenOnly, TokenAndLogitDrift, LogitDrift };

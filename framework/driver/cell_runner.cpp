@@ -342,6 +342,7 @@ CellOutcome CellRunner::run_cell(const Baseline& baseline, int parallel) {
             evidence.reported_total_slots = slots->as_int();
     // Arm B pins each request to a slot only where the kind has slots to name.
     const int pins = options_.request.dialect.slot_field.empty() ? 0 : parallel;
+    evidence.arm_b_pinned = pins > 0;
     evidence.logprobs_requested = options_.request.logprobs > 0;
     for (const auto& item : items)
         evidence.prompts[item.test_id] =

@@ -188,7 +188,10 @@ private:
         }
         session.set_timeout(timeout);
         http::RequestOptions options = request_.request;
-        if (request_.pin_slots > 0) options.id_slot = static_cast<int>(i) % request_.pin_slots;
+        if (request_.pin_slots > 0) {
+            options.id_slot = static_cast<int>(i) % request_.pin_slots;
+            r.pinned_slot = options.id_slot;
+        }
         const Clock::time_point t0 = Clock::now();
         http::CompletionOutcome outcome;
         try {

@@ -80,6 +80,11 @@ std::string describe_live_plan(const RunPlan& plan) {
         << "  model          " << live.target.model << " ("
         << server::format_gib(live.facts.file_bytes) << ", "
         << (live.facts.architecture.empty() ? "not GGUF" : live.facts.architecture) << ")\n"
+        << "  KV cache       " << o.kv_label
+        << (live.kv_types != o.kv_label ? " (K/V " + live.kv_types + ")" : "")
+        << (server::kv_cache_from_flags(live.target.flags) ? " (the server's cache-type flags)"
+                                                           : "")
+        << "\n"
         << "  port           "
         << (live.port ? std::to_string(*live.port) : "a free loopback port per launch") << "\n";
     if (!live.limits.reserved_ports.empty()) {

@@ -45,7 +45,8 @@ LiveServerConfig RunPlan::launcher_config(std::int64_t ctx) const {
 }
 
 server::Footprint RunPlan::footprint(std::int64_t ctx, int parallel) const {
-    return server::project_footprint(live->facts, ctx * parallel, options.kv_label);
+    return server::project_footprint(live->facts, ctx * parallel,
+                                     live->kv_types.empty() ? options.kv_label : live->kv_types);
 }
 
 void check_cell_names(const RunOptions& options) {
@@ -106,14 +107,45 @@ void plan_live(RunPlan& plan, LivePlan live, bool alias_given,
         live.facts.path = live.target.model;
     }
 
-    // The guard projects the KV cache the cert will name: --kv-label wins over the target's.
+    // The guard projects the KV cache the cert will name. The server's own cache-type flags
+    // decide it; a --kv-label or models.toml `kv` that says otherwise is refused.
     o.kv_label = kv_label_given ? *kv_label_given : live.target.kv;
+    live.kv_types = o.kv_label;
+    if (gguf) {
+        // The label and the footprint follow what llama-server's cache will really hold: its
+        // cache-type flags decide, and a label with no flags to say it is passed on as flags.
+        if (const auto flags = server::kv_cache_from_flags(live.target.flags)) {
+            const auto refuse = [&](const std::string& what) {
+                throw Error(ErrorCategory::Usage, what +
+                                                      " contradicts the server's KV flags, which "
+                                                      "give " +
+                                                      flags->label);
+            };
+            if (kv_label_given && *kv_label_given != flags->label)
+                refuse("--kv-label " + *kv_label_given);
+            if (!kv_label_given && live.target.kv_given && live.target.kv != flags->label)
+                refuse("models.toml kv = \"" + live.target.kv + "\"");
+            o.kv_label = flags->label;
+            live.kv_types = flags->types;
+        } else if (o.kv_label != "f16") {
+            const auto slash = o.kv_label.find('/');
+            const std::string k = o.kv_label.substr(0, slash);
+            const std::string v = slash == std::string::npos ? k : o.kv_label.substr(slash + 1);
+            if (!server::kv_bytes_per_element(k) || !server::kv_bytes_per_element(v))
+                throw Error(ErrorCategory::Usage,
+                            "--kv-label " + o.kv_label +
+                                ": not a llama.cpp cache type (f32, f16, "
+                                "bf16, q8_0, q5_1, q5_0, q4_1, q4_0, iq4_nl)");
+            live.target.flags.insert(live.target.flags.end(), {"-ctk", k, "-ctv", v});
+            live.kv_types = k == v ? k : k + "/" + v;
+        }
+    }
     const auto mem = server::mem_available_bytes();
     for (auto ctx : plan.ctxs)
         for (int n : plan.parallels) {
             if (!gguf) break;  // only a GGUF's shape and size are known before launch
             server::check_context_without_shape(live.facts, ctx * n);
-            server::check_footprint(server::project_footprint(live.facts, ctx * n, o.kv_label),
+            server::check_footprint(server::project_footprint(live.facts, ctx * n, live.kv_types),
                                     live.limits, mem);
         }
     // With layers offloaded, the GPU's share must fit the free GPU memory too (when known).
@@ -123,8 +155,9 @@ void plan_live(RunPlan& plan, LivePlan live, bool alias_given,
             for (auto ctx : plan.ctxs)
                 for (int n : plan.parallels)
                     server::check_gpu_footprint(
-                        server::gpu_part(server::project_footprint(live.facts, ctx * n, o.kv_label),
-                                         live.facts, *layers),
+                        server::gpu_part(
+                            server::project_footprint(live.facts, ctx * n, live.kv_types),
+                            live.facts, *layers),
                         *layers, *live.gpu);
     }
 

@@ -32,14 +32,16 @@ struct LiveTarget {
     std::string server_bin;
     std::string model;
     std::string alias;  // the model's name when --model-alias is not given
-    std::string kv;
+    std::string kv;     // the KV label (models.toml `kv`, else f16)
     std::vector<std::string> flags;
     std::string server_kind;  // a kind's name or kind file; empty: llama-server
+    bool kv_given = false;    // models.toml gave `kv`
 };
 
 // The live half of a plan.
 struct LivePlan {
     LiveTarget target;
+    std::string kv_types;  // the cache's K/V types the footprint projects ("q8_0/f16")
     server::ModelFacts facts;
     server::GuardLimits limits;
     std::optional<std::uint16_t> port;  // absent: a free loopback port per launch

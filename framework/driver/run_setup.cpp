@@ -421,6 +421,7 @@ LiveTarget resolve_target(const core::RunRequest& request, bool profile_is_model
     if (t.model) target.model = *t.model;
     if (t.server_kind) target.server_kind = *t.server_kind;
     for (const auto& flag : t.server_flags) target.flags.push_back(flag);
+    target.kv_given = !target.kv.empty();
     if (target.kv.empty()) target.kv = "f16";
     if (target.alias.empty() && !target.model.empty())
         target.alias = std::filesystem::path(target.model).stem().string();

@@ -143,8 +143,8 @@ SelftestResult run_selftest(const SelftestRequest& request, const Invocation& in
     plan.ctxs = {request.ctx};
     plan.parallels = {parallel};
     plan.log_file = "selftest.server.log";
-    plan_live(plan, std::move(live), true, std::string("f16"));
-    o.model_file = model_record;  // the synthetic model's own record
+    plan_live(plan, std::move(live), true, std::nullopt);  // f16, unless --server-flag -ctk says
+    o.model_file = model_record;                           // the synthetic model's own record
     const auto results = run_plan(
         plan, *scorer,
         [](const plugin_host::TokenCounter&, const std::string&, std::int64_t) {

@@ -401,6 +401,8 @@ const Table<ArmBCheck>& table() {
         optional("bc_passed", &ArmBCheck::bc_passed, kNull),
         required("serial", &ArmBCheck::serial),
         optional("server", &ArmBCheck::server),
+        unless_default("unpinned", &ArmBCheck::unpinned),
+        unless_default("pins_ignored", &ArmBCheck::pins_ignored),
     };
     return rows;
 }

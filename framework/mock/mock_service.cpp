@@ -188,6 +188,7 @@ HttpReply MockService::complete(Endpoint endpoint, const std::string& body) {
     job.n_predict = request.n_predict;
     job.n_probs = request.want_logprobs ? request.n_probs : 0;
     job.stop = request.stop;
+    job.id_slot = request.id_slot;
     job.params = request.settings;
     const CompletionOutcome outcome = scheduler_.run(std::move(job));
     if (outcome.cancelled) {

@@ -264,6 +264,7 @@ CompletionRequest parse_completion_request(Endpoint endpoint, const Json& body) 
     request.return_tokens = bool_field(body, "return_tokens").value_or(false);
     bool_field(body, "cache_prompt");  // accepted; the mock never caches
     request.stop = stop_field(body, endpoint != Endpoint::Completion);
+    request.id_slot = static_cast<int>(int_field(body, "id_slot", -1, 1 << 20).value_or(-1));
     request.settings = settings_of(body, request);
     return request;
 }

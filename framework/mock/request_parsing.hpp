@@ -23,6 +23,7 @@ struct CompletionRequest {
     int n_probs = 0;                        // alternatives per token
     bool return_tokens = false;             // /completion: echo generated ids in "tokens"
     std::vector<std::string> stop;
+    int id_slot = -1;     // the slot asked for ("id_slot"); -1: any free one
     core::Json settings;  // generation settings as llama-server echoes them
 };
 

@@ -176,13 +176,24 @@ void Scheduler::resume() {
 }
 
 void Scheduler::admit_locked() {
-    for (std::size_t i = 0; i < slots_.size() && !queue_.empty(); ++i) {
-        Slot& slot = slots_[i];
-        if (slot.processing) continue;
+    // In arrival order: a task that names a slot waits for that one (llama-server's id_slot),
+    // any other takes the first free slot.
+    while (!queue_.empty()) {
+        const int wanted = queue_.front()->job.id_slot;
+        std::size_t chosen = slots_.size();
+        if (wanted >= 0 && static_cast<std::size_t>(wanted) < slots_.size()) {
+            if (!slots_[static_cast<std::size_t>(wanted)].processing)
+                chosen = static_cast<std::size_t>(wanted);
+        } else {
+            for (std::size_t i = 0; i < slots_.size() && chosen == slots_.size(); ++i)
+                if (!slots_[i].processing) chosen = i;
+        }
+        if (chosen == slots_.size()) return;
+        Slot& slot = slots_[chosen];
         slot.task = std::move(queue_.front());
         queue_.pop_front();
         slot.processing = true;
-        slot.task->slot = static_cast<int>(i);
+        slot.task->slot = static_cast<int>(chosen);
         slot.task->state = Task::State::Running;
         slot.task->admitted = Clock::now();
     }

@@ -27,6 +27,7 @@ struct CompletionJob {
     int n_predict = -1;                     // < 0: until the mock's EOS
     int n_probs = 0;                        // alternatives kept per token
     std::vector<std::string> stop;          // stop strings
+    int id_slot = -1;                       // the slot asked for, as llama-server takes it
     core::Json params;                      // echoed by /slots while the task runs
 };
 

@@ -50,7 +50,30 @@ std::string format_gib(std::uint64_t bytes) {
     return buffer;
 }
 
+namespace {
+
+// Bytes per K element and per V element of a label ("q8_0", or "q8_0/f16" for K/V).
+std::optional<std::pair<double, double>> kv_element_sizes(const std::string& kv_label) {
+    const auto slash = kv_label.find('/');
+    if (slash == std::string::npos) {
+        const auto size = kv_bytes_per_element(kv_label);
+        if (!size) return std::nullopt;
+        return std::pair{*size, *size};
+    }
+    const auto k = kv_bytes_per_element(kv_label.substr(0, slash));
+    const auto v = kv_bytes_per_element(kv_label.substr(slash + 1));
+    if (!k || !v) return std::nullopt;
+    return std::pair{*k, *v};
+}
+
+}  // namespace
+
 std::optional<double> kv_bytes_per_element(const std::string& kv_label) {
+    if (kv_label.find('/') != std::string::npos) {
+        const auto sizes = kv_element_sizes(kv_label);
+        if (!sizes) return std::nullopt;
+        return (sizes->first + sizes->second) / 2.0;
+    }
     static const std::pair<const char*, double> kSizes[] = {
         {"f32", 4.0},        {"f16", 2.0},        {"bf16", 2.0},
         {"q8_0", 34.0 / 32}, {"q5_1", 24.0 / 32}, {"q5_0", 22.0 / 32},
@@ -60,12 +83,39 @@ std::optional<double> kv_bytes_per_element(const std::string& kv_label) {
     return std::nullopt;
 }
 
+std::optional<KvCache> kv_cache_from_flags(const std::vector<std::string>& flags) {
+    std::optional<std::string> k, v;
+    for (std::size_t i = 0; i < flags.size(); ++i) {
+        const std::string& token = flags[i];
+        const auto eq = token.find('=');
+        const std::string name = token.substr(0, eq);
+        const bool is_k = name == "-ctk" || name == "--cache-type-k";
+        const bool is_v = name == "-ctv" || name == "--cache-type-v";
+        if (!is_k && !is_v) continue;
+        std::string value;
+        if (eq != std::string::npos)
+            value = token.substr(eq + 1);
+        else if (i + 1 < flags.size())
+            value = flags[++i];
+        if (!kv_bytes_per_element(value))
+            throw Error(ErrorCategory::Usage,
+                        "--server-flag " + name + " " + value + ": unknown KV cache type");
+        (is_k ? k : v) = value;
+    }
+    if (!k && !v) return std::nullopt;
+    const std::string key = k.value_or("f16"), value = v.value_or("f16");
+    KvCache cache;
+    cache.types = key == value ? key : key + "/" + value;
+    cache.label = !v || key == value ? key : key + "/" + value;
+    return cache;
+}
+
 Footprint project_footprint(const ModelFacts& model, std::int64_t ctx_total,
                             const std::string& kv_label) {
     Footprint f;
     f.model_bytes = model.file_bytes;
     f.overhead_bytes = (256ull << 20) + model.file_bytes / 20;
-    const double element = kv_bytes_per_element(kv_label).value_or(2.0);
+    const auto [k_element, v_element] = kv_element_sizes(kv_label).value_or(std::pair{2.0, 2.0});
     if (model.has_shape()) {
         const double head_dim =
             static_cast<double>(*model.n_embd) / static_cast<double>(*model.n_head);
@@ -78,11 +128,12 @@ Footprint project_footprint(const ModelFacts& model, std::int64_t ctx_total,
                                    : head_dim * n_head_kv;
         f.kv_bytes = static_cast<std::uint64_t>(static_cast<double>(*model.n_layer) *
                                                 static_cast<double>(ctx_total) *
-                                                (k_width + v_width) * element);
+                                                (k_width * k_element + v_width * v_element));
         f.kv_estimated_from_shape = true;
     } else {
         f.kv_bytes = static_cast<std::uint64_t>(static_cast<double>(model.file_bytes) *
-                                                static_cast<double>(ctx_total) / 8192.0);
+                                                static_cast<double>(ctx_total) / 8192.0 *
+                                                (k_element + v_element) / 4.0);
     }
     return f;
 }

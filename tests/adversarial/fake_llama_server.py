@@ -106,7 +106,8 @@ class Scheduler:
         with self.lock:
             while True:
                 free = [i for i, r in enumerate(self.slots) if r is None]
-                if wanted_slot is not None and 0 <= wanted_slot < len(self.slots):
+                if ("ignore-pins" not in self.config.flags and wanted_slot is not None
+                        and 0 <= wanted_slot < len(self.slots)):
                     free = [wanted_slot] if self.slots[wanted_slot] is None else []
                 if free:
                     request = Request(prompt, n_predict, free[0])

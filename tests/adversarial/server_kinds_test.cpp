@@ -100,6 +100,9 @@ void check_kind_with_evidence(const Kind& kind) {
     run = run_kind(kind, {"--fake-diverge-at=2"});
     CHECK(status(run) == "failed");
     CHECK(run.result.exit_code == 3);
+    // B named no slot, so it rules no slot out: the class says so.
+    CHECK(run.cert.string_or("divergence_class", "") == "co_batching_or_slot_allocation");
+    CHECK(says(run, "arm B named no slot"));
 
     run = run_kind(kind, {"--fake-token-count-drift"});
     CHECK(status(run) == "green_with_caveat");
@@ -174,6 +177,22 @@ TEST_CASE("a server whose identity names another model than the one launched ear
         CHECK(run.cert.find("rule")->string_or("name", "") == "server_identity");
         CHECK(run.verify_exit == 3);  // the replay finds the same: not promotable, not invalid
     }
+}
+
+TEST_CASE("a server that ignores arm B's slot pins: B is said to be no slot control",
+          "[adversarial]") {
+    const Kind llama{"llama-server", "llama", "gguf"};
+    auto run = run_kind(llama, {"--fake-diverge-at=2"});
+    INFO(run.result.out << run.result.err);
+    CHECK(run.cert.string_or("divergence_class", "") == "co_batching");  // the pins held
+    run = run_kind(llama, {"--fake-diverge-at=2", "--fake-ignore-pins"});
+    INFO(run.result.out << run.result.err);
+    CHECK(status(run) == "failed");
+    CHECK(run.cert.string_or("divergence_class", "") == "co_batching_or_slot_allocation");
+    CHECK(says(run, "ran on another slot than the one pinned (the server ignored id_slot)"));
+    REQUIRE(run.cert.find("arm_b"));
+    CHECK(run.cert.find("arm_b")->int_or("pins_ignored", 0) > 0);
+    CHECK(run.verify_exit == 3);  // the replay agrees
 }
 
 TEST_CASE("kind sglang: its gauge and /get_server_info capacity earn the verdict",

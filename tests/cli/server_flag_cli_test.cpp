@@ -273,3 +273,32 @@ probe_text = ["repack"]
     CHECK_THAT(r.err, Catch::Contains("the kinds ik-fork, ik_llama.cpp all launch a binary named "
                                       "llama-server and answer their probes"));
 }
+
+TEST_CASE(
+    "the KV label is the server's cache-type flags, and a label that contradicts them is "
+    "refused",
+    "[cli][run-live]") {
+    testing::ScratchDir dir;
+    auto r = dry_run(dir, {"--server-flag=--cache-type-k", "--server-flag=q8_0",
+                           "--server-flag=-ctv", "--server-flag=q8_0"});
+    INFO(r.out << r.err);
+    CHECK(r.exit_code == 0);
+    CHECK_THAT(r.out, Catch::Contains("KV cache       q8_0 (the server's cache-type flags)"));
+    r = dry_run(dir, {"--server-flag=--cache-type-k=q8_0"});  // V stays llama-server's f16
+    CHECK_THAT(r.out, Catch::Contains("KV cache       q8_0 (K/V q8_0/f16) (the server's "
+                                      "cache-type flags)"));
+    r = dry_run(dir, {"--server-flag=-ctk", "--server-flag=q8_0", "--kv-label", "q4_0"});
+    CHECK(r.exit_code == 2);
+    CHECK_THAT(r.err, Catch::Contains("--kv-label q4_0 contradicts the server's KV flags, which "
+                                      "give q8_0"));
+    // A label and no flags: the server is told to hold what the label says.
+    r = dry_run(dir, {"--kv-label", "q4_0"});
+    CHECK(r.exit_code == 0);
+    CHECK_THAT(r.out, Catch::Contains("-ctk q4_0 -ctv q4_0"));
+    CHECK_THAT(r.out, Catch::Contains("KV cache       q4_0 (the server's cache-type flags)"));
+    r = dry_run(dir, {"--server-flag=-ctk", "--server-flag=q9_9"});
+    CHECK(r.exit_code == 2);
+    CHECK_THAT(r.err, Catch::Contains("-ctk q9_9: unknown KV cache type"));
+    r = dry_run(dir, {});
+    CHECK_THAT(r.out, Catch::Contains("KV cache       f16\n"));
+}

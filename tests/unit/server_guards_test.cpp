@@ -64,3 +64,25 @@ TEST_CASE("a model without a readable shape gets a bounded context, not an unche
     shaped.n_head = 4;
     CHECK_NOTHROW(server::check_context_without_shape(shaped, 4096 * 4096));
 }
+
+TEST_CASE("the KV footprint follows the cache types the server's flags set", "[guards]") {
+    CHECK_FALSE(server::kv_cache_from_flags({"-t", "4"}));
+    CHECK(server::kv_cache_from_flags({"-ctk", "q8_0", "-ctv", "q8_0"})->types == "q8_0");
+    // Upstream's labels name the K type when V is left alone; the footprint knows V is f16.
+    CHECK(server::kv_cache_from_flags({"-ctk", "q8_0"})->label == "q8_0");
+    CHECK(server::kv_cache_from_flags({"-ctk", "q8_0"})->types == "q8_0/f16");
+    CHECK(server::kv_cache_from_flags({"--cache-type-v=q4_0"})->label == "f16/q4_0");
+    CHECK_THROWS_WITH(server::kv_cache_from_flags({"-ctk", "bogus"}),
+                      Catch::Contains("-ctk bogus: unknown KV cache type"));
+    server::ModelFacts facts;
+    facts.file_bytes = 1 << 20;
+    facts.n_layer = 2;
+    facts.n_embd = 64;
+    facts.n_head = 4;
+    const auto f16 = server::project_footprint(facts, 1024, "f16").kv_bytes;
+    const auto q8 = server::project_footprint(facts, 1024, "q8_0").kv_bytes;
+    const auto mixed = server::project_footprint(facts, 1024, "q8_0/f16").kv_bytes;
+    CHECK(q8 < mixed);
+    CHECK(mixed < f16);
+    CHECK(f16 == 2u * 1024 * (64 + 64) * 2);  // layers x ctx x (K + V widths) x 2 bytes
+}

@@ -116,7 +116,7 @@ std::string largest_green_line(const ModelGrid& grid) {
 
 std::string entry_headline(const ReportEntry& entry) {
     const auto& v = entry.cert().verdict;
-    const std::string claimed =
+    std::string claimed =
         verdict_headline(v.status, v.divergence_class, v.anomaly, entry.promotion.promotable);
     if (entry.trusted()) return claimed;
     return "INVALID (" + std::string(trust::name(entry.kind)) + "), claims " + claimed;

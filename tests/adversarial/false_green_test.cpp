@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "core/json.hpp"
+#include "fake_cell.hpp"
 #include "io/cert_io.hpp"
 #include "run_command.hpp"
 #include "scratch_dir.hpp"
@@ -24,17 +25,7 @@ struct LiveRun {
 LiveRun run_fake(const std::vector<std::string>& fake, const std::vector<std::string>& extra = {}) {
     testing::ScratchDir dir;
     const std::string model = dir.write("model.gguf", "not really a model");
-    std::vector<std::string> argv{BI_RUN_PATH,     "run-live",
-                                  "--server-bin",  BI_FAKE_SERVER,
-                                  "--model",       model,
-                                  "--model-alias", "m",
-                                  "--out-dir",     dir.file("o"),
-                                  "--workset",     BI_SMALL_WORKSET,
-                                  "--ctx",         "512",
-                                  "--parallel",    "4",
-                                  "--passes",      "2",
-                                  "--n-predict",   "16",
-                                  "--quiet",       "--server-flag=--fake-tick-ms=3"};
+    auto argv = testing::fake_cell_argv(model, dir.file("o"));
     for (const auto& token : fake) argv.push_back("--server-flag=" + token);
     argv.insert(argv.end(), extra.begin(), extra.end());
     LiveRun run;

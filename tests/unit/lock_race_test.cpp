@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "io/files.hpp"
+#include "lock_helpers.hpp"
 #include "scratch_dir.hpp"
 
 using namespace bi;
@@ -42,19 +43,8 @@ F next_symbol(const char* name) {
     return reinterpret_cast<F>(::dlsym(RTLD_NEXT, name));
 }
 
-long long unix_now() {
-    return std::chrono::duration_cast<std::chrono::seconds>(
-               std::chrono::system_clock::now().time_since_epoch())
-        .count();
-}
-
-pid_t dead_pid() {
-    const pid_t child = ::fork();
-    if (child == 0) ::_exit(0);
-    int status = 0;
-    ::waitpid(child, &status, 0);
-    return child;
-}
+using testing::dead_pid;
+using testing::unix_now;
 
 }  // namespace
 

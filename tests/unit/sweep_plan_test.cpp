@@ -20,6 +20,7 @@
 #include "io/cert_io.hpp"
 #include "io/files.hpp"
 #include "io/plan_io.hpp"
+#include "lock_helpers.hpp"
 #include "scratch_dir.hpp"
 
 using namespace bi;
@@ -55,20 +56,8 @@ std::string usage_error(const std::function<void()>& action) {
     return {};
 }
 
-long long unix_now() {
-    return std::chrono::duration_cast<std::chrono::seconds>(
-               std::chrono::system_clock::now().time_since_epoch())
-        .count();
-}
-
-// A PID that was just in use and is not any more: a reaped child's.
-pid_t dead_pid() {
-    const pid_t child = ::fork();
-    if (child == 0) ::_exit(0);
-    int status = 0;
-    ::waitpid(child, &status, 0);
-    return child;
-}
+using testing::dead_pid;
+using testing::unix_now;
 
 }  // namespace
 

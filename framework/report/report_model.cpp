@@ -64,7 +64,15 @@ std::vector<ModelGrid> model_grids(const ReportModel& model) {
         const auto& cell = entry.cert().cell;
         auto& grid = grids[cell.model];
         grid.model = cell.model;
-        grid.cells[{cell.ctx, cell.dispatch_n}] = &entry;
+        // A cert a reader can rely on takes the cell from one that is invalid (which is
+        // reported on its own); two such certs of one cell are a conflict.
+        auto [at, fresh] = grid.cells.try_emplace({cell.ctx, cell.dispatch_n}, &entry);
+        if (!fresh && entry.trusted()) {
+            if (at->second->trusted())
+                grid.conflicts.push_back(&entry);
+            else
+                at->second = &entry;
+        }
         axes[cell.model].first.insert(cell.ctx);
         axes[cell.model].second.insert(cell.dispatch_n);
     }
@@ -84,7 +92,12 @@ std::optional<std::int64_t> largest_green_n(const ModelGrid& grid) {
     for (const auto n : grid.ns) {
         const bool everywhere = std::all_of(grid.ctxs.begin(), grid.ctxs.end(), [&](auto ctx) {
             const ReportEntry* entry = grid.at(ctx, n);
-            return entry && entry->trusted() && entry->cert().verdict.status == core::Status::Green;
+            const bool contested =
+                std::any_of(grid.conflicts.begin(), grid.conflicts.end(), [&](const auto* other) {
+                    return other->cert().cell.ctx == ctx && other->cert().cell.dispatch_n == n;
+                });
+            return entry && !contested && entry->trusted() &&
+                   entry->cert().verdict.status == core::Status::Green;
         });
         if (!everywhere) break;
         best = n;

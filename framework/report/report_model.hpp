@@ -37,6 +37,9 @@ struct ModelGrid {
     std::vector<std::int64_t> ctxs;                                             // ascending
     std::vector<std::int64_t> ns;                                               // ascending
     std::map<std::pair<std::int64_t, std::int64_t>, const ReportEntry*> cells;  // (ctx, N)
+    // Cells that more than one trusted cert claims: every such entry past the first. A cell in
+    // conflict is shown by its first cert but is no GREEN for the largest-N answer.
+    std::vector<const ReportEntry*> conflicts;
 
     const ReportEntry* at(std::int64_t ctx, std::int64_t n) const;
 };

@@ -159,3 +159,18 @@ TEST_CASE("sweep --report-html: one page with a matrix cell per (ctx, N) of the 
     for (const char* anchor : {"cell-m__ctx512__N2", "cell-m__ctx512__N4"})
         CHECK_THAT(html, Catch::Contains(std::string("href=\"#") + anchor + "\""));
 }
+
+TEST_CASE("report names two certs of one cell, and that cell answers no largest N",
+          "[report][cli]") {
+    testing::ScratchDir dir;
+    const std::string certs = fixtures(dir);
+    std::filesystem::copy_file(certs + "/tiny_rand-256__ctx512__N2.json", certs + "/again.json");
+    const auto r = run_command({BI_RUN_PATH, "report", certs});
+    INFO(r.err);
+    CHECK_THAT(r.err, Catch::Contains("note: two certs for tiny/rand-256 ctx 512 N 2: ") &&
+                          Catch::Contains("again.json") &&
+                          Catch::Contains("tiny_rand-256__ctx512__N2.json"));
+    // N = 2 was the answer; contested, there is none.
+    CHECK_THAT(r.out, Catch::Contains("tiny/rand-256: largest N that is GREEN, with every smaller "
+                                      "N measured, at every ctx measured (512, 1024): none\n"));
+}

@@ -192,3 +192,15 @@ TEST_CASE("the Markdown report stays within 1 MiB however many cells are not gre
     CHECK_THAT(text, Catch::Contains("more not shown (size limit)"));
     CHECK_THAT(text, Catch::Contains("| 1500 | **RED** |"));
 }
+
+TEST_CASE("two certs for one cell: the conflict is kept, and that cell answers no largest N",
+          "[report]") {
+    const auto green = testing::clean_cell(6, 2);
+    auto model = model_of({entry_of(green, 512, 2), entry_of(green, 512, 4)});
+    CHECK(largest_green_n(model_grids(model)[0]) == std::optional<std::int64_t>(4));
+    model.entries.push_back(entry_of(red(), 512, 4));  // a second cert of ctx 512, N 4
+    const auto grids = model_grids(model);
+    REQUIRE(grids[0].conflicts.size() == 1);
+    CHECK(grids[0].conflicts.front() == &model.entries[2]);
+    CHECK(largest_green_n(grids[0]) == std::optional<std::int64_t>(2));
+}

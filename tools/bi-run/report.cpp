@@ -85,6 +85,14 @@ int report_main(int argc, char** argv) {
                                            : std::vector<std::string>{plan->out_dir};
     const auto model = report::load_report(paths, judge_options(args));
     int code = kExitPromotable;
+    for (const auto& grid : report::model_grids(model))
+        for (const auto* other : grid.conflicts) {
+            const auto& cell = other->cert().cell;
+            std::cerr << "bi-run report: note: two certs for " << cell.model << " ctx " << cell.ctx
+                      << " N " << cell.dispatch_n << ": "
+                      << grid.at(cell.ctx, cell.dispatch_n)->path << " and " << other->path
+                      << " (the matrix shows the first; that cell answers no largest N)\n";
+        }
     for (const auto& entry : model.attestations)
         std::cerr << "bi-run report: note: " << entry.problem << ": skipped\n";
     for (const auto& entry : model.entries)

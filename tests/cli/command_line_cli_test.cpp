@@ -9,21 +9,19 @@
 #include <string>
 #include <vector>
 
+#include "cli_args.hpp"
 #include "io/cert_io.hpp"
 #include "io/files.hpp"
 #include "run_command.hpp"
 #include "scratch_dir.hpp"
 
 using namespace bi;
+using testing::bi_run;
 using testing::run_command;
+using testing::operator+;
 namespace fs = std::filesystem;
 
 namespace {
-
-std::vector<std::string> bi_run(std::vector<std::string> args) {
-    args.insert(args.begin(), BI_RUN_PATH);
-    return args;
-}
 
 // `args` run with NAME=VALUE entries added to the environment.
 testing::CommandResult with_env(const std::vector<std::string>& env,
@@ -45,11 +43,6 @@ std::string synth_model(const testing::ScratchDir& dir) {
 std::vector<std::string> dry_run(const std::string& model, const testing::ScratchDir& dir) {
     return bi_run({"run-live", "--dry-run", "--server-bin", BI_MOCK_SERVER_PATH, "--model", model,
                    "--out-dir", dir.file("out")});
-}
-
-std::vector<std::string> operator+(std::vector<std::string> a, const std::vector<std::string>& b) {
-    a.insert(a.end(), b.begin(), b.end());
-    return a;
 }
 
 const core::Json& run_record(const io::LoadedCert& loaded) {

@@ -7,26 +7,19 @@
 #include <string>
 #include <vector>
 
+#include "cli_args.hpp"
 #include "io/files.hpp"
 #include "io/json_text.hpp"
 #include "run_command.hpp"
 #include "scratch_dir.hpp"
 
 using namespace bi;
+using testing::bi_run;
 using testing::run_command;
+using testing::operator+;
 namespace fs = std::filesystem;
 
 namespace {
-
-std::vector<std::string> bi_run(std::vector<std::string> args) {
-    args.insert(args.begin(), BI_RUN_PATH);
-    return args;
-}
-
-std::vector<std::string> operator+(std::vector<std::string> a, const std::vector<std::string>& b) {
-    a.insert(a.end(), b.begin(), b.end());
-    return a;
-}
 
 // run-live --dry-run against the bundled mock server, on a model file that is not a GGUF.
 std::vector<std::string> dry_run(const testing::ScratchDir& dir) {

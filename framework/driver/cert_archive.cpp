@@ -1,10 +1,5 @@
 #include "cert_archive.hpp"
 
-#include <fcntl.h>
-#include <unistd.h>
-
-#include <cerrno>
-#include <cstring>
 #include <filesystem>
 
 #include "core/configuration.hpp"

@@ -1,6 +1,5 @@
 #include "signing.hpp"
 
-#include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 

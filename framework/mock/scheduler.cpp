@@ -12,6 +12,13 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
+// How long a lone request keeps its pace after the batch last held two (see last_co_batched_).
+constexpr auto kConcurrentHold = std::chrono::milliseconds(100);
+
+// Prompt tokens one decode step evaluates: a long prompt takes steps, as on a real server, so
+// a request's time in the batch grows with its prompt (and a /slots answer can see it there).
+constexpr int kPromptTokensPerStep = 32;
+
 double ms_between(Clock::time_point from, Clock::time_point to) {
     return std::chrono::duration<double, std::milli>(to - from).count();
 }
@@ -29,6 +36,7 @@ struct Scheduler::Task {
     std::string end_reason;  // stop_type when n_target is reached
     bool susceptible = false;
     bool prompt_done = false;
+    int n_prompt_evaluated = 0;  // prompt tokens evaluated so far, kPromptTokensPerStep a step
     bool ever_co_batched = false;
     // Contamination: the first co-batched neighbour's prompt words, leaked as one run.
     std::vector<std::string> leak_words;
@@ -227,6 +235,7 @@ bool Scheduler::step_locked() {
     if (busy.empty()) return false;
 
     const bool co_batched = busy.size() >= 2;
+    if (co_batched) last_co_batched_ = Clock::now();
     // A leaking neighbour is the first other busy slot whose prompt has words.
     std::vector<const std::vector<std::string>*> neighbour(slots_.size(), nullptr);
     if (co_batched)
@@ -244,7 +253,9 @@ bool Scheduler::step_locked() {
         task.ever_co_batched = task.ever_co_batched || co_batched;
         task.solo_ticks = co_batched ? 0 : task.solo_ticks + 1;
         if (!task.prompt_done) {
-            // The whole prompt is evaluated in one decode step.
+            task.n_prompt_evaluated =
+                std::min(task.n_prompt, task.n_prompt_evaluated + kPromptTokensPerStep);
+            if (task.n_prompt_evaluated < task.n_prompt) continue;
             task.prompt_done = true;
             task.prompt_finished = now;
             counters_.prompt_tokens_total += static_cast<std::uint64_t>(task.n_prompt);
@@ -312,7 +323,7 @@ std::vector<SlotView> Scheduler::slots() const {
             view.params = task.job.params;
             if (slot.processing) {
                 // Once released, llama-server zeroes the progress but keeps the task id.
-                view.n_prompt_tokens_processed = task.prompt_done ? task.n_prompt : 0;
+                view.n_prompt_tokens_processed = task.n_prompt_evaluated;
                 view.n_decoded = static_cast<int>(task.tokens.size());
                 view.n_remain = task.job.n_predict < 0 ? -1 : task.n_target - view.n_decoded;
             }
@@ -333,6 +344,7 @@ SchedulerStats Scheduler::stats() const {
 
 bool Scheduler::solo_past_grace_locked() const {
     if (options_.fast_solo_after_ticks < 0 || !queue_.empty()) return false;
+    if (Clock::now() - last_co_batched_ < kConcurrentHold) return false;
     const Task* alone = nullptr;
     for (const auto& slot : slots_) {
         if (!slot.processing) continue;

@@ -115,7 +115,8 @@ private:
 
     void admit_locked();
     bool step_locked();
-    // True when one request is alone in the batch past fast_solo_after_ticks: skip the tick.
+    // True when one request is alone in the batch past fast_solo_after_ticks and nothing shared
+    // the batch for kConcurrentHold: skip the tick.
     bool solo_past_grace_locked() const;
     void finish_locked(Slot& slot, const std::string& stop_type);
     void notify_finished(std::unique_lock<std::mutex>& lock);
@@ -131,6 +132,10 @@ private:
     std::int64_t next_task_id_ = 0;
     core::SplitMix64 coin_;  // the Stochastic divergence coin, one draw per arrival
     bool paused_ = false;
+    // When a step last held two or more requests: a lone request keeps its pace until the batch
+    // has held one request for kConcurrentHold, so that a client refilling a concurrent pass
+    // late (a loaded machine) still meets it in the batch.
+    std::chrono::steady_clock::time_point last_co_batched_{};
     bool stopping_ = false;
     std::thread thread_;
 };

@@ -22,7 +22,7 @@ namespace {
 
 // The demo's pacing: co-batched steps at kFastTickMs still overlap every pass at N, while a
 // request alone in the batch (every serial arm) runs on flat out after a few paced steps.
-constexpr const char* kFastTickMs = "0.5";
+constexpr const char* kFastTickMs = "0.3";
 constexpr int kFastSoloAfterTicks = 8;
 
 }  // namespace

@@ -23,10 +23,33 @@ std::size_t max_overlap_depth(const std::vector<Interval>& intervals) {
     return peak;
 }
 
+namespace {
+
+const BusySlot* busy_slot(const BusySample& sample, std::int64_t slot) {
+    const auto at = std::lower_bound(
+        sample.tasks.begin(), sample.tasks.end(), slot,
+        [](const BusySlot& entry, std::int64_t wanted) { return entry.slot < wanted; });
+    return at != sample.tasks.end() && at->slot == slot ? &*at : nullptr;
+}
+
+}  // namespace
+
 bool server_concurrent_during(const std::vector<BusySample>& samples, std::int64_t start_ns,
-                              std::int64_t end_ns) {
-    for (const auto& sample : samples)
+                              std::int64_t end_ns, std::optional<std::int64_t> own_slot) {
+    // The last answer wholly before the request and the first wholly after it.
+    const BusySample* before = nullptr;
+    const BusySample* after = nullptr;
+    for (const auto& sample : samples) {
         if (sample.busy >= 2 && sample.start_ns >= start_ns && sample.end_ns <= end_ns) return true;
+        if (sample.end_ns <= start_ns) before = &sample;
+        if (!after && sample.start_ns >= end_ns) after = &sample;
+    }
+    if (!own_slot || !before || !after) return false;
+    for (const auto& held : before->tasks) {
+        if (held.slot == *own_slot) continue;
+        const BusySlot* later = busy_slot(*after, held.slot);
+        if (later && later->task == held.task) return true;
+    }
     return false;
 }
 
@@ -40,11 +63,12 @@ PassCoverage pass_coverage(const ArmResults& pass, int pass_index,
     struct Timed {
         const std::string* id;
         Interval interval;
+        std::optional<std::int64_t> id_slot;
     };
     std::vector<Timed> timed;
     for (const auto& [id, record] : pass) {
         if (record.has_interval())
-            timed.push_back({&id, {*record.dispatch_ns, *record.complete_ns}});
+            timed.push_back({&id, {*record.dispatch_ns, *record.complete_ns}, record.id_slot});
         else
             coverage.missing_interval_ids.push_back(id);
     }
@@ -61,8 +85,8 @@ PassCoverage pass_coverage(const ArmResults& pass, int pass_index,
         const bool earlier = max_end_before > current.start_ns;
         const bool later = i + 1 < timed.size() && timed[i + 1].interval.start_ns < current.end_ns;
         const bool server_side =
-            !server ||
-            server_concurrent_during(server->busy_samples, current.start_ns, current.end_ns);
+            !server || server_concurrent_during(server->busy_samples, current.start_ns,
+                                                current.end_ns, timed[i].id_slot);
         if ((earlier || later) && server_side) {
             ++coverage.n_cobatched;
             coverage.cobatched_ids.push_back(*timed[i].id);

@@ -42,12 +42,20 @@ struct PassCoverage {
 PassCoverage pass_coverage(const ArmResults& pass, int pass_index,
                            const ServerOverlapEvidence* server = nullptr);
 
+// A slot seen computing, and the task it held (the server's own number for one request).
+struct BusySlot {
+    std::int64_t slot = 0;
+    std::int64_t task = 0;
+};
+
 // One /slots answer: how many slots were computing, seen at some instant between the request's
-// start and end (steady-clock ns since the run started).
+// start and end (steady-clock ns since the run started), and which task each busy slot held
+// where the kind names tasks.
 struct BusySample {
     std::int64_t start_ns = 0;
     std::int64_t end_ns = 0;
     std::int64_t busy = 0;
+    std::vector<BusySlot> tasks;  // sorted by slot; empty when the kind names no tasks
 };
 
 // What the server said while an arm (or one pass) ran, from the /slots and /metrics poller.
@@ -64,9 +72,15 @@ struct ServerOverlapEvidence {
     bool shows_overlap() const { return peak_busy_slots >= 2 || peak_requests_processing >= 2; }
 };
 
-// Whether the server showed two or more slots computing at an instant inside [start, end].
+// Whether the server showed a request in [start, end] sharing the batch with another: two or
+// more slots computing at an instant inside [start, end], or — when the request's own slot is
+// known — one task busy on another slot in an answer from before `start` and again in one from
+// after `end` (a slot holds one task from admission to completion, so that task was resident
+// the whole time the request was; short requests that fall between two answers are seen that
+// way). `samples` are in time order.
 bool server_concurrent_during(const std::vector<BusySample>& samples, std::int64_t start_ns,
-                              std::int64_t end_ns);
+                              std::int64_t end_ns,
+                              std::optional<std::int64_t> own_slot = std::nullopt);
 
 struct CompletionCensus {
     std::string arm;

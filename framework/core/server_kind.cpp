@@ -78,12 +78,12 @@ std::vector<std::string> launch_env(const ServerKind& kind, const LaunchValues& 
 }
 
 bool KindEvidence::operator==(const KindEvidence& o) const {
-    return slots_path == o.slots_path && slot_busy == o.slot_busy && slots_hint == o.slots_hint &&
-           metrics_path == o.metrics_path && metrics_format == o.metrics_format &&
-           running_gauge == o.running_gauge && gauge_hint == o.gauge_hint &&
-           step_mean == o.step_mean && step_sum == o.step_sum && step_count == o.step_count &&
-           capacity_field == o.capacity_field && props_path == o.props_path &&
-           served_model == o.served_model;
+    return slots_path == o.slots_path && slot_busy == o.slot_busy && slot_task == o.slot_task &&
+           slots_hint == o.slots_hint && metrics_path == o.metrics_path &&
+           metrics_format == o.metrics_format && running_gauge == o.running_gauge &&
+           gauge_hint == o.gauge_hint && step_mean == o.step_mean && step_sum == o.step_sum &&
+           step_count == o.step_count && capacity_field == o.capacity_field &&
+           props_path == o.props_path && served_model == o.served_model;
 }
 
 std::string_view model_form_name(ModelForm form) {
@@ -118,6 +118,7 @@ const KindEvidence& llama_server_evidence() {
         KindEvidence e;
         e.slots_path = "/slots";
         e.slot_busy = "is_processing";
+        e.slot_task = "id_task";
         e.slots_hint = "is the server started with --slots?";
         e.metrics_path = "/metrics";
         e.running_gauge = "llamacpp:requests_processing";
@@ -136,6 +137,7 @@ const KindEvidence& unrecorded_kind_evidence() {
     static const KindEvidence evidence = [] {
         KindEvidence e = llama_server_evidence();
         e.served_model.clear();
+        e.slot_task.clear();
         return e;
     }();
     return evidence;

@@ -67,8 +67,12 @@ const KindRequest& llama_server_request();
 // needs"). The verdict reads the per-slot endpoint into ServerOverlapEvidence's busy slots, the
 // running gauge into its requests processing and the step counters into its busy-per-step mean.
 struct KindEvidence {
-    std::string slots_path;    // a per-slot endpoint: a JSON array of slot objects; "": none
-    std::string slot_busy;     // a slot computes when this field is true or a non-zero number
+    std::string slots_path;  // a per-slot endpoint: a JSON array of slot objects; "": none
+    std::string slot_busy;   // a slot computes when this field is true or a non-zero number
+    // The slot's task id (llama-server: id_task), a number a slot keeps from a request's
+    // admission to its end: one task busy on one slot in two answers stayed resident between
+    // them. "": the kind has none, and only single answers confirm co-residency.
+    std::string slot_task;
     std::string slots_hint;    // said when slots_path gave nothing ("is it started with --slots?")
     std::string metrics_path;  // "": none
     std::string metrics_format = "prometheus";  // or "json-iterations": an array of step stats

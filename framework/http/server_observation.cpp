@@ -71,16 +71,30 @@ MetricsSample parse_json_iterations(std::string_view text, const core::KindEvide
 
 }  // namespace
 
-SlotsSample parse_slots(std::string_view body, std::string_view busy_field) {
+SlotsSample parse_slots(std::string_view body, std::string_view busy_field,
+                        std::string_view task_field) {
     const core::Json root = io::parse_json(body, "slots response");
     if (!root.is_array()) throw Error(ErrorCategory::Http, "slots response is not an array");
     SlotsSample sample;
     for (const core::Json& slot : root.as_array()) {
         if (!slot.is_object())
             throw Error(ErrorCategory::Http, "slots response holds a non-object entry");
-        ++sample.n_slots;
-        if (is_busy(slot.find(busy_field))) ++sample.busy;
+        const std::int64_t place = sample.n_slots++;
+        if (!is_busy(slot.find(busy_field))) continue;
+        ++sample.busy;
+        const core::Json* task = task_field.empty() ? nullptr : slot.find(task_field);
+        if (!task || !task->is_int() || task->as_int() < 0) continue;
+        const core::Json* id = slot.find("id");
+        sample.busy_tasks.push_back({id && id->is_int() ? id->as_int() : place, task->as_int()});
     }
+    // Two busy entries claiming one slot say nothing about either.
+    std::sort(sample.busy_tasks.begin(), sample.busy_tasks.end(),
+              [](const core::BusySlot& a, const core::BusySlot& b) { return a.slot < b.slot; });
+    for (std::size_t i = 1; i < sample.busy_tasks.size(); ++i)
+        if (sample.busy_tasks[i].slot == sample.busy_tasks[i - 1].slot) {
+            sample.busy_tasks.clear();
+            break;
+        }
     return sample;
 }
 
@@ -127,7 +141,7 @@ void OverlapAccumulator::add_slots(const SlotsSample& sample) {
 void OverlapAccumulator::add_slots(const SlotsSample& sample, std::int64_t start_ns,
                                    std::int64_t end_ns) {
     add_slots(sample);
-    busy_samples_.push_back({start_ns, end_ns, sample.busy});
+    busy_samples_.push_back({start_ns, end_ns, sample.busy, sample.busy_tasks});
 }
 
 void OverlapAccumulator::mark_unavailable(bool slots, bool metrics) {
@@ -160,7 +174,7 @@ void OverlapAccumulator::add_metrics(const MetricsSample& sample, std::int64_t s
     add_metrics(sample);
     if (!spec_.has_slots() && sample.running && std::isfinite(*sample.running))
         busy_samples_.push_back(
-            {start_ns, end_ns, static_cast<std::int64_t>(std::llround(*sample.running))});
+            {start_ns, end_ns, static_cast<std::int64_t>(std::llround(*sample.running)), {}});
 }
 
 core::ServerOverlapEvidence OverlapAccumulator::evidence() const {

@@ -19,10 +19,15 @@ struct SlotsSample {
     // Entries whose busy field (llama-server: is_processing) is true or a non-zero number; a
     // stale id_task is not evidence.
     std::int64_t busy = 0;
+    // The busy entries that name their task (the kind's slot_task field, a non-negative
+    // integer), by slot id: the entry's integer "id", else its place in the array.
+    std::vector<core::BusySlot> busy_tasks;
 };
 
 // A per-slot endpoint's body: an array of slot objects. bi::Error(Http) when it is not one.
-SlotsSample parse_slots(std::string_view body, std::string_view busy_field = "is_processing");
+// `task_field` empty: no task ids are read.
+SlotsSample parse_slots(std::string_view body, std::string_view busy_field = "is_processing",
+                        std::string_view task_field = "id_task");
 
 struct MetricsSample {
     std::map<std::string, double, std::less<>> values;  // every "name value" line, labels dropped

@@ -14,7 +14,8 @@
 namespace bi::http {
 
 // start() takes one sample before it returns (the window's baseline, before any request of the
-// arm), then a thread samples every `interval`; stop() joins it, takes a final sample and
+// arm), then a thread samples every `interval`, five times as often (at most every 1 ms) while
+// the latest round saw work; stop() joins it, takes a final sample and
 // returns the evidence. The destructor stops a running poller. One sampling round asks the
 // kind's per-slot and metrics endpoints (llama-server: /slots and /metrics; a kind without
 // either is never asked); a 404 or 501 from one (llama-server without --slots / --metrics)

@@ -722,6 +722,7 @@ const Table<KindEvidence>& table() {
     static const Table<E> rows{
         required("slots_path", &E::slots_path),
         required("slot_busy", &E::slot_busy),
+        unless_default("slot_task", &E::slot_task),
         required("slots_hint", &E::slots_hint),
         required("metrics_path", &E::metrics_path),
         required("metrics_format", &E::metrics_format),

@@ -179,15 +179,17 @@ core::KindEvidence read_evidence(const toml::table& root, const std::string& pat
     const toml::table* table = table_at(root, "evidence", path);
     if (!table) return e;
     const toml::table& t = *table;
-    toml_read::check_keys(
-        t,
-        {"slots_path", "slot_busy", "slots_hint", "metrics_path", "metrics_format", "running_gauge",
-         "gauge_hint", "step_mean", "step_sum", "step_count", "capacity_field", "served_model"},
-        path, "[evidence]");
+    toml_read::check_keys(t,
+                          {"slots_path", "slot_busy", "slot_task", "slots_hint", "metrics_path",
+                           "metrics_format", "running_gauge", "gauge_hint", "step_mean", "step_sum",
+                           "step_count", "capacity_field", "served_model"},
+                          path, "[evidence]");
     e.slots_path = path_at(t, "slots_path", path, "evidence");
     e.slot_busy = toml_read::string_at(t, "slot_busy", path, "evidence");
     if (e.has_slots() && e.slot_busy.empty())
         bad(path, "evidence.slot_busy must name the field that says a slot is computing");
+    e.slot_task = toml_read::string_at(t, "slot_task", path, "evidence");
+    if (!e.has_slots() && !e.slot_task.empty()) bad(path, "evidence.slot_task needs slots_path");
     e.slots_hint = toml_read::string_at(t, "slots_hint", path, "evidence");
     e.metrics_path = path_at(t, "metrics_path", path, "evidence");
     if (auto format = toml_read::string_at(t, "metrics_format", path, "evidence"); !format.empty())

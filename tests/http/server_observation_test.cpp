@@ -33,6 +33,29 @@ TEST_CASE("busy slots count is_processing only", "[slots]") {
     const SlotsSample after = parse_slots(fixture("slots_after.json"));
     CHECK(after.n_slots == 4);
     CHECK(after.busy == 0);
+    CHECK(after.busy_tasks.empty());  // its stale id_task names no busy slot
+}
+
+TEST_CASE("busy slots name their tasks by slot id", "[slots]") {
+    const SlotsSample busy = parse_slots(fixture("slots_busy.json"));
+    REQUIRE(busy.busy_tasks.size() == 4);
+    CHECK(busy.busy_tasks[0].slot == 0);
+    CHECK(busy.busy_tasks[0].task == 4);
+    CHECK(busy.busy_tasks[1].slot == 1);
+    CHECK(busy.busy_tasks[1].task == 2);
+    CHECK(parse_slots(fixture("slots_busy.json"), "is_processing", "").busy_tasks.empty());
+    // An entry without an integer id is named by its place; a negative or absent task is none.
+    const SlotsSample mixed = parse_slots(
+        R"([{"is_processing":true,"id_task":7},{"id":5,"is_processing":true,"id_task":-1},)"
+        R"({"id":6,"is_processing":true}])");
+    CHECK(mixed.busy == 3);
+    REQUIRE(mixed.busy_tasks.size() == 1);
+    CHECK(mixed.busy_tasks[0].slot == 0);
+    CHECK(mixed.busy_tasks[0].task == 7);
+    // Two busy entries claiming one slot: no entry's task is believed.
+    CHECK(parse_slots(R"([{"id":1,"is_processing":true,"id_task":3},)"
+                      R"({"id":1,"is_processing":true,"id_task":4}])")
+              .busy_tasks.empty());
 }
 
 TEST_CASE("a /slots answer that is not an array of objects is an error", "[slots]") {
@@ -80,7 +103,7 @@ TEST_CASE("no decode in the window or no metrics leaves the mean absent", "[metr
     still.add_metrics(parse_metrics(metrics_text(100, 1.0, 0)));
     CHECK_FALSE(still.evidence().mean_busy_slots_per_decode);
     OverlapAccumulator none;
-    none.add_slots(SlotsSample{4, 2});
+    none.add_slots(SlotsSample{4, 2, {}});
     none.count_sample();
     const auto e = none.evidence();
     CHECK_FALSE(e.mean_busy_slots_per_decode);

@@ -78,6 +78,42 @@ TEST_CASE("co-batching is detected against later and earlier neighbours", "[cove
     CHECK(c.not_cobatched_ids == std::vector<std::string>{"id2"});
 }
 
+TEST_CASE("a task resident on another slot before and after a request confirms it", "[coverage]") {
+    using core::BusySample;
+    using core::BusySlot;
+    // The request ran on slot 1 in [1000, 1100]: no answer fell inside it.
+    const std::vector<BusySample> samples{
+        {800, 900, 2, {{0, 41}, {1, 40}}},
+        {1200, 1300, 1, {{0, 41}}},
+    };
+    CHECK(core::server_concurrent_during(samples, 1000, 1100, 1));
+    CHECK_FALSE(core::server_concurrent_during(samples, 1000, 1100));  // its slot unknown
+    // Its own slot's task proves nothing: the request may have been that task.
+    CHECK_FALSE(core::server_concurrent_during(samples, 1000, 1100, 0));
+    // Another task on slot 0 afterwards: slot 0 may have been idle in between.
+    const std::vector<BusySample> replaced{{800, 900, 1, {{0, 41}}}, {1200, 1300, 1, {{0, 42}}}};
+    CHECK_FALSE(core::server_concurrent_during(replaced, 1000, 1100, 1));
+    // An answer overlapping the request's start is not wholly before it.
+    const std::vector<BusySample> straddling{{950, 1050, 1, {{0, 41}}}, {1200, 1300, 1, {{0, 41}}}};
+    CHECK_FALSE(core::server_concurrent_during(straddling, 1000, 1100, 1));
+    // Only the nearest answers count: slot 0 went idle and came back with the same number.
+    const std::vector<BusySample> gap{
+        {700, 800, 1, {{0, 41}}}, {850, 900, 0, {}}, {1200, 1300, 1, {{0, 41}}}};
+    CHECK_FALSE(core::server_concurrent_during(gap, 1000, 1100, 1));
+    // Through pass_coverage: the slot the server named for each request is used.
+    core::ArmResults pass = bi::testing::arm(2);
+    pass["id0"].dispatch_ns = 1000;
+    pass["id0"].complete_ns = 1100;
+    pass["id0"].id_slot = 1;
+    pass["id1"].dispatch_ns = 850;
+    pass["id1"].complete_ns = 1150;
+    pass["id1"].id_slot = 0;
+    core::ServerOverlapEvidence server;
+    server.busy_samples = samples;
+    const auto c = core::pass_coverage(pass, 1, &server);
+    CHECK(c.cobatched_ids == std::vector<std::string>{"id0"});
+}
+
 TEST_CASE("completion census counts modes", "[coverage]") {
     auto a = bi::testing::arm(5);
     a["id0"].failure_mode = core::FailureMode::Empty;

@@ -74,7 +74,7 @@ inline core::ServerOverlapEvidence busy_server(std::int64_t slots = 4) {
     s.mean_busy_slots_per_decode = static_cast<double>(slots);
     s.mean_busy_slots = static_cast<double>(slots);
     s.n_samples = 50;
-    s.busy_samples = {{1200, 1300, slots}};
+    s.busy_samples = {{1200, 1300, slots, {}}};
     return s;
 }
 

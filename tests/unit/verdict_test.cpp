@@ -323,7 +323,7 @@ TEST_CASE("trials of a pass whose overlap is unproven do not count", "[verdict]"
     const auto v = core::decide_verdict(e);
     CHECK(v.sensitivity.per_trial.n == 10);
     e.server_c_passes[1] = bi::testing::busy_server();
-    e.server_c_passes[1].busy_samples = {{5200, 5300, 4}};
+    e.server_c_passes[1].busy_samples = {{5200, 5300, 4, {}}};
     CHECK(core::decide_verdict(e).sensitivity.per_trial.n == 10);  // same neighbours: no new
 }
 
@@ -483,7 +483,8 @@ TEST_CASE("row 5: requested or reference evidence missing in a compared trial", 
 
 TEST_CASE("coverage needs the server's own sample inside the interval", "[verdict]") {
     auto e = clean_cell();
-    for (auto& s : e.server_c_passes) s.busy_samples = {{2500, 2600, 4}};  // after every request
+    for (auto& s : e.server_c_passes)
+        s.busy_samples = {{2500, 2600, 4, {}}};  // after every request
     auto v = core::decide_verdict(e);
     CHECK(v.status == core::Status::GreenUnverified);
     CHECK(mentions(v, "only 0 of 10 ids co-batched"));

@@ -28,7 +28,7 @@ void state_overlap(core::CellEvidence& evidence, std::int64_t slots) {
     stated.peak_busy_slots = slots;
     stated.peak_requests_processing = slots;
     stated.n_samples = 1;
-    stated.busy_samples = {{0, INT64_MAX, slots}};
+    stated.busy_samples = {{0, INT64_MAX, slots, {}}};
     evidence.server_c_passes.assign(evidence.arm_c.size(), stated);
     evidence.dispatch_n = slots;
     evidence.reported_total_slots = slots;

@@ -1,0 +1,99 @@
+// The demo cells earn their documented verdicts while other processes load every core: the
+// co-residency evidence must hold up when the poller, the mock and the client are descheduled.
+#include <signal.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <catch2/catch.hpp>
+#include <filesystem>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "cli_args.hpp"
+#include "io/cert_io.hpp"
+#include "run_command.hpp"
+#include "scratch_dir.hpp"
+
+using namespace bi;
+using testing::bi_run;
+using testing::operator+;
+using testing::run_command;
+
+namespace {
+
+// One spinning child per core, ended by PID (and by the kernel if this test dies first).
+class CoreLoad {
+public:
+    CoreLoad() {
+        const unsigned cores = std::max(2U, std::thread::hardware_concurrency());
+        for (unsigned i = 0; i < cores; ++i) {
+            const pid_t pid = ::fork();
+            REQUIRE(pid >= 0);
+            if (pid == 0) {
+                ::prctl(PR_SET_PDEATHSIG, SIGKILL);
+                volatile unsigned long spin = 0;
+                for (;;) spin = spin + 1;
+            }
+            pids_.push_back(pid);
+        }
+    }
+    ~CoreLoad() {
+        for (const pid_t pid : pids_) ::kill(pid, SIGKILL);
+        for (const pid_t pid : pids_) ::waitpid(pid, nullptr, 0);
+    }
+    CoreLoad(const CoreLoad&) = delete;
+    CoreLoad& operator=(const CoreLoad&) = delete;
+
+private:
+    std::vector<pid_t> pids_;
+};
+
+std::string cell_status(const testing::ScratchDir& dir) {
+    std::string cert;
+    for (const auto& entry : std::filesystem::directory_iterator(dir.path()))
+        if (entry.path().extension() == ".json") cert = entry.path().string();
+    if (cert.empty()) return "(no cert)";
+    const auto loaded = io::read_cert(cert);
+    const core::Json* status = loaded.document.find("status");
+    return status && status->is_string() ? status->as_string() : std::string("(none)");
+}
+
+struct DemoCell {
+    std::vector<std::string> args;
+    int exit_code;
+    std::string status;
+};
+
+}  // namespace
+
+TEST_CASE("the spark profile earns GREEN on the mock when the model echoes the answer",
+          "[cli][busy]") {
+    testing::ScratchDir dir;
+    const auto r = run_command(bi_run({"run-mock", "--profile", "spark", "--generator-param",
+                                       "echo=1", "--out-dir", dir.path(), "--quiet"}));
+    INFO(r.out << r.err);
+    CHECK(r.exit_code == 0);
+    CHECK(cell_status(dir) == "green");
+}
+
+TEST_CASE("the demo cells keep their verdicts with every core loaded", "[cli][busy]") {
+    const std::vector<DemoCell> cells{
+        {{}, 0, "green"},
+        {{"--divergence", "token"}, 3, "green_with_caveat"},
+        {{"--batch-divergence"}, 3, "failed"},
+        {{"--profile", "spark", "--generator-param", "echo=1"}, 0, "green"},
+        {{"--profile", "spark", "--generator-param", "echo=1", "--parallel", "2"}, 0, "green"},
+    };
+    const CoreLoad load;
+    for (const auto& cell : cells) {
+        testing::ScratchDir dir;
+        const auto r = run_command(bi_run(
+            std::vector<std::string>{"run-mock", "--out-dir", dir.path(), "--quiet"} + cell.args));
+        INFO((cell.args.empty() ? std::string("run-mock") : cell.args.front())
+             << ": " << r.out << r.err);
+        CHECK(r.exit_code == cell.exit_code);
+        CHECK(cell_status(dir) == cell.status);
+    }
+}

@@ -14,6 +14,40 @@ namespace bi::driver {
 
 namespace {
 
+// A plan is run later and elsewhere (a shard, a batch job, another working directory): every
+// path it keeps is made absolute when it is written. A bare name that is searched for (a
+// plugin, a kind, a server binary on PATH) stays as given, and so does a model given by name
+// where no such file exists.
+std::string absolute(const std::string& path) {
+    if (path.empty() || path == "-") return path;
+    return std::filesystem::absolute(path).lexically_normal().string();
+}
+
+void make_absolute(std::optional<std::string>& path) {
+    if (path) *path = absolute(*path);
+}
+
+void make_absolute_if_path(std::optional<std::string>& path) {
+    if (path && path->find('/') != std::string::npos) *path = absolute(*path);
+}
+
+void absolute_paths(core::RunRequest& request) {
+    for (auto& plugin : request.scoring.plugins)
+        if (plugin.find('/') != std::string::npos) plugin = absolute(plugin);
+    for (auto& dir : request.scoring.plugin_dirs) dir = absolute(dir);
+    make_absolute(request.scoring.workset);
+    auto& target = request.target;
+    make_absolute_if_path(target.server_bin);
+    if (target.model && std::filesystem::exists(*target.model)) make_absolute(target.model);
+    if (target.server_kind && (target.server_kind->find('/') != std::string::npos ||
+                               std::filesystem::exists(*target.server_kind)))
+        make_absolute(target.server_kind);
+    for (auto& dir : target.server_kind_dirs) dir = absolute(dir);
+    make_absolute(target.models_toml);
+    make_absolute(target.models_dir);
+    make_absolute(request.sign_key);
+}
+
 [[noreturn]] void usage(const std::string& message) {
     throw Error(ErrorCategory::Usage, message);
 }
@@ -55,8 +89,9 @@ core::SweepPlan plan_sweep(const core::RunRequest& request,
                            const std::vector<std::optional<std::string>>& profiles,
                            const Invocation& invocation, std::ostream& notes) {
     core::SweepPlan plan;
-    plan.out_dir = request.out_dir;
+    plan.out_dir = absolute(request.out_dir);
     plan.request = request;
+    absolute_paths(plan.request);
     plan.request.profile.reset();
     plan.request.ctxs = core::RunRequest{}.ctxs;
     plan.request.parallels = core::RunRequest{}.parallels;

@@ -366,3 +366,17 @@ TEST_CASE("upstream's plan-n line: --parallel is the largest N, --model-alias th
     CHECK(r.exit_code == 2);
     CHECK_THAT(r.err, Catch::Contains("--gguf-gb needs the KV shape too: missing --n-layer"));
 }
+
+TEST_CASE("a plan keeps absolute paths, so it runs from any directory", "[cli][plan]") {
+    testing::ScratchDir dir;
+    io::write_file_atomically(dir.file("m.gguf"), "not really a model");
+    const auto r =
+        run_command({"/bin/sh", "-c",
+                     "cd '" + dir.path() + "' && exec '" + BI_RUN_PATH + "' plan --server-bin '" +
+                         BI_MOCK_SERVER_PATH + "' --model m.gguf --out-dir ./certs/../out"});
+    INFO(r.err);
+    CHECK(r.exit_code == 0);
+    CHECK_THAT(r.out, Catch::Contains("\"out_dir\": \"" + dir.file("out") + "\""));
+    CHECK_THAT(r.out, Catch::Contains("\"model\": \"" + dir.file("m.gguf") + "\""));
+    CHECK_THAT(r.out, !Catch::Contains("\"m.gguf\""));
+}

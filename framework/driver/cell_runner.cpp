@@ -12,6 +12,7 @@
 #include "core/permutation.hpp"
 #include "core/sample_size.hpp"
 #include "core/union.hpp"
+#include "core/verdict.hpp"
 #include "dispatcher.hpp"
 #include "host_info.hpp"
 #include "http/completion_client.hpp"
@@ -140,6 +141,12 @@ CellRunner::ArmRun CellRunner::run_arm(ServerHandle& server,
         progress_.arm_advanced(done, total);
     };
     request.server_alive = [&server] { return server.alive(); };
+    // A wedged server is given up on in minutes, not after every request's timeout: the first
+    // requests all timing out (two serially, the first wave at N), or, where the completion
+    // floor gates the arm (A, A' and C), once it can no longer be met.
+    request.first_timeouts = std::min<std::size_t>(
+        request.order.size(), concurrency > 1 ? static_cast<std::size_t>(concurrency) : 2);
+    if (arm != "B") request.completion_floor = core::kCompletionFloor;
 
     progress_.arm_started(label, request.order.size());
     const auto start = clock::now();
@@ -148,7 +155,8 @@ CellRunner::ArmRun CellRunner::run_arm(ServerHandle& server,
                               evidence_spec());
     poller.start(request.deadline);
     ArmRun run;
-    run.records = driver::run_arm(endpoint_of(server), request);
+    auto outcome = driver::run_arm_outcome(endpoint_of(server), request);
+    run.records = std::move(outcome.records);
     run.server = poller.stop();
     run.seconds = seconds_since(start);
 
@@ -156,6 +164,12 @@ CellRunner::ArmRun CellRunner::run_arm(ServerHandle& server,
     if (!server.alive())
         throw Error(ErrorCategory::Server,
                     "the server died during " + label + ": " + server.death_report());
+    // Without a serial arm there is nothing to compare against: no verdict, as for a crash. A
+    // pass of C that fails where A answered is evidence itself (failed under concurrency).
+    if (!outcome.gave_up.empty() && arm != "C")
+        throw Error(ErrorCategory::Server, label + " given up: " + outcome.gave_up +
+                                               "; no verdict is possible, so no cert is written");
+    run.gave_up = std::move(outcome.gave_up);
     return run;
 }
 
@@ -217,9 +231,10 @@ Baseline CellRunner::run_baseline(std::int64_t ctx, const WorkRowSource& rows) {
     return baseline;
 }
 
-bool CellRunner::run_pass(ServerHandle& server, const std::vector<core::WorkItem>& items,
-                          int parallel, int pass, const std::string& of,
-                          core::CellEvidence& evidence, core::Timings& timings) {
+CellRunner::PassRun CellRunner::run_pass(ServerHandle& server,
+                                         const std::vector<core::WorkItem>& items, int parallel,
+                                         int pass, const std::string& of,
+                                         core::CellEvidence& evidence, core::Timings& timings) {
     const std::string label = "arm C pass " + std::to_string(pass) + "/" + of + " (" +
                               std::to_string(parallel) + " at once)";
     auto c = run_arm(server, items, "C", pass,
@@ -236,7 +251,9 @@ bool CellRunner::run_pass(ServerHandle& server, const std::vector<core::WorkItem
                        ? std::to_string(c.server.peak_busy_slots) + " busy slots)"
                        : std::to_string(c.server.peak_requests_processing) + " running)")
             : std::to_string(this_pass.divergent_ids.size()) + " id(s) diverge from A");
-    return !this_pass.clean();
+    if (!c.gave_up.empty())
+        progress_.notice(label + " given up: " + c.gave_up + "; no further passes are run");
+    return {!this_pass.clean(), std::move(c.gave_up)};
 }
 
 CellRunner::PassesRun CellRunner::run_passes(ServerHandle& server,
@@ -247,8 +264,12 @@ CellRunner::PassesRun CellRunner::run_passes(ServerHandle& server,
     if (!options_.target_rate) {
         const std::string of = std::to_string(options_.passes);
         for (int t = 1; t <= options_.passes; ++t) {
-            const bool diverged = run_pass(server, items, parallel, t, of, evidence, timings);
-            if (options_.stop_on_red && diverged && t < options_.passes) {
+            const PassRun pass = run_pass(server, items, parallel, t, of, evidence, timings);
+            if (!pass.gave_up.empty()) {
+                result.stopped_early = t < options_.passes;
+                break;
+            }
+            if (options_.stop_on_red && pass.diverged && t < options_.passes) {
                 result.stopped_early = true;
                 progress_.note("--stop-on-red: stopping after pass " + std::to_string(t) +
                                "; the verdict cannot change");
@@ -285,15 +306,20 @@ CellRunner::PassesRun CellRunner::run_passes(ServerHandle& server,
                    " passes" + estimate);
     const std::string of = "<=" + std::to_string(plan.max_passes);
     std::optional<core::PlanEnd> end;
+    bool gave_up = false;
     while (!end) {
         const int pass = plan.passes_used + 1;
-        run_pass(server, items, parallel, pass, of, evidence, timings);
+        const PassRun run = run_pass(server, items, parallel, pass, of, evidence, timings);
         plan.passes_used = pass;
         // The verdict's own view of the pass (incomplete items left out), as the cert records it.
         const core::Verdict so_far = core::decide_verdict(evidence);
         plan.trials_counted = so_far.sensitivity.per_trial.n;
         const bool diverged = !so_far.ac.per_pass.back().clean();
         end = core::plan_end(limits, plan.passes_used, plan.trials_counted, diverged);
+        // A pass given up on that did not diverge would be given up on again: the plan ends as
+        // at its pass limit, short of the target.
+        gave_up = !run.gave_up.empty();
+        if (!end && gave_up) end = core::PlanEnd::MaxPasses;
         progress_.note(std::to_string(plan.trials_counted) + "/" +
                        std::to_string(plan.trials_needed) + " counted trials after pass " +
                        std::to_string(pass));
@@ -301,11 +327,11 @@ CellRunner::PassesRun CellRunner::run_passes(ServerHandle& server,
     plan.ended = *end;
     plan.reached = plan.ended == core::PlanEnd::Reached;
     result.stopped_early =
-        plan.ended == core::PlanEnd::Divergence && plan.passes_used < plan.max_passes;
+        (plan.ended == core::PlanEnd::Divergence || gave_up) && plan.passes_used < plan.max_passes;
     if (plan.ended == core::PlanEnd::Divergence)
         progress_.note("invariant divergence in pass " + std::to_string(plan.passes_used) +
                        ": a RED needs no more samples");
-    else if (!plan.reached)
+    else if (!plan.reached && !gave_up)
         progress_.note("--max-passes " + std::to_string(plan.max_passes) +
                        " reached before the target: the cert states the bound achieved");
     result.plan = plan;

@@ -95,6 +95,7 @@ private:
         std::vector<core::TrialRecord> records;
         core::ServerOverlapEvidence server;
         double seconds = 0.0;
+        std::string gave_up;  // why the arm was given up as hopeless (arm C only; see run_arm)
     };
     ArmRun run_arm(ServerHandle& server, const std::vector<core::WorkItem>& items,
                    const std::string& arm, int pass, std::vector<std::size_t> order,
@@ -108,10 +109,14 @@ private:
     // Arm C: T fixed passes, or planned passes with a target rate.
     PassesRun run_passes(ServerHandle& server, const std::vector<core::WorkItem>& items,
                          int parallel, core::CellEvidence& evidence, core::Timings& timings);
-    // One pass of arm C, scored into `evidence`; returns whether it diverged from A.
-    bool run_pass(ServerHandle& server, const std::vector<core::WorkItem>& items, int parallel,
-                  int pass, const std::string& of, core::CellEvidence& evidence,
-                  core::Timings& timings);
+    struct PassRun {
+        bool diverged = false;  // from A
+        std::string gave_up;    // why the pass was given up as hopeless, if it was
+    };
+    // One pass of arm C, scored into `evidence`.
+    PassRun run_pass(ServerHandle& server, const std::vector<core::WorkItem>& items, int parallel,
+                     int pass, const std::string& of, core::CellEvidence& evidence,
+                     core::Timings& timings);
     core::RunRecord run_record(const Baseline& baseline) const;
     const core::KindEvidence& evidence_spec() const;
     core::Json fetch_props(const ServerHandle& server) const;

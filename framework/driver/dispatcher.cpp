@@ -1,9 +1,12 @@
 #include "dispatcher.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <condition_variable>
+#include <map>
 #include <memory>
 #include <mutex>
+#include <sstream>
 #include <thread>
 
 #include "core/error.hpp"
@@ -19,7 +22,14 @@ using Clock = std::chrono::steady_clock;
 // How often the calling thread looks at the cancel flag and the deadline.
 constexpr auto kWatchInterval = std::chrono::milliseconds(5);
 
-enum class StopReason : int { None = 0, Cancelled, Deadline, ServerDied };
+enum class StopReason : int { None = 0, Cancelled, Deadline, ServerDied, GaveUp };
+
+// 120 -> "120", 0.5 -> "0.5": seconds and percentages as a person writes them.
+std::string seconds_text(double value) {
+    std::ostringstream out;
+    out << value;
+    return out.str();
+}
 
 std::int64_t ns_since(Clock::time_point origin, Clock::time_point t) {
     return std::chrono::duration_cast<std::chrono::nanoseconds>(t - origin).count();
@@ -79,6 +89,9 @@ public:
         return std::move(records_);
     }
 
+    // Why the arm was given up; valid after run().
+    std::string gave_up() const { return stop_reason() == StopReason::GaveUp ? gave_up_ : ""; }
+
 private:
     const ArmRequest& request_;
     const std::size_t total_;
@@ -99,6 +112,13 @@ private:
     Clock::time_point release_time_;
 
     std::mutex alive_mutex_;  // server_alive need not be thread-safe
+
+    std::mutex give_up_mutex_;  // the failure tally below
+    std::size_t finished_ = 0;
+    std::size_t failed_ = 0;
+    std::size_t leading_timeouts_ = 0;  // the first requests to finish, while all timed out
+    std::map<std::string, std::size_t> failed_by_mode_;
+    std::string gave_up_;
 
     StopReason stop_reason() const { return static_cast<StopReason>(stop_.load()); }
 
@@ -224,10 +244,48 @@ private:
         } else {
             label_failure(r, *outcome.failure);
         }
+        tally(outcome.failure ? std::optional<core::FailureMode>(outcome.failure->mode)
+                              : std::nullopt);
         // The watcher is not woken here: it looks every kWatchInterval, and a wake-up per
         // request cost the calling thread one context switch per trial.
         done_.fetch_add(1);
         return true;
+    }
+
+    // Counts one finished request and gives the arm up once it is hopeless (see ArmRequest).
+    void tally(std::optional<core::FailureMode> failure) {
+        std::lock_guard<std::mutex> lock(give_up_mutex_);
+        if (stop_reason() != StopReason::None) return;  // stopped for another reason meanwhile
+        const bool timed_out = failure == core::FailureMode::HttpTimeout;
+        if (leading_timeouts_ == finished_ && timed_out) ++leading_timeouts_;
+        ++finished_;
+        if (failure) {
+            ++failed_;
+            ++failed_by_mode_[std::string(core::FailureLabel(*failure).word())];
+        }
+        const auto timeout_s = std::chrono::duration<double>(request_.request.timeout).count();
+        if (request_.first_timeouts > 0 && leading_timeouts_ == request_.first_timeouts &&
+            finished_ == leading_timeouts_) {
+            gave_up_ = "the first " + std::to_string(leading_timeouts_) + " request(s) to finish " +
+                       "all timed out (" + seconds_text(timeout_s) +
+                       " s each): the server takes requests but does not answer them";
+            trigger(StopReason::GaveUp);
+            return;
+        }
+        if (!request_.completion_floor || !failure) return;
+        const double floor = *request_.completion_floor;
+        // ok / total >= floor is still possible while failures <= total - ceil(floor * total).
+        const auto needed =
+            static_cast<std::size_t>(std::ceil(floor * static_cast<double>(total_) - 1e-9));
+        const std::size_t may_fail = total_ - std::min(total_, needed);
+        if (failed_ <= may_fail) return;
+        std::string modes;
+        for (const auto& [mode, n] : failed_by_mode_)
+            modes += (modes.empty() ? "" : ", ") + mode + " x" + std::to_string(n);
+        gave_up_ = std::to_string(failed_) + " of " + std::to_string(total_) +
+                   " request(s) failed (" + modes + "): at most " + std::to_string(may_fail) +
+                   " may fail for the " + seconds_text(floor * 100.0) + "% completion floor";
+        trigger(StopReason::GaveUp);
     }
 
     void label_failure(core::TrialRecord& r, const http::Failure& failure) {
@@ -269,6 +327,10 @@ private:
                 r.failure_mode = core::FailureMode::ServerDied;
                 r.error = "server not running: " + detail;
                 return;
+            case StopReason::GaveUp:
+                r.failure_mode = core::FailureMode::Incomplete;
+                r.error = "gave up on the arm: " + detail;
+                return;
         }
     }
 
@@ -286,9 +348,16 @@ private:
 }  // namespace
 
 std::vector<core::TrialRecord> run_arm(const http::Endpoint& endpoint, const ArmRequest& request) {
+    return run_arm_outcome(endpoint, request).records;
+}
+
+ArmOutcome run_arm_outcome(const http::Endpoint& endpoint, const ArmRequest& request) {
     validate(request);
     ArmRun run(endpoint, request);
-    return run.run();
+    ArmOutcome outcome;
+    outcome.records = run.run();
+    outcome.gave_up = run.gave_up();
+    return outcome;
 }
 
 }  // namespace bi::driver

@@ -37,6 +37,18 @@ struct ArmRequest {
     // Asked after a request fails (from worker threads, serialised by run_arm): false means the
     // server process is gone. Absent: assumed alive.
     std::function<bool()> server_alive;
+    // When to give the arm up as hopeless (a wedged server), rather than let every request run
+    // to its timeout: once more requests have failed than `completion_floor` (a share of the
+    // arm) allows, or once the first `first_timeouts` requests to finish all timed out. Unset /
+    // 0: never.
+    std::optional<double> completion_floor;
+    std::size_t first_timeouts = 0;
+};
+
+struct ArmOutcome {
+    std::vector<core::TrialRecord> records;
+    // Why the arm was given up as hopeless; empty when it was not.
+    std::string gave_up;
 };
 
 // Runs the arm and returns one record per entry of `order`, in `order`'s sequence, whatever
@@ -51,10 +63,11 @@ struct ArmRequest {
 // was sent has dispatch_ns, complete_ns (steady clock, ns since origin) and wall_ms.
 //
 // Stopping. A request that fails while server_alive() says false is "server_died". The arm
-// then stops early for one of three reasons, checked every few ms and after every request:
-//   cancelled    (*cancel became true)      -> "http_timeout", error "cancelled..."
-//   arm deadline (deadline passed)          -> "http_timeout", error "arm deadline..."
-//   server died  (server_alive() was false) -> "server_died",  error "server not running..."
+// then stops early for one of four reasons, checked every few ms and after every request:
+//   cancelled    (*cancel became true)      -> "incomplete",  error "cancelled..."
+//   arm deadline (deadline passed)          -> "incomplete",  error "arm deadline..."
+//   server died  (server_alive() was false) -> "server_died", error "server not running..."
+//   gave up      (completion_floor or first_timeouts, above) -> "incomplete", error "gave up..."
 // Requests in flight are cut off at once (their records keep their intervals); items not yet
 // sent get a record without an interval, error "...: not sent". Request timeouts are shortened
 // so that no request outlives the deadline.
@@ -62,5 +75,8 @@ struct ArmRequest {
 // Throws bi::Error(Internal) before sending anything when items is null, concurrency < 1, or
 // order holds an index out of range or twice.
 std::vector<core::TrialRecord> run_arm(const http::Endpoint& endpoint, const ArmRequest& request);
+
+// As run_arm, saying too whether (and why) the arm was given up as hopeless.
+ArmOutcome run_arm_outcome(const http::Endpoint& endpoint, const ArmRequest& request);
 
 }  // namespace bi::driver

@@ -5,7 +5,9 @@ It takes llama-server's command line (-m, --host, --port, -c, --parallel/-np, --
 --slots; other flags are ignored) plus --fake-* knobs that choose a misbehaviour. A ticker
 advances every computing request by one token per tick, so co-batching is real: /slots,
 /metrics (requests_processing, n_decode_total, n_busy_slots_per_decode) report what the ticker
-did, unless a knob says to lie. Text is a deterministic function of the prompt; knobs change
+did, unless a knob says to lie (--fake-lie-slots: every admitted request is said to compute;
+--fake-phantom-task: every slot not computing is said to hold a task that never ends). Task ids
+are numbered per request, as llama-server does. Text is a deterministic function of the prompt; knobs change
 parts of the generation when a request shared a batch with enough others. --fake-ik-surface
 serves ik_llama.cpp's evidence instead: /slots entries with an integer state and no
 is_processing, /metrics without the decode counters. --fake-surface=KIND serves another kind's
@@ -84,8 +86,8 @@ class Config:
 
 
 class Request:
-    def __init__(self, prompt, n_predict, slot):
-        self.prompt, self.n_predict, self.slot = prompt, n_predict, slot
+    def __init__(self, prompt, n_predict, slot, task):
+        self.prompt, self.n_predict, self.slot, self.task = prompt, n_predict, slot, task
         self.generated = 0
         self.peak_batch = 0
         self.computing = False
@@ -100,6 +102,7 @@ class Scheduler:
         self.n_decode = 0
         self.busy_slot_decodes = 0
         self.steps = []  # trtllm: the steps since the last /metrics answer
+        self.n_tasks = 0  # task ids, one per admitted request, as llama-server numbers them
         threading.Thread(target=self.tick, daemon=True).start()
 
     def admit(self, prompt, n_predict, wanted_slot):
@@ -110,7 +113,8 @@ class Scheduler:
                         and 0 <= wanted_slot < len(self.slots)):
                     free = [wanted_slot] if self.slots[wanted_slot] is None else []
                 if free:
-                    request = Request(prompt, n_predict, free[0])
+                    self.n_tasks += 1
+                    request = Request(prompt, n_predict, free[0], self.n_tasks)
                     self.slots[free[0]] = request
                     return request
                 self.lock.wait()
@@ -147,12 +151,16 @@ class Scheduler:
     def slots_view(self):
         with self.lock:
             lie = self.config.has("lie-slots")
+            phantom = self.config.has("phantom-task")
             ik = self.config.has("ik-surface")
             out = []
             for i, r in enumerate(self.slots):
                 busy = r is not None and (r.computing or (lie and not r.done.is_set()))
+                task = -1 if r is None else r.task
+                if phantom and not busy:  # a task that never ends, and never computes
+                    busy, task = True, 1000000 + i
                 slot = {"id": i, "n_ctx": self.config.ctx // max(1, self.config.total_slots),
-                        "id_task": -1 if r is None else i}
+                        "id_task": task}
                 # ik_llama.cpp: an integer state (0 idle, 1 processing), no is_processing.
                 slot.update({"state": int(busy)} if ik else {"is_processing": bool(busy)})
                 out.append(slot)

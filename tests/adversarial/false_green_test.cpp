@@ -95,6 +95,29 @@ TEST_CASE("root cause 2: /slots and /metrics that lie are contradicted by the de
     CHECK(says(run.cert, "contradicting /slots"));
 }
 
+TEST_CASE(
+    "root cause 2: a phantom task resident on the other slots does not co-batch a serial "
+    "server",
+    "[adversarial]") {
+    // The server computes one request at a time while /slots shows every other slot busy with a
+    // task that never ends: each request has a task on another slot before and after it, and
+    // every /slots answer shows N busy. The counters of what was computed contradict it.
+    auto run = run_fake({"--fake-compute-max=1", "--fake-phantom-task"});
+    INFO(run.result.out << run.result.err);
+    REQUIRE(run.cert.is_object());
+    CHECK(run.result.exit_code == 3);
+    CHECK(str(run.cert, "status") == "green_unverified");
+    CHECK(says(run.cert, "the decode counters say 1.00 busy slots per decode"));
+    // Where the kind has no decode counters (ik_llama.cpp), its requests_processing gauge does.
+    run = run_fake({"--fake-ik-surface", "--fake-compute-max=1", "--fake-phantom-task"},
+                   {"--server-kind", "ik_llama.cpp"});
+    INFO(run.result.out << run.result.err);
+    REQUIRE(run.cert.is_object());
+    CHECK(run.result.exit_code == 3);
+    CHECK(str(run.cert, "status") == "green_unverified");
+    CHECK(says(run.cert, "requests_processing peaked at 1"));
+}
+
 TEST_CASE("root cause 2: a server without /slots, or without /metrics, is never green",
           "[adversarial]") {
     auto run = run_fake({"--fake-no-slots"});

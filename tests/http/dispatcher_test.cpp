@@ -242,6 +242,61 @@ TEST_CASE("a request timeout becomes http_timeout and the arm goes on", "[dispat
     CHECK(server.completion_calls() == 2);
 }
 
+TEST_CASE("a wedged server: the arm is given up once its first requests all time out",
+          "[dispatcher]") {
+    FakeScript script;
+    script.hang_after = 0;  // takes every request, answers none
+    FakeLlamaServer server(script);
+    const auto items = make_items(12);
+    for (const int concurrency : {1, 3}) {
+        ArmRequest request = arm_request(items, concurrency);
+        request.request.timeout = 200ms;
+        request.first_timeouts = concurrency == 1 ? 2 : 3;
+        const auto outcome = bi::driver::run_arm_outcome(endpoint_of(server), request);
+        REQUIRE(outcome.records.size() == items.size());
+        CHECK_THAT(outcome.gave_up,
+                   Catch::Contains("the first " + std::to_string(request.first_timeouts) +
+                                   " request(s) to finish all timed out"));
+        std::size_t timed_out = 0;
+        for (const auto& r : outcome.records) {
+            if (r.failure_mode == bi::core::FailureMode::HttpTimeout) {
+                ++timed_out;
+                continue;
+            }
+            // The rest were never sent, or cut off in flight: incomplete, never a failure.
+            CHECK(r.failure_mode == bi::core::FailureMode::Incomplete);
+            CHECK_THAT(r.error, Catch::StartsWith("gave up on the arm: "));
+        }
+        CHECK(timed_out >= request.first_timeouts);
+        CHECK(timed_out < items.size());
+    }
+}
+
+TEST_CASE("an arm is given up once its completion floor is out of reach, not before",
+          "[dispatcher]") {
+    FakeScript script;
+    script.completion_status = 500;
+    script.completion_error_body = R"({"error":{"code":500,"message":"failed to allocate KV"}})";
+    FakeLlamaServer server(script);
+    const auto items = make_items(10);
+    ArmRequest request = arm_request(items, 1);
+    request.completion_floor = 0.8;  // 8 of 10 must complete: the third failure ends it
+    const auto outcome = bi::driver::run_arm_outcome(endpoint_of(server), request);
+    CHECK(outcome.gave_up ==
+          "3 of 10 request(s) failed (oom x3): at most 2 may fail for the 80% completion floor");
+    CHECK(server.completion_calls() == 3);
+    REQUIRE(outcome.records.size() == 10);
+    for (std::size_t i = 0; i < 3; ++i)
+        CHECK(outcome.records[i].failure_mode == bi::core::FailureMode::Oom);
+    for (std::size_t i = 3; i < 10; ++i)
+        CHECK(outcome.records[i].error == "gave up on the arm: not sent");
+    // Without a floor the same arm runs to the end, and says it was not given up.
+    request.completion_floor.reset();
+    const auto full = bi::driver::run_arm_outcome(endpoint_of(server), request);
+    CHECK(full.gave_up.empty());
+    CHECK(server.completion_calls() == 13);
+}
+
 TEST_CASE("a refused port is http_error for every item", "[dispatcher]") {
     const auto items = make_items(3);
     ArmRequest request = arm_request(items, 2);

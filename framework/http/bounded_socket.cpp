@@ -38,6 +38,10 @@ void BoundedSocketImpl::wait_for(int mode) {
 void BoundedSocketImpl::connect(const Poco::Net::SocketAddress& address,
                                 const Poco::Timespan& timeout) {
     StreamSocketImpl::connect(address, std::min(timeout, time_left()));
+    // A request goes out as its header and then its body, two small writes: with Nagle's
+    // algorithm the body waits for the server to acknowledge the header, which a delayed ACK
+    // holds back for up to 40 ms a request.
+    setNoDelay(true);
 }
 
 // Non-blocking sends after a bounded wait, so no single send(2) can outlast the deadline.

@@ -71,6 +71,10 @@ public:
                 reply = service_.handle(call);
             }
             if (reply.drop_connection) return drop_connection(request, response);
+            // The reply goes out as its header and then its body: without TCP_NODELAY the body
+            // can wait for the client's delayed ACK of the header.
+            if (auto* impl = dynamic_cast<Poco::Net::HTTPServerRequestImpl*>(&request))
+                impl->socket().setNoDelay(true);
             response.setStatusAndReason(
                 static_cast<Poco::Net::HTTPResponse::HTTPStatus>(reply.status));
             response.setContentType(reply.content_type);

@@ -53,6 +53,32 @@ bool server_concurrent_during(const std::vector<BusySample>& samples, std::int64
     return false;
 }
 
+std::optional<double> busy_per_decode_between(const std::vector<DecodeSample>& samples,
+                                              std::int64_t from_ns, std::int64_t to_ns) {
+    const DecodeSample* first = nullptr;
+    const DecodeSample* last = nullptr;
+    for (const auto& sample : samples) {
+        if (!first && sample.start_ns >= from_ns) first = &sample;
+        if (sample.end_ns <= to_ns) last = &sample;
+    }
+    if (!first || !last || last == first) return std::nullopt;
+    const double decodes = last->decodes - first->decodes;
+    if (!(decodes > 0)) return std::nullopt;
+    return (last->busy_slot_decodes - first->busy_slot_decodes) / decodes;
+}
+
+std::optional<Interval> full_concurrency_span(const std::vector<TrialRecord>& records,
+                                              std::size_t concurrency) {
+    std::vector<std::int64_t> sent;
+    for (const auto& record : records)
+        if (record.dispatch_ns) sent.push_back(*record.dispatch_ns);
+    if (concurrency == 0 || sent.size() < concurrency) return std::nullopt;
+    std::sort(sent.begin(), sent.end());
+    const Interval span{sent[concurrency - 1], sent.back()};
+    if (span.end_ns <= span.start_ns) return std::nullopt;
+    return span;
+}
+
 PassCoverage pass_coverage(const ArmResults& pass, int pass_index,
                            const ServerOverlapEvidence* server) {
     PassCoverage coverage;

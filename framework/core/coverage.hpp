@@ -58,16 +58,26 @@ struct BusySample {
     std::vector<BusySlot> tasks;  // sorted by slot; empty when the kind names no tasks
 };
 
+// One reading of a kind's step counters: the running sum of busy slots over steps and the step
+// count, answered between start_ns and end_ns.
+struct DecodeSample {
+    std::int64_t start_ns = 0;
+    std::int64_t end_ns = 0;
+    double busy_slot_decodes = 0.0;
+    double decodes = 0.0;
+};
+
 // What the server said while an arm (or one pass) ran, from the /slots and /metrics poller.
 struct ServerOverlapEvidence {
     std::int64_t peak_busy_slots = 0;           // /slots entries with is_processing == true
     std::int64_t peak_requests_processing = 0;  // /metrics llamacpp:requests_processing
     std::optional<double> mean_busy_slots_per_decode;
     std::size_t n_samples = 0;
-    std::optional<double> mean_busy_slots;  // over the /slots answers of the window
-    bool slots_available = true;            // /slots answered at least once, never 404/501
-    bool metrics_available = true;          // /metrics likewise
-    std::vector<BusySample> busy_samples;   // kept in memory for coverage; not in the cert
+    std::optional<double> mean_busy_slots;     // over the /slots answers of the window
+    bool slots_available = true;               // /slots answered at least once, never 404/501
+    bool metrics_available = true;             // /metrics likewise
+    std::vector<BusySample> busy_samples;      // kept in memory for coverage; not in the cert
+    std::vector<DecodeSample> decode_samples;  // in memory only, for busy_per_decode_between
 
     bool shows_overlap() const { return peak_busy_slots >= 2 || peak_requests_processing >= 2; }
 };
@@ -81,6 +91,19 @@ struct ServerOverlapEvidence {
 bool server_concurrent_during(const std::vector<BusySample>& samples, std::int64_t start_ns,
                               std::int64_t end_ns,
                               std::optional<std::int64_t> own_slot = std::nullopt);
+
+// The busy slots per step the counters show between the first reading answered wholly after
+// from_ns and the last answered wholly before to_ns; none without two such readings a step
+// apart. `samples` are in time order.
+std::optional<double> busy_per_decode_between(const std::vector<DecodeSample>& samples,
+                                              std::int64_t from_ns, std::int64_t to_ns);
+
+// The span a closed-loop pass at `concurrency` kept that many requests in flight: from the
+// concurrency-th request sent to the last one sent (every worker then has one in flight; before
+// it the workers are still starting, after it they run out of items). None when the pass sent
+// fewer than `concurrency` requests.
+std::optional<Interval> full_concurrency_span(const std::vector<TrialRecord>& records,
+                                              std::size_t concurrency);
 
 struct CompletionCensus {
     std::string arm;

@@ -8,6 +8,7 @@
 #include "cell_configuration.hpp"
 #include "cert_archive.hpp"
 #include "core/cert.hpp"
+#include "core/coverage.hpp"
 #include "core/error.hpp"
 #include "core/permutation.hpp"
 #include "core/sample_size.hpp"
@@ -239,6 +240,15 @@ CellRunner::PassRun CellRunner::run_pass(ServerHandle& server,
                               std::to_string(parallel) + " at once)";
     auto c = run_arm(server, items, "C", pass,
                      core::pass_order(items.size(), options_.seed, pass - 1), parallel, label);
+    // The step counters are read over the span the pass kept N requests in flight: the workers'
+    // start and the last few requests finishing alone are no evidence either way, and on a busy
+    // machine they would weigh down the mean of an honest server.
+    if (const auto span =
+            core::full_concurrency_span(c.records, static_cast<std::size_t>(parallel)))
+        if (const auto steady = core::busy_per_decode_between(c.server.decode_samples,
+                                                              span->start_ns, span->end_ns))
+            c.server.mean_busy_slots_per_decode = steady;
+    c.server.decode_samples.clear();
     evidence.arm_c.push_back(score(std::move(c.records), items));
     timings.arm_c_s->push_back(c.seconds);
     evidence.server_c_passes.push_back(c.server);

@@ -156,6 +156,7 @@ void OverlapAccumulator::add_metrics(const MetricsSample& sample) {
         peak_requests_processing_ = std::max(
             peak_requests_processing_, static_cast<std::int64_t>(std::llround(*sample.running)));
     }
+    last_answer_had_steps_ = false;
     std::optional<double> steps_sum;
     if (!spec_.step_mean.empty() && sample.step_mean && sample.step_count)
         steps_sum = *sample.step_mean * *sample.step_count;
@@ -166,12 +167,15 @@ void OverlapAccumulator::add_metrics(const MetricsSample& sample) {
         DecodeSum sum{*steps_sum, *sample.step_count};
         if (!first_) first_ = sum;
         last_ = sum;
+        last_answer_had_steps_ = true;
     }
 }
 
 void OverlapAccumulator::add_metrics(const MetricsSample& sample, std::int64_t start_ns,
                                      std::int64_t end_ns) {
     add_metrics(sample);
+    if (last_answer_had_steps_)
+        decode_samples_.push_back({start_ns, end_ns, last_->busy_slot_decodes, last_->decodes});
     if (!spec_.has_slots() && sample.running && std::isfinite(*sample.running))
         busy_samples_.push_back(
             {start_ns, end_ns, static_cast<std::int64_t>(std::llround(*sample.running)), {}});
@@ -189,6 +193,7 @@ core::ServerOverlapEvidence OverlapAccumulator::evidence() const {
         out.mean_busy_slots =
             static_cast<double>(busy_sum_) / static_cast<double>(n_slots_answers_);
     out.busy_samples = busy_samples_;
+    out.decode_samples = decode_samples_;
     if (first_ && last_) {
         const double decodes = last_->decodes - first_->decodes;
         if (decodes > 0)

@@ -49,7 +49,8 @@ MetricsSample parse_metrics(std::string_view text,
 // (S_last - S_first) / (n_last - n_first) — absent when no step ran in the window or the
 // metrics never answered. The gauge is printed with about
 // six significant digits, so the mean carries a rounding error that grows with n_decode_total
-// before the window; it is a diagnostic, never a gate.
+// before the window. Each reading is kept too (decode_samples), so that a pass's mean can be
+// taken over the span it kept N requests in flight (core::busy_per_decode_between).
 // A kind without a per-slot endpoint times its running gauge instead: each reading is then a
 // busy sample for the per-id confirmation.
 class OverlapAccumulator {
@@ -80,10 +81,12 @@ private:
     bool metrics_unavailable_ = false;
     bool peak_requests_processing_seen_ = false;  // /metrics carried the requests gauge
     std::vector<core::BusySample> busy_samples_;
+    std::vector<core::DecodeSample> decode_samples_;
     std::int64_t peak_requests_processing_ = 0;
     std::size_t n_samples_ = 0;
     std::optional<DecodeSum> first_;
     std::optional<DecodeSum> last_;
+    bool last_answer_had_steps_ = false;
 };
 
 }  // namespace bi::http

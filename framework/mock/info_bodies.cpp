@@ -29,6 +29,7 @@ Json props_body(const MockConfig& config, const std::string& build_info) {
         {"hang", config.hang},
         {"loading_seconds", config.loading_seconds},
         {"tick_ms", config.tick_ms},
+        {"tick_per_turnaround", config.tick_per_turnaround},
     };
     return Json::Object{
         {"default_generation_settings",

@@ -52,6 +52,9 @@ void validate(const MockConfig& config) {
     if (config.n_ctx < 1) refuse("n_ctx must be >= 1, got " + std::to_string(config.n_ctx));
     if (!std::isfinite(config.tick_ms) || config.tick_ms < 0 || config.tick_ms > 60000)
         refuse("tick_ms must be in 0..60000");
+    if (!std::isfinite(config.tick_per_turnaround) || config.tick_per_turnaround < 0 ||
+        config.tick_per_turnaround > 100)
+        refuse("tick_per_turnaround must be in 0..100");
     if (!(config.divergence_p >= 0.0 && config.divergence_p <= 1.0))
         refuse("divergence_p must be in [0, 1]");
     if (!std::isfinite(config.loading_seconds) || config.loading_seconds < 0)

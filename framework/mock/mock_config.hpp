@@ -42,6 +42,12 @@ struct MockConfig {
     // another arrives (nothing can be co-batched with it meanwhile); -1: every tick is paced.
     // The first ticks stay paced so that requests sent together still meet in the batch.
     int fast_solo_after_ticks = -1;
+    // > 0: a step shared by two or more requests lasts at least this many times the client's
+    // turnaround (how long a closed-loop client takes to send its next request once an answer
+    // arrives; see Scheduler), up to 5 ms. On a slow or loaded machine the shared step then
+    // lengthens, so the slots stay busy beside the client's turnaround, as they do beside a real
+    // model's step. 0: every step is tick_ms, whatever the client.
+    double tick_per_turnaround = 0.0;
     Divergence divergence = Divergence::None;
     double divergence_p = 0.5;      // Stochastic only, in [0, 1]
     std::uint64_t seed = 0;         // seeds the Stochastic coin (reproducible per arrival order)

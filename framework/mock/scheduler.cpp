@@ -19,6 +19,14 @@ constexpr auto kConcurrentHold = std::chrono::milliseconds(100);
 // a request's time in the batch grows with its prompt (and a /slots answer can see it there).
 constexpr int kPromptTokensPerStep = 32;
 
+// A request admitted within this long of a release was the client's next request; a longer
+// wait is a client with nothing more to send, and says nothing of its turnaround.
+constexpr auto kTurnaroundWindow = std::chrono::milliseconds(50);
+// How many of the latest turnarounds size a shared step (their median).
+constexpr std::size_t kTurnaroundSamples = 15;
+// A shared step never grows past this, however slow the client.
+constexpr double kMaxStretchedTickMs = 5.0;
+
 double ms_between(Clock::time_point from, Clock::time_point to) {
     return std::chrono::duration<double, std::milli>(to - from).count();
 }
@@ -60,6 +68,7 @@ SchedulerOptions scheduler_options(const MockConfig& config) {
     options.n_ctx = config.n_ctx;
     options.tick_ms = config.tick_ms;
     options.fast_solo_after_ticks = config.fast_solo_after_ticks;
+    options.tick_per_turnaround = config.tick_per_turnaround;
     options.divergence = config.divergence;
     options.divergence_p = config.divergence_p;
     options.seed = config.seed;
@@ -203,8 +212,27 @@ void Scheduler::admit_locked() {
         slot.processing = true;
         slot.task->slot = static_cast<int>(chosen);
         slot.task->state = Task::State::Running;
-        slot.task->admitted = Clock::now();
+        const auto now = Clock::now();
+        slot.task->admitted = now;
+        while (!unpaired_releases_.empty() && now - unpaired_releases_.front() >= kTurnaroundWindow)
+            unpaired_releases_.pop_front();
+        if (!unpaired_releases_.empty()) {
+            note_turnaround_locked(ms_between(unpaired_releases_.front(), now));
+            unpaired_releases_.pop_front();
+        }
     }
+}
+
+void Scheduler::note_turnaround_locked(double gap_ms) {
+    if (turnarounds_ms_.size() < kTurnaroundSamples)
+        turnarounds_ms_.push_back(gap_ms);
+    else
+        turnarounds_ms_[next_turnaround_] = gap_ms;
+    next_turnaround_ = (next_turnaround_ + 1) % kTurnaroundSamples;
+    std::vector<double> sorted = turnarounds_ms_;
+    const auto middle = sorted.begin() + static_cast<std::ptrdiff_t>(sorted.size() / 2);
+    std::nth_element(sorted.begin(), middle, sorted.end());
+    turnaround_ms_ = *middle;
 }
 
 void Scheduler::finish_locked(Slot& slot, const std::string& stop_type) {
@@ -215,6 +243,7 @@ void Scheduler::finish_locked(Slot& slot, const std::string& stop_type) {
     counters_.tokens_predicted_seconds_total +=
         ms_between(task.prompt_finished, task.finished) / 1000.0;
     slot.processing = false;  // the task stays attached: a stale id_task, like llama-server
+    if (unpaired_releases_.size() < slots_.size()) unpaired_releases_.push_back(task.finished);
     finished_.push_back(slot.task);
 }
 
@@ -236,6 +265,7 @@ bool Scheduler::step_locked() {
 
     const bool co_batched = busy.size() >= 2;
     if (co_batched) last_co_batched_ = Clock::now();
+    last_step_co_batched_ = co_batched;
     // A leaking neighbour is the first other busy slot whose prompt has words.
     std::vector<const std::vector<std::string>*> neighbour(slots_.size(), nullptr);
     if (co_batched)
@@ -354,9 +384,16 @@ bool Scheduler::solo_past_grace_locked() const {
     return alone && alone->solo_ticks > options_.fast_solo_after_ticks;
 }
 
+Clock::duration Scheduler::tick_locked() const {
+    double ms = options_.tick_ms;
+    if (ms > 0 && options_.tick_per_turnaround > 0 && last_step_co_batched_)
+        ms = std::max(ms,
+                      std::min(kMaxStretchedTickMs, options_.tick_per_turnaround * turnaround_ms_));
+    return std::chrono::duration_cast<Clock::duration>(
+        std::chrono::duration<double, std::milli>(ms));
+}
+
 void Scheduler::loop() {
-    const auto tick = std::chrono::duration_cast<Clock::duration>(
-        std::chrono::duration<double, std::milli>(options_.tick_ms));
     std::unique_lock<std::mutex> lock(mutex_);
     while (!stopping_) {
         const bool any_busy = std::any_of(slots_.begin(), slots_.end(),
@@ -367,6 +404,7 @@ void Scheduler::loop() {
         }
         step_locked();
         notify_finished(lock);
+        const auto tick = tick_locked();
         if (tick.count() > 0 && !solo_past_grace_locked()) {
             // A predicate on stopping_ only: new submissions must not shorten the tick.
             wake_.wait_until(lock, Clock::now() + tick, [this] { return stopping_; });

@@ -48,7 +48,8 @@ struct SchedulerOptions {
     int slots = 4;
     int n_ctx = 4096;
     double tick_ms = 1.0;
-    int fast_solo_after_ticks = -1;  // see MockConfig
+    int fast_solo_after_ticks = -1;    // see MockConfig
+    double tick_per_turnaround = 0.0;  // see MockConfig
     Divergence divergence = Divergence::None;
     double divergence_p = 0.5;
     std::uint64_t seed = 0;
@@ -121,6 +122,9 @@ private:
     void finish_locked(Slot& slot, const std::string& stop_type);
     void notify_finished(std::unique_lock<std::mutex>& lock);
     void loop();
+    // The wall time of the next paced step.
+    std::chrono::steady_clock::duration tick_locked() const;
+    void note_turnaround_locked(double gap_ms);
 
     const SchedulerOptions options_;
     mutable std::mutex mutex_;
@@ -136,6 +140,15 @@ private:
     // has held one request for kConcurrentHold, so that a client refilling a concurrent pass
     // late (a loaded machine) still meets it in the batch.
     std::chrono::steady_clock::time_point last_co_batched_{};
+    bool last_step_co_batched_ = false;  // only a shared step is stretched
+    // The client's turnaround: each admission is paired with the oldest release not yet paired
+    // (a closed-loop client sends its next request once an answer arrives), pairs more than
+    // kTurnaroundWindow apart left out. The latest kTurnaroundSamples gaps, in milliseconds,
+    // and their median (robust to the odd late wake-up).
+    std::deque<std::chrono::steady_clock::time_point> unpaired_releases_;
+    std::vector<double> turnarounds_ms_;
+    std::size_t next_turnaround_ = 0;
+    double turnaround_ms_ = 0.0;
     bool stopping_ = false;
     std::thread thread_;
 };

@@ -21,9 +21,13 @@ namespace bi::cli {
 namespace {
 
 // The demo's pacing: co-batched steps at kFastTickMs still overlap every pass at N, while a
-// request alone in the batch (every serial arm) runs on flat out after a few paced steps.
+// request alone in the batch (every serial arm) runs on flat out after a few paced steps. On a
+// slow or loaded machine a shared step stretches to half the client's turnaround, so that the
+// slots stay busy while the client sends its next requests (the step counters then still show
+// about N busy slots per step).
 constexpr const char* kFastTickMs = "0.3";
 constexpr int kFastSoloAfterTicks = 8;
+constexpr double kTickPerTurnaround = 0.5;
 
 }  // namespace
 
@@ -74,6 +78,8 @@ int run_mock_main(int raw_argc, char** raw_argv) {
     base.tick_ms =
         realistic && !args.count("tick-ms") ? 1.0 : number_option(args, "tick-ms", 0, 60000);
     base.fast_solo_after_ticks = realistic ? -1 : kFastSoloAfterTicks;
+    // A tick the user chose is kept as chosen.
+    base.tick_per_turnaround = realistic || args.count("tick-ms") ? 0.0 : kTickPerTurnaround;
     base.empty = args.count("empty") > 0;
     if (args.count("crash-after")) base.crash_after = args["crash-after"].as<std::int64_t>();
     base.hang = args.count("hang") > 0;

@@ -137,3 +137,42 @@ TEST_CASE("server evidence needs two busy slots or two processing requests", "[c
     s.peak_requests_processing = 2;
     CHECK(s.shows_overlap());
 }
+
+TEST_CASE("busy slots per step between two times: the readings answered wholly inside",
+          "[coverage]") {
+    using core::DecodeSample;
+    // Steps 0..100 at one busy slot (a ramp), 100..300 at four, 300..340 at one (a tail).
+    const std::vector<DecodeSample> samples{{0, 1, 0.0, 0.0},
+                                            {10, 11, 100.0, 100.0},
+                                            {20, 21, 500.0, 200.0},
+                                            {30, 31, 900.0, 300.0},
+                                            {40, 41, 940.0, 340.0}};
+    CHECK(*core::busy_per_decode_between(samples, 0, 41) == Approx(940.0 / 340.0));
+    CHECK(*core::busy_per_decode_between(samples, 10, 31) == Approx(4.0));
+    CHECK(*core::busy_per_decode_between(samples, 9, 32) == Approx(4.0));
+    // A reading that straddles a bound is left out; one reading alone gives no mean.
+    CHECK_FALSE(core::busy_per_decode_between(samples, 11, 30));
+    CHECK_FALSE(core::busy_per_decode_between(samples, 50, 60));
+    CHECK_FALSE(core::busy_per_decode_between({}, 0, 100));
+    // No step between the two readings: no mean, not a division by zero.
+    CHECK_FALSE(core::busy_per_decode_between({{0, 1, 5.0, 5.0}, {2, 3, 5.0, 5.0}}, 0, 10));
+}
+
+TEST_CASE("the span a pass kept N in flight runs from the N-th request sent to the last",
+          "[coverage]") {
+    std::vector<core::TrialRecord> records(6);
+    const std::int64_t sent[] = {40, 0, 5, 30, 10, 20};
+    for (std::size_t i = 0; i < records.size(); ++i) {
+        records[i].dispatch_ns = sent[i];
+        records[i].complete_ns = sent[i] + 15;
+    }
+    const auto span = core::full_concurrency_span(records, 3);
+    REQUIRE(span);
+    CHECK(span->start_ns == 10);
+    CHECK(span->end_ns == 40);
+    CHECK_FALSE(core::full_concurrency_span(records, 7));  // never N in flight
+    records.resize(3);  // the third request sent is the last: no span
+    CHECK_FALSE(core::full_concurrency_span(records, 3));
+    records[0].dispatch_ns.reset();  // a request never sent does not count
+    CHECK_FALSE(core::full_concurrency_span(records, 3));
+}

@@ -101,7 +101,8 @@ std::string describe_live_plan(const RunPlan& plan) {
     if (layers)
         out << "  GPU memory     "
             << (live.gpu ? server::format_gib(live.gpu->free_bytes) + " free (nvidia-smi, " +
-                               std::to_string(live.gpu->gpus) + " GPU(s))"
+                               std::to_string(live.gpu->gpus) + " GPU(s)" +
+                               (live.gpu_selection.empty() ? "" : "; " + live.gpu_selection) + ")"
                          : std::string("unknown (no nvidia-smi): GPU part not checked"))
             << "\n";
     // The kind's environment first, as a shell would show it.

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cctype>
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <memory>
 #include <set>
@@ -148,29 +149,36 @@ void plan_live(RunPlan& plan, LivePlan live, bool alias_given,
             server::check_footprint(server::project_footprint(live.facts, ctx * n, live.kv_types),
                                     live.limits, mem);
         }
-    // With layers offloaded, the GPU's share must fit the free GPU memory too (when known).
+    // With layers offloaded, the GPU's share must fit the free memory of the GPUs the server
+    // will use (when nvidia-smi lists them).
+    const char* visible = std::getenv("CUDA_VISIBLE_DEVICES");
+    const char* device_order = std::getenv("CUDA_DEVICE_ORDER");
     if (const auto layers = gguf ? server::offloaded_layers(live.target.flags) : std::nullopt) {
-        live.gpu = server::gpu_free_memory();
-        if (live.gpu)
+        if (const auto gpus = server::list_gpus()) {
+            const auto selection =
+                server::select_gpus(*gpus, visible, device_order, live.target.flags);
+            live.gpu = server::selected_free(selection);
+            live.gpu_selection = selection.why;
             for (auto ctx : plan.ctxs)
                 for (int n : plan.parallels)
                     server::check_gpu_footprint(
                         server::gpu_part(
                             server::project_footprint(live.facts, ctx * n, live.kv_types),
                             live.facts, *layers),
-                        *layers, *live.gpu);
+                        *layers, selection);
+        }
     }
 
-    // A server that preallocates a fraction of GPU memory needs that much free when it starts.
+    // A server that preallocates a fraction of GPU memory needs that much free, on each GPU it
+    // sees, when it starts.
     if (const auto fraction =
             server::memory_fraction(live.target.flags, live.kind.launch.memory_fraction_flag,
                                     live.kind.launch.memory_fraction_default)) {
         o.run_labels.gpu_memory_fraction = *fraction;
-        const auto total = server::gpu_memory_query("memory.total");
-        const auto free = server::gpu_free_memory();
-        if (total && free)
-            server::check_memory_fraction(*fraction, live.kind.launch.memory_fraction_flag, *total,
-                                          *free);
+        if (const auto gpus = server::list_gpus())
+            for (const auto& gpu : server::select_gpus(*gpus, visible, device_order, {}).gpus)
+                server::check_memory_fraction(*fraction, live.kind.launch.memory_fraction_flag,
+                                              {gpu.total_bytes, 1}, {gpu.free_bytes, 1});
     }
 
     if (!alias_given) o.model_alias = live.target.alias;

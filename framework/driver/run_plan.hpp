@@ -48,7 +48,8 @@ struct LivePlan {
     std::chrono::milliseconds ready_timeout = std::chrono::minutes(10);
     std::chrono::milliseconds grace = std::chrono::seconds(10);
     std::optional<server::GpuMemory> gpu;  // checked by plan_live when the flags offload layers
-    std::vector<std::string> kind_dirs;    // --server-kind-dir, searched for a bare kind name
+    std::string gpu_selection;  // how those GPUs were chosen (CUDA_VISIBLE_DEVICES, --device...)
+    std::vector<std::string> kind_dirs;  // --server-kind-dir, searched for a bare kind name
     core::ServerKind kind;  // resolved by plan_live from target.server_kind unless given
     std::string kind_how;   // no kind was named: how it was chosen ("by the binary's name")
 };

@@ -3,7 +3,9 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstdlib>
+#include <initializer_list>
 #include <sstream>
+#include <utility>
 
 #include "command_output.hpp"
 #include "core/error.hpp"
@@ -43,30 +45,220 @@ std::uint64_t gpu_part(const Footprint& footprint, const ModelFacts& model, std:
            footprint.overhead_bytes;
 }
 
-std::optional<GpuMemory> gpu_free_memory() {
-    return gpu_memory_query("memory.free");
-}
-
-std::optional<GpuMemory> gpu_memory_query(const std::string& field) {
-    const auto text = command_output(
-        {"nvidia-smi", "--query-gpu=" + field, "--format=csv,noheader,nounits"}, kNvidiaSmiTimeout);
-    if (!text) return std::nullopt;
-    GpuMemory memory;
-    std::istringstream lines(*text);
+std::optional<std::vector<GpuInfo>> parse_gpu_list(const std::string& text) {
+    std::vector<GpuInfo> gpus;
+    std::istringstream lines(text);
     std::string line;
     while (std::getline(lines, line)) {
         line.erase(
             std::remove_if(line.begin(), line.end(), [](char c) { return c == ' ' || c == '\r'; }),
             line.end());
         if (line.empty()) continue;
+        std::vector<std::string> fields;
+        std::istringstream cells(line);
+        std::string cell;
+        while (std::getline(cells, cell, ',')) fields.push_back(cell);
+        if (fields.size() != 4) return std::nullopt;
+        GpuInfo gpu;
         char* end = nullptr;
-        const double mib = std::strtod(line.c_str(), &end);
-        if (*end != '\0' || !(mib >= 0)) return std::nullopt;
-        memory.free_bytes += static_cast<std::uint64_t>(mib * 1024.0 * 1024.0);
+        const long index = std::strtol(fields[0].c_str(), &end, 10);
+        if (fields[0].empty() || *end != '\0' || index < 0) return std::nullopt;
+        gpu.index = static_cast<int>(index);
+        gpu.uuid = fields[1];
+        for (const auto& [text_mib, out] :
+             {std::pair<const std::string&, std::uint64_t*>{fields[2], &gpu.free_bytes},
+              {fields[3], &gpu.total_bytes}}) {
+            const double mib = std::strtod(text_mib.c_str(), &end);
+            if (text_mib.empty() || *end != '\0' || !(mib >= 0)) return std::nullopt;
+            *out = static_cast<std::uint64_t>(mib * 1024.0 * 1024.0);
+        }
+        gpus.push_back(gpu);
+    }
+    if (gpus.empty()) return std::nullopt;
+    return gpus;
+}
+
+std::optional<std::vector<GpuInfo>> list_gpus() {
+    const auto text =
+        command_output({"nvidia-smi", "--query-gpu=index,uuid,memory.free,memory.total",
+                        "--format=csv,noheader,nounits"},
+                       kNvidiaSmiTimeout);
+    if (!text) return std::nullopt;
+    return parse_gpu_list(*text);
+}
+
+namespace {
+
+// The last value of any of `names` in the user's flags ("-sm none" or "-sm=none").
+std::optional<std::string> last_flag(const std::vector<std::string>& flags,
+                                     std::initializer_list<const char*> names) {
+    std::optional<std::string> value;
+    for (std::size_t i = 0; i < flags.size(); ++i)
+        for (const std::string name : names) {
+            if (flags[i] == name && i + 1 < flags.size()) value = flags[i + 1];
+            if (flags[i].rfind(name + "=", 0) == 0) value = flags[i].substr(name.size() + 1);
+        }
+    return value;
+}
+
+std::vector<std::string> split(const std::string& text, char separator) {
+    std::vector<std::string> parts;
+    std::string part;
+    std::istringstream in(text);
+    while (std::getline(in, part, separator)) parts.push_back(part);
+    if (!text.empty() && text.back() == separator) parts.emplace_back();
+    return parts;
+}
+
+std::optional<long> whole_number(const std::string& text) {
+    char* end = nullptr;
+    const long value = std::strtol(text.c_str(), &end, 10);
+    if (text.empty() || *end != '\0' || value < 0) return std::nullopt;
+    return value;
+}
+
+std::string gpu_names(const std::vector<GpuInfo>& gpus) {
+    std::string names;
+    for (const auto& gpu : gpus) names += (names.empty() ? "" : ", ") + std::to_string(gpu.index);
+    return names;
+}
+
+}  // namespace
+
+GpuSelection select_gpus(const std::vector<GpuInfo>& all, const char* visible,
+                         const char* device_order, const std::vector<std::string>& flags) {
+    GpuSelection selection;
+    std::vector<GpuInfo> seen = all;
+    std::vector<std::string> why;
+    if (visible) {
+        const std::string value = visible;
+        why.push_back("CUDA_VISIBLE_DEVICES=" + value);
+        const bool bus_order = device_order && std::string(device_order) == "PCI_BUS_ID";
+        // Without PCI bus order CUDA numbers the fastest GPU first, which nvidia-smi's list does
+        // not say: the indices given are then read as the fullest GPUs (least free first).
+        std::vector<GpuInfo> fullest = all;
+        std::stable_sort(fullest.begin(), fullest.end(), [](const GpuInfo& a, const GpuInfo& b) {
+            return a.free_bytes < b.free_bytes;
+        });
+        std::size_t assumed = 0;
+        if (!bus_order)
+            why.back() += " (no CUDA_DEVICE_ORDER=PCI_BUS_ID: the fullest GPUs assumed)";
+        seen.clear();
+        for (const auto& entry : split(value, ',')) {
+            const GpuInfo* found = nullptr;
+            if (const auto index = whole_number(entry)) {
+                if (bus_order) {
+                    for (const auto& gpu : all)
+                        if (gpu.index == *index) found = &gpu;
+                } else if (static_cast<std::size_t>(*index) < all.size()) {
+                    while (assumed < fullest.size() &&
+                           std::any_of(seen.begin(), seen.end(), [&](const GpuInfo& g) {
+                               return g.index == fullest[assumed].index;
+                           }))
+                        ++assumed;
+                    if (assumed < fullest.size()) found = &fullest[assumed++];
+                }
+            } else if (!entry.empty()) {
+                for (const auto& gpu : all)
+                    if (gpu.uuid.rfind(entry, 0) == 0) found = &gpu;
+            }
+            if (!found) break;  // CUDA ignores this entry and every later one
+            const bool repeated = std::any_of(seen.begin(), seen.end(), [&](const GpuInfo& g) {
+                return g.uuid == found->uuid && g.index == found->index;
+            });
+            if (repeated) break;
+            seen.push_back(*found);
+        }
+    }
+    // --device CUDA0,CUDA2 (or none) names devices among the visible ones.
+    if (const auto devices = last_flag(flags, {"--device", "-dev"})) {
+        why.push_back("--device " + *devices);
+        std::vector<GpuInfo> chosen;
+        if (*devices != "none")
+            for (const auto& name : split(*devices, ',')) {
+                const auto index =
+                    name.rfind("CUDA", 0) == 0 ? whole_number(name.substr(4)) : std::nullopt;
+                if (index && static_cast<std::size_t>(*index) < seen.size())
+                    chosen.push_back(seen[static_cast<std::size_t>(*index)]);
+            }
+        seen = chosen;
+    }
+    const auto split_mode = last_flag(flags, {"--split-mode", "-sm"});
+    if (split_mode && *split_mode == "none" && !seen.empty()) {
+        const auto main = last_flag(flags, {"--main-gpu", "-mg"});
+        const auto index = main ? whole_number(*main) : std::optional<long>(0);
+        why.push_back("--split-mode none, --main-gpu " + std::to_string(index.value_or(0)));
+        if (index && static_cast<std::size_t>(*index) < seen.size())
+            seen = {seen[static_cast<std::size_t>(*index)]};
+        else
+            seen.clear();
+    }
+    std::vector<double> shares(seen.size(), 1.0);
+    if (const auto split_text = last_flag(flags, {"--tensor-split", "-ts"});
+        split_text && seen.size() > 1) {
+        why.push_back("--tensor-split " + *split_text);
+        const auto parts =
+            split(*split_text, split_text->find('/') != std::string::npos ? '/' : ',');
+        for (std::size_t i = 0; i < shares.size(); ++i) {
+            char* end = nullptr;
+            const double share = i < parts.size() ? std::strtod(parts[i].c_str(), &end) : 0.0;
+            shares[i] =
+                i < parts.size() && !parts[i].empty() && *end == '\0' && share > 0 ? share : 0.0;
+        }
+        selection.per_gpu = true;
+    }
+    double total = 0.0;
+    for (const double share : shares) total += share;
+    for (std::size_t i = 0; i < seen.size(); ++i) {
+        if (shares[i] <= 0.0) continue;
+        selection.gpus.push_back(seen[i]);
+        selection.shares.push_back(shares[i] / total);
+    }
+    if (selection.gpus.size() == 1) selection.per_gpu = true;
+    for (const auto& part : why) selection.why += (selection.why.empty() ? "" : ", ") + part;
+    return selection;
+}
+
+GpuMemory selected_free(const GpuSelection& selection) {
+    GpuMemory memory;
+    for (const auto& gpu : selection.gpus) {
+        memory.free_bytes += gpu.free_bytes;
         ++memory.gpus;
     }
-    if (memory.gpus == 0) return std::nullopt;
     return memory;
+}
+
+void check_gpu_footprint(std::uint64_t gpu_bytes, std::int64_t layers,
+                         const GpuSelection& selection) {
+    const std::string offload =
+        layers >= (std::int64_t{1} << 30) ? "all layers" : std::to_string(layers) + " layers";
+    const std::string chosen = selection.why.empty() ? "" : "; " + selection.why;
+    if (selection.gpus.empty())
+        throw Error(ErrorCategory::Guard, "projected GPU part " + format_gib(gpu_bytes) + " (" +
+                                              offload + " offloaded), but the server sees no GPU" +
+                                              chosen);
+    if (selection.per_gpu) {
+        for (std::size_t i = 0; i < selection.gpus.size(); ++i) {
+            const auto& gpu = selection.gpus[i];
+            const auto share =
+                static_cast<std::uint64_t>(selection.shares[i] * static_cast<double>(gpu_bytes));
+            if (share <= gpu.free_bytes) continue;
+            throw Error(ErrorCategory::Guard,
+                        "projected GPU part " + format_gib(share) + " on GPU " +
+                            std::to_string(gpu.index) + " (" + offload + " offloaded" +
+                            (selection.gpus.size() > 1 ? ", its tensor-split share" : "") +
+                            ") exceeds its free memory " + format_gib(gpu.free_bytes) +
+                            " (nvidia-smi" + chosen + ")");
+        }
+        return;
+    }
+    const GpuMemory free = selected_free(selection);
+    if (gpu_bytes <= free.free_bytes) return;
+    throw Error(ErrorCategory::Guard, "projected GPU part " + format_gib(gpu_bytes) + " (" +
+                                          offload + " offloaded) exceeds free GPU memory " +
+                                          format_gib(free.free_bytes) + " (nvidia-smi, GPU" +
+                                          (free.gpus == 1 ? " " : "s ") +
+                                          gpu_names(selection.gpus) + chosen + ")");
 }
 
 std::optional<double> memory_fraction(const std::vector<std::string>& flags,
@@ -99,17 +291,6 @@ void check_memory_fraction(double fraction, const std::string& flag, const GpuMe
                     " GPU memory, but only " + format_gib(free.free_bytes) +
                     " is free (nvidia-smi): lower it with " + "--server-flag=" + flag +
                     " --server-flag=F or free the GPU");
-}
-
-void check_gpu_footprint(std::uint64_t gpu_bytes, std::int64_t layers, const GpuMemory& free) {
-    if (gpu_bytes <= free.free_bytes) return;
-    const std::string offload =
-        layers >= (std::int64_t{1} << 30) ? "all layers" : std::to_string(layers) + " layers";
-    throw Error(ErrorCategory::Guard, "projected GPU part " + format_gib(gpu_bytes) + " (" +
-                                          offload + " offloaded) exceeds free GPU memory " +
-                                          format_gib(free.free_bytes) + " (nvidia-smi, " +
-                                          std::to_string(free.gpus) + " GPU" +
-                                          (free.gpus == 1 ? "" : "s") + ")");
 }
 
 }  // namespace bi::server

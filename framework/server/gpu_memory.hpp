@@ -20,16 +20,49 @@ std::optional<std::int64_t> offloaded_layers(const std::vector<std::string>& fla
 std::uint64_t gpu_part(const Footprint& footprint, const ModelFacts& model, std::int64_t layers);
 
 struct GpuMemory {
-    std::uint64_t free_bytes = 0;  // summed over the GPUs listed (of the field queried)
+    std::uint64_t free_bytes = 0;  // summed over the GPUs counted (or their total memory)
     int gpus = 0;
 };
 
-// Free memory from `nvidia-smi --query-gpu=memory.free --format=csv,noheader,nounits` (MiB per
-// GPU), found on PATH; nullopt when there is none or its output is not a list of numbers.
-std::optional<GpuMemory> gpu_free_memory();
+// One GPU as nvidia-smi lists it.
+struct GpuInfo {
+    int index = 0;  // nvidia-smi's (PCI bus) order
+    std::string uuid;
+    std::uint64_t free_bytes = 0;
+    std::uint64_t total_bytes = 0;
+};
 
-// The same for another nvidia-smi memory field ("memory.total"), in free_bytes.
-std::optional<GpuMemory> gpu_memory_query(const std::string& field);
+// `nvidia-smi --query-gpu=index,uuid,memory.free,memory.total --format=csv,noheader,nounits`;
+// nullopt when nvidia-smi is missing or an answer line is not those four fields.
+std::optional<std::vector<GpuInfo>> list_gpus();
+std::optional<std::vector<GpuInfo>> parse_gpu_list(const std::string& text);
+
+// The GPUs the server will use and the share of the offloaded part each is to hold.
+struct GpuSelection {
+    std::vector<GpuInfo> gpus;
+    std::vector<double> shares;  // per entry of gpus; they sum to 1
+    bool per_gpu = false;        // true: each must hold its share; false: the sum holds it all
+    std::string why;             // how they were chosen, for messages ("CUDA_VISIBLE_DEVICES=1")
+};
+
+// Narrows `all` to what the server sees and uses: CUDA_VISIBLE_DEVICES (`visible`, null when
+// unset; indices follow nvidia-smi's order only under CUDA_DEVICE_ORDER=PCI_BUS_ID, otherwise the
+// fullest GPUs are assumed, the cautious reading; UUIDs and their prefixes match exactly; an
+// entry that names no GPU hides it and every later one, as CUDA does), then llama-server's
+// --device / -dev (CUDAi among the visible; none: no GPU), --split-mode / -sm none with
+// --main-gpu / -mg (one GPU), and --tensor-split / -ts (each GPU its proportion, a 0 share unused).
+GpuSelection select_gpus(const std::vector<GpuInfo>& all, const char* visible,
+                         const char* device_order, const std::vector<std::string>& flags);
+
+// Refuses (bi::Error(Guard)) a GPU part that the selected GPUs cannot hold: with per-GPU shares,
+// a GPU whose share exceeds its free memory; otherwise more than their free memory together.
+// A selection without GPUs (--device none, nothing visible) is refused when layers are
+// offloaded.
+void check_gpu_footprint(std::uint64_t gpu_bytes, std::int64_t layers,
+                         const GpuSelection& selection);
+
+// The selection's free memory summed, for the plan's description.
+GpuMemory selected_free(const GpuSelection& selection);
 
 // A kind that preallocates GPU memory by a fraction (vLLM's --gpu-memory-utilization): the last
 // value of `flag` in the user's flags, else `fallback` (the server's default; <= 0: none).
@@ -41,9 +74,5 @@ std::optional<double> memory_fraction(const std::vector<std::string>& flags,
 // a server fails at start-up, or takes memory other processes hold.
 void check_memory_fraction(double fraction, const std::string& flag, const GpuMemory& total,
                            const GpuMemory& free);
-
-// Refuses (bi::Error(Guard)) a GPU part larger than the free GPU memory, saying which memory was
-// checked.
-void check_gpu_footprint(std::uint64_t gpu_bytes, std::int64_t layers, const GpuMemory& free);
 
 }  // namespace bi::server

@@ -123,28 +123,101 @@ TEST_CASE("the footprint guard checks the GPU part against nvidia-smi's free mem
     testing::ScratchDir dir;
     io::write_file_atomically(dir.file("m.gguf"), std::string(1 << 20, 'x'));
     fs::create_directories(dir.file("bin"));
-    const auto fake_smi = [&](const std::string& mib) {
-        io::write_file_atomically(dir.file("bin/nvidia-smi"), "#!/bin/sh\necho " + mib + "\n");
+    // One line per GPU: index, uuid, free MiB, total MiB.
+    const auto fake_smi = [&](const std::string& lines) {
+        io::write_file_atomically(dir.file("bin/nvidia-smi"),
+                                  "#!/bin/sh\nprintf '" + lines + "'\n");
         ::chmod(dir.file("bin/nvidia-smi").c_str(), 0755);
     };
     const std::string path = "PATH=" + dir.file("bin") + ":" + std::getenv("PATH");
     const auto args = std::vector<std::string>{
         "run-live",         "--dry-run", "--server-bin",  BI_MOCK_SERVER_PATH,  "--model",
         dir.file("m.gguf"), "--out-dir", dir.file("out"), "--server-flag=-ngl", "--server-flag=99"};
-    fake_smi("100");  // MiB: less than the 256 MiB overhead alone
+    fake_smi("0, GPU-aaa, 100, 81920\\n");  // MiB: less than the 256 MiB overhead alone
     auto r = with_env({path}, args);
     CHECK(r.exit_code == 2);
-    CHECK_THAT(r.err, Catch::Contains("exceeds free GPU memory 0.10 GiB (nvidia-smi, 1 GPU)"));
-    fake_smi("81920");
+    CHECK_THAT(r.err, Catch::Contains("exceeds its free memory 0.10 GiB (nvidia-smi)"));
+    fake_smi("0, GPU-aaa, 81920, 81920\\n");
     r = with_env({path}, args);
     INFO(r.err);
     CHECK(r.exit_code == 0);
     CHECK_THAT(r.out, Catch::Contains("GPU memory     80.00 GiB free (nvidia-smi, 1 GPU(s))") &&
                           Catch::Contains("GPU part"));
     // Without offload flags the GPU is not consulted.
-    fake_smi("100");
+    fake_smi("0, GPU-aaa, 100, 81920\\n");
     r = with_env({path}, std::vector<std::string>(args.begin(), args.end() - 2));
     CHECK(r.exit_code == 0);
+}
+
+TEST_CASE("the GPU guard checks the GPUs the server will use, not every GPU listed",
+          "[cli][guard]") {
+    testing::ScratchDir dir;
+    io::write_file_atomically(dir.file("m.gguf"), std::string(1 << 20, 'x'));
+    fs::create_directories(dir.file("bin"));
+    // GPU 0 is full (100 MiB free), GPU 1 is free: together they would hold the 0.25 GiB part.
+    io::write_file_atomically(dir.file("bin/nvidia-smi"),
+                              "#!/bin/sh\nprintf '0, GPU-aaa, 100, 81920\\n"
+                              "1, GPU-bbb, 81920, 81920\\n'\n");
+    ::chmod(dir.file("bin/nvidia-smi").c_str(), 0755);
+    const std::string path = "PATH=" + dir.file("bin") + ":" + std::getenv("PATH");
+    const auto run = [&](std::vector<std::string> env, std::vector<std::string> flags) {
+        std::vector<std::string> args{"run-live",          "--dry-run",     "--server-bin",
+                                      BI_MOCK_SERVER_PATH, "--model",       dir.file("m.gguf"),
+                                      "--out-dir",         dir.file("out"), "--server-flag=-ngl",
+                                      "--server-flag=99"};
+        for (const auto& flag : flags) args.push_back("--server-flag=" + flag);
+        env.push_back(path);
+        return with_env(env, args);
+    };
+    // Both GPUs: the layer split spreads the part over them.
+    auto r = run({}, {});
+    INFO(r.err);
+    CHECK(r.exit_code == 0);
+    // Only GPU 0 is visible (in bus order, by index or by UUID): refused, naming why.
+    for (const std::string visible : {"0", "GPU-aaa", "GPU-a"}) {
+        r = run({"CUDA_VISIBLE_DEVICES=" + visible, "CUDA_DEVICE_ORDER=PCI_BUS_ID"}, {});
+        INFO(visible << ": " << r.err);
+        CHECK(r.exit_code == 2);
+        CHECK_THAT(r.err, Catch::Contains("on GPU 0") &&
+                              Catch::Contains("CUDA_VISIBLE_DEVICES=" + visible));
+    }
+    // Only GPU 1: accepted, and the plan says which memory was checked.
+    r = run({"CUDA_VISIBLE_DEVICES=1", "CUDA_DEVICE_ORDER=PCI_BUS_ID"}, {});
+    CHECK(r.exit_code == 0);
+    CHECK_THAT(r.out, Catch::Contains("80.00 GiB free (nvidia-smi, 1 GPU(s); "
+                                      "CUDA_VISIBLE_DEVICES=1)"));
+    // Without PCI bus order CUDA numbers its fastest GPU first, which nvidia-smi does not say:
+    // whichever index is given, the fuller GPU is assumed; a UUID still names its GPU.
+    for (const std::string visible : {"0", "1"}) {
+        r = run({"CUDA_VISIBLE_DEVICES=" + visible}, {});
+        CHECK(r.exit_code == 2);
+        CHECK_THAT(r.err, Catch::Contains("the fullest GPUs assumed"));
+    }
+    r = run({"CUDA_VISIBLE_DEVICES=GPU-bbb"}, {});
+    CHECK(r.exit_code == 0);
+    // Nothing visible, or --device none, while layers are offloaded: refused.
+    r = run({"CUDA_VISIBLE_DEVICES="}, {});
+    CHECK(r.exit_code == 2);
+    CHECK_THAT(r.err, Catch::Contains("the server sees no GPU"));
+    r = run({}, {"--device", "none"});
+    CHECK(r.exit_code == 2);
+    // --device, --split-mode none with --main-gpu, and --tensor-split pick GPU 0 alone.
+    for (const auto& flags : std::vector<std::vector<std::string>>{{"--device", "CUDA0"},
+                                                                   {"-sm", "none"},
+                                                                   {"-sm", "none", "-mg", "0"},
+                                                                   {"-ts", "1,0"},
+                                                                   {"--tensor-split", "3,1"}}) {
+        r = run({}, flags);
+        INFO(flags.front() << ": " << r.err);
+        CHECK(r.exit_code == 2);
+        CHECK_THAT(r.err, Catch::Contains("on GPU 0"));
+    }
+    for (const auto& flags : std::vector<std::vector<std::string>>{
+             {"--device", "CUDA1"}, {"-sm", "none", "-mg", "1"}, {"-ts", "0,1"}}) {
+        r = run({}, flags);
+        INFO(flags.front() << ": " << r.err);
+        CHECK(r.exit_code == 0);
+    }
 }
 
 TEST_CASE("a kind that preallocates GPU memory is checked against nvidia-smi's free memory",
@@ -152,11 +225,10 @@ TEST_CASE("a kind that preallocates GPU memory is checked against nvidia-smi's f
     testing::ScratchDir dir;
     fs::create_directories(dir.file("weights"));
     fs::create_directories(dir.file("bin"));
-    // memory.total answers 80 GiB; memory.free answers `free_mib`.
+    // One GPU of 80 GiB with `free_mib` free.
     const auto fake_smi = [&](const std::string& free_mib) {
-        io::write_file_atomically(
-            dir.file("bin/nvidia-smi"),
-            "#!/bin/sh\ncase \"$1\" in *total*) echo 81920;; *) echo " + free_mib + ";; esac\n");
+        io::write_file_atomically(dir.file("bin/nvidia-smi"),
+                                  "#!/bin/sh\necho '0, GPU-aaa, " + free_mib + ", 81920'\n");
         ::chmod(dir.file("bin/nvidia-smi").c_str(), 0755);
     };
     const std::string path = "PATH=" + dir.file("bin") + ":" + std::getenv("PATH");

@@ -10,6 +10,7 @@
 
 #include "builtin_workset.hpp"
 #include "core/error.hpp"
+#include "core/sha256.hpp"
 #include "core/utf8.hpp"
 #include "interrupt.hpp"
 #include "io/file_hash_cache.hpp"
@@ -349,8 +350,10 @@ RunSetup prepare_run(const core::RunRequest& request, const Invocation& invocati
         const auto& path = *scoring.workset;
         std::vector<core::WorkRow> rows;
         std::vector<std::string> warnings;
+        std::string text;  // read once: a stream ("-", a FIFO) cannot be read again to hash it
         try {
-            rows = io::load_workset_file(path, &warnings);  // fail now, before any server starts
+            text = io::read_file_or_stream(path);  // fail now, before any server starts
+            rows = io::parse_workset_text(text, path == "-" ? "standard input" : path, &warnings);
         } catch (const Error& e) {
             usage(std::string("--workset: ") + e.what());
         }
@@ -360,7 +363,7 @@ RunSetup prepare_run(const core::RunRequest& request, const Invocation& invocati
             return rows;
         };
         run.workset = path;
-        o.provenance->workset_sha256 = io::stream_file_sha256(path);
+        o.provenance->workset_sha256 = core::sha256_hex(text);
     } else if (scoring.generator || profile_generates) {
         const auto id = profile_generates ? setup.plugin_profile : *scoring.generator;
         if (!setup.plugins->has_generator(id))

@@ -1,5 +1,7 @@
 #include "sweep.hpp"
 
+#include <sys/stat.h>
+
 #include <cstdlib>
 #include <filesystem>
 #include <map>
@@ -35,6 +37,15 @@ void absolute_paths(core::RunRequest& request) {
     for (auto& plugin : request.scoring.plugins)
         if (plugin.find('/') != std::string::npos) plugin = absolute(plugin);
     for (auto& dir : request.scoring.plugin_dirs) dir = absolute(dir);
+    if (const auto& workset = request.scoring.workset) {
+        // Every shard reads the plan's work-set again: a stream would be read once.
+        struct stat st {};
+        if (*workset == "-" || (::stat(workset->c_str(), &st) == 0 && !S_ISREG(st.st_mode)))
+            throw Error(ErrorCategory::Usage,
+                        "--workset " + *workset +
+                            ": a plan's shards each read the work-set, so it must be a regular "
+                            "file, not a stream");
+    }
     make_absolute(request.scoring.workset);
     auto& target = request.target;
     make_absolute_if_path(target.server_bin);

@@ -1,6 +1,7 @@
 #include "files.hpp"
 
 #include <fcntl.h>
+#include <poll.h>
 #include <signal.h>
 #include <sys/file.h>
 #include <sys/stat.h>
@@ -11,6 +12,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
+#include <sstream>
 #include <utility>
 #include <vector>
 
@@ -98,6 +100,102 @@ std::string read_file(const std::string& path, std::uint64_t max_bytes) {
         if (n == 0) break;
         if (content.size() + static_cast<std::size_t>(n) > max_bytes) too_large();  // it grew
         content.append(buffer, static_cast<std::size_t>(n));
+    }
+    return content;
+}
+
+std::chrono::milliseconds input_stream_deadline() {
+    static constexpr const char* kVariable = "BI_INPUT_STREAM_SECONDS";
+    const char* text = std::getenv(kVariable);
+    if (!text || !*text) return std::chrono::seconds(60);
+    std::uint64_t value = 0;
+    const char* end = text + std::strlen(text);
+    const auto [stop, err] = std::from_chars(text, end, value);
+    if (err != std::errc() || stop != end || value == 0 || value > 86400)
+        throw Error(ErrorCategory::Usage, std::string(kVariable) + "=" + text +
+                                              ": expected a whole number of seconds, 1 to 86400");
+    return std::chrono::seconds(value);
+}
+
+std::string read_file_or_stream(const std::string& path) {
+    return read_file_or_stream(path, max_input_bytes(), input_stream_deadline());
+}
+
+std::string read_file_or_stream(const std::string& path, std::uint64_t max_bytes,
+                                std::chrono::milliseconds deadline) {
+    const bool standard_input = path == "-";
+    const std::string name = standard_input ? "standard input" : path;
+    struct stat st {};
+    if (standard_input) {
+        if (::fstat(STDIN_FILENO, &st) != 0) io_error("cannot read", name, errno);
+        if (::isatty(STDIN_FILENO))
+            throw Error(ErrorCategory::Io,
+                        "cannot read standard input: it is a terminal; pipe or redirect the "
+                        "work-set into it");
+    } else if (::stat(path.c_str(), &st) != 0) {
+        io_error("cannot read", path, errno);
+    }
+    if (S_ISREG(st.st_mode) && !standard_input) return read_file(path, max_bytes);
+    if (!S_ISREG(st.st_mode) && !S_ISFIFO(st.st_mode) && !S_ISSOCK(st.st_mode))
+        throw Error(ErrorCategory::Io, "cannot read " + name + ": it is " + file_kind(st.st_mode) +
+                                           "; only regular files and streams are read");
+    // O_NONBLOCK: neither the open nor a read waits past the deadline; poll() does the waiting.
+    int fd = STDIN_FILENO;
+    if (!standard_input) {
+        fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+        if (fd < 0) io_error("cannot read", path, errno);
+    }
+    struct Closer {
+        int fd;
+        bool own;
+        ~Closer() {
+            if (own) ::close(fd);
+        }
+    } closer{fd, !standard_input};
+    const int flags = ::fcntl(fd, F_GETFL);
+    const bool was_blocking = flags >= 0 && !(flags & O_NONBLOCK);
+    if (was_blocking) ::fcntl(fd, F_SETFL, flags | O_NONBLOCK);
+    struct Restore {
+        int fd, flags;
+        bool restore;
+        ~Restore() {
+            if (restore) ::fcntl(fd, F_SETFL, flags);
+        }
+    } restore{fd, flags, was_blocking};
+
+    const auto until = std::chrono::steady_clock::now() + deadline;
+    std::ostringstream seconds_text;
+    seconds_text << static_cast<double>(deadline.count()) / 1000.0;
+    const std::string seconds = seconds_text.str();
+    std::string content;
+    char buffer[1 << 16];
+    for (;;) {
+        const ssize_t n = ::read(fd, buffer, sizeof buffer);
+        if (n > 0) {
+            if (content.size() + static_cast<std::size_t>(n) > max_bytes)
+                throw Error(ErrorCategory::Io, "cannot read " + name +
+                                                   ": larger than the limit of " +
+                                                   std::to_string(max_bytes) +
+                                                   " bytes for an input file (BI_MAX_INPUT_BYTES)");
+            content.append(buffer, static_cast<std::size_t>(n));
+            continue;
+        }
+        if (n < 0 && errno == EINTR) continue;
+        if (n < 0 && errno != EAGAIN && errno != EWOULDBLOCK) io_error("cannot read", name, errno);
+        // n == 0 is the end, except on a FIFO no writer has opened yet: poll() then reports
+        // neither data nor a hang-up until one does.
+        pollfd waiting{fd, POLLIN, 0};
+        const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
+            until - std::chrono::steady_clock::now());
+        if (n == 0 && (content.size() > 0 || !S_ISFIFO(st.st_mode))) break;
+        if (left.count() <= 0)
+            throw Error(ErrorCategory::Io, "cannot read " + name + ": no end within " + seconds +
+                                               " s (BI_INPUT_STREAM_SECONDS)");
+        const int ready =
+            ::poll(&waiting, 1, static_cast<int>(std::min<long long>(left.count(), 1000)));
+        if (ready < 0 && errno != EINTR) io_error("cannot read", name, errno);
+        if (ready > 0 && n == 0 && (waiting.revents & POLLHUP) && !(waiting.revents & POLLIN))
+            break;  // a writer came and went without a byte: empty
     }
     return content;
 }

@@ -25,6 +25,20 @@ std::uint64_t max_input_bytes();
 std::string read_file(const std::string& path, std::uint64_t max_bytes);
 std::string read_file(const std::string& path);  // with max_input_bytes()
 
+// As read_file, and also a stream: "-" (standard input) or a FIFO (a named pipe, or a shell's
+// `<(command)`), read to its end within `deadline` in all and under the same size bound.
+// Standard input that is a terminal, directories and devices are still refused. A stream that
+// sends nothing, or does not end, by the deadline is bi::Error(Io) naming the path and the
+// seconds. `path` "-" is named "standard input" in messages.
+std::string read_file_or_stream(const std::string& path, std::uint64_t max_bytes,
+                                std::chrono::milliseconds deadline);
+// With max_input_bytes() and input_stream_deadline().
+std::string read_file_or_stream(const std::string& path);
+
+// How long a stream input may take: BI_INPUT_STREAM_SECONDS (a whole number, at least 1) when
+// set, else 60 s. A malformed value is bi::Error(Usage) naming the variable.
+std::chrono::milliseconds input_stream_deadline();
+
 // What a non-regular file is, for messages: "a directory", "a FIFO", "a character device"...;
 // "a regular file" for one.
 std::string file_kind(unsigned mode);

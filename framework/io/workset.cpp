@@ -158,7 +158,12 @@ std::vector<core::WorkRow> rows_from_json(const core::Json& doc, std::string_vie
 
 std::vector<core::WorkRow> load_workset_file(const std::string& path,
                                              std::vector<std::string>* warnings) {
-    const std::string text = read_file(path);
+    return parse_workset_text(read_file_or_stream(path), path == "-" ? "standard input" : path,
+                              warnings);
+}
+
+std::vector<core::WorkRow> parse_workset_text(const std::string& text, const std::string& path,
+                                              std::vector<std::string>* warnings) {
     if (const auto bad = core::first_invalid_utf8(text)) {
         const auto row = top_level_element_at(text, *bad);
         throw Error(ErrorCategory::Input,

@@ -26,11 +26,15 @@ namespace bi::io {
 std::vector<core::WorkRow> rows_from_json(const core::Json& doc, std::string_view what,
                                           std::vector<std::string>* warnings = nullptr);
 
-// read_file + parse_json + rows_from_json, naming `path` in every error. Bytes that are not UTF-8
-// are refused naming the row they are in and their byte offset in the file:
-// "ws.json: rows[2]: invalid UTF-8 at byte offset 117".
+// read_file_or_stream (a regular file, a FIFO or "-" for standard input) + parse_workset_text.
 std::vector<core::WorkRow> load_workset_file(const std::string& path,
                                              std::vector<std::string>* warnings = nullptr);
+
+// parse_json + rows_from_json, naming `path` in every error. Bytes that are not UTF-8 are refused
+// naming the row they are in and their byte offset in the file:
+// "ws.json: rows[2]: invalid UTF-8 at byte offset 117".
+std::vector<core::WorkRow> parse_workset_text(const std::string& text, const std::string& path,
+                                              std::vector<std::string>* warnings = nullptr);
 
 // The canonical form of rows: prompt, family, fill, expected_answer and system (when set).
 core::Json rows_to_json(const std::vector<core::WorkRow>& rows);

@@ -196,7 +196,8 @@ def cases():
     for name, setup, message in [
             ("work-set is a directory", lambda s: os.mkdir(os.path.join(s, "ws.json")),
              "it is a directory"),
-            ("work-set is a FIFO", mkfifo("ws.json"), "it is a FIFO"),
+            # A FIFO is read as a stream; one no process writes to ends at the read deadline.
+            ("work-set is a FIFO nobody writes", mkfifo("ws.json"), "no end within 1 s"),
             ("work-set is /dev/zero", None, "it is a character device"),
             ("work-set nested 100000 deep", write("ws.json", "[" * 100000), "nested deeper"),
             ("work-set with a NUL and junk", write("ws.json", '[{"prompt": "a"}]\0junk'),
@@ -210,6 +211,8 @@ def cases():
             ("work-set row without prompt", write("ws.json", '[{"family": "x"}]'), "missing")]:
         path = "/dev/zero" if setup is None else "{dir}/ws.json"
         env = {"BI_MAX_INPUT_BYTES": "1024"} if "size limit" in name else None
+        if "FIFO" in name:
+            env = {"BI_INPUT_STREAM_SECONDS": "1"}
         c.append(Case(name, mock + ["--workset", path], usage, message, setup=setup, env=env,
                       cert=MOCK_CERT))
 

@@ -1,8 +1,8 @@
 // The command line a person expects (issue 17): the bugs a new user hit, the design card's
 // `bi-run --plugin libspark.so`, the plugin search path, and the upstream tool's option names.
-#include <catch2/catch.hpp>
-
 #include <sys/stat.h>
+
+#include <catch2/catch.hpp>
 
 #include <cstdlib>
 #include <filesystem>
@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "cli_args.hpp"
+#include "core/sha256.hpp"
 #include "io/cert_io.hpp"
 #include "io/files.hpp"
 #include "run_command.hpp"
@@ -375,6 +376,44 @@ TEST_CASE("a work-set of bare strings is read as prompts", "[cli][workset]") {
     CHECK(r.exit_code == 0);
     CHECK_THAT(r.out,
                Catch::Contains("\"status\":\"green\"") && Catch::Contains("\"n_divergent\":0"));
+}
+
+TEST_CASE("a work-set from standard input or a FIFO is read, and its bytes hashed",
+          "[cli][workset]") {
+    testing::ScratchDir dir;
+    const std::string rows = R"([{"prompt": "Say 7.", "expected_answer": "7"}])";
+    const std::string file = dir.write("ws.json", rows);
+    const std::string sha = core::sha256_hex(rows);
+    const std::string cert = "/bi-mock__ctx2048__N4.json";
+    const std::string bi = BI_RUN_PATH;
+    // "-": standard input, here a pipe.
+    auto r = run_command({"/bin/sh", "-c",
+                          "cat '" + file + "' | '" + bi + "' run-mock --workset - --passes 1 " +
+                              "--quiet --out-dir '" + dir.file("stdin") + "'"});
+    INFO(r.err);
+    CHECK(r.exit_code == 3);  // one item cannot show overlap at N: not GREEN, but a verdict
+    auto loaded = io::read_cert(dir.file("stdin") + cert);
+    CHECK(loaded.document.find("provenance")->string_or("workset_sha256", "") == sha);
+    CHECK(loaded.document.find("run")->string_or("workset", "") == "-");
+    // A FIFO, as a shell's <(command) gives.
+    const std::string fifo = dir.file("pipe");
+    REQUIRE(::mkfifo(fifo.c_str(), 0600) == 0);
+    r = run_command({"/bin/sh", "-c",
+                     "cat '" + file + "' > '" + fifo + "' & '" + bi + "' run-mock --workset '" +
+                         fifo + "' --passes 1 --quiet --out-dir '" + dir.file("fifo") + "'"});
+    INFO(r.err);
+    CHECK(r.exit_code == 3);
+    loaded = io::read_cert(dir.file("fifo") + cert);
+    CHECK(loaded.document.find("provenance")->string_or("workset_sha256", "") == sha);
+    // Standard input that is nothing (/dev/null is a device) is refused by name.
+    r = run_command({"/bin/sh", "-c", "'" + bi + "' run-mock --workset - --quiet < /dev/null"});
+    CHECK(r.exit_code == 2);
+    CHECK_THAT(r.err, Catch::Contains("cannot read standard input: it is a character device"));
+    // A plan's shards read the work-set again: a stream is refused there.
+    r = run_command(bi_run({"plan", "--workset", "-", "--parallel", "2", "--out-dir",
+                            dir.file("plan"), "--model", file}));
+    CHECK(r.exit_code == 2);
+    CHECK_THAT(r.err, Catch::Contains("must be a regular file, not a stream"));
 }
 
 TEST_CASE("help: one spelling per option, defaults shown right", "[cli][help]") {

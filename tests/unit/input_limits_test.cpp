@@ -4,8 +4,11 @@
 #include <unistd.h>
 
 #include <catch2/catch.hpp>
+#include <chrono>
 #include <cstdlib>
+#include <fstream>
 #include <string>
+#include <thread>
 
 #include "core/error.hpp"
 #include "core/utf8.hpp"
@@ -78,6 +81,40 @@ TEST_CASE("read_file reads regular files only, without blocking on a FIFO", "[fi
           "cannot read /dev/zero: it is a character device; only regular files are read");
     CHECK_THAT(error_of([&] { io::read_file(dir.file("absent")); }),
                Catch::Contains("cannot read " + dir.file("absent") + ": No such file"));
+}
+
+TEST_CASE("read_file_or_stream reads a FIFO to its end, bounded in size and in time", "[files]") {
+    testing::ScratchDir dir;
+    const std::string fifo = dir.file("pipe");
+    REQUIRE(::mkfifo(fifo.c_str(), 0600) == 0);
+    // A writer (its open waits for the reader's) that writes in two pieces: all of it is read.
+    std::thread writer([&] {
+        std::ofstream out(fifo);
+        out << "[{\"prompt\": ";
+        out.flush();
+        out << "\"a\"}]";
+    });
+    CHECK(io::read_file_or_stream(fifo, 1024, std::chrono::seconds(20)) == "[{\"prompt\": \"a\"}]");
+    writer.join();
+    // More than the bound: refused as a file would be.
+    std::thread big([&] {
+        std::ofstream out(fifo);
+        out << std::string(100, 'x');
+    });
+    CHECK_THAT(error_of([&] { io::read_file_or_stream(fifo, 10, std::chrono::seconds(20)); }),
+               Catch::Contains("larger than the limit of 10 bytes"));
+    big.join();
+    // No writer at all: the deadline ends the wait, naming it.
+    CHECK(error_of([&] { io::read_file_or_stream(fifo, 10, std::chrono::milliseconds(200)); }) ==
+          "cannot read " + fifo + ": no end within 0.2 s (BI_INPUT_STREAM_SECONDS)");
+    // Directories and devices are still refused without reading them.
+    CHECK_THAT(error_of([&] { io::read_file_or_stream(dir.path(), 10, std::chrono::seconds(1)); }),
+               Catch::Contains("it is a directory; only regular files and streams are read"));
+    CHECK_THAT(error_of([] { io::read_file_or_stream("/dev/zero", 10, std::chrono::seconds(1)); }),
+               Catch::Contains("it is a character device"));
+    // A regular file reads as read_file reads it.
+    const std::string file = dir.write("ws.json", "[]");
+    CHECK(io::read_file_or_stream(file, 10, std::chrono::seconds(1)) == "[]");
 }
 
 TEST_CASE("read_file refuses a file over the input limit", "[files]") {

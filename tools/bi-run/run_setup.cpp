@@ -99,7 +99,8 @@ void add_run_options(cxxopts::Options& options, const std::string& default_alias
     options.add_options("Scoring and work-set")("scorer", "Scorer id (default: exact)",
                                                 cxxopts::value<std::string>())(
         "scorer-config", "JSON text handed to the scorer (default: {})",
-        cxxopts::value<std::string>())("workset", "Work-set JSON file",
+        cxxopts::value<std::string>())("workset",
+                                       "Work-set JSON file (or - for standard input, or a FIFO)",
                                        cxxopts::value<std::string>())(
         "generator", "Work-set generator id (from a plugin)", cxxopts::value<std::string>())(
         "generator-param", "KEY=VALUE for the generator (repeatable)",

@@ -150,6 +150,9 @@ struct ProvenanceRecord {
     std::vector<std::string> argv;
     std::vector<PluginRecord> plugins;
     std::optional<std::string> workset_sha256;  // of the work-set file, when one was read
+    // Of the rows that ran, as `bi-run workset` writes them (io::workset_to_json_text): a
+    // generator sizes its prompts by the server's /tokenize, so this is what the cell measured.
+    std::optional<std::string> rows_sha256;
     std::optional<std::vector<std::string>> generator_params;  // "k=v", in order
     std::optional<std::int64_t> generator_seed;
 };

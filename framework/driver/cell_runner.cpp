@@ -12,6 +12,7 @@
 #include "core/error.hpp"
 #include "core/permutation.hpp"
 #include "core/sample_size.hpp"
+#include "core/sha256.hpp"
 #include "core/union.hpp"
 #include "core/verdict.hpp"
 #include "dispatcher.hpp"
@@ -22,6 +23,7 @@
 #include "interrupt.hpp"
 #include "io/cert_io.hpp"
 #include "io/utc_time.hpp"
+#include "io/workset.hpp"
 #include "scoring.hpp"
 
 namespace bi::driver {
@@ -206,6 +208,7 @@ Baseline CellRunner::run_baseline(std::int64_t ctx, const WorkRowSource& rows) {
     start = clock::now();
     const auto work_rows = rows(count_tokens, options_.model_alias, ctx);
     if (work_rows.empty()) throw Error(ErrorCategory::Input, "the work-set has no rows");
+    baseline.rows_sha256 = core::sha256_hex(io::workset_to_json_text(work_rows));
     baseline.items = core::expand_work_rows(work_rows, options_.model_alias, ctx, options_.reps);
     baseline.timings.workset_s = seconds_since(start);
 
@@ -428,6 +431,7 @@ CellOutcome CellRunner::run_cell(const Baseline& baseline, int parallel) {
     context.host = describe_host();
     context.run = run_record(baseline);
     context.provenance = options_.provenance;
+    if (context.provenance) context.provenance->rows_sha256 = baseline.rows_sha256;
     timings.total_s = seconds_since(origin_);
     context.timings = timings;
     outcome.cert = core::build_cert(context, outcome.verdict);

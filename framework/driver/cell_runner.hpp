@@ -70,6 +70,7 @@ struct Baseline {
     core::Json props;           // its /props, trimmed
     bool reports_mock = false;
     std::optional<std::string> store_digest;  // a store model's digest, as the server lists it
+    std::string rows_sha256;  // of the work rows that ran (io::workset_to_json_text)
     core::Timings timings;
 };
 

@@ -859,6 +859,7 @@ const Table<ProvenanceRecord>& table() {
         required("argv", &P::argv),
         required("plugins", &P::plugins),
         optional("workset_sha256", &P::workset_sha256),
+        optional("rows_sha256", &P::rows_sha256),
         optional("generator_params", &P::generator_params),
         optional("generator_seed", &P::generator_seed),
     };

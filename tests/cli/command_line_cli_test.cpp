@@ -13,6 +13,7 @@
 #include "core/sha256.hpp"
 #include "io/cert_io.hpp"
 #include "io/files.hpp"
+#include "mock/mock_server.hpp"
 #include "run_command.hpp"
 #include "scratch_dir.hpp"
 
@@ -414,6 +415,40 @@ TEST_CASE("a work-set from standard input or a FIFO is read, and its bytes hashe
                             dir.file("plan"), "--model", file}));
     CHECK(r.exit_code == 2);
     CHECK_THAT(r.err, Catch::Contains("must be a regular file, not a stream"));
+}
+
+TEST_CASE("workset --tokenize sizes rows as a live run does, and the cert hashes the rows that ran",
+          "[cli][workset]") {
+    testing::ScratchDir dir;
+    mock::MockConfig config;
+    config.model_alias = "bi-mock";
+    mock::MockServer server(config);
+    const std::string at = "127.0.0.1:" + std::to_string(server.start());
+    auto r = run_command(bi_run({"workset", "--generator", "spark", "--tokenize", at, "--model-id",
+                                 "bi-mock", "--ctx", "2048", "--out", dir.file("live.json")}));
+    INFO(r.err);
+    REQUIRE(r.exit_code == 0);
+    r = run_command(bi_run({"workset", "--generator", "spark", "--model-id", "bi-mock", "--ctx",
+                            "2048", "--out", dir.file("estimated.json")}));
+    REQUIRE(r.exit_code == 0);
+    const std::string live = io::read_file(dir.file("live.json"));
+    CHECK(live != io::read_file(dir.file("estimated.json")));  // 4 bytes a token is not the model's
+    // The cell that runs the profile on that tokenizer measured exactly the --tokenize rows.
+    r = run_command(bi_run({"run-mock", "--profile", "spark", "--passes", "1", "--quiet",
+                            "--out-dir", dir.file("out")}));
+    const auto cert = io::read_cert(dir.file("out/bi-mock__ctx2048__N4.json"));
+    CHECK(cert.document.find("provenance")->string_or("rows_sha256", "") == core::sha256_hex(live));
+    // A server that does not answer: nothing written, the reason named.
+    server.stop();
+    r = run_command(bi_run(
+        {"workset", "--generator", "spark", "--tokenize", at, "--out", dir.file("none.json")}));
+    CHECK(r.exit_code == 1);
+    CHECK_THAT(r.err,
+               Catch::Contains("--tokenize " + at + ": ") && Catch::Contains("nothing written"));
+    CHECK_FALSE(fs::exists(dir.file("none.json")));
+    r = run_command(bi_run({"workset", "--generator", "spark", "--tokenize", "8080"}));
+    CHECK(r.exit_code == 2);
+    CHECK_THAT(r.err, Catch::Contains("--tokenize 8080: expected HOST:PORT"));
 }
 
 TEST_CASE("help: one spelling per option, defaults shown right", "[cli][help]") {

@@ -2,13 +2,17 @@
 // fixed, reviewable work-set (--workset) and swap it without a rebuild.
 #include <cxxopts.hpp>
 
+#include <chrono>
+#include <cstdlib>
 #include <iostream>
+#include <memory>
 
 #include "command_line.hpp"
 #include "commands.hpp"
 #include "core/error.hpp"
 #include "driver/interrupt.hpp"
 #include "exit_codes.hpp"
+#include "http/completion_client.hpp"
 #include "io/files.hpp"
 #include "io/workset.hpp"
 #include "option_aliases.hpp"
@@ -29,7 +33,10 @@ int workset_main(int raw_argc, char** raw_argv) {
         "bi-run workset",
         "Run a work-set generator plugin and write its rows as a work-set JSON file (or to "
         "stdout). The same arguments give byte-identical output. No server is running here, so "
-        "the generator cannot count real tokens and uses its own estimate.\n\nExit status: 0 "
+        "the generator estimates token counts, unless --tokenize names a running server whose "
+        "/tokenize it asks, as run-live does: then the rows are those a live run on that model "
+        "generates, and their file's sha256 is the cert's provenance.rows_sha256.\n\nExit "
+        "status: 0 "
         "written, 2 bad arguments or a plugin that cannot be loaded, 1 the generator failed, "
         "crashed or hung, or the file could not be written.");
     options.add_options()("generator", "Generator id (see bi-run plugins)",
@@ -42,7 +49,9 @@ int workset_main(int raw_argc, char** raw_argv) {
         cxxopts::value<std::uint64_t>()->default_value(std::to_string(kDefaultSeed)))(
         "generator-param", "KEY=VALUE for the generator (repeatable)",
         cxxopts::value<std::vector<std::string>>())(
-        "out", "File to write atomically (default: stdout)", cxxopts::value<std::string>());
+        "out", "File to write atomically (default: stdout)", cxxopts::value<std::string>())(
+        "tokenize", "HOST:PORT of a running llama-server whose /tokenize counts the tokens",
+        cxxopts::value<std::string>());
     add_plugin_options(options);
     add_plugin_timeout_option(options);
     options.add_options("Output")("h,help", "Show this help");
@@ -63,9 +72,37 @@ int workset_main(int raw_argc, char** raw_argv) {
     plugin_host::PluginSet plugins;
     load_plugins(plugins, args);
     const std::string generator = args["generator"].as<std::string>();
+    plugin_host::TokenCounter count;
+    std::unique_ptr<http::HttpSession> tokenizer;
+    std::string tokenize_at;
+    std::string tokenize_failure;  // the first count that failed
+    if (args.count("tokenize")) {
+        tokenize_at = args["tokenize"].as<std::string>();
+        const auto colon = tokenize_at.rfind(':');
+        const std::string port_text =
+            colon == std::string::npos ? "" : tokenize_at.substr(colon + 1);
+        char* end = nullptr;
+        const long port = std::strtol(port_text.c_str(), &end, 10);
+        if (colon == 0 || colon == std::string::npos || port_text.empty() || *end != '\0' ||
+            port < 1 || port > 65535)
+            throw Error(ErrorCategory::Usage,
+                        "--tokenize " + tokenize_at + ": expected HOST:PORT, e.g. 127.0.0.1:8080");
+        tokenizer = std::make_unique<http::HttpSession>(
+            http::Endpoint{tokenize_at.substr(0, colon), static_cast<std::uint16_t>(port)},
+            std::chrono::seconds(30), std::size_t{16} << 20);
+        // A count that fails ends the command: rows sized by a mix of counts and estimates
+        // would be neither the live set nor the estimated one.
+        count = [&](std::string_view text) -> std::optional<std::int64_t> {
+            if (!tokenize_failure.empty()) return std::nullopt;
+            const auto outcome = http::tokenize(*tokenizer, text);
+            if (outcome.ok()) return outcome.count;
+            tokenize_failure = outcome.failure->message;
+            return std::nullopt;
+        };
+    }
     std::vector<core::WorkRow> rows;
     try {
-        rows = plugins.generate_rows(generator, request);
+        rows = plugins.generate_rows(generator, request, count);
     } catch (const driver::Interrupted&) {
         throw;
     } catch (const Error& e) {
@@ -73,6 +110,11 @@ int workset_main(int raw_argc, char** raw_argv) {
             throw Error(ErrorCategory::Usage, without_bi_prefix(e.what()));
         // The arguments were fine; the plugin failed: exit 1 whatever main makes of the category.
         std::cerr << "bi-run workset: " << without_bi_prefix(e.what()) << "\n";
+        return kExitError;
+    }
+    if (!tokenize_failure.empty()) {
+        std::cerr << "bi-run workset: --tokenize " << tokenize_at << ": " << tokenize_failure
+                  << "; nothing written\n";
         return kExitError;
     }
     const std::string text = io::workset_to_json_text(rows);

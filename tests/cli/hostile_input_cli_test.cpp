@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <catch2/catch.hpp>
+#include <cstdlib>
 #include <filesystem>
 #include <string>
 #include <vector>
@@ -55,7 +56,7 @@ TEST_CASE("a value that is not a number names its option", "[cli][hostile-input]
     }
 }
 
-TEST_CASE("the work-set must be a regular UTF-8 file, and a FIFO does not block",
+TEST_CASE("the work-set must be a UTF-8 file or stream, and a FIFO nobody writes does not block",
           "[cli][hostile-input]") {
     testing::ScratchDir dir;
     const std::string fifo = dir.file("ws.fifo");
@@ -63,11 +64,13 @@ TEST_CASE("the work-set must be a regular UTF-8 file, and a FIFO does not block"
     const std::string bad_utf8 =
         dir.write("ws.json", "[{\"prompt\": \"q\", \"family\": \"caf\xC3\"}]");
     const std::vector<std::pair<std::string, std::string>> cases = {
-        {fifo, "cannot read " + fifo + ": it is a FIFO; only regular files are read"},
+        // A FIFO is read as a stream; with no writer its read deadline ends the wait.
+        {fifo, "cannot read " + fifo + ": no end within 1 s (BI_INPUT_STREAM_SECONDS)"},
         {dir.path(), "cannot read " + dir.path() + ": it is a directory"},
         {"/dev/zero", "cannot read /dev/zero: it is a character device"},
         {bad_utf8, bad_utf8 + ": rows[0]: invalid UTF-8 at byte offset 31"},
     };
+    ::setenv("BI_INPUT_STREAM_SECONDS", "1", 1);  // inherited by bi-run
     for (const auto& [path, message] : cases) {
         const auto r = run_mock(dir, {"--workset", path});
         INFO(path << ": " << r.err);
@@ -75,6 +78,7 @@ TEST_CASE("the work-set must be a regular UTF-8 file, and a FIFO does not block"
         CHECK_THAT(r.err, Catch::Contains("--workset: " + message));
         CHECK_FALSE(exists(dir.file("out")));
     }
+    ::unsetenv("BI_INPUT_STREAM_SECONDS");
 }
 
 TEST_CASE("verify-cert refuses what is not a regular file, without reading it",

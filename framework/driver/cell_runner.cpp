@@ -1,9 +1,11 @@
 #include "cell_runner.hpp"
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <numeric>
 #include <sstream>
+#include <thread>
 
 #include "cell_configuration.hpp"
 #include "cert_archive.hpp"
@@ -29,6 +31,18 @@
 namespace bi::driver {
 
 namespace {
+
+// Whether `server` exits within a short grace (polled, so a live server costs the whole grace
+// and a dying one only as long as its exit takes).
+bool exits_soon(ServerHandle& server) {
+    constexpr auto kGrace = std::chrono::seconds(2);
+    const auto until = std::chrono::steady_clock::now() + kGrace;
+    while (std::chrono::steady_clock::now() < until) {
+        if (!server.alive()) return true;
+        std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    }
+    return !server.alive();
+}
 
 using clock = std::chrono::steady_clock;
 
@@ -164,7 +178,9 @@ CellRunner::ArmRun CellRunner::run_arm(ServerHandle& server,
     run.seconds = seconds_since(start);
 
     throw_if_interrupted();
-    if (!server.alive())
+    // A server that died mid-arm fails its requests before its exit can be seen: an arm that
+    // failed is given a moment for that, so the death is what the run reports.
+    if (!server.alive() || (!outcome.gave_up.empty() && exits_soon(server)))
         throw Error(ErrorCategory::Server,
                     "the server died during " + label + ": " + server.death_report());
     // Without a serial arm there is nothing to compare against: no verdict, as for a crash. A

@@ -3,7 +3,8 @@
 # bi-run and its bundled plugins install in the default component.
 include(CMakePackageConfigHelpers)
 
-set(bi_package_dir "${CMAKE_INSTALL_LIBDIR}/cmake/BatchInvariance")
+# Under share/: the SDK is headers only, the same on every architecture.
+set(bi_package_dir "${CMAKE_INSTALL_DATADIR}/cmake/BatchInvariance")
 file(STRINGS "${PROJECT_SOURCE_DIR}/sdk/include/bi/plugin.h" bi_abi_line
      REGEX "^#define BI_PLUGIN_ABI_MAJOR [0-9]+$")
 string(REGEX REPLACE ".* ([0-9]+)$" "\\1" BI_PLUGIN_ABI_MAJOR "${bi_abi_line}")

@@ -41,8 +41,11 @@ fi
 
 jobs="$(nproc 2>/dev/null || echo 2)"
 # shellcheck disable=SC2086 # BI_CMAKE_ARGS is a list of arguments
+# Prefix /usr: the build is laid out as the Debian packages are (lib/<multiarch>), so `cpack -G
+# DEB` in it makes them (scripts/build-packages.sh); install with the package, not `cmake --install`.
 step "configuring $build_dir" cmake -S "$root" -B "$build_dir" -G Ninja \
-  -DCMAKE_BUILD_TYPE=RelWithDebInfo -DBI_WERROR="${BI_WERROR:-ON}" ${BI_CMAKE_ARGS:-}
+  -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_INSTALL_PREFIX=/usr -DBI_WERROR="${BI_WERROR:-ON}" \
+  ${BI_CMAKE_ARGS:-}
 targets=()
 read -r -a targets <<< "${BI_BUILD_TARGETS:-}"
 if [ "${#targets[@]}" -gt 0 ]; then

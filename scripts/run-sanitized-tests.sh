@@ -40,6 +40,6 @@ cd "$build_dir"
 start=$SECONDS
 rc=0
 ctest --output-on-failure --parallel "$jobs" --timeout 600 \
-      -LE '^(live|format|docs|cluster|browser|no-sanitize)$' "$@" || rc=$?
+      -LE '^(live|format|docs|cluster|browser|package|no-sanitize)$' "$@" || rc=$?
 echo "run-sanitized-tests: tests $((SECONDS - start)) s"
 exit "$rc"

@@ -13,6 +13,10 @@
 #include "run_setup.hpp"
 #include "server/command_output.hpp"
 
+#ifndef BI_KIND_DIR_FROM_BINDIR
+#error "BI_KIND_DIR_FROM_BINDIR must name the installed kind directory relative to bindir"
+#endif
+
 namespace bi::driver {
 
 namespace {
@@ -24,11 +28,21 @@ bool ends_with(const std::string& text, std::string_view suffix) {
            text.compare(text.size() - suffix.size(), suffix.size(), suffix) == 0;
 }
 
-// --server-kind-dir values, then $BI_SERVER_KIND_PATH.
+// --server-kind-dir values, then $BI_SERVER_KIND_PATH, then the installed kind directory.
 std::vector<std::string> search_dirs(const std::vector<std::string>& dirs) {
     std::vector<std::string> all = dirs;
     for (auto& dir : split_path_list(std::getenv("BI_SERVER_KIND_PATH"))) all.push_back(dir);
+    if (auto installed = installed_kind_dir()) all.push_back(std::move(*installed));
     return all;
+}
+
+// A kind file in the installed directory with the bytes of a shipped kind is that kind (source
+// "built-in:<file>"), so a cert's kind record is checked against what bi-run ships.
+core::ServerKind as_shipped(core::ServerKind kind, const std::string& dir) {
+    if (dir != installed_kind_dir()) return kind;
+    for (const auto& shipped : builtin_server_kinds())
+        if (shipped.name == kind.name && shipped.sha256 == kind.sha256) return shipped;
+    return kind;
 }
 
 // How long a kind's probe command (`--help`, `--version`) may run.
@@ -42,6 +56,15 @@ std::string join(const std::vector<std::string>& words) {
 
 }  // namespace
 
+std::optional<std::string> installed_kind_dir() {
+    std::error_code ec;
+    const auto exe = std::filesystem::read_symlink("/proc/self/exe", ec);
+    if (ec) return std::nullopt;
+    const auto dir = (exe.parent_path() / BI_KIND_DIR_FROM_BINDIR).lexically_normal();
+    if (!std::filesystem::is_directory(dir, ec)) return std::nullopt;
+    return dir.string();
+}
+
 core::ServerKind resolve_server_kind(const std::string& name_or_path,
                                      const std::vector<std::string>& dirs) {
     if (name_or_path.find('/') != std::string::npos || ends_with(name_or_path, kSuffix))
@@ -54,7 +77,7 @@ core::ServerKind resolve_server_kind(const std::string& name_or_path,
             if (kind.name != name_or_path)
                 throw Error(ErrorCategory::Input, file.string() + ": names kind '" + kind.name +
                                                       "', not '" + name_or_path + "'");
-            return kind;
+            return as_shipped(std::move(kind), dir);
         }
     }
     for (const auto& kind : builtin_server_kinds())

@@ -3,6 +3,7 @@
 // adds a kind by writing its file; nothing is rebuilt.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -30,11 +31,16 @@ struct DetectedKind {
 // bi::Error(Usage) naming them when several kinds remain.
 DetectedKind detect_server_kind(const std::string& binary, const std::vector<std::string>& dirs);
 
+// The installed kind directory relative to bi-run (<prefix>/share/bi-run/kinds), when it exists.
+// Kind files there are known to every user of this bi-run; the package puts the shipped kinds'
+// files there, and those stay the shipped kinds (source "built-in:<file>").
+std::optional<std::string> installed_kind_dir();
+
 // `name_or_path`: a value holding '/' or ending in ".toml" is a kind file; a bare name is
 // NAME.toml in `dirs` (--server-kind-dir, in order), then in $BI_SERVER_KIND_PATH
-// (':'-separated), then a shipped kind of that name. A user's file of a shipped kind's name
-// shadows it. bi::Error(Usage) listing every kind it can find when none matches; a kind file
-// that cannot be read is bi::Error(Input) naming the file and key.
+// (':'-separated), then in installed_kind_dir(), then a shipped kind of that name. A user's file of
+// a shipped kind's name shadows it. bi::Error(Usage) listing every kind it can find when none
+// matches; a kind file that cannot be read is bi::Error(Input) naming the file and key.
 core::ServerKind resolve_server_kind(const std::string& name_or_path,
                                      const std::vector<std::string>& dirs);
 

@@ -15,7 +15,7 @@ inline constexpr std::string_view kRequiredBundledPlugin = "exact";
 inline constexpr std::string_view kOptionalBundledPlugins[] = {"spark"};
 
 // The directory of /proc/self/exe, then the installed plugin directory relative to it
-// (e.g. <prefix>/bin/../lib/batch-invariance). Existing directories only, in search order.
+// (<prefix>/bin/../lib/<multiarch>/bi-run/plugins). Existing directories only, in search order.
 std::vector<std::string> bundled_plugin_dirs();
 
 // The first lib<name>.so in `dirs`, if any.

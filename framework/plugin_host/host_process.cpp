@@ -23,6 +23,10 @@ extern char** environ;
 
 namespace bi::plugin_host {
 
+#ifndef BI_HOST_DIR_FROM_BINDIR
+#error "BI_HOST_DIR_FROM_BINDIR must name the installed plugin host's directory relative to bindir"
+#endif
+
 namespace {
 
 namespace fs = std::filesystem;
@@ -59,12 +63,18 @@ std::string plugin_host_executable() {
     }
     std::error_code ec;
     const fs::path exe = fs::read_symlink("/proc/self/exe", ec);
-    const fs::path host = exe.parent_path() / "bi-plugin-host";
-    if (ec || ::access(host.c_str(), X_OK) != 0)
-        throw PluginFault("bi: the plugin host " + host.string() +
-                          " is missing (it is built and installed beside bi-run; BI_PLUGIN_HOST "
-                          "overrides its path)");
-    return host.string();
+    const fs::path bindir = exe.parent_path();
+    const fs::path beside = bindir / "bi-plugin-host";
+    const fs::path installed =
+        (bindir / BI_HOST_DIR_FROM_BINDIR / "bi-plugin-host").lexically_normal();
+    if (!ec)
+        for (const fs::path& host : {beside, installed})
+            if (::access(host.c_str(), X_OK) == 0 && !fs::is_directory(host, ec))
+                return host.string();
+    throw PluginFault("bi: the plugin host is missing: neither " + beside.string() + " nor " +
+                      installed.string() +
+                      " (it is built beside bi-run and installed with it; BI_PLUGIN_HOST "
+                      "overrides its path)");
 }
 
 HostProcess::HostProcess(const std::string& executable) {

@@ -22,7 +22,8 @@ public:
     using std::runtime_error::runtime_error;
 };
 
-// The helper executable: $BI_PLUGIN_HOST when set, else bi-plugin-host beside /proc/self/exe.
+// The helper executable: $BI_PLUGIN_HOST when set, else bi-plugin-host beside /proc/self/exe (the
+// build tree), else in the installed <libdir>/bi-run relative to it.
 // Throws PluginFault naming what was looked for when it is not an executable file.
 std::string plugin_host_executable();
 

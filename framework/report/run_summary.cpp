@@ -11,6 +11,12 @@ namespace bi::report {
 
 namespace {
 
+// A summary with "version" (what bi-run --version --json prints) when the caller gave one.
+core::Json with_version(core::Json summary, const core::Json& version) {
+    if (!version.is_null()) summary.set("version", version);
+    return summary;
+}
+
 template <typename Optional>
 core::Json optional_name(const Optional& value) {
     return value ? core::Json(core::name(*value)) : core::Json();
@@ -60,7 +66,7 @@ std::string cell_text(const DecidedCell& cell) {
     return out.str();
 }
 
-std::string cell_json(const DecidedCell& cell) {
+std::string cell_json(const DecidedCell& cell, const core::Json& version) {
     const core::Cert& cert = cell.cert;
     const auto& v = cert.verdict;
     const core::Json summary = core::Json::Object{
@@ -78,7 +84,7 @@ std::string cell_json(const DecidedCell& cell) {
         {"trials_counted", cert.sensitivity.per_trial.n},
         {"target_reached", cert.plan ? core::Json(cert.plan->reached) : core::Json()},
     };
-    return io::to_json_text(summary);
+    return io::to_json_text(with_version(summary, version));
 }
 
 std::string sweep_table(const std::string& model, const std::vector<SweepRow>& rows) {
@@ -138,7 +144,7 @@ std::string selftest_text(const SelftestCell& s) {
     return out.str();
 }
 
-std::string selftest_json(const SelftestCell& s) {
+std::string selftest_json(const SelftestCell& s, const core::Json& version) {
     const auto& v = s.cell.verdict;
     core::Json per_pass = core::Json::array();
     for (const auto& pass : v.ac.per_pass) {
@@ -155,7 +161,7 @@ std::string selftest_json(const SelftestCell& s) {
                            {"per_pass", per_pass},
                            {"n_prompts", s.n_prompts},
                            {"interpretation", selftest_interpretation(v, s.parallel)}};
-    return io::to_json_text(summary);
+    return io::to_json_text(with_version(summary, version));
 }
 
 }  // namespace bi::report

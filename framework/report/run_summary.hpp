@@ -26,7 +26,7 @@ struct DecidedCell {
 std::string cell_text(const DecidedCell& cell);
 
 // The same as one JSON object on one line (no '\n').
-std::string cell_json(const DecidedCell& cell);
+std::string cell_json(const DecidedCell& cell, const core::Json& version = core::Json());
 
 // One row of a sweep's summary: a decided cell, or one it skipped.
 struct SweepRow {
@@ -56,6 +56,6 @@ std::string selftest_interpretation(const core::Verdict& verdict, int parallel);
 std::string selftest_text(const SelftestCell& selftest);
 
 // The same facts as one JSON object on one line (no '\n').
-std::string selftest_json(const SelftestCell& selftest);
+std::string selftest_json(const SelftestCell& selftest, const core::Json& version = core::Json());
 
 }  // namespace bi::report

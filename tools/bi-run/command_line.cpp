@@ -1,5 +1,6 @@
 #include "command_line.hpp"
 
+#include <algorithm>
 #include <charconv>
 #include <iostream>
 #include <string>
@@ -111,9 +112,90 @@ std::string option_given_value(int argc, const char* const* argv, std::string_vi
     return {};
 }
 
+namespace {
+
+// Set while describe_command() runs a command: printed_help() fills it and unwinds.
+OptionTable* g_capture = nullptr;
+struct TableCaptured {};
+
+// Whether option `name` takes only numbers: a word given to it does not parse.
+bool takes_numbers(const cxxopts::Options& options, const std::string& name) {
+    std::string program = "probe";
+    std::string token = "--" + name + "=x";
+    char* argv[] = {program.data(), token.data(), nullptr};
+    try {
+        // parse() reads the option table and leaves it as it was.
+        const_cast<cxxopts::Options&>(options).parse(2, argv);
+    } catch (const cxxopts::exceptions::incorrect_argument_type&) {
+        return true;
+    } catch (const cxxopts::exceptions::exception&) {
+    }
+    return false;
+}
+
+OptionTable option_table(const cxxopts::Options& options, const std::vector<std::string>& groups) {
+    OptionTable table;
+    const std::string help = options.help({}, true);
+    const std::string usage_mark = "\nUsage:\n  " + options.program();
+    const auto at = help.find(usage_mark);
+    table.description = help.substr(0, at);
+    if (at != std::string::npos) {
+        const auto start = at + usage_mark.size();
+        const auto end = help.find('\n', start);
+        table.usage = help.substr(start, end - start);
+        while (!table.usage.empty() && table.usage.front() == ' ') table.usage.erase(0, 1);
+    }
+    const auto present = options.groups();
+    for (const auto& name : groups.empty() ? present : groups) {
+        // --help skips a group it is asked for that has no options; so does the table.
+        if (std::find(present.begin(), present.end(), name) == present.end()) continue;
+        OptionGroup group{name, {}};
+        for (const auto& detail : options.group_help(name).options) {
+            OptionEntry entry;
+            entry.short_name = detail.s;
+            entry.long_name = detail.l.empty() ? std::string() : detail.l.front();
+            entry.description = detail.desc;
+            if (!detail.is_boolean)
+                entry.value_name = detail.arg_help.empty() ? "arg" : detail.arg_help;
+            if (detail.has_default && !detail.is_boolean)
+                entry.default_value = detail.default_value;
+            entry.repeatable = detail.is_container;
+            entry.numeric = !detail.is_boolean && takes_numbers(options, entry.long_name);
+            group.options.push_back(std::move(entry));
+        }
+        table.groups.push_back(std::move(group));
+    }
+    return table;
+}
+
+}  // namespace
+
+std::optional<OptionTable> describe_command(const char* name, int (*command_main)(int, char**)) {
+    OptionTable table;
+    std::string command = name;
+    std::string help = "--help";
+    char* argv[] = {command.data(), help.data(), nullptr};
+    g_capture = &table;
+    try {
+        command_main(2, argv);
+    } catch (const TableCaptured&) {
+        g_capture = nullptr;
+        return table;
+    } catch (...) {
+        g_capture = nullptr;
+        throw;
+    }
+    g_capture = nullptr;
+    return std::nullopt;
+}
+
 bool printed_help(const cxxopts::ParseResult& args, const cxxopts::Options& options,
                   const std::vector<std::string>& groups) {
     if (!args.count("help")) return false;
+    if (g_capture) {
+        *g_capture = option_table(options, groups);
+        throw TableCaptured{};
+    }
     std::cout << options.help(groups) << "\n";
     return true;
 }

@@ -27,6 +27,31 @@ double number_option(const cxxopts::ParseResult& args, const char* name, double 
 bool printed_help(const cxxopts::ParseResult& args, const cxxopts::Options& options,
                   const std::vector<std::string>& groups = {});
 
+// One command's options as its --help shows them, for generated completions and man pages.
+struct OptionEntry {
+    std::string short_name;  // "h", or ""
+    std::string long_name;   // "help"
+    std::string description;
+    std::string value_name;  // "" for a switch, else its placeholder ("FILE", "arg")
+    std::string default_value;
+    bool repeatable = false;
+    bool numeric = false;  // its value must be a number
+};
+struct OptionGroup {
+    std::string name;  // "" for the command's main group
+    std::vector<OptionEntry> options;
+};
+struct OptionTable {
+    std::string description;  // the text --help prints above "Usage:"
+    std::string usage;        // what follows the command's name on the usage line
+    std::vector<OptionGroup> groups;
+};
+
+// The option table of `command_main`, read by running it with --help while printed_help()
+// records the table instead of printing it; nullopt when the command never reached
+// printed_help() (so every command must call it right after parse_command_line()).
+std::optional<OptionTable> describe_command(const char* name, int (*command_main)(int, char**));
+
 // A string option's value when it was given (its default does not count), else nullopt.
 std::optional<std::string> given(const cxxopts::ParseResult& args, const char* name);
 

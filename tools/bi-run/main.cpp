@@ -4,58 +4,25 @@
 #include <csignal>
 #include <cstring>
 #include <iostream>
+#include <sstream>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "bi/version.hpp"
+#include "build_info.hpp"
 #include "commands.hpp"
 #include "core/error.hpp"
 #include "core/utf8.hpp"
 #include "driver/interrupt.hpp"
 #include "exit_codes.hpp"
+#include "io/json_text.hpp"
+#include "manpages.hpp"
 #include "option_aliases.hpp"
 #include "plugin_args.hpp"
 #include "provenance.hpp"
 
 namespace {
-
-struct Command {
-    const char* name;
-    const char* summary;
-    int (*main)(int, char**);
-    bool loads_plugins = false;  // takes --plugin and --plugin-dir (also before the command)
-};
-
-const Command kCommands[] = {
-    {"run-live", "verify one cell (model, ctx, N) against your own llama-server",
-     bi::cli::run_live_main, true},
-    {"sweep", "run-live over several ctx and N values, one cert per cell", bi::cli::sweep_main,
-     true},
-    {"plan", "write a sweep's cells as a plan file for sharded runs (Slurm, k8s, CI)",
-     bi::cli::plan_main},
-    {"run-mock", "verify one cell against the built-in continuous-batching mock server",
-     bi::cli::run_mock_main, true},
-    {"selftest", "prove the harness and the gate on your server with a tiny synthetic model",
-     bi::cli::selftest_main},
-    {"plan-n", "print the projected server footprint for N = 1..max", bi::cli::plan_n_main},
-    {"report", "summarise many certs (or directories of them) in one table", bi::cli::report_main},
-    {"verify-cert", "re-check cert files and explain why any is not promotable",
-     bi::cli::verify_cert_main},
-    {"keygen", "write an Ed25519 key pair for signing certs", bi::cli::keygen_main},
-    {"attest", "export a cert as an in-toto attestation (DSSE envelope)", bi::cli::attest_main},
-    {"plugins", "list the loaded plugins, their versions, scorers and generators",
-     bi::cli::plugins_main, true},
-    {"workset", "write a generator plugin's work-set to a JSON file", bi::cli::workset_main, true},
-    {"synth-model", "write a random-weight llama GGUF model for testing a server",
-     bi::cli::synth_model_main},
-};
-
-const Command* find_command(std::string_view name) {
-    for (const auto& command : kCommands)
-        if (name == command.name) return &command;
-    return nullptr;
-}
 
 // Bad flags, files or plugins the user named: exit 2. Everything else before a verdict (a plugin
 // that crashed or hung, plugin_host::PluginFault, included): exit 1.
@@ -71,9 +38,10 @@ void print_usage(std::ostream& out) {
            "usage: bi-run [--plugin FILE]... [--plugin-dir DIR]... COMMAND [options]\n"
            "       bi-run COMMAND --help   (or bi-run help COMMAND)\n"
            "       bi-run --plugin FILE    (what the plugin offers and which commands use it)\n"
-           "       bi-run --version\n\n"
+           "       bi-run --version [--json]   (version, commit, build and library versions)\n"
+           "       bi-run help --man DIR       (write the man pages into DIR)\n\n"
            "commands:\n";
-    for (const auto& command : kCommands)
+    for (const auto& command : bi::cli::commands())
         out << "  " << command.name << std::string(14 - std::strlen(command.name), ' ')
             << command.summary << "\n";
     out << "\nA bare plugin name (libspark.so) is looked up in --plugin-dir, $BI_PLUGIN_PATH, the "
@@ -137,9 +105,26 @@ int main(int argc, char** argv) {
         return run_command("plugins", bi::cli::plugins_main, args.argc(), args.argv());
     }
     const std::string_view first = argv[first_index];
+    if (first == "help" && first_index + 1 < argc &&
+        std::string_view(argv[first_index + 1]) == "--man") {
+        if (first_index + 3 != argc) {
+            std::cerr << "bi-run help --man: name one directory to write the man pages into\n";
+            return bi::cli::kExitUsage;
+        }
+        std::ostringstream usage;
+        print_usage(usage);
+        try {
+            for (const auto& file : bi::cli::write_man_pages(argv[first_index + 2], usage.str()))
+                std::cout << file << "\n";
+        } catch (const bi::Error& e) {
+            std::cerr << "bi-run help --man: " << e.what() << "\n";
+            return bi::cli::kExitError;
+        }
+        return bi::cli::kExitPromotable;
+    }
     if (first == "-h" || first == "--help" || first == "help") {
         if (first == "help" && first_index + 1 < argc) {
-            const Command* command = find_command(argv[first_index + 1]);
+            const bi::cli::Command* command = bi::cli::find_command(argv[first_index + 1]);
             if (!command) {
                 std::cerr << "bi-run help: unknown command '" << argv[first_index + 1]
                           << "' (see bi-run --help)\n";
@@ -152,10 +137,20 @@ int main(int argc, char** argv) {
         return bi::cli::kExitPromotable;
     }
     if (first == "--version" || first == "-V") {
-        std::cout << "bi-run " << BI_VERSION_STRING << "\n";
+        const bool json =
+            first_index + 1 < argc && std::string_view(argv[first_index + 1]) == "--json";
+        if (first_index + (json ? 2 : 1) != argc) {
+            std::cerr << "bi-run --version: takes only --json\n";
+            return bi::cli::kExitUsage;
+        }
+        const auto info = bi::cli::build_info();
+        if (json)
+            std::cout << bi::io::to_json_text(bi::cli::version_json(info)) << "\n";
+        else
+            std::cout << bi::cli::version_text(info);
         return bi::cli::kExitPromotable;
     }
-    const Command* command = find_command(first);
+    const bi::cli::Command* command = bi::cli::find_command(first);
     if (!command) {
         std::cerr << "bi-run: unknown command '" << first << "' (see bi-run --help)\n";
         return bi::cli::kExitUsage;

@@ -46,14 +46,27 @@ bool same_file(const std::string& a, const std::string& b) {
     return a == b || std::filesystem::equivalent(a, b, ec);
 }
 
+// Where a plugin came from: beside bi-run (a build tree), bi-run's installed plugin directory,
+// or a --plugin the user named.
+std::string origin(const plugin_host::PluginInfo& plugin) {
+    if (!plugin.bundled) return "--plugin";
+    std::error_code ec;
+    const auto exe_dir = std::filesystem::read_symlink("/proc/self/exe", ec).parent_path();
+    const auto dir = std::filesystem::path(plugin.path).parent_path();
+    if (!ec && same_file(dir.string(), exe_dir.string()))
+        return "bundled, beside bi-run (" + exe_dir.string() + ")";
+    return "bundled, bi-run's installed plugin directory (" + dir.string() + ")";
+}
+
 }  // namespace
 
 int plugins_main(int argc, char** argv) {
     cxxopts::Options options(
         "bi-run plugins",
         "List the plugins bi-run would use: the bundled ones (found beside bi-run or in its "
-        "installed plugin directory) and each --plugin file, with their versions, ABI, scorers "
-        "and generators. A plugin that fails to load is reported in one line.\n\nExit status: 0 "
+        "installed plugin directory) and each --plugin file, with their versions, ABI, where each "
+        "came from, scorers and generators. A plugin that fails to load is reported in one "
+        "line.\n\nExit status: 0 "
         "all loaded, 2 a plugin could not be loaded or bad arguments, 1 a plugin crashed or hung "
         "while loading.");
     add_plugin_options(options);
@@ -76,6 +89,7 @@ int plugins_main(int argc, char** argv) {
                   << plugin.abi_minor << (plugin.bundled ? ", bundled" : "") << ") " << plugin.path
                   << "\n";
         if (!plugin.description.empty()) std::cout << "  " << plugin.description << "\n";
+        std::cout << "  from: " << origin(plugin) << "\n";
         for (const auto& scorer : plugin.scorers) print_component("scorer", scorer);
         for (const auto& generator : plugin.generators) print_component("generator", generator);
         if (describe) print_uses(plugin);

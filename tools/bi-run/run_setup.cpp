@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <iostream>
 
+#include "build_info.hpp"
 #include "command_line.hpp"
 #include "core/cert.hpp"
 #include "core/error.hpp"
@@ -178,7 +179,7 @@ int report_outcome(const driver::CellResult& result, const RunSetup& setup) {
     const report::DecidedCell cell{outcome.cert, outcome.verdict, outcome.cert_path,
                                    outcome.promotable};
     if (setup.json)
-        std::cout << report::cell_json(cell) << std::endl;
+        std::cout << report::cell_json(cell, version_json(build_info())) << std::endl;
     else
         std::cout << report::cell_text(cell) << std::flush;
     return outcome.promotable ? kExitPromotable : kExitNotPromotable;

@@ -4,6 +4,7 @@
 
 #include <iostream>
 
+#include "build_info.hpp"
 #include "command_line.hpp"
 #include "commands.hpp"
 #include "driver/selftest.hpp"
@@ -87,7 +88,7 @@ int selftest_main(int raw_argc, char** raw_argv) {
         result.n_prompts,
         request.n_predict};
     if (args.count("json"))
-        std::cout << report::selftest_json(summary) << std::endl;
+        std::cout << report::selftest_json(summary, version_json(build_info())) << std::endl;
     else
         std::cout << report::selftest_text(summary) << std::flush;
     return outcome.promotable ? kExitPromotable : kExitNotPromotable;

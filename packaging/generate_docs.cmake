@@ -1,0 +1,27 @@
+# Writes the man pages and the shell completions with the bi-run just built, compressed as Debian
+# wants them (gzip -9n: no name, no time stamp, so the same build gives the same bytes).
+# Run with cmake -P and -D BI_RUN, OUT, CERT_PAGE.
+
+function(run)
+  execute_process(COMMAND ${ARGN} RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+  if(NOT rc EQUAL 0)
+    message(FATAL_ERROR "failed (${rc}): ${ARGN}\n${out}\n${err}")
+  endif()
+  set(run_output "${out}" PARENT_SCOPE)
+endfunction()
+
+file(REMOVE_RECURSE "${OUT}/man" "${OUT}/completion")
+file(MAKE_DIRECTORY "${OUT}/completion")
+run("${BI_RUN}" help --man "${OUT}/man")
+file(COPY "${CERT_PAGE}" DESTINATION "${OUT}/man")
+file(GLOB pages "${OUT}/man/*.[15]")
+foreach(page IN LISTS pages)
+  run(gzip -9nf "${page}")
+endforeach()
+foreach(shell_file IN ITEMS "bash;bi-run.bash" "zsh;_bi-run" "fish;bi-run.fish")
+  list(GET shell_file 0 shell)
+  list(GET shell_file 1 name)
+  run("${BI_RUN}" completion "${shell}")
+  file(WRITE "${OUT}/completion/${name}" "${run_output}")
+endforeach()
+file(TOUCH "${OUT}/stamp")

@@ -1,0 +1,268 @@
+// What an installed bi-run offers (issue 25): --version with its build, parts found relative to
+// bi-run wherever it is installed, completion scripts and man pages generated from the same
+// option tables as --help.
+#include <catch2/catch.hpp>
+
+#include <algorithm>
+#include <cctype>
+#include <filesystem>
+#include <fstream>
+#include <regex>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "cli_args.hpp"
+#include "core/json.hpp"
+#include "io/json_text.hpp"
+#include "run_command.hpp"
+#include "scratch_dir.hpp"
+
+using namespace bi;
+using testing::bi_run;
+using testing::run_command;
+namespace fs = std::filesystem;
+
+namespace {
+
+// The command names `bi-run --help` lists.
+std::vector<std::string> listed_commands() {
+    const auto usage = run_command(bi_run({"--help"})).out;
+    std::vector<std::string> names;
+    std::istringstream lines(usage.substr(usage.find("commands:\n") + 10));
+    std::string line;
+    const std::regex row("^  ([a-z][a-z-]*) +.*");
+    std::smatch match;
+    while (std::getline(lines, line) && !line.empty())
+        if (std::regex_match(line, match, row)) names.push_back(match[1]);
+    return names;
+}
+
+// The long options a command's --help lists ("--ctx", ...).
+std::vector<std::string> help_options(const std::string& command) {
+    const auto help = run_command(bi_run({command, "--help"})).out;
+    std::vector<std::string> options;
+    const std::regex option("^ +(?:-[a-zA-Z], )?(--[a-z][a-z0-9-]*)");
+    std::istringstream lines(help);
+    std::string line;
+    std::smatch match;
+    while (std::getline(lines, line))
+        if (std::regex_search(line, match, option)) options.push_back(match[1]);
+    return options;
+}
+
+// `text` as roff writes an option name ("\-\-server\-kind").
+std::string roff(const std::string& text) {
+    return std::regex_replace(text, std::regex("-"), "\\-");
+}
+
+// A copy of bi-run laid out as an install under `prefix` (bin/, the plugin and kind
+// directories cmake/Layout.cmake names), so that only the installed paths can be found.
+void install_copy(const std::string& prefix, bool with_host = true) {
+    const auto copy = [](const std::string& from, const fs::path& to) {
+        fs::create_directories(to.parent_path());
+        fs::copy_file(from, to, fs::copy_options::overwrite_existing);
+    };
+    copy(BI_RUN_PATH, fs::path(prefix) / "bin/bi-run");
+    copy(BI_EXACT_PLUGIN, fs::path(prefix) / BI_INSTALL_PLUGINDIR / "libexact.so");
+    copy(BI_SPARK_PLUGIN, fs::path(prefix) / BI_INSTALL_PLUGINDIR / "libspark.so");
+    if (with_host)
+        copy(BI_PLUGIN_HOST_PATH, fs::path(prefix) / BI_INSTALL_PKGLIBDIR / "bi-plugin-host");
+    fs::create_directories(fs::path(prefix) / BI_INSTALL_KINDDIR);
+}
+
+}  // namespace
+
+TEST_CASE("install: --version names the build and the libraries", "[cli][install]") {
+    const auto text = run_command(bi_run({"--version"}));
+    REQUIRE(text.exit_code == 0);
+    CHECK_THAT(text.out, Catch::StartsWith("bi-run " BI_VERSION "\n"));
+    for (const char* field : {"commit:", "build type:", "compiler:", "plugin ABI:  1.",
+                              "Poco:", "RapidJSON:   1.1.0", "OpenSSL:     OpenSSL 3."})
+        CHECK_THAT(text.out, Catch::Contains(field));
+
+    const auto json = run_command(bi_run({"--version", "--json"}));
+    REQUIRE(json.exit_code == 0);
+    const auto value = io::parse_json(json.out, "--version --json");
+    CHECK(value.find("bi_run")->as_string() == BI_VERSION);
+    for (const char* key :
+         {"commit", "build_type", "compiler", "plugin_abi", "poco", "rapidjson", "openssl"})
+        CHECK(value.find(key) != nullptr);
+    CHECK_THAT(value.find("poco")->as_string(), Catch::Matches("1\\.[0-9]+\\.[0-9]+"));
+
+    const auto extra = run_command(bi_run({"--version", "--yaml"}));
+    CHECK(extra.exit_code == 2);
+    CHECK_THAT(extra.err, Catch::Contains("takes only --json"));
+}
+
+TEST_CASE("install: the JSON summaries carry the version", "[cli][install]") {
+    testing::ScratchDir dir;
+    const auto r = run_command(bi_run({"run-mock", "--json", "--out-dir", dir.path()}));
+    REQUIRE(r.exit_code == 0);
+    const auto summary = io::parse_json(r.out, "run-mock --json");
+    const auto* version = summary.find("version");
+    REQUIRE(version != nullptr);
+    CHECK(version->find("bi_run")->as_string() == BI_VERSION);
+    CHECK(version->find("plugin_abi") != nullptr);
+}
+
+TEST_CASE("install: bi-run finds its plugins, host and kinds relative to itself",
+          "[cli][install]") {
+    testing::ScratchDir dir;
+    const std::string prefix = dir.file("prefix");
+    install_copy(prefix);
+    const std::string bi = prefix + "/bin/bi-run";
+    const std::string plugins = fs::weakly_canonical(fs::path(prefix) / BI_INSTALL_PLUGINDIR);
+
+    const auto listed = run_command({bi, "plugins"});
+    REQUIRE(listed.exit_code == 0);
+    CHECK_THAT(listed.out, Catch::Contains(plugins + "/libexact.so"));
+    CHECK_THAT(listed.out, Catch::Contains(plugins + "/libspark.so"));
+    CHECK_THAT(listed.out, Catch::Contains("from: bundled, bi-run's installed plugin directory"));
+    // The build tree's bi-run says its plugins are beside it.
+    CHECK_THAT(run_command(bi_run({"plugins"})).out,
+               Catch::Contains("from: bundled, beside bi-run"));
+
+    const auto green = run_command({bi, "run-mock", "--out-dir", dir.file("certs")});
+    CHECK(green.exit_code == 0);
+
+    // A kind file in the installed kind directory is known by name to every user of this
+    // bi-run; a copy of a shipped kind there stays the shipped kind.
+    std::string vllm = testing::read_text(std::string(BI_KINDS_DIR) + "/vllm.toml");
+    fs::path kinds = fs::path(prefix) / BI_INSTALL_KINDDIR;
+    {
+        std::ofstream(kinds / "vllm.toml") << vllm;
+        std::ofstream(kinds / "site-vllm.toml")
+            << std::regex_replace(vllm, std::regex("name = \"vllm\""), "name = \"site-vllm\"");
+    }
+    fs::create_directories(dir.file("m"));  // vLLM's model form: a directory
+    const auto site =
+        run_command({bi, "run-live", "--server-kind", "site-vllm", "--server-bin", "/bin/false",
+                     "--model", dir.file("m"), "--dry-run", "--out-dir", dir.file("dry")});
+    CHECK(site.exit_code == 0);
+    CHECK_THAT(site.out + site.err, Catch::Contains((kinds / "site-vllm.toml").string()));
+    const auto shipped =
+        run_command({bi, "run-live", "--server-kind", "vllm", "--server-bin", "/bin/false",
+                     "--model", dir.file("m"), "--dry-run", "--out-dir", dir.file("dry")});
+    CHECK(shipped.exit_code == 0);
+    CHECK_THAT(shipped.out + shipped.err, !Catch::Contains((kinds / "vllm.toml").string()));
+    const auto unknown =
+        run_command({bi, "run-live", "--server-kind", "nonesuch", "--server-bin", "/bin/false",
+                     "--model", dir.file("m"), "--dry-run", "--out-dir", dir.file("dry")});
+    CHECK(unknown.exit_code == 2);
+    CHECK_THAT(unknown.err, Catch::Contains("site-vllm"));
+}
+
+TEST_CASE("install: a missing plugin host names both places it was looked for", "[cli][install]") {
+    testing::ScratchDir dir;
+    const std::string prefix = dir.file("prefix");
+    install_copy(prefix, false);
+    const auto r = run_command({prefix + "/bin/bi-run", "plugins"});
+    CHECK(r.exit_code != 0);
+    CHECK_THAT(r.err, Catch::Contains("plugin host is missing"));
+    CHECK_THAT(r.err, Catch::Contains(prefix + "/bin/bi-plugin-host"));
+    CHECK_THAT(r.err, Catch::Contains(std::string(BI_INSTALL_PKGLIBDIR) + "/bi-plugin-host"));
+}
+
+TEST_CASE("install: completion scripts list every command, option and kind", "[cli][install]") {
+    const auto commands = listed_commands();
+    REQUIRE(commands.size() >= 14);
+    const auto bash = run_command(bi_run({"completion", "bash"}));
+    REQUIRE(bash.exit_code == 0);
+    const auto zsh = run_command(bi_run({"completion", "zsh"}));
+    REQUIRE(zsh.exit_code == 0);
+    CHECK_THAT(zsh.out, Catch::StartsWith("#compdef bi-run\n"));
+    const auto fish = run_command(bi_run({"completion", "fish"}));
+    REQUIRE(fish.exit_code == 0);
+    for (const auto& command : commands) {
+        INFO(command);
+        CHECK_THAT(bash.out, Catch::Contains("        " + command + ")\n"));
+        CHECK_THAT(zsh.out, Catch::Contains("        " + command + ")\n"));
+        CHECK_THAT(fish.out, Catch::Contains("__fish_seen_subcommand_from " + command + "'"));
+        for (const auto& option : help_options(command)) {
+            INFO(option);
+            CHECK_THAT(bash.out, Catch::Contains(" " + option + " ") ||
+                                     Catch::Contains("'" + option + " ") ||
+                                     Catch::Contains(" " + option + "'"));
+            CHECK_THAT(fish.out, Catch::Contains("-l " + option.substr(2) + " "));
+        }
+    }
+    // Names the shell offers for a value: server kinds, the bundled plugins' scorers and
+    // generators, and those of a --plugin.
+    CHECK_THAT(bash.out, Catch::Contains("--server-kind) COMPREPLY=($(compgen -W '"));
+    CHECK_THAT(bash.out, Catch::Matches("(.|\n)*--server-kind\\) COMPREPLY=[^\n]*vllm(.|\n)*"));
+    CHECK_THAT(bash.out, Catch::Matches("(.|\n)*--scorer\\) COMPREPLY=[^\n]*exact(.|\n)*"));
+    CHECK_THAT(bash.out, Catch::Matches("(.|\n)*--generator\\) COMPREPLY=[^\n]*spark(.|\n)*"));
+
+    CHECK(run_command(bi_run({"completion", "tcsh"})).exit_code == 2);
+    const auto none = run_command(bi_run({"completion"}));
+    CHECK(none.exit_code == 2);
+    CHECK_THAT(none.err, Catch::Contains("bash, zsh or fish"));
+}
+
+TEST_CASE("install: the bash completion completes commands, options and kinds", "[cli][install]") {
+    testing::ScratchDir dir;
+    const auto script = dir.write("bi-run.bash", run_command(bi_run({"completion", "bash"})).out);
+    REQUIRE(fs::exists("/usr/share/bash-completion/bash_completion"));  // run-tests.sh installs it
+    const auto complete = [&](const std::vector<std::string>& words) {
+        std::vector<std::string> argv{
+            "/usr/bin/env",
+            "-i",
+            "PATH=/usr/bin:/bin",
+            "HOME=" + dir.path(),
+            "TERM=dumb",
+            "bash",
+            "--norc",
+            "--noprofile",
+            "-i",
+            "-c",
+            "source /usr/share/bash-completion/bash_completion; source \"$1\"; shift; "
+            "COMP_WORDS=(\"$@\"); COMP_CWORD=$(($# - 1)); COMP_LINE=\"$*\"; "
+            "COMP_POINT=${#COMP_LINE}; _bi_run bi-run \"${COMP_WORDS[COMP_CWORD]}\" "
+            "\"${COMP_WORDS[COMP_CWORD-1]}\"; printf '%s\\n' \"${COMPREPLY[@]}\"",
+            "complete",
+            script};
+        argv.insert(argv.end(), words.begin(), words.end());
+        return run_command(argv).out;
+    };
+    CHECK(complete({"bi-run", "ru"}) == "run-live\nrun-mock\n");
+    const auto ser = complete({"bi-run", "run-live", "--ser"});
+    for (const char* option : {"--server-bin\n", "--server-flag\n", "--server-kind\n"})
+        CHECK_THAT(ser, Catch::Contains(option));
+    CHECK_THAT(complete({"bi-run", "--plugin", "x.so", "run-live", "--server-kind", "v"}),
+               Catch::Equals("vllm\n"));
+    CHECK_THAT(complete({"bi-run", "run-mock", "--scorer", ""}), Catch::Contains("exact\n"));
+}
+
+TEST_CASE("install: help --man writes one page per command from its help", "[cli][install]") {
+    testing::ScratchDir dir;
+    const auto r = run_command(bi_run({"help", "--man", dir.file("man")}));
+    REQUIRE(r.exit_code == 0);
+    const auto commands = listed_commands();
+    CHECK(fs::exists(dir.file("man/bi-run.1")));
+    CHECK(fs::exists(dir.file("man/bi-mock-server.1")));
+    for (const auto& command : commands) {
+        INFO(command);
+        const auto page = testing::read_text(dir.file("man/bi-run-" + command + ".1"));
+        REQUIRE(!page.empty());
+        std::string title = "BI-RUN-" + command;
+        for (auto& c : title) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+        CHECK_THAT(page, Catch::StartsWith(".TH " + title + " 1 "));
+        CHECK_THAT(page, Catch::Contains(".SH NAME\n" + roff("bi-run-" + command) + " \\- "));
+        for (const auto& option : help_options(command)) {
+            INFO(option);
+            CHECK_THAT(page, Catch::Contains("\\fB" + roff(option) + "\\fR"));
+        }
+        // ASCII only: everything else is a groff escape.
+        CHECK(std::none_of(page.begin(), page.end(),
+                           [](char c) { return static_cast<unsigned char>(c) >= 0x80; }));
+    }
+    CHECK_THAT(testing::read_text(dir.file("man/bi-run.1")),
+               Catch::Contains("\\fBbi\\-run\\-run\\-live\\fR(1)"));
+
+    CHECK(run_command(bi_run({"help", "--man"})).exit_code == 2);
+    const auto blocked = dir.write("file", "x");
+    const auto unwritable = run_command(bi_run({"help", "--man", blocked + "/man"}));
+    CHECK(unwritable.exit_code == 1);
+    CHECK_THAT(unwritable.err, Catch::Contains(blocked + "/man: cannot be created"));
+}

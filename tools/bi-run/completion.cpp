@@ -1,0 +1,336 @@
+// bi-run completion bash|zsh|fish: a completion script written from the same option tables
+// --help prints (describe_command), with the server kinds, scorers and generators this bi-run
+// knows, so what the shell offers is what the commands accept.
+#include <cxxopts.hpp>
+
+#include <algorithm>
+#include <iostream>
+#include <map>
+#include <set>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "command_line.hpp"
+#include "commands.hpp"
+#include "completion.hpp"
+#include "core/error.hpp"
+#include "driver/server_kinds.hpp"
+#include "exit_codes.hpp"
+#include "plugin_args.hpp"
+
+namespace bi::cli {
+
+namespace {
+
+[[noreturn]] void usage(const std::string& message) {
+    throw Error(ErrorCategory::Usage, message);
+}
+
+// What a value option's argument is, for the shell to offer.
+enum class ValueKind { None, Number, File, Directory, Word };
+
+struct Choice {
+    ValueKind kind = ValueKind::None;
+    std::vector<std::string> words;  // for Word
+};
+
+bool ends_with(const std::string& text, const std::string& suffix) {
+    return text.size() >= suffix.size() &&
+           text.compare(text.size() - suffix.size(), suffix.size(), suffix) == 0;
+}
+
+Choice choice_for(const OptionEntry& option, const CompletionNames& names) {
+    if (option.value_name.empty()) return {};
+    if (option.numeric) return {ValueKind::Number, {}};
+    const auto& name = option.long_name;
+    if (name == "server-kind") return {ValueKind::Word, names.server_kinds};
+    if (name == "scorer") return {ValueKind::Word, names.scorers};
+    if (name == "generator") return {ValueKind::Word, names.generators};
+    if (name == "cert-source") return {ValueKind::Word, {"live", "mock"}};
+    if (ends_with(name, "-dir") || name == "dir" || option.value_name == "DIR")
+        return {ValueKind::Directory, {}};
+    return {ValueKind::File, {}};
+}
+
+std::string joined(const std::vector<std::string>& words, const char* separator = " ") {
+    std::string text;
+    for (const auto& word : words) text += (text.empty() ? "" : separator) + word;
+    return text;
+}
+
+// Text inside single quotes for sh, zsh and fish alike ('it'\''s').
+std::string single_quoted(const std::string& text) {
+    std::string out = "'";
+    for (const char c : text) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
+    return out + "'";
+}
+
+// `text` on one line of at most 70 characters, for a shell's menu.
+std::string menu_line(const std::string& text) {
+    std::string line;
+    for (const char c : text) line += (c == '\n' || c == '\t') ? ' ' : c;
+    if (line.size() > 70) line = line.substr(0, 67) + "...";
+    return line;
+}
+
+// An option's description up to its first parenthesis (defaults and details), for a menu.
+std::string short_description(const std::string& text) {
+    std::string line = menu_line(text);
+    const auto stop = line.find(" (");
+    if (stop != std::string::npos && stop > 0) line.resize(stop);
+    return line;
+}
+
+struct CommandOptions {
+    const Command* command;
+    std::vector<OptionEntry> options;
+};
+
+std::vector<CommandOptions> all_command_options() {
+    std::vector<CommandOptions> out;
+    for (const auto& command : commands()) {
+        const auto table = describe_command(command.name, command.main);
+        if (!table)
+            throw Error(ErrorCategory::Internal,
+                        std::string("bi: ") + command.name + " did not describe its options");
+        CommandOptions entry{&command, {}};
+        for (const auto& group : table->groups)
+            for (const auto& option : group.options) entry.options.push_back(option);
+        out.push_back(std::move(entry));
+    }
+    return out;
+}
+
+std::vector<std::string> names_of(const std::vector<CommandOptions>& tables) {
+    std::vector<std::string> names;
+    names.reserve(tables.size() + 1);
+    for (const auto& table : tables) names.emplace_back(table.command->name);
+    return names;
+}
+
+std::string bash_script(const std::vector<CommandOptions>& tables, const CompletionNames& names) {
+    std::ostringstream out;
+    out << "# bash completion for bi-run, written by `bi-run completion bash`.\n"
+           "_bi_run() {\n"
+           "    local cur prev words cword split\n"
+           "    _init_completion -s || return\n"
+           "    local i command=\"\"\n"
+           "    for ((i = 1; i < cword; i++)); do\n"
+           "        case \"${words[i]}\" in\n"
+           "            --plugin | --plugin-dir) ((i++)) ;;\n"
+           "            -*) ;;\n"
+           "            *) command=\"${words[i]}\"; break ;;\n"
+           "        esac\n"
+           "    done\n"
+           "    if [[ -z $command ]]; then\n"
+           "        case \"$prev\" in\n"
+           "            --plugin) _filedir so; return ;;\n"
+           "            --plugin-dir) _filedir -d; return ;;\n"
+           "        esac\n"
+           "        if [[ $cur == -* ]]; then\n"
+           "            COMPREPLY=($(compgen -W '--plugin --plugin-dir --help --version' -- "
+           "\"$cur\"))\n"
+           "        else\n"
+           "            COMPREPLY=($(compgen -W '";
+    std::vector<std::string> command_names = names_of(tables);
+    command_names.push_back("help");
+    out << joined(command_names)
+        << "' -- \"$cur\"))\n"
+           "        fi\n"
+           "        return\n"
+           "    fi\n"
+           "    local options=\"\" files=\"\" dirs=\"\" numbers=\"\"\n"
+           "    case \"$command\" in\n";
+    for (const auto& table : tables) {
+        std::vector<std::string> spelled, files, dirs, numbers;
+        std::map<std::string, std::vector<std::string>> words;
+        for (const auto& option : table.options) {
+            const std::string flag = "--" + option.long_name;
+            spelled.push_back(flag);
+            if (!option.short_name.empty()) spelled.push_back("-" + option.short_name);
+            const auto choice = choice_for(option, names);
+            if (choice.kind == ValueKind::File) files.push_back(flag);
+            if (choice.kind == ValueKind::Directory) dirs.push_back(flag);
+            if (choice.kind == ValueKind::Number) numbers.push_back(flag);
+            if (choice.kind == ValueKind::Word) words[flag] = choice.words;
+        }
+        out << "        " << table.command->name << ")\n"
+            << "            options=" << single_quoted(joined(spelled)) << "\n"
+            << "            files=" << single_quoted(" " + joined(files) + " ") << "\n"
+            << "            dirs=" << single_quoted(" " + joined(dirs) + " ") << "\n"
+            << "            numbers=" << single_quoted(" " + joined(numbers) + " ") << "\n";
+        if (!words.empty()) {
+            out << "            case \"$prev\" in\n";
+            for (const auto& [flag, list] : words)
+                out << "                " << flag << ") COMPREPLY=($(compgen -W "
+                    << single_quoted(joined(list)) << " -- \"$cur\")); return ;;\n";
+            out << "            esac\n";
+        }
+        out << "            ;;\n";
+    }
+    out << "        help) COMPREPLY=($(compgen -W " << single_quoted(joined(command_names))
+        << " -- \"$cur\")); return ;;\n"
+           "    esac\n"
+           "    if [[ $files == *\" $prev \"* ]]; then _filedir; return; fi\n"
+           "    if [[ $dirs == *\" $prev \"* ]]; then _filedir -d; return; fi\n"
+           "    if [[ $numbers == *\" $prev \"* ]]; then return; fi\n"
+           "    if [[ $cur == -* ]]; then\n"
+           "        COMPREPLY=($(compgen -W \"$options\" -- \"$cur\"))\n"
+           "        return\n"
+           "    fi\n"
+           "    _filedir\n"
+           "}\n"
+           "complete -F _bi_run bi-run\n";
+    return out.str();
+}
+
+// zsh's _arguments specs take ':' and brackets as syntax.
+std::string zsh_escaped(const std::string& text) {
+    std::string out;
+    for (const char c : text) {
+        if (c == '[' || c == ']' || c == ':' || c == '\\') out += '\\';
+        out += c;
+    }
+    return out;
+}
+
+std::string zsh_script(const std::vector<CommandOptions>& tables, const CompletionNames& names) {
+    std::ostringstream out;
+    out << "#compdef bi-run\n"
+           "# zsh completion for bi-run, written by `bi-run completion zsh`.\n"
+           "_bi_run() {\n"
+           "    local -a commands\n"
+           "    commands=(\n";
+    for (const auto& table : tables)
+        out << "        "
+            << single_quoted(zsh_escaped(table.command->name) + ":" +
+                             menu_line(table.command->summary))
+            << "\n";
+    out << "    )\n"
+           "    local i=2\n"
+           "    while (( i < CURRENT )) && [[ $words[i] == -* ]]; do\n"
+           "        [[ $words[i] == --plugin || $words[i] == --plugin-dir ]] && (( i++ ))\n"
+           "        (( i++ ))\n"
+           "    done\n"
+           "    if (( i >= CURRENT )); then\n"
+           "        _describe -t commands 'bi-run command' commands\n"
+           "        return\n"
+           "    fi\n"
+           "    local command=$words[i]\n"
+           "    shift $(( i - 1 )) words\n"
+           "    (( CURRENT -= i - 1 ))\n"
+           "    case $command in\n";
+    for (const auto& table : tables) {
+        out << "        " << table.command->name << ")\n"
+            << "            _arguments -S \\\n";
+        for (const auto& option : table.options) {
+            const std::string help = "[" + zsh_escaped(short_description(option.description)) + "]";
+            std::string action;
+            const auto choice = choice_for(option, names);
+            if (choice.kind == ValueKind::File) action = ":file:_files";
+            if (choice.kind == ValueKind::Directory) action = ":directory:_files -/";
+            if (choice.kind == ValueKind::Word) action = ":value:(" + joined(choice.words) + ")";
+            if (choice.kind == ValueKind::Number) action = ":number: ";
+            const std::string repeat = option.repeatable ? "*" : "";
+            const std::string flag =
+                "--" + option.long_name + (option.value_name.empty() ? "" : "=");
+            out << "                " << single_quoted(repeat + flag + help + action) << " \\\n";
+        }
+        out << "                '*:file:_files'\n"
+               "            ;;\n";
+    }
+    out << "    esac\n"
+           "}\n"
+           "_bi_run \"$@\"\n";
+    return out.str();
+}
+
+std::string fish_script(const std::vector<CommandOptions>& tables, const CompletionNames& names) {
+    std::ostringstream out;
+    std::vector<std::string> command_names = names_of(tables);
+    const std::string any = joined(command_names);
+    out << "# fish completion for bi-run, written by `bi-run completion fish`.\n"
+           "complete -c bi-run -n 'not __fish_seen_subcommand_from "
+        << any << "' -l plugin -r -F -d 'Plugin .so to load'\n"
+        << "complete -c bi-run -n 'not __fish_seen_subcommand_from " << any
+        << "' -l plugin-dir -r -a '(__fish_complete_directories)' -d 'Plugin directory'\n"
+        << "complete -c bi-run -n 'not __fish_seen_subcommand_from " << any
+        << "' -l version -d 'Print the version and build'\n";
+    for (const auto& table : tables)
+        out << "complete -c bi-run -f -n 'not __fish_seen_subcommand_from " << any << "' -a "
+            << table.command->name << " -d " << single_quoted(menu_line(table.command->summary))
+            << "\n";
+    for (const auto& table : tables)
+        for (const auto& option : table.options) {
+            out << "complete -c bi-run -n '__fish_seen_subcommand_from " << table.command->name
+                << "' -l " << option.long_name;
+            if (!option.short_name.empty()) out << " -s " << option.short_name;
+            const auto choice = choice_for(option, names);
+            if (choice.kind == ValueKind::File) out << " -r -F";
+            if (choice.kind == ValueKind::Directory)
+                out << " -r -a '(__fish_complete_directories)'";
+            if (choice.kind == ValueKind::Word)
+                out << " -r -f -a " << single_quoted(joined(choice.words));
+            if (choice.kind == ValueKind::Number) out << " -r -f";
+            out << " -d " << single_quoted(short_description(option.description)) << "\n";
+        }
+    return out.str();
+}
+
+std::vector<std::string> sorted_unique(std::vector<std::string> words) {
+    std::sort(words.begin(), words.end());
+    words.erase(std::unique(words.begin(), words.end()), words.end());
+    return words;
+}
+
+}  // namespace
+
+std::string completion_script(const std::string& shell, const CompletionNames& names) {
+    const auto tables = all_command_options();
+    if (shell == "bash") return bash_script(tables, names);
+    if (shell == "zsh") return zsh_script(tables, names);
+    if (shell == "fish") return fish_script(tables, names);
+    usage("unknown shell '" + shell + "' (bash, zsh or fish)");
+}
+
+int completion_main(int argc, char** argv) {
+    cxxopts::Options options(
+        "bi-run completion",
+        "Prints a completion script for bi-run: its commands, every option of each (from the\n"
+        "same tables as --help), and the server kinds, scorers and generators this bi-run\n"
+        "knows (the bundled plugins and each --plugin). Installed packages ship the scripts;\n"
+        "for a build of your own:\n\n"
+        "  bash: bi-run completion bash > ~/.local/share/bash-completion/completions/bi-run\n"
+        "  zsh:  bi-run completion zsh > ~/.zfunc/_bi-run   (with ~/.zfunc in $fpath)\n"
+        "  fish: bi-run completion fish > ~/.config/fish/completions/bi-run.fish\n\n"
+        "Exit status: 0 printed, 2 usage error.");
+    options.positional_help("bash|zsh|fish");
+    add_plugin_options(options);
+    add_plugin_timeout_option(options);
+    options.add_options("Output")("shell", "bash, zsh or fish", cxxopts::value<std::string>())(
+        "h,help", "Show this help");
+    options.parse_positional({"shell"});
+    const auto args = parse_command_line(options, argc, argv);
+    if (printed_help(args, options, {"", "Output"})) return kExitPromotable;
+    if (!args.count("shell")) usage("name the shell: bash, zsh or fish");
+    const std::string shell = args["shell"].as<std::string>();
+    if (shell != "bash" && shell != "zsh" && shell != "fish")
+        usage("unknown shell '" + shell + "' (bash, zsh or fish)");
+
+    plugin_host::PluginSet plugins;
+    configure_plugin_calls(plugins, args);
+    load_plugins(plugins, args);
+    CompletionNames names;
+    for (const auto& plugin : plugins.list()) {
+        for (const auto& scorer : plugin.scorers) names.scorers.push_back(scorer.id);
+        for (const auto& generator : plugin.generators) names.generators.push_back(generator.id);
+    }
+    names.scorers = sorted_unique(names.scorers);
+    names.generators = sorted_unique(names.generators);
+    names.server_kinds = driver::known_server_kinds({});
+    std::cout << completion_script(shell, names);
+    return kExitPromotable;
+}
+
+}  // namespace bi::cli

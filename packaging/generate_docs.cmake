@@ -2,13 +2,7 @@
 # wants them (gzip -9n: no name, no time stamp, so the same build gives the same bytes).
 # Run with cmake -P and -D BI_RUN, OUT, CERT_PAGE.
 
-function(run)
-  execute_process(COMMAND ${ARGN} RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
-  if(NOT rc EQUAL 0)
-    message(FATAL_ERROR "failed (${rc}): ${ARGN}\n${out}\n${err}")
-  endif()
-  set(run_output "${out}" PARENT_SCOPE)
-endfunction()
+include("${CMAKE_CURRENT_LIST_DIR}/../cmake/CheckedProcess.cmake")
 
 file(REMOVE_RECURSE "${OUT}/man" "${OUT}/completion")
 file(MAKE_DIRECTORY "${OUT}/completion")

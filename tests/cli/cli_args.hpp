@@ -1,6 +1,8 @@
 // Building bi-run command lines in CLI tests: the binary in front, and argument lists joined.
 #pragma once
 
+#include <regex>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -15,6 +17,18 @@ inline std::vector<std::string> operator+(std::vector<std::string> a,
                                           const std::vector<std::string>& b) {
     a.insert(a.end(), b.begin(), b.end());
     return a;
+}
+
+// The command names a `bi-run --help` text lists, in its order.
+inline std::vector<std::string> listed_commands(const std::string& usage) {
+    std::vector<std::string> names;
+    std::istringstream lines(usage.substr(usage.find("commands:\n") + 10));
+    std::string line;
+    const std::regex row("^  ([a-z][a-z-]*) +.*");
+    std::smatch match;
+    while (std::getline(lines, line) && !line.empty())
+        if (std::regex_match(line, match, row)) names.push_back(match[1]);
+    return names;
 }
 
 }  // namespace bi::testing

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "cli_args.hpp"
 #include "io/files.hpp"
 #include "run_command.hpp"
 #include "scratch_dir.hpp"
@@ -20,18 +21,6 @@ namespace {
 bool updating() {
     const char* update = std::getenv("BI_UPDATE_GOLDEN");
     return update && std::string(update) == "1";
-}
-
-// The command names `bi-run --help` lists, so a new command without a golden file fails here.
-std::vector<std::string> listed_commands(const std::string& usage) {
-    std::vector<std::string> names;
-    std::istringstream lines(usage.substr(usage.find("commands:\n") + 10));
-    std::string line;
-    const std::regex row("^  ([a-z][a-z-]*) +.*");
-    std::smatch match;
-    while (std::getline(lines, line) && !line.empty())
-        if (std::regex_match(line, match, row)) names.push_back(match[1]);
-    return names;
 }
 
 void check_golden(const std::string& name, std::string text) {
@@ -54,7 +43,8 @@ TEST_CASE("help-golden: bi-run --help and every command's --help", "[cli][help]"
     const auto usage = run_command({BI_RUN_PATH, "--help"});
     REQUIRE(usage.exit_code == 0);
     check_golden("bi-run", usage.out);
-    const auto commands = listed_commands(usage.out);
+    // Every listed command, so a new command without a golden file fails here.
+    const auto commands = bi::testing::listed_commands(usage.out);
     REQUIRE(commands.size() >= 10);
     for (const auto& command : commands) {
         DYNAMIC_SECTION(command) {

@@ -25,17 +25,8 @@ namespace fs = std::filesystem;
 
 namespace {
 
-// The command names `bi-run --help` lists.
 std::vector<std::string> listed_commands() {
-    const auto usage = run_command(bi_run({"--help"})).out;
-    std::vector<std::string> names;
-    std::istringstream lines(usage.substr(usage.find("commands:\n") + 10));
-    std::string line;
-    const std::regex row("^  ([a-z][a-z-]*) +.*");
-    std::smatch match;
-    while (std::getline(lines, line) && !line.empty())
-        if (std::regex_match(line, match, row)) names.push_back(match[1]);
-    return names;
+    return testing::listed_commands(run_command(bi_run({"--help"})).out);
 }
 
 // The long options a command's --help lists ("--ctx", ...).

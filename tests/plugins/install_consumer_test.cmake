@@ -3,13 +3,7 @@
 # Run with cmake -P and -D BUILD_DIR, SOURCE_DIR, WORK_DIR, EXAMPLE, GENERATOR, C_COMPILER,
 # CXX_COMPILER, BI_RUN, PROBE.
 
-function(run)
-  execute_process(COMMAND ${ARGN} RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
-  if(NOT rc EQUAL 0)
-    message(FATAL_ERROR "failed (${rc}): ${ARGN}\n${out}\n${err}")
-  endif()
-  set(run_output "${out}" PARENT_SCOPE)
-endfunction()
+include("${CMAKE_CURRENT_LIST_DIR}/../../cmake/CheckedProcess.cmake")
 
 function(expect text pattern)
   if(NOT text MATCHES "${pattern}")

@@ -25,11 +25,34 @@ constexpr DivergenceName kDivergenceNames[] = {
     {Divergence::NotGreedy, "not-greedy"},
 };
 
+struct BuildVariantName {
+    BuildVariant variant;
+    const char* name;
+};
+
+constexpr BuildVariantName kBuildVariantNames[] = {
+    {BuildVariant::None, "none"},
+    {BuildVariant::Score, "score"},
+    {BuildVariant::Logprob, "logprob"},
+};
+
 [[noreturn]] void refuse(const std::string& message) {
     throw Error(ErrorCategory::Usage, "bi-mock: " + message);
 }
 
 }  // namespace
+
+const char* build_variant_name(BuildVariant variant) {
+    for (const auto& entry : kBuildVariantNames)
+        if (entry.variant == variant) return entry.name;
+    return "none";
+}
+
+BuildVariant parse_build_variant(std::string_view name) {
+    for (const auto& entry : kBuildVariantNames)
+        if (name == entry.name) return entry.variant;
+    refuse("unknown build variant '" + std::string(name) + "' (none, score, logprob)");
+}
 
 const char* divergence_name(Divergence mode) {
     for (const auto& entry : kDivergenceNames)
@@ -57,6 +80,8 @@ void validate(const MockConfig& config) {
         refuse("tick_per_turnaround must be in 0..100");
     if (!(config.divergence_p >= 0.0 && config.divergence_p <= 1.0))
         refuse("divergence_p must be in [0, 1]");
+    if (config.build_variant_every < 1 || config.build_variant_every > 1000)
+        refuse("build_variant_every must be in 1..1000");
     if (!std::isfinite(config.loading_seconds) || config.loading_seconds < 0)
         refuse("loading_seconds must be >= 0");
     if (config.http_threads < 0 || config.http_threads > 4096)

@@ -22,6 +22,19 @@ enum class Divergence {
                     // server that ignores temperature 0 / top_k 1); seen only with top logprobs
 };
 
+// Another build of the server: some prompts get other serial answers, batched or not, the same
+// on every request (so the build reproduces itself), which is what a baseline check across
+// builds must find. Which prompts: every build_variant_every-th by its prompt key.
+enum class BuildVariant {
+    None,     // this build answers as every other None build does
+    Score,    // the chosen prompts' answers are other words: their scores change
+    Logprob,  // the chosen prompts' logprobs move slightly: same text and tokens
+};
+
+const char* build_variant_name(BuildVariant variant);
+// Accepts "none", "score" and "logprob"; throws bi::Error(Usage).
+BuildVariant parse_build_variant(std::string_view name);
+
 const char* divergence_name(Divergence mode);
 // Accepts the names above in lower case ("none", "score", ...); throws bi::Error(Usage).
 Divergence parse_divergence(std::string_view name);
@@ -49,7 +62,9 @@ struct MockConfig {
     // model's step. 0: every step is tick_ms, whatever the client.
     double tick_per_turnaround = 0.0;
     Divergence divergence = Divergence::None;
-    double divergence_p = 0.5;      // Stochastic only, in [0, 1]
+    double divergence_p = 0.5;  // Stochastic only, in [0, 1]
+    BuildVariant build_variant = BuildVariant::None;
+    int build_variant_every = 3;    // in 1..1000: 1 changes every prompt
     std::uint64_t seed = 0;         // seeds the Stochastic coin (reproducible per arrival order)
     bool empty = false;             // every completion comes back empty (stop_type "eos")
     std::int64_t crash_after = -1;  // answer this many completions, then die; < 0 never

@@ -71,6 +71,8 @@ SchedulerOptions scheduler_options(const MockConfig& config) {
     options.tick_per_turnaround = config.tick_per_turnaround;
     options.divergence = config.divergence;
     options.divergence_p = config.divergence_p;
+    options.build_variant = config.build_variant;
+    options.build_variant_every = config.build_variant_every;
     options.seed = config.seed;
     options.empty = config.empty;
     return options;
@@ -304,7 +306,9 @@ bool Scheduler::step_locked() {
             task.leak_words = *neighbour[i];
         if (co_batched && !task.leak_words.empty()) context.neighbour_words = &task.leak_words;
         context.leak_index = task.n_leaked;
-        GeneratedToken token = next_token(options_.divergence, task.key, context, task.job.n_probs);
+        GeneratedToken token = with_build_variant(
+            options_.build_variant, options_.build_variant_every, task.key, context,
+            task.job.n_probs, next_token(options_.divergence, task.key, context, task.job.n_probs));
         if (context.neighbour_words && options_.divergence == Divergence::Contamination)
             ++task.n_leaked;
         if (context.position < static_cast<int>(task.job.echo.size()))

@@ -52,6 +52,8 @@ struct SchedulerOptions {
     double tick_per_turnaround = 0.0;  // see MockConfig
     Divergence divergence = Divergence::None;
     double divergence_p = 0.5;
+    BuildVariant build_variant = BuildVariant::None;  // see MockConfig
+    int build_variant_every = 3;
     std::uint64_t seed = 0;
     bool empty = false;
 };

@@ -171,6 +171,11 @@ ServerCommandLine parse_llama_argv(const std::vector<std::string>& args) {
             config.divergence = parse_divergence(cursor.value());
         } else if (name == "--divergence-p") {
             config.divergence_p = parse_number(name, cursor.value());
+        } else if (name == "--build-variant") {
+            config.build_variant = parse_build_variant(cursor.value());
+        } else if (name == "--build-variant-every") {
+            config.build_variant_every =
+                static_cast<int>(parse_integer(name, cursor.value(), 1, 1000));
         } else if (name == "--crash-after") {
             config.crash_after = parse_integer(name, cursor.value(), 0, 1LL << 40);
         } else if (name == "--hang") {
@@ -229,6 +234,9 @@ std::string llama_argv_usage() {
            "  --divergence=MODE       "
            "none|score|token|logprob|stochastic|contamination|not-greedy\n"
            "  --divergence-p=P        stochastic: probability a request diverges (default 0.5)\n"
+           "  --build-variant=MODE    none|score|logprob: another build's serial answers for\n"
+           "                          some prompts (score: other words; logprob: moved logprobs)\n"
+           "  --build-variant-every=K every K-th prompt by its key is changed (default 3)\n"
            "  --crash-after=K         answer K completions, then exit with status 1\n"
            "  --hang                  completion requests never answer\n"
            "  --ignore-sigterm        keep running on SIGTERM (only SIGKILL/SIGINT stop it)\n"

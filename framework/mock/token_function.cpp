@@ -114,6 +114,18 @@ GeneratedToken base_token(std::uint64_t key, int position, int n_top) {
                              hash, n_top);
 }
 
+bool build_variant_changes(std::uint64_t key, int every) {
+    constexpr std::uint64_t kBuildSalt = 0xb1d5a17ULL;
+    return every > 0 && mix(key ^ kBuildSalt) % static_cast<std::uint64_t>(every) == 0;
+}
+
+GeneratedToken with_build_variant(BuildVariant variant, int every, std::uint64_t key,
+                                  const StepContext& step, int n_top, GeneratedToken token) {
+    if (variant == BuildVariant::None || !build_variant_changes(key, every)) return token;
+    if (variant == BuildVariant::Score) return other_word(key, step.position, n_top);
+    return shifted(std::move(token), key, step.position);
+}
+
 GeneratedToken next_token(Divergence mode, std::uint64_t key, const StepContext& step, int n_top) {
     switch (mode) {
         case Divergence::None:

@@ -38,6 +38,12 @@ struct StepContext {
 };
 
 GeneratedToken base_token(std::uint64_t prompt_key, int position, int n_top);
+// Whether a build variant with `every` changes the answer to the prompt with `prompt_key`.
+bool build_variant_changes(std::uint64_t prompt_key, int every);
+// `token` as a server build of `variant` generates it: unchanged for a prompt the variant
+// leaves alone (build_variant_changes) or for BuildVariant::None.
+GeneratedToken with_build_variant(BuildVariant variant, int every, std::uint64_t prompt_key,
+                                  const StepContext& step, int n_top, GeneratedToken token);
 GeneratedToken next_token(Divergence mode, std::uint64_t prompt_key, const StepContext& step,
                           int n_top);
 

@@ -2,6 +2,7 @@
 // way the knob promises.
 #include <catch2/catch.hpp>
 
+#include "mock/server_argv.hpp"
 #include "test_client.hpp"
 
 using namespace bi::mock;
@@ -146,4 +147,78 @@ TEST_CASE("chat completions diverge the same way", "[mock][divergence]") {
     const auto batched = content(replies[0].json());
     CHECK(batched != serial);
     CHECK(stripped(batched) == stripped(serial));
+}
+
+namespace {
+
+// Each prompt's serial answer from a one-slot mock of `variant`, asked twice.
+std::vector<Json> serial_answers(BuildVariant variant, const std::vector<std::string>& prompts) {
+    auto config = fast_config(1);
+    config.build_variant = variant;
+    config.build_variant_every = 3;
+    MockServer server(config);
+    server.start();
+    Client client(server.port());
+    std::vector<Json> answers;
+    for (const auto& prompt : prompts) {
+        const auto first = invariant(client.post("/completion", request_for(prompt)).json());
+        CHECK(invariant(client.post("/completion", request_for(prompt)).json()) == first);
+        answers.push_back(first);
+    }
+    return answers;
+}
+
+std::vector<std::string> numbered_prompts() {
+    std::vector<std::string> prompts;
+    for (int i = 0; i < 24; ++i) prompts.push_back("Name thing number " + std::to_string(i) + ".");
+    return prompts;
+}
+
+}  // namespace
+
+TEST_CASE("build variant score: some prompts' serial answers change, reproducibly",
+          "[mock][divergence]") {
+    const auto prompts = numbered_prompts();
+    const auto base = serial_answers(BuildVariant::None, prompts);
+    const auto other = serial_answers(BuildVariant::Score, prompts);
+    std::size_t changed = 0;
+    for (std::size_t i = 0; i < prompts.size(); ++i) {
+        CAPTURE(prompts[i]);
+        if (other[i] == base[i]) continue;
+        ++changed;
+        CHECK(stripped(text(other[i])) != stripped(text(base[i])));
+    }
+    // Every third prompt by its key: some, never all (24 prompts give 3..16 with this salt).
+    CHECK(changed > 0);
+    CHECK(changed < prompts.size());
+}
+
+TEST_CASE("build variant logprob: changed prompts keep their text and tokens",
+          "[mock][divergence]") {
+    const auto prompts = numbered_prompts();
+    const auto base = serial_answers(BuildVariant::None, prompts);
+    const auto other = serial_answers(BuildVariant::Logprob, prompts);
+    std::size_t changed = 0;
+    for (std::size_t i = 0; i < prompts.size(); ++i) {
+        CAPTURE(prompts[i]);
+        CHECK(text(other[i]) == text(base[i]));
+        CHECK(*other[i].find("tokens") == *base[i].find("tokens"));
+        if (logprobs(other[i]) != logprobs(base[i])) ++changed;
+    }
+    CHECK(changed > 0);
+    CHECK(changed < prompts.size());
+}
+
+TEST_CASE("build variant: the knob's names and bounds", "[mock][divergence]") {
+    CHECK(parse_build_variant("score") == BuildVariant::Score);
+    CHECK(std::string(build_variant_name(BuildVariant::Logprob)) == "logprob");
+    CHECK_THROWS_WITH(parse_build_variant("token"),
+                      Catch::Contains("unknown build variant 'token' (none, score, logprob)"));
+    auto config = fast_config(1);
+    config.build_variant_every = 0;
+    CHECK_THROWS_WITH(validate(config), Catch::Contains("build_variant_every must be in 1..1000"));
+    const auto line = parse_llama_argv({"--build-variant=logprob", "--build-variant-every=5"});
+    CHECK(line.config.build_variant == BuildVariant::Logprob);
+    CHECK(line.config.build_variant_every == 5);
+    CHECK_THROWS(parse_llama_argv({"--build-variant-every=0"}));
 }

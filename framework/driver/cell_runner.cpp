@@ -197,18 +197,18 @@ core::ArmResults CellRunner::score(std::vector<core::TrialRecord> records,
     return score_arm(std::move(records), items, scorer_);
 }
 
-Baseline CellRunner::run_baseline(std::int64_t ctx, const WorkRowSource& rows) {
-    Baseline baseline;
-    baseline.ctx = ctx;
+SerialArms CellRunner::run_serial(std::int64_t ctx, const WorkRowSource& rows) {
+    SerialArms serial;
+    serial.ctx = ctx;
     progress_.note("launching the 1-slot server (ctx " + std::to_string(ctx) + ")");
     auto start = clock::now();
     auto server = launcher_.launch(1, ctx);
-    baseline.timings.launch_a_s = seconds_since(start);
-    baseline.server = server->describe();
+    serial.timings.launch_a_s = seconds_since(start);
+    serial.server = server->describe();
     const core::Json props = fetch_props(*server);
-    baseline.props = http::trim_props(props, evidence_spec().served_model);
-    baseline.reports_mock = props.bool_or("bi_mock", false);
-    baseline.store_digest = fetch_store_digest(*server);
+    serial.props = http::trim_props(props, evidence_spec().served_model);
+    serial.reports_mock = props.bool_or("bi_mock", false);
+    serial.store_digest = fetch_store_digest(*server);
 
     // Each count ends within 30 s, however the server answers.
     http::HttpSession tokenizer(endpoint_of(*server), std::chrono::seconds(30),
@@ -224,20 +224,20 @@ Baseline CellRunner::run_baseline(std::int64_t ctx, const WorkRowSource& rows) {
     start = clock::now();
     const auto work_rows = rows(count_tokens, options_.model_alias, ctx);
     if (work_rows.empty()) throw Error(ErrorCategory::Input, "the work-set has no rows");
-    baseline.rows_sha256 = core::sha256_hex(io::workset_to_json_text(work_rows));
-    baseline.items = core::expand_work_rows(work_rows, options_.model_alias, ctx, options_.reps);
-    baseline.timings.workset_s = seconds_since(start);
+    serial.rows_sha256 = core::sha256_hex(io::workset_to_json_text(work_rows));
+    serial.items = core::expand_work_rows(work_rows, options_.model_alias, ctx, options_.reps);
+    serial.timings.workset_s = seconds_since(start);
 
-    const auto order = identity_order(baseline.items.size());
-    auto a = run_arm(*server, baseline.items, "A", 0, order, 1, "arm A (serial, 1 slot)");
-    baseline.arm_a = score(std::move(a.records), baseline.items);
-    baseline.timings.arm_a_s = a.seconds;
-    progress_.arm_finished(count_modes(baseline.arm_a));
+    const auto order = identity_order(serial.items.size());
+    auto a = run_arm(*server, serial.items, "A", 0, order, 1, "arm A (serial, 1 slot)");
+    serial.arm_a = score(std::move(a.records), serial.items);
+    serial.timings.arm_a_s = a.seconds;
+    progress_.arm_finished(count_modes(serial.arm_a));
 
-    auto a2 = run_arm(*server, baseline.items, "A'", 0, order, 1, "arm A' (serial repeat)");
-    baseline.arm_a_prime = score(std::move(a2.records), baseline.items);
-    baseline.timings.arm_a_prime_s = a2.seconds;
-    const auto self_check = core::compare_arms(baseline.arm_a, baseline.arm_a_prime, "A", "A'",
+    auto a2 = run_arm(*server, serial.items, "A'", 0, order, 1, "arm A' (serial repeat)");
+    serial.arm_a_prime = score(std::move(a2.records), serial.items);
+    serial.timings.arm_a_prime_s = a2.seconds;
+    const auto self_check = core::compare_arms(serial.arm_a, serial.arm_a_prime, "A", "A'",
                                                options_.logit_drift_eps);
     progress_.arm_finished(
         self_check.clean() ? "reproduces A exactly"
@@ -246,9 +246,9 @@ Baseline CellRunner::run_baseline(std::int64_t ctx, const WorkRowSource& rows) {
 
     start = clock::now();
     server->shutdown();
-    baseline.timings.teardown_a_s = seconds_since(start);
+    serial.timings.teardown_a_s = seconds_since(start);
     throw_if_interrupted();  // a signal during the teardown: the N-slot server is never launched
-    return baseline;
+    return serial;
 }
 
 CellRunner::PassRun CellRunner::run_pass(ServerHandle& server,
@@ -367,29 +367,29 @@ CellRunner::PassesRun CellRunner::run_passes(ServerHandle& server,
     return result;
 }
 
-CellOutcome CellRunner::run_cell(const Baseline& baseline, int parallel) {
+CellOutcome CellRunner::run_cell(const SerialArms& serial, int parallel) {
     if (parallel < 1) throw Error(ErrorCategory::Usage, "--parallel must be at least 1");
-    const auto& items = baseline.items;
-    core::Timings timings = baseline.timings;
+    const auto& items = serial.items;
+    core::Timings timings = serial.timings;
     core::CellEvidence evidence;
-    evidence.arm_a = baseline.arm_a;
-    evidence.arm_a_prime = baseline.arm_a_prime;
+    evidence.arm_a = serial.arm_a;
+    evidence.arm_a_prime = serial.arm_a_prime;
 
     progress_.note("launching the " + std::to_string(parallel) + "-slot server (ctx " +
-                   std::to_string(baseline.ctx) + " per slot)");
+                   std::to_string(serial.ctx) + " per slot)");
     auto start = clock::now();
-    auto server = launcher_.launch(parallel, baseline.ctx * parallel);
+    auto server = launcher_.launch(parallel, serial.ctx * parallel);
     timings.launch_n_s = seconds_since(start);
     const core::ServerLaunch server_n = server->describe();
     const core::Json props_n = fetch_props(*server);
-    const bool reports_mock = baseline.reports_mock || props_n.bool_or("bi_mock", false);
+    const bool reports_mock = serial.reports_mock || props_n.bool_or("bi_mock", false);
 
     evidence.dispatch_n = parallel;
     evidence.evidence = evidence_spec();
     // Judged on what the cert keeps of each answer, so that a replay finds the same.
     if (options_.model_file)
         evidence.identity_problems =
-            core::model_identity_problems(evidence.evidence, baseline.props,
+            core::model_identity_problems(evidence.evidence, serial.props,
                                           http::trim_props(props_n, evidence.evidence.served_model),
                                           parallel, options_.model_file->path);
     if (const std::string& field = evidence.evidence.capacity_field; !field.empty())
@@ -428,16 +428,16 @@ CellOutcome CellRunner::run_cell(const Baseline& baseline, int parallel) {
     const auto source =
         launcher_.launches_real_binary() && !reports_mock ? core::Source::Live : core::Source::Mock;
     core::CertContext context =
-        configuration_context(options_, baseline.ctx, parallel, source, server_n.binary_sha256);
+        configuration_context(options_, serial.ctx, parallel, source, server_n.binary_sha256);
     context.ts_utc = io::utc_timestamp();
-    if (context.model_file && baseline.store_digest)
-        context.model_file->store_digest = baseline.store_digest;
+    if (context.model_file && serial.store_digest)
+        context.model_file->store_digest = serial.store_digest;
     context.stopped_early = passes.stopped_early;
     context.plan = passes.plan;
-    const core::Json* build_info = baseline.props.find("build_info");
-    context.server = core::ServerRecord{baseline.server,
+    const core::Json* build_info = serial.props.find("build_info");
+    context.server = core::ServerRecord{serial.server,
                                         server_n,
-                                        baseline.props,
+                                        serial.props,
                                         http::trim_props(props_n, evidence.evidence.served_model),
                                         build_info ? *build_info : core::Json(),
                                         std::nullopt};
@@ -445,15 +445,15 @@ CellOutcome CellRunner::run_cell(const Baseline& baseline, int parallel) {
         context.server->kind = core::ServerKindRecord{kind->name, kind->source, kind->sha256,
                                                       kind->evidence, pins > 0};
     context.host = describe_host();
-    context.run = run_record(baseline);
+    context.run = run_record(serial);
     context.provenance = options_.provenance;
-    if (context.provenance) context.provenance->rows_sha256 = baseline.rows_sha256;
+    if (context.provenance) context.provenance->rows_sha256 = serial.rows_sha256;
     timings.total_s = seconds_since(origin_);
     context.timings = timings;
     outcome.cert = core::build_cert(context, outcome.verdict);
 
     outcome.cert_path =
-        options_.out_dir + "/" + core::cert_file_name(options_.model_alias, baseline.ctx, parallel);
+        options_.out_dir + "/" + core::cert_file_name(options_.model_alias, serial.ctx, parallel);
     throw_if_interrupted();
     outcome.cert.previous = archive_replaced_cert(outcome.cert_path, context.ts_utc, &outcome.cert);
     io::write_cert(outcome.cert_path, outcome.cert, options_.sign_key.get());
@@ -461,9 +461,9 @@ CellOutcome CellRunner::run_cell(const Baseline& baseline, int parallel) {
     return outcome;
 }
 
-core::RunRecord CellRunner::run_record(const Baseline& baseline) const {
+core::RunRecord CellRunner::run_record(const SerialArms& serial) const {
     core::RunRecord run = configured_run_record(options_);
-    run.n_items = static_cast<std::int64_t>(baseline.items.size());
+    run.n_items = static_cast<std::int64_t>(serial.items.size());
     return run;
 }
 

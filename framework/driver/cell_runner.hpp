@@ -1,6 +1,6 @@
 // One cell end to end (docs/design.md §9.1): A and A' on a one-slot server, then B and T concurrent
 // passes of C on an N-slot server, scoring after each arm, then the verdict and the cert.
-// A sweep shares one A baseline across every N at the same ctx.
+// A sweep shares one run of A and A' across every N at the same ctx.
 #pragma once
 
 #include <chrono>
@@ -61,7 +61,7 @@ using WorkRowSource = std::function<std::vector<core::WorkRow>(
     const plugin_host::TokenCounter& count_tokens, const std::string& model_id, std::int64_t ctx)>;
 
 // Arm A and its repeat, shared by every N at one ctx.
-struct Baseline {
+struct SerialArms {
     std::int64_t ctx = 0;
     std::vector<core::WorkItem> items;
     core::ArmResults arm_a;
@@ -86,10 +86,10 @@ public:
     CellRunner(ServerLauncher& launcher, plugin_host::ScorerInstance& scorer, RunOptions options,
                Progress& progress);
 
-    Baseline run_baseline(std::int64_t ctx, const WorkRowSource& rows);
+    SerialArms run_serial(std::int64_t ctx, const WorkRowSource& rows);
     // Runs B and C on an N-slot server, decides, and writes the cert atomically. Throws (and
     // writes nothing) when the server dies, a signal arrives or anything else ends the run.
-    CellOutcome run_cell(const Baseline& baseline, int parallel);
+    CellOutcome run_cell(const SerialArms& serial, int parallel);
 
 private:
     struct ArmRun {
@@ -118,7 +118,7 @@ private:
     PassRun run_pass(ServerHandle& server, const std::vector<core::WorkItem>& items, int parallel,
                      int pass, const std::string& of, core::CellEvidence& evidence,
                      core::Timings& timings);
-    core::RunRecord run_record(const Baseline& baseline) const;
+    core::RunRecord run_record(const SerialArms& serial) const;
     const core::KindEvidence& evidence_spec() const;
     core::Json fetch_props(const ServerHandle& server) const;
     std::optional<std::string> fetch_store_digest(const ServerHandle& server) const;

@@ -360,9 +360,9 @@ std::vector<CellResult> run_plan(const RunPlan& plan, plugin_host::ScorerInstanc
         }
         auto launcher = make_launcher(plan, ctx);
         CellRunner runner(*launcher, scorer, options, progress);
-        const auto baseline = runner.run_baseline(ctx, rows);
+        const auto serial = runner.run_serial(ctx, rows);
         for (int n : parallels) {
-            results.push_back({ctx, n, runner.run_cell(baseline, n)});
+            results.push_back({ctx, n, runner.run_cell(serial, n)});
             if (on_cell) on_cell(results.back());
         }
     }

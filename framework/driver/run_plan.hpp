@@ -103,7 +103,7 @@ struct SkippedCell {
 };
 
 // Runs every cell of the plan (hashing the model first, through the output directory's hash
-// cache): one shared A baseline per ctx, then B and C for each N, calling
+// cache): one shared run of A and A' per ctx, then B and C for each N, calling
 // `on_cell` after each cert is written (and, when plan.resume, `on_skip` for each cell left
 // out; a ctx with nothing left to run launches no server). Throws (writing no cert for the cell
 // in progress) when a server dies, a signal arrives or anything else ends the run.

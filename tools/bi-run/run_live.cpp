@@ -149,7 +149,7 @@ int run_live_cells(int raw_argc, char** raw_argv, bool sweep) {
         sweep
             ? "Runs run-live over every (ctx, N) of --ctx 4096,8192 --parallel 2,4,8: one cert "
               "per\n"
-              "cell, one A baseline per ctx shared by all N at that ctx, a summary table at the\n"
+              "cell, one run of arm A per ctx shared by all N at that ctx, a summary table at the\n"
               "end. With --plan (see bi-run plan) it runs its shard of a planned sweep into a\n"
               "shared directory, skipping cells certified before with the same configuration.\n\n"
               "Exit status: 0 when every cell is a promotable GREEN, 3 otherwise, 2 usage error\n"

@@ -43,12 +43,7 @@ void cap_forensics(std::map<std::string, IdForensics>& forensics, std::size_t& t
 }
 
 PairReport stored(PairReport report) {
-    if (report.rows.size() > kMaxRowsPerReport) {
-        report.rows_truncated += report.rows.size() - kMaxRowsPerReport;
-        report.rows.resize(kMaxRowsPerReport);
-    }
-    cap_forensics(report.forensics, report.forensics_truncated);
-    return report;
+    return stored_report(std::move(report));
 }
 
 UnionReport stored(UnionReport report) {
@@ -69,6 +64,15 @@ std::optional<std::string> nonempty(std::string text) {
 }
 
 }  // namespace
+
+PairReport stored_report(PairReport report) {
+    if (report.rows.size() > kMaxRowsPerReport) {
+        report.rows_truncated += report.rows.size() - kMaxRowsPerReport;
+        report.rows.resize(kMaxRowsPerReport);
+    }
+    cap_forensics(report.forensics, report.forensics_truncated);
+    return report;
+}
 
 std::string moe_hint(std::string_view model) {
     const std::string name = lower(model);

@@ -10,6 +10,7 @@
 #include <string_view>
 #include <vector>
 
+#include "baseline.hpp"
 #include "json.hpp"
 #include "previous_status.hpp"
 #include "server_kind.hpp"
@@ -228,6 +229,9 @@ struct CertContext {
     std::optional<Timings> timings;
     std::optional<ProvenanceRecord> provenance;
     std::optional<std::vector<PreviousCert>> previous;  // oldest first
+    // run-live --baseline: how the cell's arm A compared with a stored baseline. Beside the
+    // verdict, never part of it.
+    std::optional<BaselineCheckSummary> baseline_check;
 };
 
 // A cert is its context (who, what, where, when) plus what the run found.
@@ -245,6 +249,10 @@ struct Cert : CertContext {
 
     std::size_t n_passes() const { return divergence.ac.per_pass.size(); }
 };
+
+// A pair report as a stored document keeps it: rows capped at kMaxRowsPerReport and forensics
+// at kMaxForensicsPerReport (the most severe), the counts left out recorded.
+PairReport stored_report(PairReport report);
 
 // The cert without its digest; framework/io adds the digest over the canonical text.
 Cert build_cert(const CertContext& context, const Verdict& verdict);

@@ -7,7 +7,9 @@
 
 namespace bi {
 
-enum class ErrorCategory { Usage, Input, Json, Plugin, Io, Server, Http, Guard, Internal };
+// Trust: a document that is not what it claims (edited after its digest was taken, a signature
+// that does not verify or is not by a trusted key, not a well-formed document of its schema).
+enum class ErrorCategory { Usage, Input, Json, Plugin, Io, Server, Http, Guard, Trust, Internal };
 
 class Error : public std::runtime_error {
 public:

@@ -14,11 +14,15 @@ namespace {
 core::BaselineSide side(const core::ArmResults& answers) {
     core::BaselineSide s;
     s.arm_a = answers;
-    s.arm_a_prime = answers;
-    s.model_sha256 = "aa11";
-    s.rows_sha256 = "bb22";
-    s.scorer = "exact";
-    s.n_predict = 32;
+    s.repeat = core::serial_repeat(answers, answers);
+    s.terms.source = core::Source::Live;
+    s.terms.model_sha256 = "aa11";
+    s.terms.rows_sha256 = "bb22";
+    s.terms.model_name = "m";
+    s.terms.ctx = 512;
+    s.terms.endpoint = "chat";
+    s.terms.scorer = "exact";
+    s.terms.n_predict = 32;
     return s;
 }
 
@@ -83,11 +87,24 @@ TEST_CASE("baseline: another model, work-set, scorer or n_predict is not compara
     };
     const Case cases[] = {
         {"the model file (sha256) differs: baseline aa11, now ff",
-         [](core::BaselineSide& s) { s.model_sha256 = "ff"; }},
-        {"the work rows (sha256) differs", [](core::BaselineSide& s) { s.rows_sha256 = "x"; }},
+         [](core::BaselineSide& s) { s.terms.model_sha256 = "ff"; }},
+        {"the work rows (sha256) differs",
+         [](core::BaselineSide& s) { s.terms.rows_sha256 = "x"; }},
         {"the scorer differs: baseline exact, now spark",
-         [](core::BaselineSide& s) { s.scorer = "spark"; }},
-        {"n_predict differs: baseline 32, now 64", [](core::BaselineSide& s) { s.n_predict = 64; }},
+         [](core::BaselineSide& s) { s.terms.scorer = "spark"; }},
+        {"the scorer config differs",
+         [](core::BaselineSide& s) { s.terms.scorer_config = "{\"strict\":true}"; }},
+        {"n_predict differs: baseline 32, now 64",
+         [](core::BaselineSide& s) { s.terms.n_predict = 64; }},
+        {"ctx differs: baseline 512, now 1024", [](core::BaselineSide& s) { s.terms.ctx = 1024; }},
+        {"reps differs", [](core::BaselineSide& s) { s.terms.reps = 2; }},
+        {"the endpoint differs: baseline chat, now completion",
+         [](core::BaselineSide& s) { s.terms.endpoint = "completion"; }},
+        {"logprobs differs", [](core::BaselineSide& s) { s.terms.logprobs = 5; }},
+        {"the model name (it names the test ids) differs",
+         [](core::BaselineSide& s) { s.terms.model_name = "other"; }},
+        {"the source differs: baseline live, now mock",
+         [](core::BaselineSide& s) { s.terms.source = core::Source::Mock; }},
     };
     for (const auto& test : cases) {
         CAPTURE(test.what);
@@ -103,7 +120,9 @@ TEST_CASE("baseline: another model, work-set, scorer or n_predict is not compara
 
 TEST_CASE("baseline: a side that does not reproduce itself is not comparable", "[unit][baseline]") {
     auto flaky = side(arm(8));
-    flaky.arm_a_prime->at("id2").extracted_answer = "moved";
+    auto moved = arm(8);
+    moved.at("id2").extracted_answer = "moved";
+    flaky.repeat = core::serial_repeat(flaky.arm_a, moved);
     auto c = core::compare_with_baseline(flaky, side(arm(8)));
     CHECK(c.status == BaselineStatus::NotComparable);
     CHECK(mentions(c, "the baseline run does not reproduce itself serially"));
@@ -111,7 +130,10 @@ TEST_CASE("baseline: a side that does not reproduce itself is not comparable", "
 
     // Its own tokens moving between A and A' is enough: its jitter would read as drift.
     auto jitter = side(arm(8));
-    jitter.arm_a_prime->at("id5").token_logprobs = std::vector<double>{-0.5, -0.3, -1.0, -2.0};
+    auto drifted = arm(8);
+    drifted.at("id5").token_logprobs = std::vector<double>{-0.5, -0.3, -1.0, -2.0};
+    jitter.repeat = core::serial_repeat(jitter.arm_a, drifted);
+    CHECK(jitter.repeat->logprob_drift_ids == std::vector<std::string>{"id5"});
     c = core::compare_with_baseline(side(arm(8)), jitter);
     CHECK(c.status == BaselineStatus::NotComparable);
     CHECK(mentions(c,
@@ -119,10 +141,78 @@ TEST_CASE("baseline: a side that does not reproduce itself is not comparable", "
                    "for id5"));
 
     auto no_repeat = side(arm(8));
-    no_repeat.arm_a_prime.reset();
+    no_repeat.repeat.reset();
     c = core::compare_with_baseline(side(arm(8)), no_repeat);
     CHECK(c.status == BaselineStatus::NotComparable);
     CHECK(mentions(c, "the current run has no serial repeat"));
+
+    auto answered_nothing = side(arm(8));
+    answered_nothing.repeat = core::serial_repeat(answered_nothing.arm_a, {});
+    c = core::compare_with_baseline(side(arm(8)), answered_nothing);
+    CHECK(c.status == BaselineStatus::NotComparable);
+    CHECK(mentions(c, "the current run's serial repeat (A') answered no id of A"));
+}
+
+TEST_CASE("baseline: answers that failed alike on both sides are not comparable",
+          "[unit][baseline]") {
+    // Two sides whose requests all timed out agree on every invariant field; that is no
+    // agreement about the answers.
+    auto failed = arm(8);
+    for (auto& [id, trial] : failed) {
+        trial.failure_mode = core::FailureMode::HttpTimeout;
+        trial.score.reset();
+        trial.passed.reset();
+        trial.extracted_answer = core::Json();
+    }
+    auto c = core::compare_with_baseline(side(failed), side(failed));
+    CHECK(c.status == BaselineStatus::NotComparable);
+    CHECK(mentions(c, "the baseline run has 0 of 8 answers scored ok"));
+    CHECK(mentions(c, "the current run has 0 of 8 answers scored ok"));
+
+    // 7 of 8 ok (87.5%) clears the 80% floor; 6 of 8 (75%) does not.
+    auto one_failed = arm(8);
+    one_failed.at("id0").failure_mode = core::FailureMode::HttpTimeout;
+    c = core::compare_with_baseline(side(one_failed), side(one_failed));
+    CHECK(c.status == BaselineStatus::Same);
+    auto two_failed = one_failed;
+    two_failed.at("id1").failure_mode = core::FailureMode::HttpTimeout;
+    c = core::compare_with_baseline(side(two_failed), side(two_failed));
+    CHECK(c.status == BaselineStatus::NotComparable);
+}
+
+TEST_CASE("baseline: a side that is not greedy, has a judged problem or no hashes is no reference",
+          "[unit][baseline]") {
+    auto not_greedy = arm(4);
+    not_greedy.at("id2").top_alternatives = std::vector<std::vector<core::TokenAlternative>>{
+        {{9, "x", -0.1}, {1, "a", -0.5}},  // the top-1 was token 9, the chosen one token 1
+        {{2, "b", -0.25}},
+        {{3, "c", -1.0}},
+        {{4, "d", -2.0}}};
+    auto c = core::compare_with_baseline(side(arm(4)), side(not_greedy));
+    CHECK(c.status == BaselineStatus::NotComparable);
+    CHECK(mentions(c, "the current run is not greedy decoding: id2"));
+
+    auto named_another = side(arm(4));
+    named_another.problems.push_back("the server names model other.gguf");
+    c = core::compare_with_baseline(named_another, side(arm(4)));
+    CHECK(c.status == BaselineStatus::NotComparable);
+    CHECK(mentions(c, "the baseline: the server names model other.gguf"));
+
+    // Unknown hashes are never equal, even to each other.
+    auto unhashed = side(arm(4));
+    unhashed.terms.model_sha256.clear();
+    unhashed.terms.rows_sha256.clear();
+    c = core::compare_with_baseline(unhashed, unhashed);
+    CHECK(c.status == BaselineStatus::NotComparable);
+    CHECK(mentions(c, "model file has no sha256"));
+    CHECK(mentions(c, "work rows have no sha256"));
+}
+
+TEST_CASE("baseline: status names read back", "[unit][baseline]") {
+    for (const auto status : {BaselineStatus::Same, BaselineStatus::Changed,
+                              BaselineStatus::DriftOnly, BaselineStatus::NotComparable})
+        CHECK(core::parse_baseline_status(name(status)) == status);
+    CHECK_FALSE(core::parse_baseline_status("green"));
 }
 
 TEST_CASE("baseline: nothing answered on both sides is not comparable, never same",

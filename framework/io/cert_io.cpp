@@ -18,13 +18,16 @@ std::string cert_digest(const core::Json& document) {
     return core::sha256_hex(cert_signed_text(document));
 }
 
-std::string render_cert(const core::Cert& cert, const CertSigner* signer) {
-    core::Json document = cert_to_json(cert);
+std::string render_signed(core::Json document, const CertSigner* signer) {
     document.erase("signature");
     const std::string text = cert_signed_text(document);
     document.set("digest", core::sha256_hex(text));
     if (signer) document.set("signature", signer->signature_for(text));
     return to_json_text(document, true) + "\n";
+}
+
+std::string render_cert(const core::Cert& cert, const CertSigner* signer) {
+    return render_signed(cert_to_json(cert), signer);
 }
 
 void write_cert(const std::string& path, const core::Cert& cert, const CertSigner* signer) {

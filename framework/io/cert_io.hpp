@@ -1,5 +1,6 @@
 // The cert on disk: canonical text, digest, an optional signature (made by a CertSigner, which
-// framework/trust implements), atomic write, validated read.
+// framework/trust implements), atomic write, validated read. Baselines and their check reports
+// are signed documents of the same kind (render_signed).
 #pragma once
 
 #include <string>
@@ -23,6 +24,10 @@ public:
     virtual ~CertSigner() = default;
     virtual core::Json signature_for(std::string_view signed_text) const = 0;
 };
+
+// The file form of any signed document: `document` with its digest over cert_signed_text (and,
+// with a signer, its signature), keys sorted, 2-space indent, trailing newline.
+std::string render_signed(core::Json document, const CertSigner* signer = nullptr);
 
 // The file form: the cert plus its digest (and, with a signer, its signature), keys sorted,
 // 2-space indent, trailing newline.

@@ -4,6 +4,7 @@
 #include <optional>
 #include <utility>
 
+#include "cert_tables.hpp"
 #include "field_table.hpp"
 #include "json_text.hpp"
 
@@ -12,115 +13,6 @@ namespace bi::io {
 namespace schema {
 
 using namespace core;
-
-// ---- enums: the words of core/verdict_kinds ----
-
-template <>
-struct Codec<Status> : NamedEnumCodec<Status, name, parse_status> {
-    static Status from_json(const Json& j, const std::string& path) {
-        return NamedEnumCodec::from_json(j, path, "status");
-    }
-};
-template <>
-struct Codec<Source> : NamedEnumCodec<Source, name, parse_source> {
-    static Source from_json(const Json& j, const std::string& path) {
-        return NamedEnumCodec::from_json(j, path, "source");
-    }
-};
-template <>
-struct Codec<DivergenceClass> : NamedEnumCodec<DivergenceClass, name, parse_divergence_class> {
-    static DivergenceClass from_json(const Json& j, const std::string& path) {
-        return NamedEnumCodec::from_json(j, path, "divergence class");
-    }
-};
-template <>
-struct Codec<Anomaly> : NamedEnumCodec<Anomaly, name, parse_anomaly> {
-    static Anomaly from_json(const Json& j, const std::string& path) {
-        return NamedEnumCodec::from_json(j, path, "anomaly");
-    }
-};
-
-template <>
-struct Codec<PlanEnd> : NamedEnumCodec<PlanEnd, name, parse_plan_end> {
-    static PlanEnd from_json(const Json& j, const std::string& path) {
-        return NamedEnumCodec::from_json(j, path, "plan end");
-    }
-};
-
-// Every word a history entry can hold reads back (see core/previous_status.hpp); only a value
-// that is not a string is refused.
-template <>
-struct Codec<PreviousStatus> {
-    static Json to_json(const PreviousStatus& v) { return std::string(v.word()); }
-    static PreviousStatus from_json(const Json& j, const std::string& path) {
-        expect_type(j, Json::Type::String, path);
-        return PreviousStatus::from_word(j.as_string());
-    }
-};
-
-template <>
-struct Codec<DivergenceBasis> : NamedEnumCodec<DivergenceBasis, name, parse_divergence_basis> {
-    static DivergenceBasis from_json(const Json& j, const std::string& path) {
-        return NamedEnumCodec::from_json(j, path, "divergence basis");
-    }
-};
-template <>
-struct Codec<DivergenceKind> : NamedEnumCodec<DivergenceKind, name, parse_divergence_kind> {
-    static DivergenceKind from_json(const Json& j, const std::string& path) {
-        return NamedEnumCodec::from_json(j, path, "divergence class");
-    }
-};
-
-// ---- the structs that have tables ----
-
-#define BI_CERT_TABLE(Type) \
-    template <>             \
-    struct HasTable<Type> : std::true_type {};
-BI_CERT_TABLE(CellIdentity)
-BI_CERT_TABLE(ServerOverlapEvidence)
-BI_CERT_TABLE(OverlapGate)
-BI_CERT_TABLE(PassOverlap)
-BI_CERT_TABLE(MissingEvidence)
-BI_CERT_TABLE(GreedyViolation)
-BI_CERT_TABLE(GreedyCheck)
-BI_CERT_TABLE(FirstDivergence)
-BI_CERT_TABLE(Contamination)
-BI_CERT_TABLE(TextExcerpt)
-BI_CERT_TABLE(IdForensics)
-BI_CERT_TABLE(CompletionCensus)
-BI_CERT_TABLE(CompletionFloorGate)
-BI_CERT_TABLE(PassCoverage)
-BI_CERT_TABLE(CoverageGate)
-BI_CERT_TABLE(ArmBCheck)
-BI_CERT_TABLE(SerialSelfCheck)
-BI_CERT_TABLE(CertGates)
-BI_CERT_TABLE(FiredRule)
-BI_CERT_TABLE(CertVerdict)
-BI_CERT_TABLE(FieldMismatch)
-BI_CERT_TABLE(GroupCount)
-BI_CERT_TABLE(PairReport)
-BI_CERT_TABLE(UnionReport)
-BI_CERT_TABLE(DivergenceReports)
-BI_CERT_TABLE(RateBound)
-BI_CERT_TABLE(PassRate)
-BI_CERT_TABLE(Sensitivity)
-BI_CERT_TABLE(LengthScope)
-BI_CERT_TABLE(PassPlanRecord)
-BI_CERT_TABLE(PromotionScope)
-BI_CERT_TABLE(ServerLaunch)
-BI_CERT_TABLE(ServerRecord)
-BI_CERT_TABLE(KindEvidence)
-BI_CERT_TABLE(ServerKindRecord)
-BI_CERT_TABLE(ModelFileRecord)
-BI_CERT_TABLE(HostRecord)
-BI_CERT_TABLE(RunRecord)
-BI_CERT_TABLE(Timings)
-BI_CERT_TABLE(PluginRecord)
-BI_CERT_TABLE(ProvenanceRecord)
-BI_CERT_TABLE(PreviousCert)
-BI_CERT_TABLE(CertSignature)
-BI_CERT_TABLE(Cert)
-#undef BI_CERT_TABLE
 
 constexpr auto kNull = WhenEmpty::WriteNull;
 
@@ -880,6 +772,20 @@ const Table<PreviousCert>& table() {
 }
 
 template <>
+const Table<BaselineCheckSummary>& table() {
+    using B = BaselineCheckSummary;
+    static const Table<B> rows{
+        required("status", &B::status),
+        required("reasons", &B::reasons),
+        required("baseline_digest", &B::baseline_digest),
+        required("check_file", &B::check_file),
+        required("n_changed", &B::n_changed),
+        required("changed_ids", &B::changed_ids),
+    };
+    return rows;
+}
+
+template <>
 const Table<CertSignature>& table() {
     using S = CertSignature;
     static const Table<S> rows{
@@ -938,6 +844,7 @@ const Table<Cert>& table() {
         optional("timings", &Cert::timings),
         optional("provenance", &Cert::provenance),
         optional("previous", &Cert::previous),
+        optional("baseline_check", &Cert::baseline_check),
         optional("digest", &Cert::digest),
         optional("signature", &Cert::signature),
     };
@@ -945,35 +852,6 @@ const Table<Cert>& table() {
 }
 
 }  // namespace schema
-
-namespace {
-
-// The first path at which two documents differ, or "" when they are equal.
-std::string first_difference(const core::Json& a, const core::Json& b, const std::string& path) {
-    if (a.type() != b.type()) return path;
-    if (a.is_object()) {
-        for (const auto& [key, value] : a.as_object()) {
-            const core::Json* other = b.find(key);
-            if (!other) return path + "." + key;
-            if (auto at = first_difference(value, *other, path + "." + key); !at.empty()) return at;
-        }
-        for (const auto& [key, value] : b.as_object())
-            if (!a.find(key)) return path + "." + key;
-        return "";
-    }
-    if (a.is_array()) {
-        const auto& x = a.as_array();
-        const auto& y = b.as_array();
-        for (std::size_t i = 0; i < x.size() && i < y.size(); ++i)
-            if (auto at = first_difference(x[i], y[i], path + "[" + std::to_string(i) + "]");
-                !at.empty())
-                return at;
-        return x.size() == y.size() ? "" : path;
-    }
-    return a == b ? "" : path;
-}
-
-}  // namespace
 
 core::Json cert_to_json(const core::Cert& cert) {
     return schema::Codec<core::Cert>::to_json(cert);
@@ -1005,7 +883,7 @@ ParsedCert cert_from_json(const core::Json& document) {
     try {
         core::Cert cert = schema::Codec<core::Cert>::from_json(document, "$");
         if (!cert.digest) schema::shape_error("$.digest", "missing");
-        const auto at = first_difference(document, rendered_as(cert), "$");
+        const auto at = schema::first_difference(document, rendered_as(cert), "$");
         if (!at.empty())
             schema::shape_error(at,
                                 "does not agree with the rest of the cert (an edited derived "

@@ -271,4 +271,32 @@ Field<S> custom(std::string_view key, std::function<void(const S&, core::Json&)>
     return {key, std::move(write), std::move(read)};
 }
 
+// The first path at which two documents differ, or "" when they are equal: a reader renders
+// what it read and refuses a document that does not render back to itself (an edited derived
+// value, a key that is not part of the schema).
+inline std::string first_difference(const core::Json& a, const core::Json& b,
+                                    const std::string& path) {
+    if (a.type() != b.type()) return path;
+    if (a.is_object()) {
+        for (const auto& [key, value] : a.as_object()) {
+            const core::Json* other = b.find(key);
+            if (!other) return path + "." + key;
+            if (auto at = first_difference(value, *other, path + "." + key); !at.empty()) return at;
+        }
+        for (const auto& [key, value] : b.as_object())
+            if (!a.find(key)) return path + "." + key;
+        return "";
+    }
+    if (a.is_array()) {
+        const auto& x = a.as_array();
+        const auto& y = b.as_array();
+        for (std::size_t i = 0; i < x.size() && i < y.size(); ++i)
+            if (auto at = first_difference(x[i], y[i], path + "[" + std::to_string(i) + "]");
+                !at.empty())
+                return at;
+        return x.size() == y.size() ? "" : path;
+    }
+    return a == b ? "" : path;
+}
+
 }  // namespace bi::io::schema

@@ -33,6 +33,7 @@ struct BuildVariantName {
 constexpr BuildVariantName kBuildVariantNames[] = {
     {BuildVariant::None, "none"},
     {BuildVariant::Score, "score"},
+    {BuildVariant::Token, "token"},
     {BuildVariant::Logprob, "logprob"},
 };
 
@@ -51,7 +52,7 @@ const char* build_variant_name(BuildVariant variant) {
 BuildVariant parse_build_variant(std::string_view name) {
     for (const auto& entry : kBuildVariantNames)
         if (name == entry.name) return entry.variant;
-    refuse("unknown build variant '" + std::string(name) + "' (none, score, logprob)");
+    refuse("unknown build variant '" + std::string(name) + "' (none, score, token, logprob)");
 }
 
 const char* divergence_name(Divergence mode) {

@@ -28,11 +28,13 @@ enum class Divergence {
 enum class BuildVariant {
     None,     // this build answers as every other None build does
     Score,    // the chosen prompts' answers are other words: their scores change
+    Token,    // the chosen prompts' first token starts with a newline instead of a space: other
+              // text and token ids, the same text once stripped (scores hold)
     Logprob,  // the chosen prompts' logprobs move slightly: same text and tokens
 };
 
 const char* build_variant_name(BuildVariant variant);
-// Accepts "none", "score" and "logprob"; throws bi::Error(Usage).
+// Accepts "none", "score", "token" and "logprob"; throws bi::Error(Usage).
 BuildVariant parse_build_variant(std::string_view name);
 
 const char* divergence_name(Divergence mode);

@@ -119,10 +119,32 @@ bool build_variant_changes(std::uint64_t key, int every) {
     return every > 0 && mix(key ^ kBuildSalt) % static_cast<std::uint64_t>(every) == 0;
 }
 
+// The first token with a newline for its leading space: another piece and id, the same text once
+// stripped, as a tokenizer that segments the start differently gives.
+GeneratedToken leading_newline(GeneratedToken token) {
+    const std::string& piece = token.chosen.piece;
+    const std::string changed =
+        "\n" + (!piece.empty() && piece.front() == ' ' ? piece.substr(1) : piece);
+    const Candidate was = token.chosen;
+    token.chosen.piece = changed;
+    token.chosen.id = piece_id(changed);
+    for (auto& candidate : token.top)
+        if (candidate.id == was.id) candidate = token.chosen;
+    return token;
+}
+
 GeneratedToken with_build_variant(BuildVariant variant, int every, std::uint64_t key,
                                   const StepContext& step, int n_top, GeneratedToken token) {
     if (variant == BuildVariant::None || !build_variant_changes(key, every)) return token;
-    if (variant == BuildVariant::Score) return other_word(key, step.position, n_top);
+    switch (variant) {
+        case BuildVariant::Score:
+            return other_word(key, step.position, n_top);
+        case BuildVariant::Token:
+            return step.position == 0 ? leading_newline(std::move(token)) : token;
+        case BuildVariant::Logprob:
+        case BuildVariant::None:
+            break;
+    }
     return shifted(std::move(token), key, step.position);
 }
 

@@ -209,11 +209,34 @@ TEST_CASE("build variant logprob: changed prompts keep their text and tokens",
     CHECK(changed < prompts.size());
 }
 
+TEST_CASE("build variant token: changed prompts keep their stripped text, not their tokens",
+          "[mock][divergence]") {
+    const auto prompts = numbered_prompts();
+    const auto base = serial_answers(BuildVariant::None, prompts);
+    const auto other = serial_answers(BuildVariant::Token, prompts);
+    std::size_t changed = 0;
+    for (std::size_t i = 0; i < prompts.size(); ++i) {
+        CAPTURE(prompts[i]);
+        CHECK(stripped(text(other[i])) == stripped(text(base[i])));
+        if (*other[i].find("tokens") == *base[i].find("tokens")) {
+            CHECK(text(other[i]) == text(base[i]));
+            continue;
+        }
+        ++changed;
+        CHECK(text(other[i]) != text(base[i]));
+        CHECK(logprobs(other[i]) == logprobs(base[i]));
+    }
+    CHECK(changed > 0);
+    CHECK(changed < prompts.size());
+}
+
 TEST_CASE("build variant: the knob's names and bounds", "[mock][divergence]") {
     CHECK(parse_build_variant("score") == BuildVariant::Score);
+    CHECK(parse_build_variant("token") == BuildVariant::Token);
     CHECK(std::string(build_variant_name(BuildVariant::Logprob)) == "logprob");
-    CHECK_THROWS_WITH(parse_build_variant("token"),
-                      Catch::Contains("unknown build variant 'token' (none, score, logprob)"));
+    CHECK_THROWS_WITH(
+        parse_build_variant("tokens"),
+        Catch::Contains("unknown build variant 'tokens' (none, score, token, logprob)"));
     auto config = fast_config(1);
     config.build_variant_every = 0;
     CHECK_THROWS_WITH(validate(config), Catch::Contains("build_variant_every must be in 1..1000"));

@@ -214,40 +214,6 @@ std::string marked(std::string_view text, std::size_t prefix) {
            (rest.empty() ? std::string() : "<mark>" + esc(rest) + "</mark>");
 }
 
-std::string side_by_side(const std::string& left_label, const std::string& left,
-                         const std::string& right_label, const std::string& right) {
-    const std::size_t prefix = common_prefix_chars(left, right);
-    return "<div class=\"sbs\"><div><div class=\"label\">" + left_label + "</div><pre>" +
-           marked(left, prefix) + "</pre></div><div><div class=\"label\">" + right_label +
-           "</div><pre>" + marked(right, prefix) + "</pre></div></div>\n";
-}
-
-std::string forensics_tags(const core::IdForensics& f) {
-    std::string tags;
-    const auto tag = [&](const std::string& text, const char* kind = "") {
-        tags += std::string("<span class=\"tag ") + kind + "\">" + esc(text) + "</span>";
-    };
-    const std::string kind(core::name(f.kind));
-    tag(kind, f.kind == core::DivergenceKind::Decisive ? "bad" : "warn");
-    tag("basis " + std::string(core::name(f.at.basis)));
-    tag("index " + std::to_string(f.at.index));
-    tag("common_prefix " + std::to_string(f.at.common_prefix));
-    const std::pair<const char*, const std::optional<double>*> numbers[] = {
-        {"a_logprob", &f.a_logprob},
-        {"c_logprob", &f.c_logprob},
-        {"a_margin", &f.a_margin},
-        {"max_prefix_logprob_delta", &f.max_prefix_logprob_delta}};
-    for (const auto& [key, value] : numbers)
-        if (*value) tag(std::string(key) + " " + value_text(core::Json(**value)));
-    if (f.pass > 0) tag("pass " + std::to_string(f.pass));
-    if (f.contamination) {
-        if (!f.contamination->neighbour.empty())
-            tag("contamination neighbour " + f.contamination->neighbour, "warn");
-        tag("contamination ngram " + f.contamination->ngram, "warn");
-    }
-    return tags;
-}
-
 // The pass in which an id first diverged, with its report; nullptr when none lists it.
 const core::PairReport* first_divergent_pass(const core::Cert& c, const std::string& id) {
     for (const auto& pass : c.divergence.ac.per_pass)
@@ -339,6 +305,40 @@ void render_divergent_ids(const ReportEntry& entry, std::ostream& out) {
 }
 
 }  // namespace
+
+std::string side_by_side(const std::string& left_label, const std::string& left,
+                         const std::string& right_label, const std::string& right) {
+    const std::size_t prefix = common_prefix_chars(left, right);
+    return "<div class=\"sbs\"><div><div class=\"label\">" + left_label + "</div><pre>" +
+           marked(left, prefix) + "</pre></div><div><div class=\"label\">" + right_label +
+           "</div><pre>" + marked(right, prefix) + "</pre></div></div>\n";
+}
+
+std::string forensics_tags(const core::IdForensics& f) {
+    std::string tags;
+    const auto tag = [&](const std::string& text, const char* kind = "") {
+        tags += std::string("<span class=\"tag ") + kind + "\">" + esc(text) + "</span>";
+    };
+    const std::string kind(core::name(f.kind));
+    tag(kind, f.kind == core::DivergenceKind::Decisive ? "bad" : "warn");
+    tag("basis " + std::string(core::name(f.at.basis)));
+    tag("index " + std::to_string(f.at.index));
+    tag("common_prefix " + std::to_string(f.at.common_prefix));
+    const std::pair<const char*, const std::optional<double>*> numbers[] = {
+        {"a_logprob", &f.a_logprob},
+        {"c_logprob", &f.c_logprob},
+        {"a_margin", &f.a_margin},
+        {"max_prefix_logprob_delta", &f.max_prefix_logprob_delta}};
+    for (const auto& [key, value] : numbers)
+        if (*value) tag(std::string(key) + " " + value_text(core::Json(**value)));
+    if (f.pass > 0) tag("pass " + std::to_string(f.pass));
+    if (f.contamination) {
+        if (!f.contamination->neighbour.empty())
+            tag("contamination neighbour " + f.contamination->neighbour, "warn");
+        tag("contamination ngram " + f.contamination->ngram, "warn");
+    }
+    return tags;
+}
 
 std::string render_cell_html(const ReportEntry& entry) {
     const core::Cert& c = entry.cert();

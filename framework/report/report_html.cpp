@@ -3,6 +3,7 @@
 #include <sstream>
 
 #include "markup.hpp"
+#include "report_baselines.hpp"
 #include "verdict_headline.hpp"
 
 namespace bi::report {
@@ -124,6 +125,9 @@ void render_unusable(const ReportModel& model, std::ostream& out) {
     std::string items;
     for (const auto& entry : model.entries)
         if (!entry.problem.empty()) items += "<li>" + escape_markup(entry.problem) + "</li>\n";
+    for (const auto& entry : model.baselines)
+        if (entry.kind != trust::FileKind::Baseline)
+            items += "<li>" + escape_markup(entry.problem) + "</li>\n";
     if (items.empty()) return;
     out << "<section class=\"card\"><h2>Files the report cannot rely on</h2><ul class=\"problems\">"
         << items << "</ul></section>\n";
@@ -225,7 +229,7 @@ std::string render_html(const ReportModel& model) {
         << "<title>batch-invariance report</title>\n<style>" << kStyle << "</style></head>\n"
         << "<body><main>\n<h1>batch-invariance report</h1>\n<p class=\"sub\">Does batching "
            "change the answers? One cell per (model, ctx, N); "
-        << model.entries.size()
+        << model.entries.size() + model.checks.size() + model.baselines.size()
         << " file(s). A GREEN is a per-cell &ldquo;not detected&rdquo;, never a proof.</p>\n";
     render_summary(model, out);
     out << "<div style=\"height:14px\"></div>\n";
@@ -237,6 +241,7 @@ std::string render_html(const ReportModel& model) {
         for (auto ctx : grid.ctxs)
             for (auto n : grid.ns)
                 if (const ReportEntry* entry = grid.at(ctx, n)) out << render_cell_html(*entry);
+    out << render_checks_html(model);
     out << "</main></body></html>\n";
     return out.str();
 }

@@ -21,6 +21,14 @@ std::string render_cell_html(const ReportEntry& entry);
 // boundary: where the first difference is highlighted.
 std::size_t common_prefix_chars(std::string_view a, std::string_view b);
 
+// Two texts side by side with their common prefix plain and the rest marked; the labels are
+// markup already, the texts are escaped here.
+std::string side_by_side(const std::string& left_label, const std::string& left,
+                         const std::string& right_label, const std::string& right);
+
+// One divergent id's forensics as tags: class, basis, index, margin, logprobs, contamination.
+std::string forensics_tags(const core::IdForensics& forensics);
+
 // The CSS class of a verdict: "v-green", "v-red", "v-amber", "v-unverified"; "v-invalid" for a
 // cert the report cannot trust.
 std::string verdict_class(const ReportEntry& entry);

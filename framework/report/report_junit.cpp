@@ -4,6 +4,7 @@
 #include <sstream>
 
 #include "markup.hpp"
+#include "report_baselines.hpp"
 
 namespace bi::report {
 
@@ -88,7 +89,8 @@ Case unusable_case(const ReportEntry& entry) {
     k.name = entry.path;
     k.file = entry.path;
     k.outcome = Outcome::Error;
-    k.type = entry.kind == trust::FileKind::NotACert   ? "not_a_cert"
+    k.type = entry.baseline                            ? std::string(trust::name(entry.kind))
+             : entry.kind == trust::FileKind::NotACert ? "not_a_cert"
              : entry.kind == trust::FileKind::Upstream ? "upstream_cert"
                                                        : "unreadable";
     k.message = entry.problem;
@@ -96,9 +98,56 @@ Case unusable_case(const ReportEntry& entry) {
     return k;
 }
 
+// A baseline check: SAME passes, CHANGED fails, DRIFT ONLY passes with its reasons, NOT
+// COMPARABLE is skipped (no answer either way), a check report not to rely on is an error.
+Case check_case(const CheckRow& row) {
+    const ReportEntry& entry = *row.entry;
+    Case k;
+    k.name = "baseline ctx " + std::to_string(row.ctx) +
+             (row.checked.empty() ? std::string() : " at " + row.checked);
+    k.file = entry.path;
+    if (!entry.trusted_check()) {
+        k.outcome = Outcome::Error;
+        k.type = std::string(trust::name(entry.kind));
+        k.message = entry.problem;
+        k.body = entry.problem + "\n";
+        return k;
+    }
+    const auto& c = *entry.check->value;
+    const std::string reasons = joined(c.reasons, "; ");
+    const std::string headline = row.status + ": " + row.baseline + " -> " + row.current;
+    switch (c.status) {
+        case core::BaselineStatus::Changed:
+            k.outcome = Outcome::Failure;
+            k.type = std::string(core::name(c.status));
+            k.message = headline + ": " + reasons;
+            k.body = headline + "\n";
+            for (const auto& reason : c.reasons) k.body += "- " + reason + "\n";
+            for (const auto& line : c.differences) k.body += "  differs: " + line + "\n";
+            break;
+        case core::BaselineStatus::NotComparable:
+            k.outcome = Outcome::Skipped;
+            k.message = headline + ": " + reasons;
+            break;
+        case core::BaselineStatus::DriftOnly:
+        case core::BaselineStatus::Same:
+            k.body = headline + ": " + reasons + "\n";
+            break;
+    }
+    return k;
+}
+
 std::vector<Suite> suites_of(const ReportModel& model) {
     std::map<std::string, Suite> by_model;
+    std::map<std::string, Suite> checks;
     Suite unusable{"unusable files", {}};
+    for (const auto& row : check_rows(model)) {
+        auto& suite = checks[row.model];
+        suite.name = "baseline checks: " + row.model;
+        suite.cases.push_back(check_case(row));
+    }
+    for (const auto& entry : model.baselines)
+        if (entry.kind != trust::FileKind::Baseline) unusable.cases.push_back(unusable_case(entry));
     for (const auto& entry : model.entries) {
         if (!entry.has_cert()) {
             unusable.cases.push_back(unusable_case(entry));
@@ -111,6 +160,7 @@ std::vector<Suite> suites_of(const ReportModel& model) {
     std::vector<Suite> suites;
     suites.reserve(by_model.size() + 1);
     for (auto& [name, suite] : by_model) suites.push_back(std::move(suite));
+    for (auto& [name, suite] : checks) suites.push_back(std::move(suite));
     if (!unusable.cases.empty()) suites.push_back(std::move(unusable));
     return suites;
 }

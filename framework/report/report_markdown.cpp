@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <sstream>
 
+#include "report_baselines.hpp"
 #include "verdict_headline.hpp"
 
 namespace bi::report {
@@ -98,8 +99,11 @@ std::string render_markdown(const ReportModel& model) {
     std::size_t usable = 0;
     for (const auto& entry : model.entries) usable += entry.has_cert() ? 1 : 0;
     out << "# batch-invariance report\n\n"
-        << model.entries.size() << " file(s), " << usable << " cert(s). ★ promotable, "
-        << "· not measured.\n\n";
+        << model.entries.size() << " file(s), " << usable << " cert(s)"
+        << (model.checks.empty()
+                ? std::string()
+                : ", " + std::to_string(model.checks.size()) + " baseline check(s)")
+        << ". ★ promotable, · not measured.\n\n";
     for (const auto& grid : model_grids(model)) render_grid(grid, out);
 
     std::string listing;
@@ -114,9 +118,17 @@ std::string render_markdown(const ReportModel& model) {
         else
             listing += item;
     }
-    if (listing.empty()) return out.str() + "Every cell is GREEN.\n";
-    out << "## Not green\n\n" << listing;
-    if (left_out > 0) out << "- … " << left_out << " more not shown (size limit)\n";
+    for (const auto& entry : model.baselines)
+        if (entry.kind != trust::FileKind::Baseline)
+            listing += "- **ERROR** " + escape_markdown(entry.problem) + "\n";
+    if (listing.empty()) {
+        out << (usable > 0 ? "Every cell is GREEN.\n" : "");
+    } else {
+        out << "## Not green\n\n" << listing;
+        if (left_out > 0) out << "- … " << left_out << " more not shown (size limit)\n";
+    }
+    const std::string checks = render_checks_markdown(model);
+    if (!checks.empty()) out << "\n" << checks;
     std::string text = out.str();
     if (text.size() > kMaxMarkdownBytes) text.resize(text.rfind('\n', kMaxMarkdownBytes - 1) + 1);
     return text;

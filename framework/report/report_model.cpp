@@ -44,8 +44,10 @@ ReportModel load_report(const std::vector<std::string>& paths, const trust::Judg
     ReportModel model;
     for (const auto& path : expand_paths(paths)) {
         auto judgement = trust::judge(path, options);
-        auto& into =
-            judgement.kind == trust::FileKind::Attestation ? model.attestations : model.entries;
+        auto& into = judgement.kind == trust::FileKind::Attestation ? model.attestations
+                     : judgement.check                              ? model.checks
+                     : judgement.baseline                           ? model.baselines
+                                                                    : model.entries;
         into.push_back(std::move(judgement));
     }
     return model;

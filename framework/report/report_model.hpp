@@ -22,6 +22,11 @@ struct ReportModel {
     std::vector<ReportEntry> entries;  // in the order the paths expanded to
     // Attestations (bi-run attest's envelopes) among the files: about a cert, not one; noted only.
     std::vector<ReportEntry> attestations;
+    // Baseline check reports (docs/baseline.md), intact or not: their own table.
+    std::vector<ReportEntry> checks;
+    // Stored baselines: the reference a check reads, not a result; noted only (an edited one is
+    // reported as a file the report cannot rely on).
+    std::vector<ReportEntry> baselines;
 };
 
 // Directories stand for the *.json files directly inside them, in name order.

@@ -3,6 +3,7 @@
 #include <cstdio>
 #include <sstream>
 
+#include "baseline_text.hpp"
 #include "io/json_text.hpp"
 #include "sensitivity_text.hpp"
 #include "verdict_headline.hpp"
@@ -62,6 +63,7 @@ std::string cell_text(const DecidedCell& cell) {
     if (cert.verdict.status == core::Status::Green && cert.source != core::Source::Live)
         out << "  (a GREEN against the mock shows the harness works; only a live server's GREEN "
                "is promotable)\n";
+    if (cert.baseline_check) out << summary_line(*cert.baseline_check) << "\n";
     out << "cert: " << cell.cert_path << "\n";
     return out.str();
 }
@@ -69,7 +71,7 @@ std::string cell_text(const DecidedCell& cell) {
 std::string cell_json(const DecidedCell& cell, const core::Json& version) {
     const core::Cert& cert = cell.cert;
     const auto& v = cert.verdict;
-    const core::Json summary = core::Json::Object{
+    core::Json summary = core::Json::Object{
         {"cert", cell.cert_path},
         {"model", cert.cell.model},
         {"ctx", cert.cell.ctx},
@@ -84,6 +86,12 @@ std::string cell_json(const DecidedCell& cell, const core::Json& version) {
         {"trials_counted", cert.sensitivity.per_trial.n},
         {"target_reached", cert.plan ? core::Json(cert.plan->reached) : core::Json()},
     };
+    if (cert.baseline_check)
+        summary.set(
+            "baseline_check",
+            core::Json::Object{{"status", std::string(core::name(cert.baseline_check->status))},
+                               {"check", cert.baseline_check->check_file},
+                               {"n_changed", cert.baseline_check->n_changed}});
     return io::to_json_text(with_version(summary, version));
 }
 

@@ -98,10 +98,34 @@ Verification cert(const trust::Judgement& j, const trust::JudgeOptions& o) {
     return {promotable ? Outcome::Promotable : Outcome::NotPromotable, out.str(), ""};
 }
 
+// A baseline or a check report that is intact: what it is, and that there is nothing to promote.
+Verification baseline_document(const trust::Judgement& j) {
+    std::ostringstream out;
+    out << j.path << ": ";
+    if (j.baseline) {
+        const auto& b = *j.baseline->value;
+        out << "a baseline of " << b.model << ", ctx " << b.ctx << ": " << b.answers.size()
+            << " answers recorded " << b.ts_utc << " (source " << core::name(b.source)
+            << "), not a cert\n";
+    } else {
+        const auto& c = *j.check->value;
+        out << "a baseline check of " << c.model << ", ctx " << c.ctx << ": "
+            << core::status_word(c.status) << " (" << c.ts_utc << "), not a cert\n";
+    }
+    out << "  " << j.signature.line << "\n";
+    return {Outcome::NotPromotable, out.str(), j.problem, true};
+}
+
 }  // namespace
 
 Verification verification(const trust::Judgement& j, const trust::JudgeOptions& o) {
+    if ((j.baseline || j.check) && j.kind != trust::FileKind::Baseline &&
+        j.kind != trust::FileKind::BaselineCheck)
+        return invalid(j);
     switch (j.kind) {
+        case trust::FileKind::Baseline:
+        case trust::FileKind::BaselineCheck:
+            return baseline_document(j);
         case trust::FileKind::Attestation:
             return envelope(j, o);
         case trust::FileKind::Upstream:

@@ -2,6 +2,7 @@
 
 #include "core/cert_consistency.hpp"
 #include "core/error.hpp"
+#include "io/baseline_schema.hpp"
 #include "io/server_kind_io.hpp"
 
 namespace bi::trust {
@@ -49,6 +50,39 @@ void judge_other(Judgement& j) {
     }
     j.kind = FileKind::NotACert;
     j.problem = j.path + ": not a cert: " + j.loaded.shape_problem;
+}
+
+// A baseline or a check report: well-formed, its digest intact, its signature verifying.
+template <typename T>
+void judge_signed_document(Judgement& j, const io::LoadedDocument<T>& loaded, const char* what,
+                           FileKind valid, const JudgeOptions& options) {
+    j.kind = valid;
+    j.signature = judge_signature(check_cert_signature(loaded.document, options.trusted),
+                                  signer_of(loaded.document), options);
+    const auto state = j.signature.state;
+    if (!loaded.value) {
+        j.kind = FileKind::NotACert;
+        j.problem = j.path + ": not a well-formed " + what + ": " + loaded.shape_problem;
+    } else if (!loaded.digest_intact) {
+        j.kind = FileKind::DigestMismatch;
+        j.problem = j.path + ": digest mismatch: the " + what + " was edited or corrupted";
+    } else if (state == SignatureState::BadSignature || state == SignatureState::Malformed) {
+        j.kind = FileKind::BadSignature;
+        j.problem = j.path + ": " + *j.signature.reason + ": the " + what +
+                    " was changed after it was signed";
+    } else {
+        j.problem = j.path + ": a " + std::string(what) + ", not a cert";
+    }
+}
+
+void judge_baseline(Judgement& j, const JudgeOptions& options) {
+    j.baseline = io::baseline_from_document(j.loaded.document, j.loaded.file_sha256);
+    judge_signed_document(j, *j.baseline, "baseline", FileKind::Baseline, options);
+}
+
+void judge_check(Judgement& j, const JudgeOptions& options) {
+    j.check = io::check_from_document(j.loaded.document, j.loaded.file_sha256);
+    judge_signed_document(j, *j.check, "baseline check report", FileKind::BaselineCheck, options);
 }
 
 void judge_cert(Judgement& j, const JudgeOptions& options) {
@@ -106,6 +140,10 @@ std::string_view name(FileKind kind) {
             return "disagrees with itself";
         case FileKind::BadSignature:
             return "signature does not verify";
+        case FileKind::Baseline:
+            return "baseline";
+        case FileKind::BaselineCheck:
+            return "baseline check";
         case FileKind::Cert:
             break;
     }
@@ -146,7 +184,7 @@ SignatureFinding judge_signature(SignatureState state, const std::string& key_id
 }
 
 bool Judgement::has_cert() const {
-    if (envelope) return false;
+    if (envelope || baseline || check) return false;
     return kind == FileKind::Cert || kind == FileKind::DigestMismatch ||
            kind == FileKind::Inconsistent || kind == FileKind::BadSignature;
 }
@@ -165,6 +203,10 @@ Judgement judge(const std::string& path, const JudgeOptions& options) {
     try {
         if (looks_like_dsse_envelope(j.loaded.document))
             judge_envelope(j, options);
+        else if (io::names_baseline_schema(j.loaded.document))
+            judge_baseline(j, options);
+        else if (io::names_check_schema(j.loaded.document))
+            judge_check(j, options);
         else if (!j.loaded.shape_problem.empty())
             judge_other(j);
         else

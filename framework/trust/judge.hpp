@@ -1,5 +1,6 @@
 // The one judgement of a file that every command reading certs asks for (verify-cert, report,
-// attest): is it readable, a cert, an attestation or an upstream cert; is its digest intact;
+// attest, baseline check): is it readable, a cert, an attestation, an upstream cert, a baseline
+// or a baseline check report; is its digest intact;
 // does it agree with itself; who signed it; was it made for the expected deployment; and so is
 // it promotable. Commands differ only in how they print a judgement and map it to an exit code.
 #pragma once
@@ -13,6 +14,7 @@
 #include "cert_signature.hpp"
 #include "core/cert.hpp"
 #include "core/deployment.hpp"
+#include "io/baseline_io.hpp"
 #include "io/cert_io.hpp"
 #include "signing.hpp"
 #include "upstream_cert.hpp"
@@ -29,6 +31,11 @@ enum class FileKind {
     Inconsistent,    // a cert whose verdict or gates are not what its own evidence gives
     BadSignature,    // a cert whose signature is malformed or does not verify
     Cert,            // a cert that agrees with its digest, itself and its signature
+    // A stored serial baseline, or a check report against one (docs/baseline.md), that agrees
+    // with its digest and its signature; one that does not is DigestMismatch, BadSignature or
+    // NotACert (malformed) with `baseline` or `check` set.
+    Baseline,
+    BaselineCheck,
 };
 
 // "unreadable", "attestation", "upstream", "not a cert", "digest mismatch", "inconsistent",
@@ -63,9 +70,11 @@ struct Judgement {
     io::LoadedCert loaded;  // the document for every JSON file; the typed cert when has_cert()
     std::optional<UpstreamCert> upstream;    // Upstream
     std::optional<OpenedEnvelope> envelope;  // Attestation (and an envelope with a bad signature)
-    SignatureFinding signature;              // a cert's own signature
-    core::Promotion promotion;  // a cert's: every reason it is not promotable, signature and
-                                // deployment included
+    std::optional<io::LoadedBaseline> baseline;  // a file whose schema names a baseline
+    std::optional<io::LoadedCheck> check;        // a file whose schema names a baseline check
+    SignatureFinding signature;  // a cert's, a baseline's or a check report's own signature
+    core::Promotion promotion;   // a cert's: every reason it is not promotable, signature and
+                                 // deployment included
     std::vector<std::string> deployment_mismatches;  // the expected keys the cert does not meet
 
     // A typed cert is there to show, trusted or not.
@@ -73,6 +82,8 @@ struct Judgement {
     const core::Cert& cert() const { return loaded.cert; }
     // A cert whose verdict a reader may rely on (promotable or not).
     bool trusted() const { return kind == FileKind::Cert; }
+    // A baseline check report a reader may rely on: well-formed, digest and signature intact.
+    bool trusted_check() const { return kind == FileKind::BaselineCheck; }
     bool promotable() const { return trusted() && promotion.promotable; }
 };
 

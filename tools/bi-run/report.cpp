@@ -13,6 +13,7 @@
 #include "io/files.hpp"
 #include "io/json_text.hpp"
 #include "plugin_args.hpp"
+#include "report/report_baselines.hpp"
 #include "report/report_html.hpp"
 #include "report/report_junit.hpp"
 #include "report/report_markdown.hpp"
@@ -95,6 +96,19 @@ int report_main(int argc, char** argv) {
         }
     for (const auto& entry : model.attestations)
         std::cerr << "bi-run report: note: " << entry.problem << ": skipped\n";
+    // A baseline is the reference checks read, not a result; one that was edited is reported.
+    for (const auto& entry : model.baselines)
+        if (entry.kind == trust::FileKind::Baseline) {
+            std::cerr << "bi-run report: note: " << entry.problem << ": skipped\n";
+        } else {
+            std::cerr << "bi-run report: " << entry.problem << "\n";
+            code = kExitError;
+        }
+    for (const auto& entry : model.checks)
+        if (!entry.trusted_check()) {
+            std::cerr << "bi-run report: " << entry.problem << "\n";
+            code = kExitError;
+        }
     for (const auto& entry : model.entries)
         if (entry.kind == trust::FileKind::Upstream) {
             std::cerr << "bi-run report: note: " << entry.problem << "\n";
@@ -110,8 +124,11 @@ int report_main(int argc, char** argv) {
         report::render_csv(model, std::cout);
     else if (args.count("markdown"))
         std::cout << report::render_markdown(model);
-    else
-        report::render_text(model, std::cout);
+    else {
+        // Only baseline checks given: their table alone, without an empty cell table above it.
+        if (!model.entries.empty() || model.checks.empty()) report::render_text(model, std::cout);
+        report::render_checks_text(model, std::cout);
+    }
     std::cout.flush();
     if (plan) {
         // Over the first directory reported; on stderr when stdout holds a JSON, CSV or Markdown

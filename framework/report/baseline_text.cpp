@@ -1,0 +1,123 @@
+#include "baseline_text.hpp"
+
+#include <sstream>
+
+#include "io/json_text.hpp"
+
+namespace bi::report {
+
+namespace {
+
+core::Json with_version(core::Json summary, const core::Json& version) {
+    if (!version.is_null()) summary.set("version", version);
+    return summary;
+}
+
+core::Json strings(const std::vector<std::string>& lines) {
+    core::Json out = core::Json::array();
+    for (const auto& line : lines) out.push_back(line);
+    return out;
+}
+
+std::string first_line(const std::optional<std::string>& text) {
+    if (!text || text->empty()) return "";
+    return text->substr(0, text->find('\n'));
+}
+
+}  // namespace
+
+std::string side_line(const core::CheckSide& side) {
+    const auto& launch = side.server.launch;
+    std::string line = launch.binary;
+    const std::string version = first_line(launch.version_text);
+    if (!version.empty()) line += " (" + version + ")";
+    if (launch.binary_sha256) line += ", sha256 " + launch.binary_sha256->substr(0, 12);
+    if (side.server.kind) line += ", kind " + side.server.kind->name;
+    line += ", on " + side.host.hostname.value_or("a host") + " (" + side.host.cpu + " x" +
+            std::to_string(side.host.n_cpus);
+    for (const auto& gpu : side.host.gpus) line += ", " + gpu;
+    line += "), " + side.ts_utc + ", " + std::string(core::name(side.source));
+    return line;
+}
+
+std::string check_headline(const core::BaselineCheck& check) {
+    return "BASELINE " + std::string(core::status_word(check.status)) + "  " + check.model +
+           "  ctx " + std::to_string(check.ctx);
+}
+
+std::string check_text(const core::BaselineCheck& check, const std::string& path) {
+    std::ostringstream out;
+    out << check_headline(check) << "\n";
+    for (const auto& reason : check.reasons) out << "  - " << reason << "\n";
+    out << "  baseline: " << side_line(check.baseline) << "\n"
+        << "  now:      " << side_line(check.current) << "\n";
+    for (const auto& line : check.differences) out << "  differs: " << line << "\n";
+    if (check.differences.empty())
+        out << "  (the server binary, version, flags and host are all the same as the "
+               "baseline's)\n";
+    out << "  baseline file: " << check.baseline_file.path << " (" << check.baseline_file.signature
+        << ")\n";
+    out << "check: " << path << "\n";
+    return out.str();
+}
+
+std::string check_json(const core::BaselineCheck& check, const std::string& path,
+                       const core::Json& version) {
+    core::Json changed = core::Json::array();
+    if (check.comparison)
+        for (const auto& id : check.comparison->divergent_ids) changed.push_back(id);
+    return io::to_json_text(with_version(
+        core::Json::Object{
+            {"check", path},
+            {"baseline", check.baseline_file.path},
+            {"model", check.model},
+            {"ctx", check.ctx},
+            {"status", std::string(core::name(check.status))},
+            {"reasons", strings(check.reasons)},
+            {"changed_ids", changed},
+            {"differences", strings(check.differences)},
+        },
+        version));
+}
+
+std::string record_text(const core::SerialBaseline& baseline, const std::string& path,
+                        const std::vector<std::string>& problems) {
+    std::ostringstream out;
+    out << (problems.empty() ? "BASELINE RECORDED" : "BASELINE RECORDED, NO REFERENCE") << "  "
+        << baseline.model << "  ctx " << baseline.ctx << "  [source " << core::name(baseline.source)
+        << "]\n";
+    out << "  - " << baseline.answers.size() << " answers of arm A; A' "
+        << (baseline.repeat.exact() ? "reproduced every one exactly"
+                                    : "did not reproduce them exactly")
+        << "\n";
+    for (const auto& problem : problems) out << "  - " << problem << "\n";
+    if (!problems.empty())
+        out << "  (a check against this baseline can only say NOT COMPARABLE; record it again "
+               "once the server reproduces itself)\n";
+    out << "baseline: " << path << "\n";
+    return out.str();
+}
+
+std::string record_json(const core::SerialBaseline& baseline, const std::string& path,
+                        const std::vector<std::string>& problems, const core::Json& version) {
+    return io::to_json_text(with_version(
+        core::Json::Object{
+            {"baseline", path},
+            {"model", baseline.model},
+            {"ctx", baseline.ctx},
+            {"source", std::string(core::name(baseline.source))},
+            {"n_answers", baseline.answers.size()},
+            {"reference", problems.empty()},
+            {"problems", strings(problems)},
+            {"digest", baseline.digest.value_or("")},
+        },
+        version));
+}
+
+std::string summary_line(const core::BaselineCheckSummary& summary) {
+    std::string line = "baseline: " + std::string(core::status_word(summary.status));
+    if (!summary.reasons.empty()) line += " (" + summary.reasons.front() + ")";
+    return line + ": " + summary.check_file;
+}
+
+}  // namespace bi::report

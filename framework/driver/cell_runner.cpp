@@ -208,6 +208,8 @@ SerialArms CellRunner::run_serial(std::int64_t ctx, const WorkRowSource& rows) {
     const core::Json props = fetch_props(*server);
     serial.props = http::trim_props(props, evidence_spec().served_model);
     serial.reports_mock = props.bool_or("bi_mock", false);
+    serial.source = launcher_.launches_real_binary() && !serial.reports_mock ? core::Source::Live
+                                                                             : core::Source::Mock;
     serial.store_digest = fetch_store_digest(*server);
 
     // Each count ends within 30 s, however the server answers.
@@ -225,6 +227,7 @@ SerialArms CellRunner::run_serial(std::int64_t ctx, const WorkRowSource& rows) {
     const auto work_rows = rows(count_tokens, options_.model_alias, ctx);
     if (work_rows.empty()) throw Error(ErrorCategory::Input, "the work-set has no rows");
     serial.rows_sha256 = core::sha256_hex(io::workset_to_json_text(work_rows));
+    serial.rows = work_rows;
     serial.items = core::expand_work_rows(work_rows, options_.model_alias, ctx, options_.reps);
     serial.timings.workset_s = seconds_since(start);
 
@@ -237,8 +240,8 @@ SerialArms CellRunner::run_serial(std::int64_t ctx, const WorkRowSource& rows) {
     auto a2 = run_arm(*server, serial.items, "A'", 0, order, 1, "arm A' (serial repeat)");
     serial.arm_a_prime = score(std::move(a2.records), serial.items);
     serial.timings.arm_a_prime_s = a2.seconds;
-    const auto self_check = core::compare_arms(serial.arm_a, serial.arm_a_prime, "A", "A'",
-                                               options_.logit_drift_eps);
+    const auto self_check =
+        core::compare_arms(serial.arm_a, serial.arm_a_prime, "A", "A'", options_.logit_drift_eps);
     progress_.arm_finished(
         self_check.clean() ? "reproduces A exactly"
                            : std::to_string(self_check.divergent_ids.size()) +
@@ -367,7 +370,44 @@ CellRunner::PassesRun CellRunner::run_passes(ServerHandle& server,
     return result;
 }
 
-CellOutcome CellRunner::run_cell(const SerialArms& serial, int parallel) {
+core::SerialBaseline CellRunner::serial_baseline(const SerialArms& serial) const {
+    core::SerialBaseline b;
+    b.source = serial.source;
+    b.ts_utc = io::utc_timestamp();
+    b.model = options_.model_alias;
+    b.ctx = serial.ctx;
+    b.kv_label = options_.kv_label;
+    b.reps = options_.reps;
+    b.rows = serial.rows;
+    b.rows_sha256 = serial.rows_sha256;
+    if (!options_.scorer_config.empty()) b.scorer_config = options_.scorer_config;
+    b.run = run_record(serial);
+    // A serial run has no passes, no pass order and no stagger; those settings are a cell's.
+    b.run.passes.reset();
+    b.run.stagger_ms.reset();
+    b.run.stop_on_red.reset();
+    b.run.order = "A and A' in work-set order";
+    if (options_.model_file) b.model_file = *options_.model_file;
+    if (serial.store_digest) b.model_file.store_digest = serial.store_digest;
+    const core::Json* build_info = serial.props.find("build_info");
+    b.server = {serial.server, serial.props, build_info ? *build_info : core::Json(), std::nullopt};
+    if (const auto& kind = options_.kind)
+        b.server.kind =
+            core::ServerKindRecord{kind->name, kind->source, kind->sha256, kind->evidence, false};
+    b.host = describe_host();
+    if (options_.provenance) b.provenance = *options_.provenance;
+    b.provenance.rows_sha256 = serial.rows_sha256;
+    b.timings = serial.timings;
+    if (options_.model_file)
+        b.identity_problems = core::model_identity_problems(
+            evidence_spec(), serial.props, core::Json::object(), 1, options_.model_file->path);
+    b.answers = serial.arm_a;
+    b.repeat = core::serial_repeat(serial.arm_a, serial.arm_a_prime, options_.logit_drift_eps);
+    return b;
+}
+
+CellOutcome CellRunner::run_cell(const SerialArms& serial, int parallel,
+                                 const std::optional<core::BaselineCheckSummary>& baseline_check) {
     if (parallel < 1) throw Error(ErrorCategory::Usage, "--parallel must be at least 1");
     const auto& items = serial.items;
     core::Timings timings = serial.timings;
@@ -447,6 +487,7 @@ CellOutcome CellRunner::run_cell(const SerialArms& serial, int parallel) {
     context.host = describe_host();
     context.run = run_record(serial);
     context.provenance = options_.provenance;
+    context.baseline_check = baseline_check;
     if (context.provenance) context.provenance->rows_sha256 = serial.rows_sha256;
     timings.total_s = seconds_since(origin_);
     context.timings = timings;

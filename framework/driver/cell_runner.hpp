@@ -13,6 +13,7 @@
 
 #include "core/cert.hpp"
 #include "core/json.hpp"
+#include "core/serial_baseline.hpp"
 #include "core/trial.hpp"
 #include "core/verdict.hpp"
 #include "core/work_item.hpp"
@@ -41,6 +42,7 @@ struct RunOptions {
     std::optional<std::chrono::milliseconds> arm_deadline;
     bool stop_on_red = false;
     double logit_drift_eps = 0.0;  // logprob-only drift below it is not counted (0: exact)
+    std::string scorer_config;     // the JSON text the scorer was created with; "" for none
     // Planned passes: with a target rate, C passes run until the counted trials reach
     // core::trials_needed(target_rate, confidence), an invariant divergence, or max_passes.
     std::optional<double> target_rate;
@@ -63,12 +65,15 @@ using WorkRowSource = std::function<std::vector<core::WorkRow>(
 // Arm A and its repeat, shared by every N at one ctx.
 struct SerialArms {
     std::int64_t ctx = 0;
+    std::vector<core::WorkRow> rows;  // as the work-set source gave them
     std::vector<core::WorkItem> items;
     core::ArmResults arm_a;
     core::ArmResults arm_a_prime;
     core::ServerLaunch server;  // the one-slot server
     core::Json props;           // its /props, trimmed
     bool reports_mock = false;
+    core::Source source =
+        core::Source::Mock;                   // live: a real binary that did not say it is the mock
     std::optional<std::string> store_digest;  // a store model's digest, as the server lists it
     std::string rows_sha256;  // of the work rows that ran (io::workset_to_json_text)
     core::Timings timings;
@@ -87,9 +92,14 @@ public:
                Progress& progress);
 
     SerialArms run_serial(std::int64_t ctx, const WorkRowSource& rows);
-    // Runs B and C on an N-slot server, decides, and writes the cert atomically. Throws (and
-    // writes nothing) when the server dies, a signal arrives or anything else ends the run.
-    CellOutcome run_cell(const SerialArms& serial, int parallel);
+    // The serial run as a baseline value (docs/baseline.md): what bi-run baseline record writes,
+    // and the side of now that a check compares with a stored one.
+    core::SerialBaseline serial_baseline(const SerialArms& serial) const;
+    // Runs B and C on an N-slot server, decides, and writes the cert atomically, with
+    // `baseline_check` beside its verdict when given. Throws (and writes nothing) when the
+    // server dies, a signal arrives or anything else ends the run.
+    CellOutcome run_cell(const SerialArms& serial, int parallel,
+                         const std::optional<core::BaselineCheckSummary>& baseline_check = {});
 
 private:
     struct ArmRun {

@@ -13,6 +13,8 @@
 #include "cell_configuration.hpp"
 #include "core/cert.hpp"
 #include "core/error.hpp"
+#include "core/serial_baseline.hpp"
+#include "io/baseline_io.hpp"
 #include "io/cert_io.hpp"
 #include "io/file_hash_cache.hpp"
 #include "io/files.hpp"
@@ -24,6 +26,10 @@ namespace bi::driver {
 
 std::string RunPlan::cert_path(std::int64_t ctx, int parallel) const {
     return options.out_dir + "/" + core::cert_file_name(options.model_alias, ctx, parallel);
+}
+
+std::string RunPlan::check_path(std::int64_t ctx) const {
+    return options.out_dir + "/" + core::check_file_name(options.model_alias, ctx);
 }
 
 std::string RunPlan::log_path(std::int64_t ctx) const {
@@ -213,17 +219,13 @@ std::unique_ptr<io::FileLock> lock_target(const RunPlan& plan, const std::string
     }
 }
 
-// One lock per file this plan writes (every cell's cert and every ctx's server log), so a second
-// run of the same cell into the same directory is refused instead of racing for the same files.
-// Taking them also proves, before any server starts, that the directory takes new files.
-std::vector<std::unique_ptr<io::FileLock>> lock_cells(const RunPlan& plan, Progress& progress) {
-    std::set<std::string> targets;  // a --log-file shared by every ctx is locked once
-    for (auto ctx : plan.ctxs) {
-        targets.insert(plan.log_path(ctx));
-        for (int n : plan.parallels) targets.insert(plan.cert_path(ctx, n));
-    }
+}  // namespace
+
+std::vector<std::unique_ptr<io::FileLock>> lock_outputs(const RunPlan& plan,
+                                                        const std::vector<std::string>& targets,
+                                                        Progress& progress) {
     std::vector<std::unique_ptr<io::FileLock>> locks;
-    for (const auto& target : targets) {
+    for (const auto& target : std::set<std::string>(targets.begin(), targets.end())) {
         std::string holder;
         std::string took_over;
         auto lock = lock_target(plan, target, holder, &took_over);
@@ -238,8 +240,24 @@ std::vector<std::unique_ptr<io::FileLock>> lock_cells(const RunPlan& plan, Progr
     return locks;
 }
 
-// The model's whole-file sha256, from the output directory's hash cache when the file has not
-// changed since it was last hashed there; a progress line every 10% for a file that is hashed.
+namespace {
+
+// One lock per file this plan writes (every cell's cert, every ctx's server log and the baseline
+// check), so a second run of the same cell into the same directory is refused instead of racing
+// for the same files. A --log-file shared by every ctx is locked once.
+std::vector<std::unique_ptr<io::FileLock>> lock_cells(const RunPlan& plan, Progress& progress) {
+    std::vector<std::string> targets;
+    for (auto ctx : plan.ctxs) {
+        targets.push_back(plan.log_path(ctx));
+        for (int n : plan.parallels) targets.push_back(plan.cert_path(ctx, n));
+    }
+    if (plan.baseline) targets.push_back(plan.check_path(plan.baseline->value.ctx));
+    return lock_outputs(plan, targets, progress);
+}
+
+}  // namespace
+
+// A progress line every 10% for a file that is hashed.
 void hash_model(RunOptions& options, Progress& progress) {
     if (!options.model_file || options.model_file->sha256 || options.model_file->path.empty())
         return;
@@ -264,6 +282,8 @@ void hash_model(RunOptions& options, Progress& progress) {
     if (hashed.from_cache) progress.note("model sha256 from the hash cache (" + path + ")");
     options.model_file->sha256 = hashed.sha256;
 }
+
+namespace {
 
 // The cells of one ctx a resumed plan still has to run, each locked, with the ctx's log locked
 // too; the others are reported through `on_skip`.
@@ -324,12 +344,28 @@ ResumedCtx resume_ctx(const RunPlan& plan, const RunOptions& options, std::int64
     return mine;
 }
 
+// The check of a ctx's serial run against the plan's baseline, written beside the certs (signed
+// as they are), and its summary for them; none at another ctx.
+std::optional<core::BaselineCheckSummary> check_serial_run(const RunPlan& plan,
+                                                           const CellRunner& runner,
+                                                           const SerialArms& serial,
+                                                           Progress& progress) {
+    if (!plan.baseline || plan.baseline->value.ctx != serial.ctx) return std::nullopt;
+    const auto check = core::build_check(plan.baseline->value, plan.baseline->file,
+                                         runner.serial_baseline(serial));
+    const std::string path = plan.check_path(serial.ctx);
+    io::write_file_atomically(path, io::render_check(check, plan.options.sign_key.get()));
+    progress.note("baseline check: " + std::string(core::status_word(check.status)) + " (" +
+                  check.reasons.front() + "): " + path);
+    return core::summarise(check, std::filesystem::path(path).filename().string());
+}
+
+}  // namespace
+
 std::unique_ptr<ServerLauncher> make_launcher(const RunPlan& plan, std::int64_t ctx) {
     if (plan.live) return std::make_unique<LiveLauncher>(plan.launcher_config(ctx));
     return std::make_unique<MockLauncher>(*plan.mock);
 }
-
-}  // namespace
 
 std::vector<CellResult> run_plan(const RunPlan& plan, plugin_host::ScorerInstance& scorer,
                                  const WorkRowSource& rows, Progress& progress,
@@ -361,8 +397,9 @@ std::vector<CellResult> run_plan(const RunPlan& plan, plugin_host::ScorerInstanc
         auto launcher = make_launcher(plan, ctx);
         CellRunner runner(*launcher, scorer, options, progress);
         const auto serial = runner.run_serial(ctx, rows);
+        const auto baseline_check = check_serial_run(plan, runner, serial, progress);
         for (int n : parallels) {
-            results.push_back({ctx, n, runner.run_cell(serial, n)});
+            results.push_back({ctx, n, runner.run_cell(serial, n, baseline_check)});
             if (on_cell) on_cell(results.back());
         }
     }

@@ -54,6 +54,12 @@ struct LivePlan {
     std::string kind_how;   // no kind was named: how it was chosen ("by the binary's name")
 };
 
+// A stored baseline as a run reads it (baseline_run.hpp loads one): its value and its file.
+struct StoredBaseline {
+    core::SerialBaseline value;
+    core::BaselineFileRecord file;
+};
+
 struct RunPlan {
     RunOptions options;
     std::vector<std::int64_t> ctxs;  // one value except for a sweep
@@ -67,8 +73,12 @@ struct RunPlan {
     // refusing the run.
     bool resume = false;
     std::chrono::seconds stale_lock_after = io::kDefaultStaleLockAfter;
+    // run-live --baseline: the arm A of the baseline's ctx is checked against it, the check
+    // report written to check_path() and summarised in that ctx's certs.
+    std::shared_ptr<const StoredBaseline> baseline;
 
     std::string cert_path(std::int64_t ctx, int parallel) const;
+    std::string check_path(std::int64_t ctx) const;
     std::string log_path(std::int64_t ctx) const;
     LiveServerConfig launcher_config(std::int64_t ctx) const;           // requires `live`
     server::Footprint footprint(std::int64_t ctx, int parallel) const;  // requires `live`
@@ -87,6 +97,20 @@ void plan_live(RunPlan& plan, LivePlan live, bool alias_given,
 // is not plain: it names the cert file, so "../../x" or ".hidden" would put it elsewhere.
 void check_cell_names(const RunOptions& options);
 
+// Locks every file in `targets` for as long as the locks live, so a second run writing one is
+// refused (bi::Error(Usage) naming the file and its holder) instead of racing for it; a stale
+// lock is taken over, with a notice. Taking them also proves that the directories take files.
+std::vector<std::unique_ptr<io::FileLock>> lock_outputs(const RunPlan& plan,
+                                                        const std::vector<std::string>& targets,
+                                                        Progress& progress);
+
+// Fills in the model's whole-file sha256 (a directory's manifest hash), from the output
+// directory's hash cache when the file has not changed since it was hashed there.
+void hash_model(RunOptions& options, Progress& progress);
+
+// The launcher of the plan's server (the live target, or the in-process mock) at `ctx`.
+std::unique_ptr<ServerLauncher> make_launcher(const RunPlan& plan, std::int64_t ctx);
+
 struct CellResult {
     std::int64_t ctx = 0;
     int parallel = 0;
@@ -103,7 +127,8 @@ struct SkippedCell {
 };
 
 // Runs every cell of the plan (hashing the model first, through the output directory's hash
-// cache): one shared run of A and A' per ctx, then B and C for each N, calling
+// cache): one shared run of A and A' per ctx (checked against plan.baseline at its ctx), then B
+// and C for each N, calling
 // `on_cell` after each cert is written (and, when plan.resume, `on_skip` for each cell left
 // out; a ctx with nothing left to run launches no server). Throws (writing no cert for the cell
 // in progress) when a server dies, a signal arrives or anything else ends the run.

@@ -337,6 +337,7 @@ RunSetup prepare_run(const core::RunRequest& request, const Invocation& invocati
     const auto scorer_id =
         setup.plugin_profile.empty() ? scoring.scorer.value_or("") : setup.plugin_profile;
     setup.scorer = setup.plugins->create_scorer(scorer_id, scoring.scorer_config.value_or(""));
+    o.scorer_config = scoring.scorer_config.value_or("");
 
     o.provenance = provenance_record(*setup.plugins, invocation);
     core::RunRecord& run = o.run_labels;

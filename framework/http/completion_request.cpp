@@ -65,6 +65,12 @@ const std::string& request_path(const RequestOptions& options) {
                                                         : options.dialect.chat_path;
 }
 
+std::optional<EndpointKind> endpoint_of_path(std::string_view path) {
+    for (const auto kind : {EndpointKind::Chat, EndpointKind::Completion})
+        if (request_path(kind) == path) return kind;
+    return std::nullopt;
+}
+
 std::string_view endpoint_name(EndpointKind endpoint) {
     switch (endpoint) {
         case EndpointKind::Chat:

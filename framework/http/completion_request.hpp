@@ -46,6 +46,9 @@ const std::string& request_path(const RequestOptions& options);
 // The --endpoint word: "chat" or "completion"; parse_endpoint is its inverse.
 std::string_view endpoint_name(EndpointKind endpoint);
 std::optional<EndpointKind> parse_endpoint(std::string_view name);
+// The kind whose request_path(EndpointKind) is `path` (what a cert's or baseline's run.endpoint
+// records); nullopt for any other.
+std::optional<EndpointKind> endpoint_of_path(std::string_view path);
 
 // The seed as sent: llama-server keeps a 32-bit seed and reads 0xFFFFFFFF as "pick a random
 // one", so a 64-bit item seed is reduced modulo 0xFFFFFFFF into [0, 0xFFFFFFFE].

@@ -6,6 +6,7 @@ It takes llama-server's command line (-m, --host, --port, -c, --parallel/-np, --
 advances every computing request by one token per tick, so co-batching is real: /slots,
 /metrics (requests_processing, n_decode_total, n_busy_slots_per_decode) report what the ticker
 did, unless a knob says to lie (--fake-lie-slots: every admitted request is said to compute;
+--fake-serial-jitter: every second asking of a prompt gets another text, serially too;
 --fake-phantom-task: every slot not computing is said to hold a task that never ends). Task ids
 are numbered per request, as llama-server does. Text is a deterministic function of the prompt; knobs change
 parts of the generation when a request shared a batch with enough others. --fake-ik-surface
@@ -103,6 +104,7 @@ class Scheduler:
         self.busy_slot_decodes = 0
         self.steps = []  # trtllm: the steps since the last /metrics answer
         self.n_tasks = 0  # task ids, one per admitted request, as llama-server numbers them
+        self.asked = {}  # how often each prompt was asked (--fake-serial-jitter)
         threading.Thread(target=self.tick, daemon=True).start()
 
     def admit(self, prompt, n_predict, wanted_slot):
@@ -419,6 +421,11 @@ class Handler(BaseHTTPRequestHandler):
             variant = 1
         if c.has("slot-dependent"):
             variant += 100 * (request.slot + 1)  # every slot its own text, batched or not
+        if c.has("serial-jitter"):  # every second asking of a prompt answers otherwise, alone too
+            with self.scheduler.lock:
+                asked = self.scheduler.asked.get(prompt, 0)
+                self.scheduler.asked[prompt] = asked + 1
+            variant += 1000 * (asked % 2)
         ids = token_ids(prompt, n_predict, variant)
         text = " ".join(WORDS[(i - 10) % len(WORDS)] for i in ids)
         concurrent = shared >= 2

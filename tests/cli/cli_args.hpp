@@ -24,7 +24,8 @@ inline std::vector<std::string> listed_commands(const std::string& usage) {
     std::vector<std::string> names;
     std::istringstream lines(usage.substr(usage.find("commands:\n") + 10));
     std::string line;
-    const std::regex row("^  ([a-z][a-z-]*) +.*");
+    // A group's commands are two words ("baseline record"), one space apart.
+    const std::regex row("^  ([a-z][a-z-]*(?: [a-z][a-z-]*)?)  +.*");
     std::smatch match;
     while (std::getline(lines, line) && !line.empty())
         if (std::regex_match(line, match, row)) names.push_back(match[1]);

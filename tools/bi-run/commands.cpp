@@ -24,10 +24,47 @@ const std::vector<Command>& commands() {
         {"workset", "write a generator plugin's work-set to a JSON file", workset_main, true},
         {"synth-model", "write a random-weight llama GGUF model for testing a server",
          synth_model_main},
+        {"baseline record",
+         "run arm A and A' and keep them as a signed baseline for later builds and hosts",
+         baseline_record_main, true},
+        {"baseline check",
+         "compare the server given now with a stored baseline: same, changed, drift only",
+         baseline_check_main, true},
         {"completion", "print a bash, zsh or fish completion script for bi-run", completion_main,
          true},
     };
     return kCommands;
+}
+
+const std::vector<CommandGroup>& command_groups() {
+    static const std::vector<CommandGroup> kGroups = {
+        {"baseline", "record a serial baseline, or check another build or host against one"},
+    };
+    return kGroups;
+}
+
+const CommandGroup* find_group(std::string_view name) {
+    for (const auto& group : command_groups())
+        if (name == group.name) return &group;
+    return nullptr;
+}
+
+std::vector<std::string> group_commands(std::string_view group) {
+    std::vector<std::string> words;
+    for (const auto& command : commands()) {
+        const std::string_view name = command.name;
+        const auto space = name.find(' ');
+        if (space != std::string_view::npos && name.substr(0, space) == group)
+            words.emplace_back(name.substr(space + 1));
+    }
+    return words;
+}
+
+std::string one_word(const Command& command) {
+    std::string word = command.name;
+    for (char& c : word)
+        if (c == ' ') c = '-';
+    return word;
 }
 
 const Command* find_command(std::string_view name) {

@@ -1,6 +1,7 @@
 // The bi-run subcommands. Each takes the arguments after its name (argv[0] is the name).
 #pragma once
 
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -20,8 +21,12 @@ int synth_model_main(int argc, char** argv);
 int keygen_main(int argc, char** argv);
 int attest_main(int argc, char** argv);
 int completion_main(int argc, char** argv);
+int baseline_record_main(int argc, char** argv);
+int baseline_check_main(int argc, char** argv);
 
 struct Command {
+    // One word, or two for a command of a group ("baseline record"): typed as two arguments,
+    // named with a '-' where a file or page needs one word (bi-run-baseline-record(1)).
     const char* name;
     const char* summary;
     int (*main)(int, char**);
@@ -33,5 +38,19 @@ const std::vector<Command>& commands();
 
 // The command called `name`, or nullptr.
 const Command* find_command(std::string_view name);
+
+// A first word that several commands share ("baseline"), and what its commands do.
+struct CommandGroup {
+    const char* name;
+    const char* summary;
+};
+const std::vector<CommandGroup>& command_groups();
+const CommandGroup* find_group(std::string_view name);
+
+// The commands of a group, in table order ("record", "check": their second words).
+std::vector<std::string> group_commands(std::string_view group);
+
+// The command's name as one word: "baseline-record".
+std::string one_word(const Command& command);
 
 }  // namespace bi::cli

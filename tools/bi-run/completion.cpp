@@ -4,6 +4,7 @@
 #include <cxxopts.hpp>
 
 #include <algorithm>
+#include <cstring>
 #include <iostream>
 #include <map>
 #include <set>
@@ -66,6 +67,11 @@ std::string single_quoted(const std::string& text) {
     return out + "'";
 }
 
+// A command's name as a case pattern of sh and zsh: quoted when it is two words.
+std::string case_label(const std::string& name) {
+    return name.find(' ') == std::string::npos ? name : single_quoted(name);
+}
+
 // `text` on one line of at most 70 characters, for a shell's menu.
 std::string menu_line(const std::string& text) {
     std::string line;
@@ -102,11 +108,32 @@ std::vector<CommandOptions> all_command_options() {
     return out;
 }
 
+// The words that can come first: each command's name, a group's name once for all of its
+// commands ("baseline" for "baseline record" and "baseline check").
 std::vector<std::string> names_of(const std::vector<CommandOptions>& tables) {
     std::vector<std::string> names;
     names.reserve(tables.size() + 1);
-    for (const auto& table : tables) names.emplace_back(table.command->name);
+    for (const auto& table : tables) {
+        std::string word = table.command->name;
+        word = word.substr(0, word.find(' '));
+        if (std::find(names.begin(), names.end(), word) == names.end()) names.push_back(word);
+    }
     return names;
+}
+
+// The groups' lines of bash's command detection: after a group's word, its command's word.
+std::string bash_group_lines() {
+    std::string lines;
+    for (const auto& group : command_groups())
+        lines += std::string("        if [[ $command == ") + group.name +
+                 " ]]; then\n"
+                 "            if ((i + 1 < cword)); then command+=\" ${words[i + 1]}\"; else\n"
+                 "                COMPREPLY=($(compgen -W " +
+                 single_quoted(joined(group_commands(group.name))) +
+                 " -- \"$cur\")); return\n"
+                 "            fi\n"
+                 "        fi\n";
+    return lines;
 }
 
 std::string bash_script(const std::vector<CommandOptions>& tables, const CompletionNames& names) {
@@ -123,6 +150,9 @@ std::string bash_script(const std::vector<CommandOptions>& tables, const Complet
            "            *) command=\"${words[i]}\"; break ;;\n"
            "        esac\n"
            "    done\n"
+           "    if [[ -n $command ]]; then\n"
+        << bash_group_lines()
+        << "    fi\n"
            "    if [[ -z $command ]]; then\n"
            "        case \"$prev\" in\n"
            "            --plugin) _filedir so; return ;;\n"
@@ -155,7 +185,7 @@ std::string bash_script(const std::vector<CommandOptions>& tables, const Complet
             if (choice.kind == ValueKind::Number) numbers.push_back(flag);
             if (choice.kind == ValueKind::Word) words[flag] = choice.words;
         }
-        out << "        " << table.command->name << ")\n"
+        out << "        " << case_label(table.command->name) << ")\n"
             << "            options=" << single_quoted(joined(spelled)) << "\n"
             << "            files=" << single_quoted(" " + joined(files) + " ") << "\n"
             << "            dirs=" << single_quoted(" " + joined(dirs) + " ") << "\n"
@@ -203,9 +233,13 @@ std::string zsh_script(const std::vector<CommandOptions>& tables, const Completi
            "    local -a commands\n"
            "    commands=(\n";
     for (const auto& table : tables)
-        out << "        "
-            << single_quoted(zsh_escaped(table.command->name) + ":" +
-                             menu_line(table.command->summary))
+        if (!std::strchr(table.command->name, ' '))
+            out << "        "
+                << single_quoted(zsh_escaped(table.command->name) + ":" +
+                                 menu_line(table.command->summary))
+                << "\n";
+    for (const auto& group : command_groups())
+        out << "        " << single_quoted(zsh_escaped(group.name) + ":" + menu_line(group.summary))
             << "\n";
     out << "    )\n"
            "    local i=2\n"
@@ -217,12 +251,21 @@ std::string zsh_script(const std::vector<CommandOptions>& tables, const Completi
            "        _describe -t commands 'bi-run command' commands\n"
            "        return\n"
            "    fi\n"
-           "    local command=$words[i]\n"
-           "    shift $(( i - 1 )) words\n"
+           "    local command=$words[i]\n";
+    for (const auto& group : command_groups())
+        out << "    if [[ $command == " << group.name << " ]]; then\n"
+            << "        if (( i + 1 >= CURRENT )); then\n"
+            << "            compadd -- " << joined(group_commands(group.name)) << "\n"
+            << "            return\n"
+            << "        fi\n"
+            << "        command=\"$command $words[i+1]\"\n"
+            << "        (( i++ ))\n"
+            << "    fi\n";
+    out << "    shift $(( i - 1 )) words\n"
            "    (( CURRENT -= i - 1 ))\n"
            "    case $command in\n";
     for (const auto& table : tables) {
-        out << "        " << table.command->name << ")\n"
+        out << "        " << case_label(table.command->name) << ")\n"
             << "            _arguments -S \\\n";
         for (const auto& option : table.options) {
             const std::string help = "[" + zsh_escaped(short_description(option.description)) + "]";
@@ -258,13 +301,32 @@ std::string fish_script(const std::vector<CommandOptions>& tables, const Complet
         << "complete -c bi-run -n 'not __fish_seen_subcommand_from " << any
         << "' -l version -d 'Print the version and build'\n";
     for (const auto& table : tables)
+        if (!std::strchr(table.command->name, ' '))
+            out << "complete -c bi-run -f -n 'not __fish_seen_subcommand_from " << any << "' -a "
+                << table.command->name << " -d " << single_quoted(menu_line(table.command->summary))
+                << "\n";
+    for (const auto& group : command_groups()) {
         out << "complete -c bi-run -f -n 'not __fish_seen_subcommand_from " << any << "' -a "
-            << table.command->name << " -d " << single_quoted(menu_line(table.command->summary))
-            << "\n";
+            << group.name << " -d " << single_quoted(menu_line(group.summary)) << "\n";
+        const std::string words = joined(group_commands(group.name));
+        for (const auto& table : tables) {
+            const std::string name = table.command->name;
+            if (name.rfind(std::string(group.name) + " ", 0) != 0) continue;
+            out << "complete -c bi-run -f -n '__fish_seen_subcommand_from " << group.name
+                << "; and not __fish_seen_subcommand_from " << words << "' -a "
+                << name.substr(name.find(' ') + 1) << " -d "
+                << single_quoted(menu_line(table.command->summary)) << "\n";
+        }
+    }
     for (const auto& table : tables)
         for (const auto& option : table.options) {
-            out << "complete -c bi-run -n '__fish_seen_subcommand_from " << table.command->name
-                << "' -l " << option.long_name;
+            // A group's command is seen when both of its words are.
+            std::string seen = table.command->name;
+            if (const auto space = seen.find(' '); space != std::string::npos)
+                seen = seen.substr(0, space) + "; and __fish_seen_subcommand_from " +
+                       seen.substr(space + 1);
+            out << "complete -c bi-run -n '__fish_seen_subcommand_from " << seen << "' -l "
+                << option.long_name;
             if (!option.short_name.empty()) out << " -s " << option.short_name;
             const auto choice = choice_for(option, names);
             if (choice.kind == ValueKind::File) out << " -r -F";

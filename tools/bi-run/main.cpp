@@ -42,7 +42,7 @@ void print_usage(std::ostream& out) {
            "       bi-run help --man DIR       (write the man pages into DIR)\n\n"
            "commands:\n";
     for (const auto& command : bi::cli::commands())
-        out << "  " << command.name << std::string(14 - std::strlen(command.name), ' ')
+        out << "  " << command.name << std::string(17 - std::strlen(command.name), ' ')
             << command.summary << "\n";
     out << "\nA bare plugin name (libspark.so) is looked up in --plugin-dir, $BI_PLUGIN_PATH, the "
            "bundled\nplugin directory beside bi-run, then the current directory.\n"
@@ -72,6 +72,27 @@ int run_command(const char* name, int (*command_main)(int, char**), int argc, ch
         std::cerr << prefix << "internal error: " << e.what() << "\n";
         return bi::cli::kExitError;
     }
+}
+
+// A group's own usage: its commands and what each does.
+void print_group_usage(const bi::cli::CommandGroup& group, std::ostream& out) {
+    out << "bi-run " << group.name << ": " << group.summary << "\n\ncommands:\n";
+    for (const auto& command : bi::cli::commands())
+        if (std::string_view(command.name).rfind(std::string(group.name) + " ", 0) == 0)
+            out << "  " << command.name << std::string(17 - std::strlen(command.name), ' ')
+                << command.summary << "\n";
+    out << "\n(bi-run " << group.name << " COMMAND --help lists a command's options)\n";
+}
+
+// The command named by argv[at] (and, for a group, argv[at + 1]); `words` is set to how many
+// arguments name it. nullptr when none does; a group without its command is reported by the
+// caller.
+const bi::cli::Command* named_command(int argc, char** argv, int at, int& words) {
+    words = 1;
+    if (const auto* command = bi::cli::find_command(argv[at])) return command;
+    if (!bi::cli::find_group(argv[at]) || at + 1 >= argc) return nullptr;
+    words = 2;
+    return bi::cli::find_command(std::string(argv[at]) + " " + argv[at + 1]);
 }
 
 }  // namespace
@@ -124,8 +145,13 @@ int main(int argc, char** argv) {
     }
     if (first == "-h" || first == "--help" || first == "help") {
         if (first == "help" && first_index + 1 < argc) {
-            const bi::cli::Command* command = bi::cli::find_command(argv[first_index + 1]);
+            int words = 1;
+            const bi::cli::Command* command = named_command(argc, argv, first_index + 1, words);
             if (!command) {
+                if (const auto* group = bi::cli::find_group(argv[first_index + 1])) {
+                    print_group_usage(*group, std::cout);
+                    return bi::cli::kExitPromotable;
+                }
                 std::cerr << "bi-run help: unknown command '" << argv[first_index + 1]
                           << "' (see bi-run --help)\n";
                 return bi::cli::kExitUsage;
@@ -150,8 +176,19 @@ int main(int argc, char** argv) {
             std::cout << bi::cli::version_text(info);
         return bi::cli::kExitPromotable;
     }
-    const bi::cli::Command* command = bi::cli::find_command(first);
+    int words = 1;
+    const bi::cli::Command* command = named_command(argc, argv, first_index, words);
     if (!command) {
+        if (const auto* group = bi::cli::find_group(first)) {
+            const bool asked =
+                first_index + 1 < argc && (std::string_view(argv[first_index + 1]) == "--help" ||
+                                           std::string_view(argv[first_index + 1]) == "-h");
+            if (!asked && first_index + 1 < argc)
+                std::cerr << "bi-run " << first << ": unknown command '" << argv[first_index + 1]
+                          << "'\n";
+            print_group_usage(*group, asked ? std::cout : std::cerr);
+            return asked ? bi::cli::kExitPromotable : bi::cli::kExitUsage;
+        }
         std::cerr << "bi-run: unknown command '" << first << "' (see bi-run --help)\n";
         return bi::cli::kExitUsage;
     }
@@ -160,7 +197,8 @@ int main(int argc, char** argv) {
                   << "loads no plugins\n";
         return bi::cli::kExitUsage;
     }
-    std::vector<std::string> tokens(argv + first_index, argv + argc);
+    std::vector<std::string> tokens{command->name};
+    tokens.insert(tokens.end(), argv + first_index + words, argv + argc);
     bi::cli::ArgvCopy args(bi::cli::with_global_options(std::move(tokens), globals));
     return run_command(command->name, command->main, args.argc(), args.argv());
 }

@@ -113,7 +113,7 @@ std::string option_item(const OptionEntry& option) {
 const char* const kSeeAlso = ".SH SEE ALSO\n\\fBbi\\-run\\fR(1), \\fBbi\\-run\\-cert\\fR(5)\n";
 
 std::string command_page(const Command& command, const OptionTable& table) {
-    const std::string name = std::string("bi-run-") + command.name;
+    const std::string name = "bi-run-" + one_word(command);
     std::string page = header(name, 1, command.summary);
     page += ".SH SYNOPSIS\n\\fBbi\\-run " + roff_text(command.name) + "\\fR " +
             roff_text(table.usage) + "\n";
@@ -146,7 +146,7 @@ std::string main_page(const std::string& usage_text) {
         ".SH COMMANDS\n";
     for (const auto& command : commands())
         page += ".TP\n\\fB" + roff_text(command.name) + "\\fR\n" + roff_text(command.summary) +
-                "; see \\fBbi\\-run\\-" + roff_text(command.name) + "\\fR(1).\n";
+                "; see \\fBbi\\-run\\-" + roff_text(one_word(command)) + "\\fR(1).\n";
     page += ".SH USAGE\n" + roff_paragraphs(usage_text);
     page +=
         ".SH ENVIRONMENT\n"
@@ -212,8 +212,7 @@ std::vector<std::string> write_man_pages(const std::string& dir, const std::stri
         if (!table)
             throw Error(ErrorCategory::Internal,
                         std::string("bi: ") + command.name + " did not describe its options");
-        pages.emplace_back(std::string("bi-run-") + command.name + ".1",
-                           command_page(command, *table));
+        pages.emplace_back("bi-run-" + one_word(command) + ".1", command_page(command, *table));
     }
     pages.emplace_back("bi-mock-server.1", mock_server_page());
     std::vector<std::string> written;

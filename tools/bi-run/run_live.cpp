@@ -14,6 +14,7 @@
 #include "core/cert.hpp"
 #include "core/error.hpp"
 #include "core/sample_size.hpp"
+#include "driver/baseline_run.hpp"
 #include "driver/interrupt.hpp"
 #include "driver/plan_description.hpp"
 #include "driver/run_plan.hpp"
@@ -34,6 +35,7 @@
 #include "server/guards.hpp"
 #include "server/model_facts.hpp"
 #include "sweep_shards.hpp"
+#include "trust_options.hpp"
 #include "upstream_options.hpp"
 
 namespace bi::cli {
@@ -44,7 +46,8 @@ namespace {
     throw Error(ErrorCategory::Usage, message);
 }
 
-// `launches`: the command can launch a server, so --dry-run means something (not for plan).
+}  // namespace
+
 void add_server_options(cxxopts::Options& options, bool launches) {
     options.add_options("Server")("server-bin", "The llama-server (or work-alike) binary",
                                   cxxopts::value<std::string>())("model", "The GGUF model file",
@@ -80,7 +83,6 @@ void add_server_options(cxxopts::Options& options, bool launches) {
     if (launches) options.add_options("Server")("dry-run", "Print the plan and launch nothing");
 }
 
-// The server and guard options as a request's target.
 core::TargetRequest target_request(const cxxopts::ParseResult& args) {
     core::TargetRequest t;
     t.server_bin = given(args, "server-bin");
@@ -95,6 +97,8 @@ core::TargetRequest target_request(const cxxopts::ParseResult& args) {
     read_guard_options(args, t);
     return t;
 }
+
+namespace {
 
 core::RunRequest live_request(const cxxopts::ParseResult& args, bool sweep) {
     core::RunRequest request = run_request(args, sweep);
@@ -167,13 +171,30 @@ int run_live_cells(int raw_argc, char** raw_argv, bool sweep) {
     options.add_options("Output")("report-html",
                                   "At the end, write the HTML report of this run's certs to FILE",
                                   cxxopts::value<std::string>(), "FILE");
+    options.add_options("Baseline")(
+        "baseline",
+        "Also check arm A against this stored baseline (bi-run baseline record): the check "
+        "report goes beside the certs and each cert records its result, never changing its "
+        "verdict. The run's settings must be the baseline's; with no work-set of its own the "
+        "run sends the baseline's rows",
+        cxxopts::value<std::string>(), "FILE");
+    auto baseline_group = options.add_options("Baseline");
+    add_trusted_key_option(baseline_group);
     add_run_options(options, "", sweep);
     add_server_options(options, true);
     add_guard_options(options);
     if (sweep) add_shard_options(options);
     const auto args = parse_command_line(options, argc, argv);
-    if (printed_help(args, options, run_help_groups())) return kExitPromotable;
-    if (sweep && args.count("plan")) return sweep_from_plan(args);
+    auto groups = run_help_groups();
+    groups.insert(groups.end() - 1, "Baseline");
+    if (printed_help(args, options, groups)) return kExitPromotable;
+    if (sweep && args.count("plan")) {
+        if (args.count("baseline"))
+            usage("--baseline checks one run's arm A; a planned sweep's shards run without it");
+        return sweep_from_plan(args);
+    }
+    if (args.count("trusted-key") && !args.count("baseline"))
+        usage("--trusted-key names the keys --baseline must be signed by: give --baseline too");
     if (sweep && (args.count("shard") || args.count("shard-count")))
         usage("--shard and --shard-count split a planned sweep: give --plan too (see bi-run plan)");
     CellsOutput output;
@@ -181,6 +202,10 @@ int run_live_cells(int raw_argc, char** raw_argv, bool sweep) {
     output.json = args.count("json") > 0;
     output.dry_run = args.count("dry-run") > 0;
     output.report_html = report_html_option(args);
+    if (args.count("baseline")) {
+        output.baseline = args["baseline"].as<std::string>();
+        output.baseline_keys = option_tokens(args, "trusted-key");
+    }
     const auto run = run_cells(live_request(args, sweep), sweep, output, nullptr);
     return run.all_promotable ? kExitPromotable : kExitNotPromotable;
 }
@@ -211,10 +236,18 @@ core::RunRequest sweep_request(const cxxopts::ParseResult& args) {
 
 SweepTally run_cells(const core::RunRequest& request, bool sweep, const CellsOutput& output,
                      const ResumeMode* resume) {
+    // A baseline that cannot be trusted is refused before plugins load or anything launches.
+    std::optional<driver::StoredBaseline> baseline;
+    if (!output.baseline.empty()) {
+        trust::TrustedKeys keys;
+        for (const auto& key : output.baseline_keys) keys.add(key);
+        baseline = driver::load_baseline(output.baseline, std::move(keys));
+    }
     RunSetup setup = prepare_run(request, sweep, ProfileScope::ModelsFileFirst);
     setup.quiet = output.quiet;
     setup.json = output.json;
     driver::plan_from_request(request, setup);
+    if (baseline) driver::attach_baseline(setup, request, std::move(*baseline));
     const std::string& report_html = output.report_html;
     SweepTally run;
     if (output.dry_run) {

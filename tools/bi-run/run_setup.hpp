@@ -61,6 +61,13 @@ std::size_t max_response_bytes_option(const cxxopts::ParseResult& args);
 // The --max-response-bytes option, for commands that do not take add_run_options.
 void add_max_response_bytes_option(cxxopts::OptionAdder& adder);
 
+// The Server options of the commands that launch a live server (run-live, sweep, plan, baseline):
+// binary, model, flags, kind, profile, models.toml, timeouts; `launches` adds --dry-run.
+void add_server_options(cxxopts::Options& options, bool launches);
+
+// The server and guard options as a request's target.
+core::TargetRequest target_request(const cxxopts::ParseResult& args);
+
 // Prints the verdict (stdout; one JSON line with --json) and returns the exit status for it.
 int report_outcome(const driver::CellResult& result, const RunSetup& setup);
 

@@ -46,6 +46,10 @@ struct CellsOutput {
     bool json = false;
     bool dry_run = false;
     std::string report_html;  // checked already; empty: none
+    // --baseline FILE: arm A is checked against it as well (run-live and a sweep without
+    // --plan); the keys it must be signed by when any are given (--trusted-key).
+    std::string baseline;
+    std::vector<std::string> baseline_keys;
 };
 
 // A whole sweep (or run-live's one cell) from a request, resumed when `resume` is given.

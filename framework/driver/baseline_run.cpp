@@ -1,0 +1,193 @@
+#include "baseline_run.hpp"
+
+#include <algorithm>
+#include <filesystem>
+#include <sstream>
+
+#include "cell_runner.hpp"
+#include "core/error.hpp"
+#include "http/completion_request.hpp"
+#include "interrupt.hpp"
+#include "io/baseline_io.hpp"
+#include "io/baseline_schema.hpp"
+#include "io/cert_io.hpp"
+#include "io/files.hpp"
+#include "trust/judge.hpp"
+
+namespace bi::driver {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+[[noreturn]] void untrusted(const std::string& message) {
+    throw Error(ErrorCategory::Trust, message);
+}
+
+// Runs A and A' of the plan's one ctx into a baseline value, with `path` and the server log
+// beside it locked, and hands the value to `write` while the locks are held.
+template <typename Write>
+core::SerialBaseline run_serial_side(RunPlan plan, const std::string& path,
+                                     plugin_host::ScorerInstance& scorer, const WorkRowSource& rows,
+                                     Progress& progress, const Write& write) {
+    if (plan.ctxs.size() != 1)
+        throw Error(ErrorCategory::Internal, "a baseline run has exactly one ctx");
+    const std::int64_t ctx = plan.ctxs.front();
+    const fs::path target(path);
+    plan.options.out_dir = target.has_parent_path() ? target.parent_path().string() : ".";
+    plan.log_file = target.filename().string() + ".server.log";
+    check_cell_names(plan.options);
+    std::error_code ec;
+    fs::create_directories(plan.options.out_dir, ec);
+    if (ec) throw Error(ErrorCategory::Io, plan.options.out_dir + ": " + ec.message());
+    const auto locks = lock_outputs(plan, {path, plan.log_path(ctx)}, progress);
+    RunOptions options = plan.options;
+    hash_model(options, progress);
+    auto launcher = make_launcher(plan, ctx);
+    CellRunner runner(*launcher, scorer, options, progress);
+    const auto serial = runner.run_serial(ctx, rows);
+    auto side = runner.serial_baseline(serial);
+    throw_if_interrupted();
+    write(side);
+    return side;
+}
+
+std::string file_problem(const std::string& path) {
+    std::error_code ec;
+    const auto status = fs::status(path, ec);
+    if (!fs::exists(status)) return "--baseline " + path + ": no such file";
+    if (!fs::is_regular_file(status)) return "--baseline " + path + ": not a regular file";
+    return "";
+}
+
+}  // namespace
+
+StoredBaseline load_baseline(const std::string& path, trust::TrustedKeys trusted) {
+    if (const auto problem = file_problem(path); !problem.empty())
+        throw Error(ErrorCategory::Usage, problem);
+    trust::JudgeOptions options;
+    options.trusted = std::move(trusted);
+    const auto j = trust::judge(path, options);
+    if (j.kind == trust::FileKind::Unreadable) throw Error(ErrorCategory::Io, j.problem);
+    if (!j.baseline) {
+        const std::string what = j.has_cert() ? "a cert"
+                                 : j.check    ? "a baseline check report"
+                                 : j.envelope ? "an attestation"
+                                 : j.upstream ? "an upstream cert"
+                                              : "not a bi-baseline/1 document";
+        untrusted(path + ": not a baseline (" + what + ")");
+    }
+    if (j.kind != trust::FileKind::Baseline) untrusted(j.problem);
+    // Given keys, only a signature that verifies under one of them will do: an unsigned
+    // baseline is as good as an edited one.
+    if (!options.trusted.empty() && j.signature.state != trust::SignatureState::Verified)
+        untrusted(path + ": " + j.signature.line +
+                  ", and --trusted-key asks for a signature "
+                  "by a trusted key");
+    StoredBaseline stored;
+    stored.value = *j.baseline->value;
+    stored.file = {path, j.baseline->file_sha256, stored.value.digest.value_or(""),
+                   j.signature.line};
+    return stored;
+}
+
+WorkRowSource stored_rows(const core::SerialBaseline& baseline) {
+    return [rows = baseline.rows](const plugin_host::TokenCounter&, const std::string&,
+                                  std::int64_t) { return rows; };
+}
+
+void attach_baseline(RunSetup& setup, const core::RunRequest& request, StoredBaseline stored) {
+    const auto& b = stored.value;
+    auto& o = setup.plan.options;
+    std::vector<std::string> differ;
+    const auto expect = [&differ](const char* option, const std::string& recorded,
+                                  const std::string& given) {
+        if (recorded != given)
+            differ.push_back(std::string(option) + " " + recorded + " (this run: " + given + ")");
+    };
+    expect("--model-alias", b.model, o.model_alias);
+    const bool has_ctx =
+        std::find(setup.plan.ctxs.begin(), setup.plan.ctxs.end(), b.ctx) != setup.plan.ctxs.end();
+    if (!has_ctx) differ.push_back("--ctx " + std::to_string(b.ctx) + " (not among this run's)");
+    expect("--reps", std::to_string(b.reps), std::to_string(o.reps));
+    expect("--n-predict", std::to_string(b.run.n_predict.value_or(0)),
+           std::to_string(o.request.n_predict));
+    const auto recorded_endpoint = http::endpoint_of_path(b.run.endpoint.value_or(""));
+    expect("--endpoint",
+           recorded_endpoint ? std::string(http::endpoint_name(*recorded_endpoint))
+                             : b.run.endpoint.value_or("(none)"),
+           std::string(http::endpoint_name(o.request.endpoint)));
+    expect("--logprobs", std::to_string(b.run.logprobs.value_or(0)),
+           std::to_string(o.request.logprobs));
+    expect("--scorer", b.run.scorer.value_or(""), o.run_labels.scorer.value_or(""));
+    expect("--scorer-config", b.scorer_config.value_or("(none)"),
+           o.scorer_config.empty() ? "(none)" : o.scorer_config);
+    const auto eps = [](double value) {
+        std::ostringstream out;
+        out << value;
+        return out.str();
+    };
+    expect("--logit-drift-eps", eps(b.run.logit_drift_eps.value_or(0.0)), eps(o.logit_drift_eps));
+    if (!differ.empty()) {
+        std::string list;
+        for (const auto& line : differ) list += (list.empty() ? "" : ", ") + line;
+        throw Error(ErrorCategory::Usage,
+                    "--baseline " + stored.file.path + " was recorded with " + list +
+                        ": run with the baseline's settings, or record a new baseline");
+    }
+    const auto& scoring = request.scoring;
+    if (!scoring.workset && !scoring.generator && setup.plugin_profile.empty()) {
+        setup.rows = stored_rows(b);
+        o.run_labels.workset = "(the rows of --baseline " + stored.file.path + ")";
+    }
+    setup.plan.baseline = std::make_shared<const StoredBaseline>(std::move(stored));
+}
+
+RecordOutcome record_baseline(const RunPlan& plan, plugin_host::ScorerInstance& scorer,
+                              const WorkRowSource& rows, Progress& progress,
+                              const std::string& path, bool replace) {
+    const auto refuse_existing = [&] {
+        throw Error(ErrorCategory::Usage,
+                    "--out " + path +
+                        ": a file is there; a baseline is a reference to keep, so give "
+                        "--replace to record over it, or another --out");
+    };
+    std::error_code ec;
+    if (!replace && fs::exists(fs::symlink_status(path, ec))) refuse_existing();
+    io::check_output_file(path, "--out", fs::path(path).parent_path().string());
+    RecordOutcome outcome;
+    outcome.path = path;
+    const auto* signer = plan.options.sign_key.get();
+    outcome.baseline =
+        run_serial_side(plan, path, scorer, rows, progress, [&](core::SerialBaseline& baseline) {
+            const std::string text = io::render_baseline(baseline, signer);
+            baseline.digest = io::cert_digest(io::baseline_to_json(baseline));
+            if (replace)
+                io::write_file_atomically(path, text);
+            else if (!io::create_file_atomically(path, text))
+                throw Error(ErrorCategory::Io,
+                            path +
+                                ": a file appeared there while the baseline ran; it was left "
+                                "alone and nothing was written");
+        });
+    outcome.problems =
+        core::reference_problems(core::baseline_side(outcome.baseline), "the recorded");
+    return outcome;
+}
+
+CheckOutcome check_baseline(const RunPlan& plan, plugin_host::ScorerInstance& scorer,
+                            Progress& progress, const StoredBaseline& stored,
+                            const std::string& path) {
+    io::check_output_file(path, "--out", fs::path(path).parent_path().string());
+    CheckOutcome outcome;
+    outcome.path = path;
+    const auto* signer = plan.options.sign_key.get();
+    run_serial_side(plan, path, scorer, stored_rows(stored.value), progress,
+                    [&](const core::SerialBaseline& current) {
+                        outcome.check = core::build_check(stored.value, stored.file, current);
+                        io::write_file_atomically(path, io::render_check(outcome.check, signer));
+                    });
+    return outcome;
+}
+
+}  // namespace bi::driver

@@ -1,0 +1,291 @@
+// bi-run baseline record and bi-run baseline check (docs/baseline.md): the serial arms of a cell
+// kept as a signed reference, and the answers of another build, backend or host compared with it.
+#include <cxxopts.hpp>
+
+#include <filesystem>
+#include <iostream>
+
+#include "build_info.hpp"
+#include "command_line.hpp"
+#include "commands.hpp"
+#include "core/error.hpp"
+#include "core/serial_baseline.hpp"
+#include "driver/baseline_run.hpp"
+#include "driver/interrupt.hpp"
+#include "driver/plan_description.hpp"
+#include "exit_codes.hpp"
+#include "guard_options.hpp"
+#include "http/completion_request.hpp"
+#include "option_aliases.hpp"
+#include "option_tokens.hpp"
+#include "plugin_args.hpp"
+#include "report/baseline_text.hpp"
+#include "run_setup.hpp"
+#include "server/argv.hpp"
+#include "trust_options.hpp"
+
+namespace bi::cli {
+
+namespace {
+
+namespace fs = std::filesystem;
+
+[[noreturn]] void usage(const std::string& message) {
+    throw Error(ErrorCategory::Usage, message);
+}
+
+std::string parent_dir(const std::string& path) {
+    const fs::path p(path);
+    return p.has_parent_path() ? p.parent_path().string() : ".";
+}
+
+// The options both commands share: the request timeouts, the plugins a scorer may come from,
+// signing and output.
+void add_common_options(cxxopts::Options& options) {
+    auto requests = options.add_options("Requests");
+    requests("req-timeout", "Seconds one request may take in all (connect to last byte)",
+             cxxopts::value<double>()->default_value("120"))(
+        "arm-deadline", "Seconds one arm may take (0 = no limit)",
+        cxxopts::value<double>()->default_value("0"));
+    add_max_response_bytes_option(requests);
+    add_plugin_options(options, "Scoring and work-set");
+    add_plugin_timeout_option(options, "Scoring and work-set");
+}
+
+void add_output_options(cxxopts::Options& options, const char* signs) {
+    options.add_options("Output")(
+        "sign-key",
+        std::string("Ed25519 private key (bi-run keygen) that signs the ") + signs +
+            " (default: $BI_SIGN_KEY)",
+        cxxopts::value<std::string>())("quiet", "No progress on stderr")(
+        "json", "Print a one-line JSON summary on stdout")("h,help", "Show this help");
+}
+
+// The request settings both commands take from their options.
+void read_common_options(const cxxopts::ParseResult& args, core::RunRequest& r) {
+    r.req_timeout_s = args["req-timeout"].as<double>();
+    r.arm_deadline_s = args["arm-deadline"].as<double>();
+    r.max_response_bytes = std::to_string(max_response_bytes_option(args));
+    r.target = target_request(args);
+    r.sign_key = given(args, "sign-key");
+    r.parallels = {1};  // one slot: the serial arms only
+}
+
+const std::vector<std::string>& help_groups() {
+    static const std::vector<std::string> groups{
+        "Baseline", "Cell", "Server", "Guards", "Requests", "Scoring and work-set", "Output"};
+    return groups;
+}
+
+// Plans the run (plugins, scorer, work-set, target, guards) and prints it for --dry-run.
+driver::RunSetup planned(const core::RunRequest& request, const cxxopts::ParseResult& args) {
+    auto setup = prepare_run(request, false, driver::ProfileScope::ModelsFileFirst);
+    setup.quiet = args.count("quiet") > 0;
+    setup.json = args.count("json") > 0;
+    return setup;
+}
+
+int record_main(int raw_argc, char** raw_argv) {
+    ArgvCopy rewritten(apply_aliases(raw_argc, raw_argv, guard_option_aliases()));
+    cxxopts::Options options(
+        "bi-run baseline record",
+        "Runs arm A (--parallel 1, serial) and its repeat A' against a server and keeps them as\n"
+        "a baseline file: the work rows, every answer (invariant fields, text and its sha256,\n"
+        "token ids and top logprobs where the server returns them), what A' showed, and the\n"
+        "model, server binary, version and host that answered. `bi-run baseline check` (or\n"
+        "run-live --baseline) later compares another build, backend or host with it.\n\n"
+        "Exit status: 0 the baseline can stand as a reference, 3 written but it cannot (A'\n"
+        "moved, too few answers, not greedy), 2 usage error or refused launch (an existing\n"
+        "--out without --replace), 1 an error before the baseline was complete (nothing\n"
+        "written), 129/130/143 interrupted.");
+    options.add_options("Baseline")(
+        "out",
+        "The baseline file to write (default: baselines/MODEL__ctxCTX.baseline.json; its "
+        "directory is created)",
+        cxxopts::value<std::string>(), "FILE")("replace", "Record over an existing --out");
+    options.add_options("Cell")(
+        "model-alias",
+        "The model's name in the test ids (default: the models.toml alias, else the model file's "
+        "name without .gguf)",
+        cxxopts::value<std::string>())("ctx", "Context of the one-slot server, in tokens",
+                                       cxxopts::value<std::int64_t>()->default_value("2048"))(
+        "reps", "Repetitions of every work-set row", cxxopts::value<int>()->default_value("1"))(
+        "n-predict", "Tokens to generate per request", cxxopts::value<int>()->default_value("32"))(
+        "kv-label", "KV cache type (f16, q8_0, ...; also --kv)", cxxopts::value<std::string>());
+    options.add_options("Requests")(
+        "endpoint", "chat (/v1/chat/completions) or completion (/completion, token ids)",
+        cxxopts::value<std::string>()->default_value("chat"))(
+        "logprobs", "Ask for top logprobs per token: max(K, 2) (0 = off; also --n-probs)",
+        cxxopts::value<int>()->default_value("0"))(
+        "seed", "Seeds the work-set generator",
+        cxxopts::value<std::uint64_t>()->default_value(std::to_string(kDefaultSeed)));
+    add_common_options(options);
+    options.add_options("Scoring and work-set")("scorer", "Scorer id (default: exact)",
+                                                cxxopts::value<std::string>())(
+        "scorer-config", "JSON text handed to the scorer (default: {})",
+        cxxopts::value<std::string>())("workset", "Work-set JSON file",
+                                       cxxopts::value<std::string>())(
+        "generator", "Work-set generator id (from a plugin)", cxxopts::value<std::string>())(
+        "generator-param", "KEY=VALUE for the generator (repeatable)",
+        cxxopts::value<std::vector<std::string>>())(
+        "logit-drift-eps",
+        "Logprob-only drift smaller than this is not counted (0 = exact; recorded, and used by "
+        "every check against this baseline)",
+        cxxopts::value<double>()->default_value("0"));
+    add_server_options(options, true);
+    add_guard_options(options);
+    add_output_options(options, "baseline");
+    const auto args = parse_command_line(options, rewritten.argc(), rewritten.argv());
+    if (printed_help(args, options, help_groups())) return kExitPromotable;
+
+    core::RunRequest r;
+    read_common_options(args, r);
+    if (const auto alias = given(args, "model-alias")) r.model_alias = alias;
+    r.profile = given(args, "profile");
+    r.ctxs = {args["ctx"].as<std::int64_t>()};
+    r.reps = args["reps"].as<int>();
+    r.n_predict = args["n-predict"].as<int>();
+    r.kv_label = given(args, "kv-label");
+    r.endpoint = args["endpoint"].as<std::string>();
+    r.logprobs = args["logprobs"].as<int>();
+    r.seed = args["seed"].as<std::uint64_t>();
+    r.scoring = plugin_request(args);
+    r.scoring.scorer = given(args, "scorer");
+    r.scoring.scorer_config = given(args, "scorer-config");
+    r.scoring.workset = given(args, "workset");
+    r.scoring.generator = given(args, "generator");
+    if (args.count("generator-param"))
+        for (const auto& [key, value] :
+             parse_generator_params(args["generator-param"].as<std::vector<std::string>>()))
+            r.scoring.generator_params.push_back(key + "=" + value);
+    r.scoring.logit_drift_eps = number_option(args, "logit-drift-eps", 0, 1e6);
+    const auto out = given(args, "out");
+    r.out_dir = out ? parent_dir(*out) : "baselines";
+
+    auto setup = planned(r, args);
+    driver::plan_from_request(r, setup);
+    const std::string path =
+        out ? *out
+            : "baselines/" + core::baseline_file_name(setup.plan.options.model_alias, r.ctxs[0]);
+    if (args.count("dry-run")) {
+        std::cout << driver::describe_live_plan(setup.plan) << "baseline: " << path << "\n"
+                  << std::flush;
+        return kExitPromotable;
+    }
+    driver::install_interrupt_handlers();
+    driver::Progress progress(driver::Progress::detect(setup.quiet), std::cerr);
+    const auto outcome = driver::record_baseline(setup.plan, *setup.scorer, setup.rows, progress,
+                                                 path, args.count("replace") > 0);
+    if (setup.json)
+        std::cout << report::record_json(outcome.baseline, outcome.path, outcome.problems,
+                                         version_json(build_info()))
+                  << std::endl;
+    else
+        std::cout << report::record_text(outcome.baseline, outcome.path, outcome.problems)
+                  << std::flush;
+    return outcome.problems.empty() ? kExitPromotable : kExitNotPromotable;
+}
+
+int check_main(int raw_argc, char** raw_argv) {
+    ArgvCopy rewritten(apply_aliases(raw_argc, raw_argv, guard_option_aliases()));
+    cxxopts::Options options(
+        "bi-run baseline check",
+        "Runs arm A and A' of a stored baseline (its work rows, model name, ctx, n_predict,\n"
+        "endpoint, logprobs, scorer and KV label) against the server given now and compares\n"
+        "them item by item with the stored answers, as a cell compares A with C: SAME (every\n"
+        "invariant field and everything generated equal), CHANGED (an invariant field moved:\n"
+        "which ids, first divergent token, near-tie or decisive), DRIFT ONLY (text, tokens or\n"
+        "logprobs moved, scores held) or NOT COMPARABLE (another model file, scorer or\n"
+        "request, or a side that does not reproduce itself). Writes a check report with both\n"
+        "sides' provenance.\n\n"
+        "Exit status: 0 SAME, 3 CHANGED, DRIFT ONLY or NOT COMPARABLE, 2 usage error or\n"
+        "refused launch, 1 an error before a result (a baseline that is edited, malformed or\n"
+        "not signed by a --trusted-key; a server that died; nothing written), 129/130/143\n"
+        "interrupted.");
+    options.add_options("Baseline")("baseline", "The baseline file (bi-run baseline record)",
+                                    cxxopts::value<std::string>(), "FILE")(
+        "out",
+        "The check report to write (default: beside the baseline, "
+        "MODEL__ctxCTX.baseline-check.json; replaced when a check completes)",
+        cxxopts::value<std::string>(), "FILE");
+    auto trust_group = options.add_options("Baseline");
+    add_trusted_key_option(trust_group);
+    options.add_options("Cell")(
+        "kv-label",
+        "KV cache type (default: the baseline's, unless the server flags set the cache type)",
+        cxxopts::value<std::string>());
+    add_common_options(options);
+    add_server_options(options, true);
+    add_guard_options(options);
+    add_output_options(options, "check report");
+    const auto args = parse_command_line(options, rewritten.argc(), rewritten.argv());
+    if (printed_help(args, options, help_groups())) return kExitPromotable;
+    if (!args.count("baseline")) usage("--baseline FILE is required (the baseline to check)");
+
+    const std::string baseline_path = args["baseline"].as<std::string>();
+    auto stored = driver::load_baseline(baseline_path, std::move(judge_options(args).trusted));
+    const auto& b = stored.value;
+    const std::string path =
+        given(args, "out")
+            .value_or((fs::path(parent_dir(baseline_path)) / core::check_file_name(b.model, b.ctx))
+                          .string());
+
+    core::RunRequest r;
+    read_common_options(args, r);
+    r.out_dir = parent_dir(path);
+    r.model_alias = b.model;
+    r.ctxs = {b.ctx};
+    r.reps = b.reps;
+    r.n_predict = b.run.n_predict.value_or(32);
+    const auto endpoint = http::endpoint_of_path(b.run.endpoint.value_or(""));
+    if (!endpoint)
+        throw Error(ErrorCategory::Trust, baseline_path + ": run.endpoint '" +
+                                              b.run.endpoint.value_or("") +
+                                              "' is no endpoint this bi-run sends to");
+    r.endpoint = std::string(http::endpoint_name(*endpoint));
+    r.logprobs = b.run.logprobs.value_or(0);
+    if (b.run.seed) r.seed = static_cast<std::uint64_t>(*b.run.seed);
+    r.scoring = plugin_request(args);
+    r.scoring.scorer = b.run.scorer;
+    r.scoring.scorer_config = b.scorer_config;
+    r.scoring.logit_drift_eps = b.run.logit_drift_eps.value_or(0.0);
+    // The baseline's KV cache unless told otherwise: by --kv-label, or by the server's flags.
+    r.kv_label = given(args, "kv-label");
+    if (!r.kv_label && !server::kv_cache_from_flags(r.target.server_flags)) r.kv_label = b.kv_label;
+
+    auto setup = planned(r, args);
+    setup.rows = driver::stored_rows(b);
+    auto& labels = setup.plan.options.run_labels;
+    labels.workset = "(the rows of baseline " + baseline_path + ")";
+    labels.generator.reset();
+    labels.generator_params.reset();
+    driver::plan_from_request(r, setup);
+    if (args.count("dry-run")) {
+        std::cout << driver::describe_live_plan(setup.plan) << "baseline: " << baseline_path << " ("
+                  << stored.file.signature << ")\ncheck: " << path << "\n"
+                  << std::flush;
+        return kExitPromotable;
+    }
+    driver::install_interrupt_handlers();
+    driver::Progress progress(driver::Progress::detect(setup.quiet), std::cerr);
+    const auto outcome = driver::check_baseline(setup.plan, *setup.scorer, progress, stored, path);
+    if (setup.json)
+        std::cout << report::check_json(outcome.check, outcome.path, version_json(build_info()))
+                  << std::endl;
+    else
+        std::cout << report::check_text(outcome.check, outcome.path) << std::flush;
+    return outcome.check.status == core::BaselineStatus::Same ? kExitPromotable
+                                                              : kExitNotPromotable;
+}
+
+}  // namespace
+
+int baseline_record_main(int argc, char** argv) {
+    return record_main(argc, argv);
+}
+
+int baseline_check_main(int argc, char** argv) {
+    return check_main(argc, argv);
+}
+
+}  // namespace bi::cli

@@ -36,6 +36,7 @@ core::SerialBaseline run_serial_side(RunPlan plan, const std::string& path,
     const fs::path target(path);
     plan.options.out_dir = target.has_parent_path() ? target.parent_path().string() : ".";
     plan.log_file = target.filename().string() + ".server.log";
+    plan.out_option = "--out";
     check_cell_names(plan.options);
     std::error_code ec;
     fs::create_directories(plan.options.out_dir, ec);

@@ -215,7 +215,8 @@ std::unique_ptr<io::FileLock> lock_target(const RunPlan& plan, const std::string
     try {
         return io::FileLock::try_lock(target + ".lock", holder, plan.stale_lock_after, took_over);
     } catch (const Error& e) {
-        throw Error(ErrorCategory::Usage, "--out-dir " + plan.options.out_dir + ": " + e.what());
+        throw Error(ErrorCategory::Usage,
+                    plan.out_option + " " + plan.options.out_dir + ": " + e.what());
     }
 }
 
@@ -233,7 +234,7 @@ std::vector<std::unique_ptr<io::FileLock>> lock_outputs(const RunPlan& plan,
             throw Error(ErrorCategory::Usage,
                         target + " is being written by another bi-run" +
                             (holder.empty() ? std::string() : " (pid " + holder + ")") +
-                            "; wait for it to finish or use another --out-dir");
+                            "; wait for it to finish or use another " + plan.out_option);
         if (!took_over.empty()) progress.notice(took_over);
         locks.push_back(std::move(lock));
     }

@@ -76,6 +76,8 @@ struct RunPlan {
     // run-live --baseline: the arm A of the baseline's ctx is checked against it, the check
     // report written to check_path() and summarised in that ctx's certs.
     std::shared_ptr<const StoredBaseline> baseline;
+    // The option that named the output directory, for messages ("--out" for a baseline run).
+    std::string out_option = "--out-dir";
 
     std::string cert_path(std::int64_t ctx, int parallel) const;
     std::string check_path(std::int64_t ctx) const;

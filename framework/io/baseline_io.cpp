@@ -10,10 +10,10 @@ namespace bi::io {
 namespace {
 
 template <typename T>
-LoadedDocument<T> loaded(core::Json document, std::string file_sha256,
+LoadedDocument<T> loaded(core::Json document, const std::string& file_sha256,
                          Parsed<T> (*parse)(const core::Json&)) {
     LoadedDocument<T> out;
-    out.file_sha256 = std::move(file_sha256);
+    out.file_sha256 = file_sha256;
     auto parsed = parse(document);
     out.shape_problem = std::move(parsed.problem);
     out.value = std::move(parsed.value);
@@ -43,12 +43,12 @@ LoadedCheck read_check(const std::string& path) {
     return check_from_document(parse_json(bytes, path), core::sha256_hex(bytes));
 }
 
-LoadedBaseline baseline_from_document(core::Json document, std::string file_sha256) {
-    return loaded(std::move(document), std::move(file_sha256), baseline_from_json);
+LoadedBaseline baseline_from_document(core::Json document, const std::string& file_sha256) {
+    return loaded(std::move(document), file_sha256, baseline_from_json);
 }
 
-LoadedCheck check_from_document(core::Json document, std::string file_sha256) {
-    return loaded(std::move(document), std::move(file_sha256), check_from_json);
+LoadedCheck check_from_document(core::Json document, const std::string& file_sha256) {
+    return loaded(std::move(document), file_sha256, check_from_json);
 }
 
 }  // namespace bi::io

@@ -34,7 +34,7 @@ using LoadedCheck = LoadedDocument<core::BaselineCheck>;
 LoadedBaseline read_baseline(const std::string& path);
 LoadedCheck read_check(const std::string& path);
 // The same for a document already parsed from the file's bytes.
-LoadedBaseline baseline_from_document(core::Json document, std::string file_sha256);
-LoadedCheck check_from_document(core::Json document, std::string file_sha256);
+LoadedBaseline baseline_from_document(core::Json document, const std::string& file_sha256);
+LoadedCheck check_from_document(core::Json document, const std::string& file_sha256);
 
 }  // namespace bi::io

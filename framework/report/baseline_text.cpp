@@ -1,5 +1,6 @@
 #include "baseline_text.hpp"
 
+#include <algorithm>
 #include <sstream>
 
 #include "io/json_text.hpp"
@@ -24,7 +25,59 @@ std::string first_line(const std::optional<std::string>& text) {
     return text->substr(0, text->find('\n'));
 }
 
+constexpr std::size_t kMovedLinesShown = 8;
+constexpr std::size_t kQuoteChars = 40;
+
+// At most kQuoteChars bytes of `text` from `from`, cut at a UTF-8 boundary, quoted, newlines
+// shown as \n.
+std::string quoted(const std::string& text, std::size_t from) {
+    std::size_t end = std::min(text.size(), from + kQuoteChars);
+    while (end < text.size() && end > from &&
+           (static_cast<unsigned char>(text[end]) & 0xC0) == 0x80)
+        --end;
+    std::string out = "\"";
+    for (std::size_t i = std::min(from, text.size()); i < end; ++i)
+        out += text[i] == '\n' ? std::string("\\n") : std::string(1, text[i]);
+    return out + (end < text.size() ? "...\"" : "\"");
+}
+
 }  // namespace
+
+std::vector<std::string> moved_lines(const core::PairReport& comparison, std::size_t limit) {
+    std::vector<std::string> lines;
+    const auto line_for = [&](const std::string& id, const char* what) {
+        std::string line = id + ": " + what;
+        const auto f = comparison.forensics.find(id);
+        if (f != comparison.forensics.end()) {
+            const auto& at = f->second.at;
+            line += std::string(", first differs at ") + std::string(core::name(at.basis)) + " " +
+                    std::to_string(at.index);
+            if (f->second.kind != core::DivergenceKind::Unknown)
+                line += " (" + std::string(core::name(f->second.kind)) + ")";
+            if (const auto& e = f->second.excerpt) {
+                // A little of the common text before the first difference, then the change.
+                std::size_t from = 0;
+                while (from < e->a.size() && from < e->c.size() && e->a[from] == e->c[from]) ++from;
+                from = from > 12 ? from - 12 : 0;
+                while (from > 0 && (static_cast<unsigned char>(e->a[from]) & 0xC0) == 0x80) --from;
+                line += ": " + quoted(e->a, from) + " -> " + quoted(e->c, from);
+            }
+        }
+        lines.push_back(std::move(line));
+    };
+    for (const auto& id : comparison.divergent_ids)
+        if (lines.size() < limit) line_for(id, "changed");
+    for (const auto& id : comparison.token_only_ids)
+        if (lines.size() < limit) line_for(id, "text or tokens moved");
+    for (const auto& id : comparison.logprob_drift_ids)
+        if (lines.size() < limit) lines.push_back(id + ": logprobs moved");
+    const std::size_t moved = comparison.divergent_ids.size() + comparison.token_only_ids.size() +
+                              comparison.logprob_drift_ids.size();
+    if (moved > lines.size())
+        lines.push_back("... " + std::to_string(moved - lines.size()) +
+                        " more in the check report");
+    return lines;
+}
 
 std::string side_line(const core::CheckSide& side) {
     const auto& launch = side.server.launch;
@@ -49,6 +102,9 @@ std::string check_text(const core::BaselineCheck& check, const std::string& path
     std::ostringstream out;
     out << check_headline(check) << "\n";
     for (const auto& reason : check.reasons) out << "  - " << reason << "\n";
+    if (check.comparison)
+        for (const auto& line : moved_lines(*check.comparison, kMovedLinesShown))
+            out << "    " << line << "\n";
     out << "  baseline: " << side_line(check.baseline) << "\n"
         << "  now:      " << side_line(check.current) << "\n";
     for (const auto& line : check.differences) out << "  differs: " << line << "\n";

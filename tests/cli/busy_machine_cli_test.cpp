@@ -97,3 +97,29 @@ TEST_CASE("the demo cells keep their verdicts with every core loaded", "[cli][bu
         CHECK(cell_status(dir) == cell.status);
     }
 }
+
+TEST_CASE("a baseline recorded and checked with every core loaded is SAME for the same build",
+          "[cli][busy][baseline]") {
+    // Serial answers carry no timing evidence, but a loaded machine still stretches every
+    // request: an honest build must not turn NOT COMPARABLE (timeouts under the floor) or
+    // CHANGED there.
+    testing::ScratchDir dir;
+    const std::string model = dir.write("model.gguf", "a stand-in model file");
+    const std::string baseline = dir.file("m.baseline.json");
+    const std::vector<std::string> server{"--server-bin", BI_MOCK_SERVER_PATH, "--model", model,
+                                          "--quiet"};
+    const CoreLoad load;
+    auto r = run_command(bi_run(std::vector<std::string>{"baseline", "record", "--model-alias",
+                                                         "m", "--ctx", "512", "--workset",
+                                                         BI_SMALL_WORKSET, "--endpoint",
+                                                         "completion", "--logprobs", "2", "--out",
+                                                         baseline} +
+                                server));
+    INFO(r.out << r.err);
+    REQUIRE(r.exit_code == 0);
+    r = run_command(bi_run(std::vector<std::string>{"baseline", "check", "--baseline", baseline} +
+                           server));
+    INFO(r.out << r.err);
+    CHECK(r.exit_code == 0);
+    CHECK_THAT(r.out, Catch::StartsWith("BASELINE SAME"));
+}

@@ -252,8 +252,12 @@ SweepTally run_cells(const core::RunRequest& request, bool sweep, const CellsOut
     SweepTally run;
     if (output.dry_run) {
         std::cout << driver::describe_live_plan(setup.plan)
-                  << driver::describe_passes(setup.plan, driver::work_set_size(setup))
-                  << std::flush;
+                  << driver::describe_passes(setup.plan, driver::work_set_size(setup));
+        if (const auto& b = setup.plan.baseline)
+            std::cout << "baseline check: arm A at ctx " << b->value.ctx << " against "
+                      << b->file.path << " (" << b->file.signature << "), report "
+                      << setup.plan.check_path(b->value.ctx) << "\n";
+        std::cout << std::flush;
         return run;
     }
     if (resume) {

@@ -149,16 +149,7 @@ int record_main(int raw_argc, char** raw_argv) {
     r.endpoint = args["endpoint"].as<std::string>();
     r.logprobs = args["logprobs"].as<int>();
     r.seed = args["seed"].as<std::uint64_t>();
-    r.scoring = plugin_request(args);
-    r.scoring.scorer = given(args, "scorer");
-    r.scoring.scorer_config = given(args, "scorer-config");
-    r.scoring.workset = given(args, "workset");
-    r.scoring.generator = given(args, "generator");
-    if (args.count("generator-param"))
-        for (const auto& [key, value] :
-             parse_generator_params(args["generator-param"].as<std::vector<std::string>>()))
-            r.scoring.generator_params.push_back(key + "=" + value);
-    r.scoring.logit_drift_eps = number_option(args, "logit-drift-eps", 0, 1e6);
+    r.scoring = scoring_request(args);
     const auto out = given(args, "out");
     r.out_dir = out ? parent_dir(*out) : "baselines";
 

@@ -156,18 +156,23 @@ core::RunRequest run_request(const cxxopts::ParseResult& args, bool allow_lists)
     r.arm_deadline_s = args["arm-deadline"].as<double>();
     r.stop_on_red = args.count("stop-on-red") > 0;
     r.max_response_bytes = std::to_string(max_response_bytes_option(args));
-    r.scoring = plugin_request(args);
-    r.scoring.scorer = given(args, "scorer");
-    r.scoring.scorer_config = given(args, "scorer-config");
-    r.scoring.workset = given(args, "workset");
-    r.scoring.generator = given(args, "generator");
+    r.scoring = scoring_request(args);
+    r.sign_key = given(args, "sign-key");
+    return r;
+}
+
+core::ScoringRequest scoring_request(const cxxopts::ParseResult& args) {
+    core::ScoringRequest scoring = plugin_request(args);
+    scoring.scorer = given(args, "scorer");
+    scoring.scorer_config = given(args, "scorer-config");
+    scoring.workset = given(args, "workset");
+    scoring.generator = given(args, "generator");
     if (args.count("generator-param"))
         for (const auto& [key, value] :
              parse_generator_params(args["generator-param"].as<std::vector<std::string>>()))
-            r.scoring.generator_params.push_back(key + "=" + value);
-    r.scoring.logit_drift_eps = number_option(args, "logit-drift-eps", 0, 1e6);
-    r.sign_key = given(args, "sign-key");
-    return r;
+            scoring.generator_params.push_back(key + "=" + value);
+    scoring.logit_drift_eps = number_option(args, "logit-drift-eps", 0, 1e6);
+    return scoring;
 }
 
 RunSetup prepare_run(const core::RunRequest& request, bool allow_lists, ProfileScope scope) {

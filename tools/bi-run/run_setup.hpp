@@ -46,6 +46,10 @@ using driver::RunSetup;
 // lists for --ctx and --parallel; values are parsed here, checked by prepare_run.
 core::RunRequest run_request(const cxxopts::ParseResult& args, bool allow_lists = false);
 
+// The plugin options, --scorer, --scorer-config, --workset, --generator, --generator-param and
+// --logit-drift-eps as a request's scoring part.
+core::ScoringRequest scoring_request(const cxxopts::ParseResult& args);
+
 // driver::prepare_run for this bi-run, its notes on stderr.
 RunSetup prepare_run(const core::RunRequest& request, bool allow_lists = false,
                      ProfileScope profile_scope = ProfileScope::PluginOnly);

@@ -163,6 +163,11 @@ RecordOutcome record_baseline(const RunPlan& plan, plugin_host::ScorerInstance& 
         run_serial_side(plan, path, scorer, rows, progress, [&](core::SerialBaseline& baseline) {
             const std::string text = io::render_baseline(baseline, signer);
             baseline.digest = io::cert_digest(io::baseline_to_json(baseline));
+            // Written all the same: the reader's bound is a setting, the run is not repeatable.
+            if (text.size() > io::max_input_bytes())
+                progress.notice(path + " is " + std::to_string(text.size()) +
+                                " bytes, over the " + std::to_string(io::max_input_bytes()) +
+                                " a reader takes: check with BI_MAX_INPUT_BYTES set above it");
             if (replace)
                 io::write_file_atomically(path, text);
             else if (!io::create_file_atomically(path, text))

@@ -53,6 +53,13 @@ core::SerialBaseline run_serial_side(RunPlan plan, const std::string& path,
     return side;
 }
 
+// Whether two paths name one file (the second exists; the first may not yet).
+bool same_file(const std::string& a, const std::string& b) {
+    std::error_code ec;
+    if (fs::equivalent(a, b, ec)) return true;
+    return fs::weakly_canonical(a, ec) == fs::weakly_canonical(b, ec) && !ec;
+}
+
 std::string file_problem(const std::string& path) {
     std::error_code ec;
     const auto status = fs::status(path, ec);
@@ -136,6 +143,10 @@ void attach_baseline(RunSetup& setup, const core::RunRequest& request, StoredBas
                     "--baseline " + stored.file.path + " was recorded with " + list +
                         ": run with the baseline's settings, or record a new baseline");
     }
+    if (same_file(setup.plan.check_path(b.ctx), stored.file.path))
+        throw Error(ErrorCategory::Usage, "--baseline " + stored.file.path +
+                                              " is where this run writes its check report; keep "
+                                              "the baseline outside --out-dir or rename it");
     const auto& scoring = request.scoring;
     if (!scoring.workset && !scoring.generator && setup.plugin_profile.empty()) {
         setup.rows = stored_rows(b);
@@ -165,8 +176,8 @@ RecordOutcome record_baseline(const RunPlan& plan, plugin_host::ScorerInstance& 
             baseline.digest = io::cert_digest(io::baseline_to_json(baseline));
             // Written all the same: the reader's bound is a setting, the run is not repeatable.
             if (text.size() > io::max_input_bytes())
-                progress.notice(path + " is " + std::to_string(text.size()) +
-                                " bytes, over the " + std::to_string(io::max_input_bytes()) +
+                progress.notice(path + " is " + std::to_string(text.size()) + " bytes, over the " +
+                                std::to_string(io::max_input_bytes()) +
                                 " a reader takes: check with BI_MAX_INPUT_BYTES set above it");
             if (replace)
                 io::write_file_atomically(path, text);
@@ -184,6 +195,10 @@ RecordOutcome record_baseline(const RunPlan& plan, plugin_host::ScorerInstance& 
 CheckOutcome check_baseline(const RunPlan& plan, plugin_host::ScorerInstance& scorer,
                             Progress& progress, const StoredBaseline& stored,
                             const std::string& path) {
+    if (same_file(path, stored.file.path))
+        throw Error(ErrorCategory::Usage, "--out " + path +
+                                              " is the baseline itself; the check report goes to "
+                                              "a file of its own");
     io::check_output_file(path, "--out", fs::path(path).parent_path().string());
     CheckOutcome outcome;
     outcome.path = path;

@@ -273,6 +273,13 @@ TEST_CASE("baseline check: a baseline edited after it was written is refused, ex
     CHECK_THAT(r.err, Catch::Contains("'bi-baseline/9' is not bi-baseline/1"));
     CHECK_FALSE(fs::exists(out));
 
+    // The report may not replace the baseline it reads.
+    io::write_file_atomically(bench.baseline, text);
+    r = check(bench, bench.baseline);
+    CHECK(r.exit_code == 2);
+    CHECK_THAT(r.err, Catch::Contains("is the baseline itself"));
+    CHECK(testing::read_text(bench.baseline) == text);
+
     // Missing: a usage error.
     fs::remove(bench.baseline);
     r = check(bench, out);

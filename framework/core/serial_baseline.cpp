@@ -107,13 +107,41 @@ BaselineCheck build_check(const SerialBaseline& stored, BaselineFileRecord file,
                                             stored.run.logit_drift_eps.value_or(0.0));
     check.status = comparison.status;
     check.reasons = std::move(comparison.reasons);
-    if (comparison.report) check.comparison = stored_report(std::move(*comparison.report));
+    if (comparison.report) {
+        for (const auto& id : comparison.report->token_only_ids) {
+            if (check.generation_changes.size() >= kMaxForensicsPerReport) break;
+            const auto a = stored.answers.find(id);
+            const auto b = current.answers.find(id);
+            if (a == stored.answers.end() || b == current.answers.end()) continue;
+            if (auto change = generation_change(a->second, b->second); !change.empty())
+                check.generation_changes.emplace(id, std::move(change));
+        }
+        check.comparison = stored_report(std::move(*comparison.report));
+    }
     check.baseline_file = std::move(file);
     check.baseline = check_side(stored);
     check.current = check_side(current);
     check.differences = side_differences(check.baseline, check.current);
     check.provenance = current.provenance;
     return check;
+}
+
+std::string generation_change(const TrialRecord& baseline, const TrialRecord& current) {
+    std::vector<std::string> parts;
+    if (baseline.reasoning_content != current.reasoning_content) parts.emplace_back("reasoning");
+    if (!canonical_equal(baseline.tool_calls, current.tool_calls)) parts.emplace_back("tool calls");
+    if (baseline.completion_tokens != current.completion_tokens) {
+        const auto count = [](const std::optional<std::int64_t>& n) {
+            return n ? std::to_string(*n) : std::string("(none)");
+        };
+        parts.push_back("completion_tokens " + count(baseline.completion_tokens) + " -> " +
+                        count(current.completion_tokens));
+    }
+    if (baseline.finish_reason != current.finish_reason)
+        parts.push_back("finish_reason " + baseline.finish_reason + " -> " + current.finish_reason);
+    std::string text;
+    for (const auto& part : parts) text += (text.empty() ? "" : "; ") + part;
+    return text;
 }
 
 std::vector<std::string> side_differences(const CheckSide& baseline, const CheckSide& current) {

@@ -6,6 +6,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -103,7 +104,10 @@ struct BaselineCheck {
     // context of a change, never a reason for one.
     std::vector<std::string> differences;
     std::optional<PairReport> comparison;  // baseline against A, capped as in a cert
-    ProvenanceRecord provenance;           // the bi-run that checked
+    // Per drifted id, what else it generated differently ("finish_reason length -> stop"):
+    // what the comparison's forensics do not say. At most kMaxForensicsPerReport ids.
+    std::map<std::string, std::string> generation_changes;
+    ProvenanceRecord provenance;  // the bi-run that checked
     std::optional<std::string> digest;
     std::optional<CertSignature> signature;
 };
@@ -114,6 +118,11 @@ struct BaselineCheck {
 // current run's.
 BaselineCheck build_check(const SerialBaseline& stored, BaselineFileRecord file,
                           const SerialBaseline& current);
+
+// What two answers generated differently besides their text and token ids (which forensics
+// place): reasoning, tool calls, token count, stop reason, as "finish_reason length -> stop",
+// several joined by "; ". "" when nothing else differs.
+std::string generation_change(const TrialRecord& baseline, const TrialRecord& current);
 
 // What differs between two sides (binary and its hash, version text, build info, kind, server
 // flags, KV label, host, GPUs, scorer plugin), one line each, in that order.

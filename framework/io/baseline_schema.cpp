@@ -228,6 +228,7 @@ const Table<BaselineCheck>& table() {
         required("current", &C::current),
         required("differences", &C::differences),
         optional("comparison", &C::comparison, kNull),
+        unless_default("generation_changes", &C::generation_changes),
         required("provenance", &C::provenance),
         optional("digest", &C::digest),
         optional("signature", &C::signature),

@@ -43,8 +43,10 @@ std::string quoted(const std::string& text, std::size_t from) {
 
 }  // namespace
 
-std::vector<std::string> moved_lines(const core::PairReport& comparison, std::size_t limit) {
+std::vector<std::string> moved_lines(const core::BaselineCheck& check, std::size_t limit) {
     std::vector<std::string> lines;
+    if (!check.comparison) return lines;
+    const core::PairReport& comparison = *check.comparison;
     const auto line_for = [&](const std::string& id, const char* what) {
         std::string line = id + ": " + what;
         const auto f = comparison.forensics.find(id);
@@ -63,16 +65,23 @@ std::vector<std::string> moved_lines(const core::PairReport& comparison, std::si
                 line += ": " + quoted(e->a, from) + " -> " + quoted(e->c, from);
             }
         }
+        if (const auto change = check.generation_changes.find(id);
+            change != check.generation_changes.end())
+            line += (f == comparison.forensics.end() ? ": " : "; ") + change->second;
         lines.push_back(std::move(line));
     };
     for (const auto& id : comparison.divergent_ids)
         if (lines.size() < limit) line_for(id, "changed");
     for (const auto& id : comparison.token_only_ids)
-        if (lines.size() < limit) line_for(id, "text or tokens moved");
-    for (const auto& id : comparison.logprob_drift_ids)
+        if (lines.size() < limit) line_for(id, "drifted");
+    // Logprobs moved too where tokens did: said once per id.
+    std::size_t moved = comparison.divergent_ids.size() + comparison.token_only_ids.size();
+    for (const auto& id : comparison.logprob_drift_ids) {
+        const auto& drifted = comparison.token_only_ids;
+        if (std::find(drifted.begin(), drifted.end(), id) != drifted.end()) continue;
+        ++moved;
         if (lines.size() < limit) lines.push_back(id + ": logprobs moved");
-    const std::size_t moved = comparison.divergent_ids.size() + comparison.token_only_ids.size() +
-                              comparison.logprob_drift_ids.size();
+    }
     if (moved > lines.size())
         lines.push_back("... " + std::to_string(moved - lines.size()) +
                         " more in the check report");
@@ -102,9 +111,7 @@ std::string check_text(const core::BaselineCheck& check, const std::string& path
     std::ostringstream out;
     out << check_headline(check) << "\n";
     for (const auto& reason : check.reasons) out << "  - " << reason << "\n";
-    if (check.comparison)
-        for (const auto& line : moved_lines(*check.comparison, kMovedLinesShown))
-            out << "    " << line << "\n";
+    for (const auto& line : moved_lines(check, kMovedLinesShown)) out << "    " << line << "\n";
     out << "  baseline: " << side_line(check.baseline) << "\n"
         << "  now:      " << side_line(check.current) << "\n";
     for (const auto& line : check.differences) out << "  differs: " << line << "\n";

@@ -33,7 +33,7 @@ std::string summary_line(const core::BaselineCheckSummary& summary);
 
 // One line per id that moved, changed first, at most `limit` and a last line for the rest:
 // "ID: changed, first differs at token_id 3 (near_tie): \" the cat\" -> \" a dog\"".
-std::vector<std::string> moved_lines(const core::PairReport& comparison, std::size_t limit);
+std::vector<std::string> moved_lines(const core::BaselineCheck& check, std::size_t limit);
 
 // "llama-server b6133 (sha256 1a2b3c4d5e6f) on host, CPU x16, GPU": one side in a line.
 std::string side_line(const core::CheckSide& side);

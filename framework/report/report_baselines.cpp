@@ -73,11 +73,13 @@ std::string status_class(const ReportEntry& entry) {
     return "v-unverified";
 }
 
-// The ids a reader wants to see texts for: changed first, then drifted, as the report lists them.
+// The ids a reader wants to see texts for: changed first, then drifted (an id whose tokens and
+// logprobs both moved is listed once), as the report lists them.
 std::vector<std::string> moved_ids(const core::PairReport& report) {
     std::vector<std::string> ids = report.divergent_ids;
-    ids.insert(ids.end(), report.token_only_ids.begin(), report.token_only_ids.end());
-    ids.insert(ids.end(), report.logprob_drift_ids.begin(), report.logprob_drift_ids.end());
+    for (const auto* list : {&report.token_only_ids, &report.logprob_drift_ids})
+        for (const auto& id : *list)
+            if (std::find(ids.begin(), ids.end(), id) == ids.end()) ids.push_back(id);
     return ids;
 }
 
@@ -110,8 +112,9 @@ void render_side_rows(const core::BaselineCheck& c, std::ostream& out) {
 }
 
 // One moved id: its class, where it first differs, and both texts side by side.
-void render_moved_id(const core::PairReport& report, const std::string& id,
+void render_moved_id(const core::BaselineCheck& check, const std::string& id,
                      const std::string& anchor, std::ostream& out) {
+    const core::PairReport& report = *check.comparison;
     const bool changed = std::find(report.divergent_ids.begin(), report.divergent_ids.end(), id) !=
                          report.divergent_ids.end();
     out << "<div class=\"div\" id=\"" << escape_attribute(anchor)
@@ -122,6 +125,9 @@ void render_moved_id(const core::PairReport& report, const std::string& id,
         out << "<span class=\"tag\">first divergent token " << token->second << "</span>";
     const auto f = report.forensics.find(id);
     if (f != report.forensics.end()) out << forensics_tags(f->second);
+    if (const auto change = check.generation_changes.find(id);
+        change != check.generation_changes.end())
+        out << "<span class=\"tag warn\">" << esc(change->second) << "</span>";
     if (f != report.forensics.end() && f->second.excerpt) {
         const auto& e = *f->second.excerpt;
         const std::string where =
@@ -129,11 +135,9 @@ void render_moved_id(const core::PairReport& report, const std::string& id,
                         : " &middot; content";
         out << side_by_side("baseline" + where, e.a, "now" + where, e.c);
     } else if (f == report.forensics.end()) {
-        out << "<div class=\"meta\">the texts are equal; "
-            << (std::find(report.logprob_drift_ids.begin(), report.logprob_drift_ids.end(), id) !=
-                        report.logprob_drift_ids.end()
-                    ? "only the logprobs moved"
-                    : "the tokens, reasoning or tool calls moved")
+        out << "<div class=\"meta\">the texts and tokens are equal; "
+            << (check.generation_changes.count(id) ? "what else moved is tagged above"
+                                                   : "only the logprobs moved")
             << "</div>";
     }
     std::string fields;
@@ -180,7 +184,7 @@ void render_check_detail(const ReportEntry& entry, const std::string& anchor, st
                 << esc(ids[i]) << "</a> ";
         out << "</p>\n";
         for (std::size_t i = 0; i < ids.size() && i < kMaxIdsShown; ++i)
-            render_moved_id(*c.comparison, ids[i], id_anchor(anchor, i), out);
+            render_moved_id(c, ids[i], id_anchor(anchor, i), out);
         if (ids.size() > kMaxIdsShown)
             out << "<p class=\"meta\">" << ids.size() - kMaxIdsShown << " more not shown</p>";
     }
@@ -191,7 +195,8 @@ void render_check_detail(const ReportEntry& entry, const std::string& anchor, st
 
 std::string build_words(const core::CheckSide& side) {
     const auto& launch = side.server.launch;
-    const std::string name = basename(launch.binary);
+    // Forks share their binary's name; the kind tells them apart.
+    const std::string name = side.server.kind ? side.server.kind->name : basename(launch.binary);
     if (side.server.build_info.is_string() && !side.server.build_info.as_string().empty())
         return name + " " + side.server.build_info.as_string();
     if (const auto version = first_line(launch.version_text); !version.empty())
@@ -219,8 +224,7 @@ std::vector<CheckRow> check_rows(const ReportModel& model) {
                                std::string(core::status_word(c.status));
         if (c.comparison) {
             row.changed = c.comparison->divergent_ids.size();
-            row.drifted =
-                c.comparison->token_only_ids.size() + c.comparison->logprob_drift_ids.size();
+            row.drifted = moved_ids(*c.comparison).size() - row.changed;
         }
         row.baseline = build_words(c.baseline);
         row.current = build_words(c.current);

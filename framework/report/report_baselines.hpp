@@ -29,7 +29,8 @@ struct CheckRow {
 // One row per check report, intact or not, by model, ctx and time.
 std::vector<CheckRow> check_rows(const ReportModel& model);
 
-// "llama-server b6133-1a2b3c4", else the version's first line, else the binary and its hash.
+// The kind (else the binary's name) and "b6133-1a2b3c4" (llama-server's build_info), else the
+// version's first line, else the binary's hash: "ik_llama.cpp (version: 4100 (1a2b3c4))".
 std::string build_words(const core::CheckSide& side);
 
 // The "baseline checks" table (nothing when there is none), after the cells' table.

@@ -164,6 +164,9 @@ TEST_CASE("check report: reads back, its comparison capped as a cert's", "[unit]
     current.server.build_info = "b6200-9f9f9f9";
     current.answers.at("id0").extracted_answer = "moved";
     current.answers.at("id0").content = "moved text";
+    // An answer whose text and tokens held but whose stop reason moved: what else it generated
+    // is named, since no forensics place it.
+    current.answers.at("id2").finish_reason = "stop";
     current.repeat = core::serial_repeat(current.answers, current.answers);
     core::BaselineFileRecord file{"/b/tiny.baseline.json", std::string(64, 'd'),
                                   std::string(64, 'e'), "unsigned"};
@@ -182,6 +185,9 @@ TEST_CASE("check report: reads back, its comparison capped as a cert's", "[unit]
     REQUIRE(parsed.value->comparison);
     CHECK(parsed.value->comparison->divergent_ids == std::vector<std::string>{"id0"});
     CHECK(parsed.value->baseline_file.path == file.path);
+    CHECK(check.comparison->token_only_ids == std::vector<std::string>{"id2"});
+    CHECK(parsed.value->generation_changes ==
+          std::map<std::string, std::string>{{"id2", "finish_reason length -> stop"}});
     CHECK(io::names_check_schema(document));
 
     auto edited = document;

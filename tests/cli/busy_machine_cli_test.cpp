@@ -109,16 +109,15 @@ TEST_CASE("a baseline recorded and checked with every core loaded is SAME for th
     const std::vector<std::string> server{"--server-bin", BI_MOCK_SERVER_PATH, "--model", model,
                                           "--quiet"};
     const CoreLoad load;
-    auto r = run_command(bi_run(std::vector<std::string>{"baseline", "record", "--model-alias",
-                                                         "m", "--ctx", "512", "--workset",
-                                                         BI_SMALL_WORKSET, "--endpoint",
-                                                         "completion", "--logprobs", "2", "--out",
-                                                         baseline} +
-                                server));
+    auto r = run_command(
+        bi_run(std::vector<std::string>{"baseline", "record", "--model-alias", "m", "--ctx", "512",
+                                        "--workset", BI_SMALL_WORKSET, "--endpoint", "completion",
+                                        "--logprobs", "2", "--out", baseline} +
+               server));
     INFO(r.out << r.err);
     REQUIRE(r.exit_code == 0);
-    r = run_command(bi_run(std::vector<std::string>{"baseline", "check", "--baseline", baseline} +
-                           server));
+    r = run_command(
+        bi_run(std::vector<std::string>{"baseline", "check", "--baseline", baseline} + server));
     INFO(r.out << r.err);
     CHECK(r.exit_code == 0);
     CHECK_THAT(r.out, Catch::StartsWith("BASELINE SAME"));

@@ -190,6 +190,7 @@ TEST_CASE("run-mock: an honest mock with --logprobs stays green with no forensic
     testing::ScratchDir dir;
     auto run = run_mock(dir, {"--logprobs", "3", "--endpoint", "completion"});
     REQUIRE(run.cert.is_object());
+    INFO(run.result.out << run.result.err);  // the decision reasons, should it not be green
     CHECK(str(run.cert, "status") == "green");
     CHECK(run.cert.find("greedy_check")->find("ok")->as_bool());
     const core::Json& ac = *run.cert.find("divergence_report")->find("AC");

@@ -20,11 +20,6 @@ core::Json strings(const std::vector<std::string>& lines) {
     return out;
 }
 
-std::string first_line(const std::optional<std::string>& text) {
-    if (!text || text->empty()) return "";
-    return text->substr(0, text->find('\n'));
-}
-
 constexpr std::size_t kMovedLinesShown = 8;
 constexpr std::size_t kQuoteChars = 40;
 
@@ -88,10 +83,16 @@ std::vector<std::string> moved_lines(const core::BaselineCheck& check, std::size
     return lines;
 }
 
+std::string version_line(const core::ServerLaunch& launch) {
+    const auto& text = launch.version_text;
+    if (!text || text->empty()) return "";
+    return text->substr(0, text->find('\n'));
+}
+
 std::string side_line(const core::CheckSide& side) {
     const auto& launch = side.server.launch;
     std::string line = launch.binary;
-    const std::string version = first_line(launch.version_text);
+    const std::string version = version_line(launch);
     if (!version.empty()) line += " (" + version + ")";
     if (launch.binary_sha256) line += ", sha256 " + launch.binary_sha256->substr(0, 12);
     if (side.server.kind) line += ", kind " + side.server.kind->name;

@@ -35,6 +35,9 @@ std::string summary_line(const core::BaselineCheckSummary& summary);
 // "ID: changed, first differs at token_id 3 (near_tie): \" the cat\" -> \" a dog\"".
 std::vector<std::string> moved_lines(const core::BaselineCheck& check, std::size_t limit);
 
+// The first line of the binary's --version text ("version: 6133 (1a2b3c4)"), or "".
+std::string version_line(const core::ServerLaunch& launch);
+
 // "llama-server b6133 (sha256 1a2b3c4d5e6f) on host, CPU x16, GPU": one side in a line.
 std::string side_line(const core::CheckSide& side);
 

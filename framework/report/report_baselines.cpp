@@ -25,11 +25,6 @@ std::string value_text(const core::Json& value) {
     return value.is_string() ? value.as_string() : io::to_json_text(value);
 }
 
-std::string first_line(const std::optional<std::string>& text) {
-    if (!text || text->empty()) return "";
-    return text->substr(0, text->find('\n'));
-}
-
 // 16 hex digits: enough to tell builds apart in a table; the check report holds the whole hash.
 std::string short_hash(const std::optional<std::string>& sha256) {
     if (!sha256) return "-";
@@ -199,7 +194,7 @@ std::string build_words(const core::CheckSide& side) {
     const std::string name = side.server.kind ? side.server.kind->name : basename(launch.binary);
     if (side.server.build_info.is_string() && !side.server.build_info.as_string().empty())
         return name + " " + side.server.build_info.as_string();
-    if (const auto version = first_line(launch.version_text); !version.empty())
+    if (const auto version = version_line(launch); !version.empty())
         return name + " (" + version + ")";
     return name + (launch.binary_sha256 ? " sha256 " + launch.binary_sha256->substr(0, 12) : "");
 }
@@ -280,13 +275,8 @@ std::string render_checks_markdown(const ReportModel& model) {
 }
 
 std::string check_anchor(const core::BaselineCheck& check, std::size_t index) {
-    std::string anchor = "check-";
-    for (char ch : core::check_file_name(check.model, check.ctx)) {
-        const bool plain = (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') ||
-                           (ch >= '0' && ch <= '9') || ch == '-' || ch == '_';
-        anchor += plain ? ch : '_';
-    }
-    return anchor + "-" + std::to_string(index);
+    return "check-" + anchor_word(core::check_file_name(check.model, check.ctx)) + "-" +
+           std::to_string(index);
 }
 
 std::string render_checks_html(const ReportModel& model) {

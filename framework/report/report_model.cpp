@@ -165,13 +165,19 @@ std::vector<std::string> changed_fields(const core::Cert& cert, std::size_t limi
     return lines;
 }
 
-std::string cell_anchor(const core::Cert& cert) {
-    std::string anchor = "cell-";
-    for (char ch : core::cert_file_name(cert.cell.model, cert.cell.ctx, cert.cell.dispatch_n)) {
+std::string anchor_word(std::string_view text) {
+    std::string word;
+    for (char ch : text) {
         const bool plain = (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') ||
                            (ch >= '0' && ch <= '9') || ch == '-' || ch == '_';
-        anchor += plain ? ch : '_';
+        word += plain ? ch : '_';
     }
+    return word;
+}
+
+std::string cell_anchor(const core::Cert& cert) {
+    const std::string anchor = "cell-" + anchor_word(core::cert_file_name(
+                                             cert.cell.model, cert.cell.ctx, cert.cell.dispatch_n));
     return anchor.substr(0, anchor.size() - 5 /* "_json" */);
 }
 

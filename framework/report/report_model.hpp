@@ -7,6 +7,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "core/cert.hpp"
@@ -77,6 +78,9 @@ std::vector<std::string> deciding_reasons(const core::Cert& cert, std::size_t li
 // "id3 in C2: extracted_answer \"answer-id3\" → \"moved\"": the invariant fields that
 // differed between A and the first C pass each id diverged in, at most `limit` lines.
 std::vector<std::string> changed_fields(const core::Cert& cert, std::size_t limit);
+
+// `text` with every character but letters, digits, '-' and '_' made '_': a piece of an anchor.
+std::string anchor_word(std::string_view text);
 
 // A stable anchor for a cell: "cell-tiny_rand-256__ctx512__N4".
 std::string cell_anchor(const core::Cert& cert);

@@ -120,18 +120,7 @@ int record_main(int raw_argc, char** raw_argv) {
         "seed", "Seeds the work-set generator",
         cxxopts::value<std::uint64_t>()->default_value(std::to_string(kDefaultSeed)));
     add_common_options(options);
-    options.add_options("Scoring and work-set")("scorer", "Scorer id (default: exact)",
-                                                cxxopts::value<std::string>())(
-        "scorer-config", "JSON text handed to the scorer (default: {})",
-        cxxopts::value<std::string>())("workset", "Work-set JSON file",
-                                       cxxopts::value<std::string>())(
-        "generator", "Work-set generator id (from a plugin)", cxxopts::value<std::string>())(
-        "generator-param", "KEY=VALUE for the generator (repeatable)",
-        cxxopts::value<std::vector<std::string>>())(
-        "logit-drift-eps",
-        "Logprob-only drift smaller than this is not counted (0 = exact; recorded, and used by "
-        "every check against this baseline)",
-        cxxopts::value<double>()->default_value("0"));
+    add_scoring_options(options, "recorded, and used by every check against this baseline");
     add_server_options(options, true);
     add_guard_options(options);
     add_output_options(options, "baseline");

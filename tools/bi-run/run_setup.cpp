@@ -97,6 +97,16 @@ void add_run_options(cxxopts::Options& options, const std::string& default_alias
     auto requests = options.add_options("Requests");
     add_max_response_bytes_option(requests);
     add_plugin_options(options, "Scoring and work-set");
+    add_scoring_options(options, "recorded in the cert");
+    add_plugin_timeout_option(options, "Scoring and work-set");
+    options.add_options("Output")(
+        "sign-key",
+        "Ed25519 private key (bi-run keygen) that signs every cert (default: $BI_SIGN_KEY)",
+        cxxopts::value<std::string>())("quiet", "No progress on stderr")(
+        "json", "Print a one-line JSON summary on stdout")("h,help", "Show this help");
+}
+
+void add_scoring_options(cxxopts::Options& options, const std::string& drift_recorded) {
     options.add_options("Scoring and work-set")("scorer", "Scorer id (default: exact)",
                                                 cxxopts::value<std::string>())(
         "scorer-config", "JSON text handed to the scorer (default: {})",
@@ -107,15 +117,9 @@ void add_run_options(cxxopts::Options& options, const std::string& default_alias
         "generator-param", "KEY=VALUE for the generator (repeatable)",
         cxxopts::value<std::vector<std::string>>())(
         "logit-drift-eps",
-        "Logprob-only drift smaller than this is not counted as drift (0 = exact; recorded in "
-        "the cert)",
+        "Logprob-only drift smaller than this is not counted as drift (0 = exact; " +
+            drift_recorded + ")",
         cxxopts::value<double>()->default_value("0"));
-    add_plugin_timeout_option(options, "Scoring and work-set");
-    options.add_options("Output")(
-        "sign-key",
-        "Ed25519 private key (bi-run keygen) that signs every cert (default: $BI_SIGN_KEY)",
-        cxxopts::value<std::string>())("quiet", "No progress on stderr")(
-        "json", "Print a one-line JSON summary on stdout")("h,help", "Show this help");
 }
 
 std::vector<std::string> run_help_groups() {

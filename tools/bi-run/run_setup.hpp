@@ -46,6 +46,11 @@ using driver::RunSetup;
 // lists for --ctx and --parallel; values are parsed here, checked by prepare_run.
 core::RunRequest run_request(const cxxopts::ParseResult& args, bool allow_lists = false);
 
+// --scorer, --scorer-config, --workset, --generator, --generator-param and --logit-drift-eps in
+// group "Scoring and work-set", read by scoring_request; `drift_recorded` says where the drift
+// threshold is kept ("recorded in the cert").
+void add_scoring_options(cxxopts::Options& options, const std::string& drift_recorded);
+
 // The plugin options, --scorer, --scorer-config, --workset, --generator, --generator-param and
 // --logit-drift-eps as a request's scoring part.
 core::ScoringRequest scoring_request(const cxxopts::ParseResult& args);

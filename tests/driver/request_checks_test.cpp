@@ -1,0 +1,134 @@
+// A run request is checked whole before anything runs: every bad field is refused as a usage
+// error that names the field, and a good one becomes a plan with the request's values.
+#include <catch2/catch.hpp>
+
+#include <cmath>
+#include <limits>
+
+#include "core/error.hpp"
+#include "driver/run_setup.hpp"
+#include "mock_cell.hpp"
+#include "scratch_dir.hpp"
+
+using bi::core::RunRequest;
+using bi::testing::mock_request;
+using bi::testing::ScratchDir;
+using Catch::Matchers::Contains;
+
+namespace {
+
+// The message prepare_run refuses `request` with; fails the test when it is not refused as a
+// usage error.
+std::string refusal(const RunRequest& request) {
+    std::ostringstream notes;
+    try {
+        bi::driver::prepare_run(request, {"test", std::nullopt, {}}, false,
+                                bi::driver::ProfileScope::PluginOnly, notes);
+    } catch (const bi::Error& e) {
+        CHECK(e.category() == bi::ErrorCategory::Usage);
+        return e.what();
+    }
+    FAIL("the request was accepted");
+    return {};
+}
+
+}  // namespace
+
+TEST_CASE("each out-of-range request field is refused, naming it", "[request]") {
+    const ScratchDir dir;
+    const RunRequest good = mock_request(dir.path());
+    struct Case {
+        const char* field;
+        std::function<void(RunRequest&)> spoil;
+    };
+    const std::vector<Case> cases = {
+        {"ctx", [](RunRequest& r) { r.ctxs = {8}; }},
+        {"ctx",
+         [](RunRequest& r) {
+             r.ctxs = {512, 1024};
+         }},  // a list outside a sweep
+        {"parallel", [](RunRequest& r) { r.parallels = {0}; }},
+        {"parallel", [](RunRequest& r) { r.parallels = {5000}; }},
+        {"passes", [](RunRequest& r) { r.passes = 0; }},
+        {"confidence", [](RunRequest& r) { r.confidence = 1.0; }},
+        {"target-rate", [](RunRequest& r) { r.target_rate = 0.0; }},
+        {"target-rate", [](RunRequest& r) { r.target_rate = 0.01; }},  // with passes
+        {"max-passes", [](RunRequest& r) { r.max_passes = 8; }},       // without a target
+        {"reps", [](RunRequest& r) { r.reps = 0; }},
+        {"n-predict", [](RunRequest& r) { r.n_predict = 0; }},
+        {"logprobs", [](RunRequest& r) { r.logprobs = 21; }},
+        {"endpoint", [](RunRequest& r) { r.endpoint = "embeddings"; }},
+        {"stagger-ms", [](RunRequest& r) { r.stagger_ms = -1; }},
+        {"req-timeout", [](RunRequest& r) { r.req_timeout_s = 0; }},
+        {"req-timeout", [](RunRequest& r) { r.req_timeout_s = std::nan(""); }},
+        {"arm-deadline", [](RunRequest& r) { r.arm_deadline_s = -1; }},
+        {"max-response-bytes", [](RunRequest& r) { r.max_response_bytes = "12"; }},
+        {"logit-drift-eps", [](RunRequest& r) { r.scoring.logit_drift_eps = -0.5; }},
+        {"out-dir", [](RunRequest& r) { r.out_dir.clear(); }},
+    };
+    for (const auto& c : cases) {
+        RunRequest request = good;
+        c.spoil(request);
+        INFO(c.field);
+        CHECK_THAT(refusal(request), Contains(c.field));
+    }
+}
+
+TEST_CASE("a good request becomes a plan with its values", "[request]") {
+    const ScratchDir dir;
+    RunRequest request = mock_request(dir.path());
+    request.seed = 7;
+    request.stagger_ms = 3;
+    request.arm_deadline_s = 2.5;
+    request.logprobs = 2;
+    request.endpoint = "completion";
+    std::ostringstream notes;
+    const auto setup = bi::driver::prepare_run(request, {"test", std::nullopt, {}}, false,
+                                               bi::driver::ProfileScope::PluginOnly, notes);
+    const auto& o = setup.plan.options;
+    CHECK(setup.plan.ctxs == std::vector<std::int64_t>{512});
+    CHECK(setup.plan.parallels == std::vector<int>{4});
+    CHECK(o.passes == 2);
+    CHECK(o.seed == 7);
+    CHECK(o.stagger == std::chrono::milliseconds(3));
+    REQUIRE(o.arm_deadline.has_value());
+    CHECK(*o.arm_deadline == std::chrono::milliseconds(2500));
+    CHECK(o.request.n_predict == 32);
+    CHECK(o.request.logprobs == 2);
+    CHECK(o.request.endpoint == bi::http::EndpointKind::Completion);
+    CHECK(o.kv_label == "f16");
+    CHECK(setup.scorer != nullptr);
+}
+
+TEST_CASE("lists, durations and byte counts are read strictly", "[request]") {
+    using bi::driver::whole_number_list;
+    CHECK(whole_number_list("4096,8192", "ctx", 16, true) == std::vector<std::int64_t>{4096, 8192});
+    CHECK_THROWS_WITH(whole_number_list("4096,8192", "ctx", 16, false), Contains("one value"));
+    CHECK_THROWS_WITH(whole_number_list("4096,4096", "ctx", 16, true), Contains("listed twice"));
+    CHECK_THROWS_WITH(whole_number_list("4k", "ctx", 16, true), Contains("whole number"));
+    CHECK_THROWS_WITH(whole_number_list("", "ctx", 16, true), Contains("whole number"));
+    CHECK_THROWS_WITH(whole_number_list("8", "ctx", 16, true), Contains("at least 16"));
+
+    using bi::driver::seconds_value;
+    CHECK(seconds_value(1.5, "req-timeout") == std::chrono::milliseconds(1500));
+    CHECK(seconds_value(0, "arm-deadline", true) == std::chrono::milliseconds(0));
+    CHECK_THROWS_WITH(seconds_value(0, "req-timeout"), Contains("must be positive"));
+    CHECK_THROWS_WITH(seconds_value(std::numeric_limits<double>::infinity(), "req-timeout"),
+                      Contains("up to 1000000"));
+
+    using bi::driver::max_response_bytes_value;
+    CHECK(max_response_bytes_value("1024") == 1024);
+    CHECK(max_response_bytes_value("1073741824") == 1073741824);
+    for (const char* bad : {"1023", "1073741825", "-5", "1e6", "", "99999999999999999999"})
+        CHECK_THROWS_AS(max_response_bytes_value(bad), bi::Error);
+
+    CHECK(bi::driver::split_path_list("a::b:") == std::vector<std::string>{"a", "b"});
+    CHECK(bi::driver::split_path_list(nullptr).empty());
+}
+
+TEST_CASE("generator parameters keep a comma that continues a value", "[request]") {
+    const auto params = bi::driver::parse_generator_params({"families=A2", "A4", "n=3"});
+    REQUIRE(params.size() == 2);
+    CHECK(params[0] == std::pair<std::string, std::string>{"families", "A2,A4"});
+    CHECK(params[1] == std::pair<std::string, std::string>{"n", "3"});
+}

@@ -9,8 +9,8 @@ set -euo pipefail
 
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 build_dir="${BI_BUILD_DIR:-$root/build}"
-packages=(build-essential cmake ninja-build pkg-config libpoco-dev rapidjson-dev libcxxopts-dev
-          catch2 libtomlplusplus-dev libssl-dev "$@")
+packages=(build-essential cmake ninja-build ccache pkg-config libpoco-dev rapidjson-dev
+          libcxxopts-dev catch2 libtomlplusplus-dev libssl-dev "$@")
 mkdir -p "$build_dir"
 log="$build_dir/bootstrap.log"
 : > "$log"
@@ -40,12 +40,14 @@ if [ "${#missing[@]}" -gt 0 ]; then
 fi
 
 jobs="$(nproc 2>/dev/null || echo 2)"
+# shellcheck source=scripts/ccache-env.sh
+. "$root/scripts/ccache-env.sh"
 # shellcheck disable=SC2086 # BI_CMAKE_ARGS is a list of arguments
 # Prefix /usr: the build is laid out as the Debian packages are (lib/<multiarch>), so `cpack -G
 # DEB` in it makes them (scripts/build-packages.sh); install with the package, not `cmake --install`.
 step "configuring $build_dir" cmake -S "$root" -B "$build_dir" -G Ninja \
   -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_INSTALL_PREFIX=/usr -DBI_WERROR="${BI_WERROR:-ON}" \
-  ${BI_CMAKE_ARGS:-}
+  "${ccache_launcher[@]}" ${BI_CMAKE_ARGS:-}
 targets=()
 read -r -a targets <<< "${BI_BUILD_TARGETS:-}"
 if [ "${#targets[@]}" -gt 0 ]; then

@@ -10,9 +10,8 @@ root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 build_dir="${BI_SANITIZE_BUILD_DIR:-$root/build-sanitize}"
 jobs="$(nproc 2>/dev/null || echo 2)"
 
-launcher=()
-command -v ccache >/dev/null 2>&1 &&
-  launcher=(-DCMAKE_C_COMPILER_LAUNCHER=ccache -DCMAKE_CXX_COMPILER_LAUNCHER=ccache)
+# shellcheck source=scripts/ccache-env.sh
+. "$root/scripts/ccache-env.sh"
 # -O1 -g1: the optimisation ASan is meant for, and line tables enough for its stacks; a third
 # less compile time than the normal build's -O2 -g. The live tests, which this run leaves out,
 # are not built.
@@ -20,7 +19,7 @@ start=$SECONDS
 cmake -S "$root" -B "$build_dir" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DBI_WERROR=ON \
       -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O1 -g1 -DNDEBUG" \
       -DCMAKE_C_FLAGS_RELWITHDEBINFO="-O1 -g1 -DNDEBUG" \
-      -DBI_SANITIZE=ON -DBI_LIVE_TESTS=OFF "${launcher[@]}" >/dev/null
+      -DBI_SANITIZE=ON -DBI_LIVE_TESTS=OFF "${ccache_launcher[@]}" >/dev/null
 cmake --build "$build_dir" --parallel "$jobs"
 echo "run-sanitized-tests: build $((SECONDS - start)) s"
 

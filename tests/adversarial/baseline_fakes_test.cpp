@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "built_paths.hpp"
 #include "core/serial_baseline.hpp"
 #include "io/baseline_io.hpp"
 #include "run_command.hpp"

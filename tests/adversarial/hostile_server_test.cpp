@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "built_paths.hpp"
 #include "core/json.hpp"
 #include "fake_cell.hpp"
 #include "io/cert_io.hpp"

@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "built_paths.hpp"
 #include "core/json.hpp"
 #include "core/sha256.hpp"
 #include "fake_cell.hpp"

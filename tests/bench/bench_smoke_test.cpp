@@ -6,6 +6,7 @@
 #include <sstream>
 #include <string>
 
+#include "built_paths.hpp"
 #include "core/json.hpp"
 #include "io/json_text.hpp"
 #include "run_command.hpp"

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "built_paths.hpp"
 #include "core/json.hpp"
 #include "core/serial_baseline.hpp"
 #include "core/sha256.hpp"

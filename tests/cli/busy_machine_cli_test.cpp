@@ -11,6 +11,7 @@
 #include <thread>
 #include <vector>
 
+#include "built_paths.hpp"
 #include "cli_args.hpp"
 #include "io/cert_io.hpp"
 #include "run_command.hpp"

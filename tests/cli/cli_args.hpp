@@ -5,6 +5,7 @@
 #include <sstream>
 #include <string>
 #include <vector>
+#include "built_paths.hpp"
 
 namespace bi::testing {
 

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "built_paths.hpp"
 #include "cli_args.hpp"
 #include "core/sha256.hpp"
 #include "io/cert_io.hpp"

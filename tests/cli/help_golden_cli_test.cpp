@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "built_paths.hpp"
 #include "cli_args.hpp"
 #include "io/files.hpp"
 #include "run_command.hpp"

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "built_paths.hpp"
 #include "io/files.hpp"
 #include "run_command.hpp"
 #include "scratch_dir.hpp"

@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "built_paths.hpp"
 #include "cli_args.hpp"
 #include "core/json.hpp"
 #include "io/json_text.hpp"

@@ -4,6 +4,7 @@
 
 #include <filesystem>
 
+#include "built_paths.hpp"
 #include "io/files.hpp"
 #include "run_command.hpp"
 #include "scratch_dir.hpp"
@@ -149,13 +150,13 @@ TEST_CASE("run-live --dry-run launches every shipped work-alike kind as docs/ser
         {"sglang", "-m sglang.launch_server --model-path " + model +
                        " --host 127.0.0.1 --port 0 --max-running-requests 2 --context-length "
                        "512 --disable-radix-cache --enable-metrics --decode-log-interval 1\n"},
-        {"tgi", "PREFIX_CACHING=0 " BI_MOCK_SERVER_PATH " --model-id " + model +
+        {"tgi", std::string("PREFIX_CACHING=0 ") + BI_MOCK_SERVER_PATH + " --model-id " + model +
                     " --hostname 127.0.0.1 --port 0 --max-batch-size 2 --max-total-tokens 512\n"},
         {"trtllm-serve",
          model + " --host 127.0.0.1 --port 0 --max_batch_size 2 --max_seq_len 512\n"},
         {"ollama",
-         "OLLAMA_CONTEXT_LENGTH=512 OLLAMA_HOST=127.0.0.1:0 "
-         "OLLAMA_NUM_PARALLEL=2 " BI_MOCK_SERVER_PATH " serve\n"},
+         std::string("OLLAMA_CONTEXT_LENGTH=512 OLLAMA_HOST=127.0.0.1:0 OLLAMA_NUM_PARALLEL=2 ") +
+             BI_MOCK_SERVER_PATH + " serve\n"},
         {"openai-generic", "--host 127.0.0.1 --port 0 --model " + model + " --parallel 2\n"},
     };
     for (const auto& [kind, line] : kinds) {

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "built_paths.hpp"
 #include "cli_args.hpp"
 #include "io/files.hpp"
 #include "io/json_text.hpp"

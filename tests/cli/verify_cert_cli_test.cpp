@@ -6,6 +6,7 @@
 #include <optional>
 
 #include "../unit/trial_builders.hpp"
+#include "built_paths.hpp"
 #include "core/cert.hpp"
 #include "io/cert_io.hpp"
 #include "io/files.hpp"

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "built_paths.hpp"
 #include "core/sha256.hpp"
 #include "gguf_reader.hpp"
 #include "io/files.hpp"

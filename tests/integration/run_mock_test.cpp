@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <filesystem>
 
+#include "built_paths.hpp"
 #include "core/cert.hpp"
 #include "core/cert_consistency.hpp"
 #include "io/cert_io.hpp"

@@ -22,6 +22,7 @@
 #include <filesystem>
 #include <fstream>
 
+#include "built_paths.hpp"
 #include "core/cert.hpp"
 #include "core/cert_consistency.hpp"
 #include "io/cert_io.hpp"

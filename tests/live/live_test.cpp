@@ -7,6 +7,7 @@
 #include <cstdlib>
 #include <string>
 
+#include "built_paths.hpp"
 #include "core/cert.hpp"
 #include "io/cert_io.hpp"
 #include "run_command.hpp"

@@ -13,6 +13,7 @@
 #include <chrono>
 #include <memory>
 
+#include "built_paths.hpp"
 #include "test_client.hpp"
 #include "wait_until.hpp"
 

@@ -3,6 +3,7 @@
 
 #include <sys/stat.h>
 
+#include "built_paths.hpp"
 #include "fixture_path.hpp"
 #include "io/json_text.hpp"
 #include "io/workset.hpp"

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <string>
+#include "built_paths.hpp"
 
 namespace bi::testing {
 

@@ -17,6 +17,7 @@
 #include <string>
 #include <vector>
 
+#include "built_paths.hpp"
 #include "fixture_path.hpp"
 #include "io/files.hpp"
 #include "scratch_dir.hpp"

@@ -7,6 +7,7 @@
 #include <string>
 
 #include "bi/plugin.h"
+#include "built_paths.hpp"
 #include "core/error.hpp"
 #include "fixture_path.hpp"
 #include "plugin_host/plugin_set.hpp"

@@ -5,6 +5,7 @@
 #include <filesystem>
 #include <string>
 
+#include "built_paths.hpp"
 #include "core/json.hpp"
 #include "io/cert_io.hpp"
 #include "io/files.hpp"

@@ -13,6 +13,7 @@
 #include <cstdlib>
 #include <string>
 
+#include "built_paths.hpp"
 #include "io/files.hpp"
 #include "run_command.hpp"
 #include "scratch_dir.hpp"

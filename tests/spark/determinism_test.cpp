@@ -3,6 +3,7 @@
 // across bi-run processes giving identical bytes, and what each input may change.
 #include <catch2/catch.hpp>
 
+#include "built_paths.hpp"
 #include "core/sha256.hpp"
 #include "io/workset.hpp"
 #include "run_command.hpp"

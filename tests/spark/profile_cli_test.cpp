@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <set>
 
+#include "built_paths.hpp"
 #include "core/cert.hpp"
 #include "io/cert_io.hpp"
 #include "io/files.hpp"

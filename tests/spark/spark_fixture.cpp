@@ -3,6 +3,7 @@
 
 #include <memory>
 
+#include "built_paths.hpp"
 #include "plugin_host/plugin_set.hpp"
 
 namespace bi::spark_test {

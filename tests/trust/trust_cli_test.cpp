@@ -9,6 +9,7 @@
 #include <filesystem>
 #include <tuple>
 
+#include "built_paths.hpp"
 #include "core/cert.hpp"
 #include "core/json.hpp"
 #include "core/sha256.hpp"

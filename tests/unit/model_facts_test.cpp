@@ -2,6 +2,7 @@
 // one, and a missing file.
 #include <catch2/catch.hpp>
 
+#include "built_paths.hpp"
 #include "core/error.hpp"
 #include "io/files.hpp"
 #include "run_command.hpp"

@@ -27,6 +27,7 @@
 #include "io/utc_time.hpp"
 #include "io/workset.hpp"
 #include "scoring.hpp"
+#include "token_counter.hpp"
 
 namespace bi::driver {
 
@@ -212,19 +213,12 @@ SerialArms CellRunner::run_serial(std::int64_t ctx, const WorkRowSource& rows) {
                                                                              : core::Source::Mock;
     serial.store_digest = fetch_store_digest(*server);
 
-    // Each count ends within 30 s, however the server answers.
-    http::HttpSession tokenizer(endpoint_of(*server), std::chrono::seconds(30),
-                                options_.request.max_response_bytes);
-    const std::string& tokenize_path = options_.request.dialect.tokenize_path;
-    plugin_host::TokenCounter count_tokens =
-        [&tokenizer, &tokenize_path](std::string_view text) -> std::optional<std::int64_t> {
-        if (tokenize_path.empty()) return std::nullopt;
-        const auto outcome = http::tokenize(tokenizer, text, tokenize_path);
-        if (!outcome.ok()) return std::nullopt;
-        return outcome.count;
-    };
+    ServerTokenCounter tokens(endpoint_of(*server), options_.request.dialect.tokenize_path,
+                              options_.request.max_response_bytes);
     start = clock::now();
-    const auto work_rows = rows(count_tokens, options_.model_alias, ctx);
+    const auto work_rows = rows(tokens.counter(), options_.model_alias, ctx);
+    tokens.throw_if_failed("sizing the work-set on the 1-slot server (ctx " + std::to_string(ctx) +
+                           ")");
     if (work_rows.empty()) throw Error(ErrorCategory::Input, "the work-set has no rows");
     serial.rows_sha256 = core::sha256_hex(io::workset_to_json_text(work_rows));
     serial.rows = work_rows;

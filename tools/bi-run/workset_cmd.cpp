@@ -5,14 +5,14 @@
 #include <chrono>
 #include <cstdlib>
 #include <iostream>
-#include <memory>
+#include <optional>
 
 #include "command_line.hpp"
 #include "commands.hpp"
 #include "core/error.hpp"
 #include "driver/interrupt.hpp"
+#include "driver/token_counter.hpp"
 #include "exit_codes.hpp"
-#include "http/completion_client.hpp"
 #include "io/files.hpp"
 #include "io/workset.hpp"
 #include "option_aliases.hpp"
@@ -20,6 +20,23 @@
 #include "run_setup.hpp"
 
 namespace bi::cli {
+
+namespace {
+
+// --tokenize HOST:PORT as an endpoint; bi::Error(Usage) naming it otherwise.
+http::Endpoint tokenize_endpoint(const std::string& text) {
+    const auto colon = text.rfind(':');
+    const std::string port_text = colon == std::string::npos ? "" : text.substr(colon + 1);
+    char* end = nullptr;
+    const long port = std::strtol(port_text.c_str(), &end, 10);
+    if (colon == 0 || colon == std::string::npos || port_text.empty() || *end != '\0' || port < 1 ||
+        port > 65535)
+        throw Error(ErrorCategory::Usage,
+                    "--tokenize " + text + ": expected HOST:PORT, e.g. 127.0.0.1:8080");
+    return http::Endpoint{text.substr(0, colon), static_cast<std::uint16_t>(port)};
+}
+
+}  // namespace
 
 int workset_main(int raw_argc, char** raw_argv) {
     ArgvCopy rewritten(
@@ -72,34 +89,16 @@ int workset_main(int raw_argc, char** raw_argv) {
     plugin_host::PluginSet plugins;
     load_plugins(plugins, args);
     const std::string generator = args["generator"].as<std::string>();
-    plugin_host::TokenCounter count;
-    std::unique_ptr<http::HttpSession> tokenizer;
+    // Without --tokenize the generator estimates; with it, the rows are those a live run on
+    // that server's model sends (one counter and one failure policy, as a cell's).
+    std::optional<driver::ServerTokenCounter> tokens;
     std::string tokenize_at;
-    std::string tokenize_failure;  // the first count that failed
     if (args.count("tokenize")) {
         tokenize_at = args["tokenize"].as<std::string>();
-        const auto colon = tokenize_at.rfind(':');
-        const std::string port_text =
-            colon == std::string::npos ? "" : tokenize_at.substr(colon + 1);
-        char* end = nullptr;
-        const long port = std::strtol(port_text.c_str(), &end, 10);
-        if (colon == 0 || colon == std::string::npos || port_text.empty() || *end != '\0' ||
-            port < 1 || port > 65535)
-            throw Error(ErrorCategory::Usage,
-                        "--tokenize " + tokenize_at + ": expected HOST:PORT, e.g. 127.0.0.1:8080");
-        tokenizer = std::make_unique<http::HttpSession>(
-            http::Endpoint{tokenize_at.substr(0, colon), static_cast<std::uint16_t>(port)},
-            std::chrono::seconds(30), std::size_t{16} << 20);
-        // A count that fails ends the command: rows sized by a mix of counts and estimates
-        // would be neither the live set nor the estimated one.
-        count = [&](std::string_view text) -> std::optional<std::int64_t> {
-            if (!tokenize_failure.empty()) return std::nullopt;
-            const auto outcome = http::tokenize(*tokenizer, text);
-            if (outcome.ok()) return outcome.count;
-            tokenize_failure = outcome.failure->message;
-            return std::nullopt;
-        };
+        tokens.emplace(tokenize_endpoint(tokenize_at), "/tokenize", std::size_t{16} << 20);
     }
+    const plugin_host::TokenCounter count =
+        tokens ? tokens->counter() : plugin_host::TokenCounter{};
     std::vector<core::WorkRow> rows;
     try {
         rows = plugins.generate_rows(generator, request, count);
@@ -112,8 +111,8 @@ int workset_main(int raw_argc, char** raw_argv) {
         std::cerr << "bi-run workset: " << without_bi_prefix(e.what()) << "\n";
         return kExitError;
     }
-    if (!tokenize_failure.empty()) {
-        std::cerr << "bi-run workset: --tokenize " << tokenize_at << ": " << tokenize_failure
+    if (tokens && !tokens->failure().empty()) {
+        std::cerr << "bi-run workset: --tokenize " << tokenize_at << ": " << tokens->failure()
                   << "; nothing written\n";
         return kExitError;
     }

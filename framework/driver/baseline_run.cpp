@@ -12,6 +12,7 @@
 #include "io/baseline_schema.hpp"
 #include "io/cert_io.hpp"
 #include "io/files.hpp"
+#include "server/guards.hpp"
 #include "trust/judge.hpp"
 
 namespace bi::driver {
@@ -104,38 +105,86 @@ WorkRowSource stored_rows(const core::SerialBaseline& baseline) {
                                   std::int64_t) { return rows; };
 }
 
-void attach_baseline(RunSetup& setup, const core::RunRequest& request, StoredBaseline stored) {
-    const auto& b = stored.value;
-    auto& o = setup.plan.options;
+BaselineSettings baseline_settings(const core::SerialBaseline& b, const std::string& file) {
+    const auto endpoint = http::endpoint_of_path(b.run.endpoint.value_or(""));
+    if (!endpoint)
+        throw Error(ErrorCategory::Trust, file + ": run.endpoint '" + b.run.endpoint.value_or("") +
+                                              "' is no endpoint this bi-run sends to");
+    return {b.model,
+            {b.ctx},
+            b.reps,
+            b.run.n_predict.value_or(core::RunRequest{}.n_predict),
+            std::string(http::endpoint_name(*endpoint)),
+            b.run.logprobs.value_or(0),
+            b.run.scorer,
+            b.scorer_config,
+            b.run.logit_drift_eps.value_or(0.0)};
+}
+
+BaselineSettings run_settings(const RunPlan& plan) {
+    const auto& o = plan.options;
+    return {o.model_alias,
+            plan.ctxs,
+            o.reps,
+            o.request.n_predict,
+            std::string(http::endpoint_name(o.request.endpoint)),
+            o.request.logprobs,
+            o.run_labels.scorer,
+            o.scorer_config.empty() ? std::nullopt : std::optional<std::string>(o.scorer_config),
+            o.logit_drift_eps};
+}
+
+std::vector<std::string> setting_differences(const BaselineSettings& recorded,
+                                             const BaselineSettings& run) {
     std::vector<std::string> differ;
-    const auto expect = [&differ](const char* option, const std::string& recorded,
-                                  const std::string& given) {
-        if (recorded != given)
-            differ.push_back(std::string(option) + " " + recorded + " (this run: " + given + ")");
+    const auto expect = [&differ](const char* name, const std::string& was,
+                                  const std::string& now) {
+        if (was != now)
+            differ.push_back(std::string(name) + " " + was + " (this run: " + now + ")");
     };
-    expect("--model-alias", b.model, o.model_alias);
-    const bool has_ctx =
-        std::find(setup.plan.ctxs.begin(), setup.plan.ctxs.end(), b.ctx) != setup.plan.ctxs.end();
-    if (!has_ctx) differ.push_back("--ctx " + std::to_string(b.ctx) + " (not among this run's)");
-    expect("--reps", std::to_string(b.reps), std::to_string(o.reps));
-    expect("--n-predict", std::to_string(b.run.n_predict.value_or(0)),
-           std::to_string(o.request.n_predict));
-    const auto recorded_endpoint = http::endpoint_of_path(b.run.endpoint.value_or(""));
-    expect("--endpoint",
-           recorded_endpoint ? std::string(http::endpoint_name(*recorded_endpoint))
-                             : b.run.endpoint.value_or("(none)"),
-           std::string(http::endpoint_name(o.request.endpoint)));
-    expect("--logprobs", std::to_string(b.run.logprobs.value_or(0)),
-           std::to_string(o.request.logprobs));
-    expect("--scorer", b.run.scorer.value_or(""), o.run_labels.scorer.value_or(""));
-    expect("--scorer-config", b.scorer_config.value_or("(none)"),
-           o.scorer_config.empty() ? "(none)" : o.scorer_config);
+    expect("--model-alias", recorded.model, run.model);
+    for (const auto ctx : recorded.ctxs)
+        if (std::find(run.ctxs.begin(), run.ctxs.end(), ctx) == run.ctxs.end())
+            differ.push_back("--ctx " + std::to_string(ctx) + " (not among this run's)");
+    expect("--reps", std::to_string(recorded.reps), std::to_string(run.reps));
+    expect("--n-predict", std::to_string(recorded.n_predict), std::to_string(run.n_predict));
+    expect("--endpoint", recorded.endpoint, run.endpoint);
+    expect("--logprobs", std::to_string(recorded.logprobs), std::to_string(run.logprobs));
+    expect("--scorer", recorded.scorer.value_or(""), run.scorer.value_or(""));
+    expect("--scorer-config", recorded.scorer_config.value_or("(none)"),
+           run.scorer_config.value_or("(none)"));
     const auto eps = [](double value) {
         std::ostringstream out;
         out << value;
         return out.str();
     };
-    expect("--logit-drift-eps", eps(b.run.logit_drift_eps.value_or(0.0)), eps(o.logit_drift_eps));
+    expect("--logit-drift-eps", eps(recorded.logit_drift_eps), eps(run.logit_drift_eps));
+    return differ;
+}
+
+core::RunRequest request_from_baseline(const core::SerialBaseline& b, const std::string& file,
+                                       core::RunRequest r) {
+    const auto settings = baseline_settings(b, file);
+    r.model_alias = settings.model;
+    r.ctxs = settings.ctxs;
+    r.reps = settings.reps;
+    r.n_predict = settings.n_predict;
+    r.endpoint = settings.endpoint;
+    r.logprobs = settings.logprobs;
+    if (b.run.seed) r.seed = static_cast<std::uint64_t>(*b.run.seed);
+    r.scoring.scorer = settings.scorer;
+    r.scoring.scorer_config = settings.scorer_config;
+    r.scoring.logit_drift_eps = settings.logit_drift_eps;
+    // The baseline's KV cache unless told otherwise: by a label, or by the server's flags.
+    if (!r.kv_label && !server::kv_cache_from_flags(r.target.server_flags)) r.kv_label = b.kv_label;
+    return r;
+}
+
+void attach_baseline(RunSetup& setup, const core::RunRequest& request, StoredBaseline stored) {
+    const auto& b = stored.value;
+    auto& o = setup.plan.options;
+    const auto differ =
+        setting_differences(baseline_settings(b, stored.file.path), run_settings(setup.plan));
     if (!differ.empty()) {
         std::string list;
         for (const auto& line : differ) list += (list.empty() ? "" : ", ") + line;

@@ -49,6 +49,38 @@ CheckOutcome check_baseline(const RunPlan& plan, plugin_host::ScorerInstance& sc
 // The stored rows as a work-row source: a check runs exactly what the baseline ran.
 WorkRowSource stored_rows(const core::SerialBaseline& baseline);
 
+// The settings a baseline's answers depend on, as a run sets them: what a check reruns and what a
+// run checked against the baseline must match.
+struct BaselineSettings {
+    std::string model;  // the model name the test ids carry
+    std::vector<std::int64_t> ctxs;
+    std::int64_t reps = 1;
+    std::int64_t n_predict = 0;
+    std::string endpoint;  // "chat" or "completion"
+    std::int64_t logprobs = 0;
+    std::optional<std::string> scorer;
+    std::optional<std::string> scorer_config;
+    double logit_drift_eps = 0.0;
+};
+
+// What `baseline` (read from `file`) ran. bi::Error(Trust) naming the file when its endpoint is
+// none this bi-run sends to.
+BaselineSettings baseline_settings(const core::SerialBaseline& baseline, const std::string& file);
+
+// What a prepared run will run.
+BaselineSettings run_settings(const RunPlan& plan);
+
+// Each setting in which `run` differs from `recorded`, as "n-predict 32 (this run: 9)"; a
+// recorded ctx must be among the run's.
+std::vector<std::string> setting_differences(const BaselineSettings& recorded,
+                                             const BaselineSettings& run);
+
+// The request that reruns what `baseline` ran (baseline check): `base` (target, limits, output,
+// plugins) with the baseline's settings, its seed, and its KV label unless `base` names one or
+// the server flags set the cache type.
+core::RunRequest request_from_baseline(const core::SerialBaseline& baseline,
+                                       const std::string& file, core::RunRequest base);
+
 // run-live --baseline: makes `setup`'s run check its arm A against `stored` at the baseline's
 // ctx. The run's settings must be the baseline's (model name, a ctx of the run, reps, n_predict,
 // endpoint, logprobs, scorer and its config, logit drift threshold): bi::Error(Usage) naming

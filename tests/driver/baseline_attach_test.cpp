@@ -101,3 +101,40 @@ TEST_CASE("a baseline edited after it was written is not loaded", "[baseline]") 
     dir.write("baseline.json", text);
     CHECK_THROWS_AS(bi::driver::load_baseline(path, {}), bi::Error);
 }
+
+TEST_CASE("the request derived from a baseline runs exactly its settings", "[baseline]") {
+    const ScratchDir dir;
+    const std::string path = dir.file("baseline.json");
+    REQUIRE(record(dir.path(), path) == "");
+    const auto stored = bi::driver::load_baseline(path, {});
+
+    const ScratchDir out;
+    bi::core::RunRequest base;
+    base.out_dir = out.path();
+    base.parallels = {1};
+    const auto request = bi::driver::request_from_baseline(stored.value, path, base);
+    CHECK(request.model_alias == "bi-mock");
+    CHECK(request.ctxs == std::vector<std::int64_t>{512});
+    CHECK(request.kv_label == std::optional<std::string>("f16"));
+    // Derive, then diff: a run prepared from the derived request differs in nothing.
+    auto cell = mock_cell(request);
+    const auto recorded = bi::driver::baseline_settings(stored.value, path);
+    CHECK(bi::driver::setting_differences(recorded, bi::driver::run_settings(cell->setup.plan))
+              .empty());
+
+    // A label of the caller's, or server flags that set the cache type, are not overridden.
+    base.kv_label = "q8_0";
+    CHECK(bi::driver::request_from_baseline(stored.value, path, base).kv_label ==
+          std::optional<std::string>("q8_0"));
+    base.kv_label.reset();
+    base.target.server_flags = {"-ctk", "q4_0"};
+    CHECK_FALSE(bi::driver::request_from_baseline(stored.value, path, base).kv_label.has_value());
+
+    auto changed = recorded;
+    changed.n_predict = 9;
+    changed.ctxs = {1024};
+    const auto differ = bi::driver::setting_differences(recorded, changed);
+    REQUIRE(differ.size() == 2);
+    CHECK(differ[0] == "--ctx 512 (not among this run's)");
+    CHECK(differ[1] == "--n-predict 32 (this run: 9)");
+}

@@ -15,13 +15,11 @@
 #include "driver/plan_description.hpp"
 #include "exit_codes.hpp"
 #include "guard_options.hpp"
-#include "http/completion_request.hpp"
 #include "option_aliases.hpp"
 #include "option_tokens.hpp"
 #include "plugin_args.hpp"
 #include "report/baseline_text.hpp"
 #include "run_setup.hpp"
-#include "server/argv.hpp"
 #include "trust_options.hpp"
 
 namespace bi::cli {
@@ -210,28 +208,12 @@ int check_main(int raw_argc, char** raw_argv) {
             .value_or((fs::path(parent_dir(baseline_path)) / core::check_file_name(b.model, b.ctx))
                           .string());
 
-    core::RunRequest r;
-    read_common_options(args, r);
-    r.out_dir = parent_dir(path);
-    r.model_alias = b.model;
-    r.ctxs = {b.ctx};
-    r.reps = b.reps;
-    r.n_predict = b.run.n_predict.value_or(32);
-    const auto endpoint = http::endpoint_of_path(b.run.endpoint.value_or(""));
-    if (!endpoint)
-        throw Error(ErrorCategory::Trust, baseline_path + ": run.endpoint '" +
-                                              b.run.endpoint.value_or("") +
-                                              "' is no endpoint this bi-run sends to");
-    r.endpoint = std::string(http::endpoint_name(*endpoint));
-    r.logprobs = b.run.logprobs.value_or(0);
-    if (b.run.seed) r.seed = static_cast<std::uint64_t>(*b.run.seed);
-    r.scoring = plugin_request(args);
-    r.scoring.scorer = b.run.scorer;
-    r.scoring.scorer_config = b.scorer_config;
-    r.scoring.logit_drift_eps = b.run.logit_drift_eps.value_or(0.0);
-    // The baseline's KV cache unless told otherwise: by --kv-label, or by the server's flags.
-    r.kv_label = given(args, "kv-label");
-    if (!r.kv_label && !server::kv_cache_from_flags(r.target.server_flags)) r.kv_label = b.kv_label;
+    core::RunRequest base;
+    read_common_options(args, base);
+    base.out_dir = parent_dir(path);
+    base.scoring = plugin_request(args);
+    base.kv_label = given(args, "kv-label");
+    const core::RunRequest r = driver::request_from_baseline(b, baseline_path, std::move(base));
 
     auto setup = planned(r, args);
     setup.rows = driver::stored_rows(b);

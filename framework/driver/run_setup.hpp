@@ -2,6 +2,8 @@
 // came from), plugins loaded, the scorer created, the work-set source chosen, the output
 // directory proven writable, provenance recorded, and for a live run the target resolved from
 // the request or models.toml. Nothing is launched here; run_plan() runs what this prepares.
+// Three units implement it: request_checks.cpp (the fields), plugin_loading.cpp (plugins,
+// scorer, work rows, provenance) and live_target.cpp (the server, model and guards).
 #pragma once
 
 #include <chrono>
@@ -47,6 +49,17 @@ struct RunSetup {
     std::string plugin_profile;  // the measurement profile --profile selected, or ""
 };
 
+// Checks every field of `request` that needs no plugin or server (the output directory, the
+// signing key, cells, passes, request settings) into `plan`: bi::Error(Usage) naming the option
+// of the first that is out of range. request_checks.cpp.
+void check_request(const core::RunRequest& request, bool allow_lists, RunPlan& plan);
+
+// Loads the request's plugins, creates its scorer, records provenance and chooses its work rows
+// (a work-set file read now; a generator run once now on the first ctx, again once a server is
+// up; or the built-in set). plugin_loading.cpp.
+void load_scoring(const core::RunRequest& request, const Invocation& invocation,
+                  ProfileScope profile_scope, RunSetup& setup, std::ostream& notes);
+
 // Checks every field of the request, loads its plugins, creates its scorer and chooses its
 // work-set source (a file read now, a generator run once now on the first ctx). Only a sweep
 // (`allow_lists`) has several ctx or N values. A --profile naming a measurement profile selects
@@ -73,6 +86,10 @@ std::optional<std::uint16_t> chosen_port(const core::TargetRequest& target);
 // The items a cell will send, when the work-set can be sized without a server (its tokenizer is
 // not needed to count rows); nullopt when the generator needs it.
 std::optional<std::size_t> work_set_size(const RunSetup& setup);
+
+// Whether the models file `file` has the alias `name`. An unreadable or missing models file names
+// no alias here; run-live reports its problems when it reads the file for real.
+bool names_model_alias(const std::string& file, const std::string& name);
 
 // The models file: the given path, else $BI_MODELS_TOML, else ./models.toml.
 std::string models_file_path(const std::optional<std::string>& given);

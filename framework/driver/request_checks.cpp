@@ -1,0 +1,248 @@
+// The checks of a run request's fields that need no plugin or server (docs/design.md §3).
+#include "run_setup.hpp"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdlib>
+#include <filesystem>
+
+#include "core/error.hpp"
+#include "plugin_host/plugin_info.hpp"
+
+namespace bi::driver {
+
+namespace {
+
+[[noreturn]] void usage(const std::string& message) {
+    throw Error(ErrorCategory::Usage, message);
+}
+
+// Proves the directory is (or can be created) writable, so that a run never ends with a verdict
+// it cannot save; it is created only when the run starts (driver::run_plan), so a refused run
+// leaves nothing behind.
+std::string prepare_out_dir(const std::string& dir) {
+    namespace fs = std::filesystem;
+    if (dir.empty()) usage("--out-dir is required (the directory the cert is written to)");
+    std::error_code ec;
+    fs::path existing = fs::absolute(dir, ec);
+    while (!existing.empty() && !fs::exists(existing, ec) && existing != existing.parent_path())
+        existing = existing.parent_path();
+    if (!fs::is_directory(existing, ec))
+        usage("--out-dir " + dir + ": " + existing.string() + " is not a directory");
+    if (::access(existing.c_str(), W_OK) != 0)
+        usage("--out-dir " + dir + ": " + existing.string() + " is not writable");
+    return dir;
+}
+
+}  // namespace
+
+std::vector<std::string> split_path_list(const char* text) {
+    std::vector<std::string> dirs;
+    if (!text) return dirs;
+    std::string list = text;
+    std::size_t start = 0;
+    while (start <= list.size()) {
+        const auto colon = list.find(':', start);
+        const auto dir = list.substr(start, colon == std::string::npos ? colon : colon - start);
+        if (!dir.empty()) dirs.push_back(dir);
+        if (colon == std::string::npos) break;
+        start = colon + 1;
+    }
+    return dirs;
+}
+
+std::vector<std::int64_t> whole_number_list(const std::string& text, const std::string& flag,
+                                            std::int64_t minimum, bool allow_lists) {
+    std::vector<std::int64_t> values;
+    std::size_t start = 0;
+    while (start <= text.size()) {
+        const auto comma = text.find(',', start);
+        const std::string item =
+            text.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
+        std::size_t used = 0;
+        long long value = 0;
+        try {
+            value = std::stoll(item, &used);
+        } catch (const std::exception&) {
+            used = 0;
+        }
+        if (item.empty() || used != item.size())
+            usage("--" + flag + " " + text + ": expected a whole number" +
+                  (allow_lists ? " or a comma-separated list" : ""));
+        if (value < minimum) usage("--" + flag + " must be at least " + std::to_string(minimum));
+        if (std::find(values.begin(), values.end(), value) != values.end())
+            usage("--" + flag + " " + text + ": " + item + " is listed twice");
+        values.push_back(value);
+        if (comma == std::string::npos) break;
+        start = comma + 1;
+    }
+    if (values.size() > 1 && !allow_lists)
+        usage("--" + flag + " takes one value here; bi-run sweep runs several cells");
+    return values;
+}
+
+std::chrono::milliseconds seconds_value(double seconds, const char* name, bool zero_allowed) {
+    const std::string flag = std::string("--") + name;
+    if (!std::isfinite(seconds) || seconds > 1e6)
+        usage(flag + ": expected a number of seconds up to 1000000");
+    if (zero_allowed ? seconds < 0 : !(seconds > 0))
+        usage(flag + (zero_allowed ? " must not be negative" : " must be positive"));
+    return std::chrono::milliseconds(static_cast<std::int64_t>(seconds * 1000));
+}
+
+std::size_t max_response_bytes_value(const std::string& text) {
+    constexpr unsigned long long kMin = 1024;
+    constexpr unsigned long long kMax = 1ULL << 30;
+    const bool digits =
+        !text.empty() && text.size() <= 19 &&
+        std::all_of(text.begin(), text.end(), [](char c) { return c >= '0' && c <= '9'; });
+    const unsigned long long value = digits ? std::stoull(text) : 0;
+    if (!digits || value < kMin || value > kMax)
+        usage("--max-response-bytes " + text + ": expected a whole number of bytes from " +
+              std::to_string(kMin) + " to " + std::to_string(kMax));
+    return static_cast<std::size_t>(value);
+}
+
+std::vector<std::pair<std::string, std::string>> parse_generator_params(
+    const std::vector<std::string>& values) {
+    std::vector<std::pair<std::string, std::string>> params;
+    for (const auto& piece : values) {
+        const auto equals = piece.find('=');
+        if (equals == std::string::npos) {
+            if (params.empty())
+                throw Error(ErrorCategory::Usage,
+                            "--generator-param '" + piece + "': expected KEY=VALUE");
+            params.back().second += "," + piece;
+            continue;
+        }
+        if (equals == 0)
+            throw Error(ErrorCategory::Usage,
+                        "--generator-param '" + piece + "': the key is empty");
+        params.emplace_back(piece.substr(0, equals), piece.substr(equals + 1));
+    }
+    return params;
+}
+
+std::optional<double> footprint_cap(double gb) {
+    if (gb == 0) return std::nullopt;
+    if (!(gb >= 0.001 && gb <= 1e6))
+        usage("--max-footprint-gb must be 0 (no cap) or between 0.001 and 1e+06");
+    return gb;
+}
+
+server::GuardLimits guard_limits(const core::TargetRequest& target) {
+    server::GuardLimits limits;
+    if (target.max_footprint_gb) limits.max_footprint_gb = footprint_cap(*target.max_footprint_gb);
+    for (auto port : target.reserved_ports) {
+        if (port < 1 || port > 65535)
+            usage("--reserved-port " + std::to_string(port) + ": not a port");
+        limits.reserved_ports.push_back(static_cast<std::uint16_t>(port));
+    }
+    for (auto pid : target.untouchable_pids) {
+        if (pid < 1 || pid > 2147483647)
+            usage("--untouchable-pid " + std::to_string(pid) + ": not a PID");
+        limits.untouchable_pids.push_back(static_cast<int>(pid));
+    }
+    return limits;
+}
+
+std::optional<std::uint16_t> chosen_port(const core::TargetRequest& target) {
+    if (!target.port) return std::nullopt;
+    const auto port = *target.port;
+    if (port < 1 || port > 65535) usage("--port " + std::to_string(port) + ": not a port");
+    return static_cast<std::uint16_t>(port);
+}
+
+namespace {
+
+// One slot count and context per cell; only a sweep lists several.
+void check_cells(const core::RunRequest& request, bool allow_lists, RunPlan& plan) {
+    if (!allow_lists && (request.ctxs.size() != 1 || request.parallels.size() != 1))
+        usage("--ctx and --parallel take one value here; bi-run sweep runs several cells");
+    if (request.ctxs.empty() || request.parallels.empty())
+        usage("--ctx and --parallel need at least one value");
+    plan.ctxs = request.ctxs;
+    for (auto n : request.parallels) {
+        if (n < 1) usage("--parallel must be at least 1");
+        if (n > 4096) usage("--parallel " + std::to_string(n) + ": at most 4096");
+        plan.parallels.push_back(static_cast<int>(n));
+    }
+    // llama-server keeps a context size in 32 bits: refuse what would wrap before any launch.
+    constexpr std::int64_t kMaxContext = 2147483647;
+    for (auto ctx : plan.ctxs) {
+        if (ctx < 16) usage("--ctx must be at least 16");
+        if (ctx > kMaxContext) usage("--ctx " + std::to_string(ctx) + ": at most 2147483647");
+        for (int n : plan.parallels)
+            if (ctx * n > kMaxContext)
+                usage("--ctx " + std::to_string(ctx) + " x --parallel " + std::to_string(n) +
+                      " = " + std::to_string(ctx * n) +
+                      " tokens for the N-slot server: at most 2147483647");
+    }
+}
+
+int at_least(std::int64_t value, const char* name, std::int64_t minimum) {
+    if (value < minimum)
+        usage("--" + std::string(name) + " must be at least " + std::to_string(minimum));
+    if (value > 1000000000) usage("--" + std::string(name) + " must be at most 1000000000");
+    return static_cast<int>(value);
+}
+
+// T passes, or planned passes up to a target rate.
+void check_passes(const core::RunRequest& request, RunOptions& o) {
+    o.passes = at_least(request.passes.value_or(4), "passes", 1);
+    o.confidence = request.confidence;
+    if (!(o.confidence > 0.0 && o.confidence < 1.0))
+        usage("--confidence must be between 0 and 1 (exclusive), e.g. 0.95");
+    o.max_passes = at_least(request.max_passes.value_or(kDefaultMaxPasses), "max-passes", 1);
+    if (request.target_rate) {
+        const double rate = *request.target_rate;
+        if (!(rate > 0.0 && rate < 1.0))
+            usage("--target-rate must be between 0 and 1 (exclusive), e.g. 0.01");
+        if (request.passes) usage("--target-rate plans the passes itself: leave out --passes");
+        o.target_rate = rate;
+    } else if (request.max_passes) {
+        usage("--max-passes caps the planned passes of --target-rate: give --target-rate too");
+    }
+}
+
+// What every request of the cell asks for, and how long it may take.
+void check_requests(const core::RunRequest& request, RunOptions& o) {
+    o.reps = at_least(request.reps, "reps", 1);
+    o.request.n_predict = at_least(request.n_predict, "n-predict", 1);
+    o.request.logprobs = at_least(request.logprobs, "logprobs", 0);
+    if (o.request.logprobs > 20) usage("--logprobs must be at most 20");
+    const auto endpoint_kind = http::parse_endpoint(request.endpoint);
+    if (!endpoint_kind)
+        usage("--endpoint must be chat or completion, not '" + request.endpoint + "'");
+    o.request.endpoint = *endpoint_kind;
+    o.seed = request.seed;
+    o.stagger = std::chrono::milliseconds(at_least(request.stagger_ms, "stagger-ms", 0));
+    o.request.timeout = seconds_value(request.req_timeout_s, "req-timeout");
+    o.request.max_response_bytes = request.max_response_bytes.empty()
+                                       ? http::kDefaultMaxResponseBytes
+                                       : max_response_bytes_value(request.max_response_bytes);
+    if (const auto deadline = seconds_value(request.arm_deadline_s, "arm-deadline", true);
+        deadline.count() > 0)
+        o.arm_deadline = deadline;
+    o.stop_on_red = request.stop_on_red;
+    const double eps = request.scoring.logit_drift_eps;
+    if (!(eps >= 0 && eps <= 1e6)) usage("--logit-drift-eps must be between 0 and 1e+06");
+    o.logit_drift_eps = eps;
+}
+
+}  // namespace
+
+void check_request(const core::RunRequest& request, bool allow_lists, RunPlan& plan) {
+    auto& o = plan.options;
+    o.out_dir = prepare_out_dir(request.out_dir);
+    o.sign_key = signing_key(request.sign_key.value_or(""));
+    o.model_alias = request.model_alias.value_or("");
+    o.kv_label = request.kv_label.value_or("f16");
+    check_cells(request, allow_lists, plan);
+    check_passes(request, o);
+    check_requests(request, o);
+}
+
+}  // namespace bi::driver

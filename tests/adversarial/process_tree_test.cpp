@@ -25,6 +25,7 @@
 #include "fake_cell.hpp"
 #include "io/cert_io.hpp"
 #include "io/files.hpp"
+#include "processes.hpp"
 #include "run_command.hpp"
 #include "scratch_dir.hpp"
 #include "wait_until.hpp"
@@ -35,11 +36,10 @@ extern char** environ;
 
 namespace {
 
-using clock_type = std::chrono::steady_clock;
+using bi::testing::process_exists;
+using bi::testing::read_pid;
 
-bool process_exists(pid_t pid) {
-    return pid > 0 && (::kill(pid, 0) == 0 || errno == EPERM);
-}
+using clock_type = std::chrono::steady_clock;
 
 std::vector<std::string> dir_entries(const std::string& path, const std::string& prefix) {
     std::vector<std::string> names;

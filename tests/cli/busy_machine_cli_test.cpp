@@ -1,10 +1,5 @@
 // The demo cells earn their documented verdicts while other processes load every core: the
 // co-residency evidence must hold up when the poller, the mock and the client are descheduled.
-#include <signal.h>
-#include <sys/prctl.h>
-#include <sys/wait.h>
-#include <unistd.h>
-
 #include <catch2/catch.hpp>
 #include <filesystem>
 #include <string>
@@ -14,42 +9,17 @@
 #include "built_paths.hpp"
 #include "cli_args.hpp"
 #include "io/cert_io.hpp"
+#include "processes.hpp"
 #include "run_command.hpp"
 #include "scratch_dir.hpp"
 
 using namespace bi;
 using testing::bi_run;
 using testing::operator+;
+using testing::CoreLoad;
 using testing::run_command;
 
 namespace {
-
-// One spinning child per core, ended by PID (and by the kernel if this test dies first).
-class CoreLoad {
-public:
-    CoreLoad() {
-        const unsigned cores = std::max(2U, std::thread::hardware_concurrency());
-        for (unsigned i = 0; i < cores; ++i) {
-            const pid_t pid = ::fork();
-            REQUIRE(pid >= 0);
-            if (pid == 0) {
-                ::prctl(PR_SET_PDEATHSIG, SIGKILL);
-                volatile unsigned long spin = 0;
-                for (;;) spin = spin + 1;
-            }
-            pids_.push_back(pid);
-        }
-    }
-    ~CoreLoad() {
-        for (const pid_t pid : pids_) ::kill(pid, SIGKILL);
-        for (const pid_t pid : pids_) ::waitpid(pid, nullptr, 0);
-    }
-    CoreLoad(const CoreLoad&) = delete;
-    CoreLoad& operator=(const CoreLoad&) = delete;
-
-private:
-    std::vector<pid_t> pids_;
-};
 
 std::string cell_status(const testing::ScratchDir& dir) {
     std::string cert;

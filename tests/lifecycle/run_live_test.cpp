@@ -27,6 +27,7 @@
 #include "core/cert_consistency.hpp"
 #include "io/cert_io.hpp"
 #include "io/files.hpp"
+#include "processes.hpp"
 #include "run_command.hpp"
 #include "scratch_dir.hpp"
 #include "wait_until.hpp"
@@ -39,16 +40,8 @@ extern char** environ;
 
 namespace {
 
-bool process_exists(pid_t pid) {
-    return pid > 0 && (::kill(pid, 0) == 0 || errno == EPERM);
-}
-
-pid_t read_pid(const std::string& path) {
-    std::ifstream in(path);
-    int pid = 0;
-    in >> pid;
-    return pid;
-}
+using bi::testing::process_exists;
+using bi::testing::read_pid;
 
 // A model file is only read for its size and header; any file will do for stand-ins.
 std::string fake_model(const testing::ScratchDir& dir) {

@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "core/error.hpp"
+#include "processes.hpp"
 #include "scratch_dir.hpp"
 #include "server/process_tree.hpp"
 #include "server/server_process.hpp"
@@ -27,16 +28,8 @@ using std::chrono::milliseconds;
 
 namespace {
 
-bool process_exists(pid_t pid) {
-    return pid > 0 && (::kill(pid, 0) == 0 || errno == EPERM);
-}
-
-pid_t read_pid(const std::string& path) {
-    std::ifstream in(path);
-    int pid = 0;
-    in >> pid;
-    return pid;
-}
+using bi::testing::process_exists;
+using bi::testing::read_pid;
 
 // A server that is a shell script; `script` runs with $D set to the scratch directory.
 server::ServerProcess shell_server(const testing::ScratchDir& dir, const std::string& script,

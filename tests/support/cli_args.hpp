@@ -1,4 +1,5 @@
-// Building bi-run command lines in CLI tests: the binary in front, and argument lists joined.
+// Building bi-run command lines in tests that run the binary: bi-run from the build's bin/ in
+// front, and argument lists joined.
 #pragma once
 
 #include <regex>
@@ -10,7 +11,7 @@
 namespace bi::testing {
 
 inline std::vector<std::string> bi_run(std::vector<std::string> args) {
-    args.insert(args.begin(), BI_RUN_PATH);
+    args.insert(args.begin(), built_file("bi-run"));
     return args;
 }
 

@@ -2,10 +2,9 @@
 // one, and a missing file.
 #include <catch2/catch.hpp>
 
-#include "built_paths.hpp"
 #include "core/error.hpp"
+#include "gguf/synth_model.hpp"
 #include "io/files.hpp"
-#include "run_command.hpp"
 #include "scratch_dir.hpp"
 #include "server/model_facts.hpp"
 
@@ -14,10 +13,13 @@ using namespace bi;
 TEST_CASE("model facts: GGUF shape read from a synthesised model", "[server][model_facts]") {
     testing::ScratchDir dir;
     const auto path = dir.file("m.gguf");
-    auto r =
-        testing::run_command({BI_RUN_PATH, "synth-model", "--out", path, "--embd", "64", "--layers",
-                              "2", "--heads", "4", "--kv-heads", "2", "--ff", "128"});
-    REQUIRE(r.exit_code == 0);
+    gguf::ModelSpec spec;
+    spec.embd = 64;
+    spec.layers = 2;
+    spec.heads = 4;
+    spec.kv_heads = 2;
+    spec.ff = 128;
+    gguf::write_synth_model(path, spec);
     const auto facts = server::read_model_facts(path);
     CHECK(facts.architecture == "llama");
     CHECK(facts.n_layer == 2);

@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <cctype>
-#include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <memory>
@@ -14,6 +13,7 @@
 #include "core/cert.hpp"
 #include "core/error.hpp"
 #include "core/serial_baseline.hpp"
+#include "core/text.hpp"
 #include "io/baseline_io.hpp"
 #include "io/cert_io.hpp"
 #include "io/file_hash_cache.hpp"
@@ -270,10 +270,8 @@ void hash_model(RunOptions& options, Progress& progress) {
         const int percent = total == 0 ? 100 : static_cast<int>(done * 100 / total);
         if (percent / 10 == reported / 10 && percent != 100) return;
         reported = percent;
-        char line[160];
-        std::snprintf(line, sizeof line, "hashing the model: %d%% of %.1f GB", percent,
-                      static_cast<double>(total) / 1e9);
-        progress.note(line);
+        progress.note("hashing the model: " + std::to_string(percent) + "% of " +
+                      core::format_fixed(static_cast<double>(total) / 1e9, 1) + " GB");
     };
     const std::string cache = options.out_dir + "/" + kHashCacheName;
     const bool directory =

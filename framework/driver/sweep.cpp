@@ -8,6 +8,7 @@
 #include <utility>
 
 #include "core/error.hpp"
+#include "core/text.hpp"
 #include "interrupt.hpp"
 #include "io/model_profile.hpp"
 #include "io/plan_io.hpp"
@@ -73,12 +74,6 @@ std::vector<std::string> split_commas(const std::string& text) {
         start = comma + 1;
     }
     return parts;
-}
-
-std::string joined(const std::vector<int>& values) {
-    std::string out;
-    for (const int v : values) out += (out.empty() ? "" : ",") + std::to_string(v);
-    return out;
 }
 
 }  // namespace
@@ -206,7 +201,7 @@ ShardResult run_shard(const core::SweepPlan& plan, const core::ShardChoice& choi
     for (const auto index : mine) {
         const auto& group = plan.groups[index];
         notes << "bi-run sweep: group " << index << ": " << group.model << " ctx " << group.ctx
-              << " N " << joined(group.parallels) << std::endl;
+              << " N " << core::join(group.parallels, ",") << std::endl;
         try {
             const SweepTally run = run_group(group_request(plan, group, out_dir), group);
             result.total.ran += run.ran;

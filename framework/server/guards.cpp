@@ -8,11 +8,10 @@
 
 #include <algorithm>
 #include <chrono>
-#include <cstdio>
 #include <fstream>
-#include <sstream>
 
 #include "core/error.hpp"
+#include "core/text.hpp"
 
 namespace bi::server {
 
@@ -45,9 +44,7 @@ std::uint16_t try_bind(std::uint16_t port) {
 }  // namespace
 
 std::string format_gib(std::uint64_t bytes) {
-    char buffer[32];
-    std::snprintf(buffer, sizeof buffer, "%.2f GiB", static_cast<double>(bytes) / kGiB);
-    return buffer;
+    return core::format_fixed(static_cast<double>(bytes) / kGiB, 2) + " GiB";
 }
 
 namespace {

@@ -24,10 +24,6 @@ namespace bi::driver {
 
 namespace {
 
-[[noreturn]] void usage(const std::string& message) {
-    throw Error(ErrorCategory::Usage, message);
-}
-
 std::set<std::string> bundled_paths(const plugin_host::PluginSet& plugins) {
     std::set<std::string> paths;
     for (const auto& plugin : plugins.list())
@@ -53,15 +49,15 @@ bool names_model_alias(const std::string& file, const std::string& name) {
 // leaves nothing behind.
 std::string prepare_out_dir(const std::string& dir) {
     namespace fs = std::filesystem;
-    if (dir.empty()) usage("--out-dir is required (the directory the cert is written to)");
+    if (dir.empty()) usage_error("--out-dir is required (the directory the cert is written to)");
     std::error_code ec;
     fs::path existing = fs::absolute(dir, ec);
     while (!existing.empty() && !fs::exists(existing, ec) && existing != existing.parent_path())
         existing = existing.parent_path();
     if (!fs::is_directory(existing, ec))
-        usage("--out-dir " + dir + ": " + existing.string() + " is not a directory");
+        usage_error("--out-dir " + dir + ": " + existing.string() + " is not a directory");
     if (::access(existing.c_str(), W_OK) != 0)
-        usage("--out-dir " + dir + ": " + existing.string() + " is not writable");
+        usage_error("--out-dir " + dir + ": " + existing.string() + " is not writable");
     return dir;
 }
 
@@ -103,26 +99,27 @@ std::vector<std::int64_t> whole_number_list(const std::string& text, const std::
             used = 0;
         }
         if (item.empty() || used != item.size())
-            usage("--" + flag + " " + text + ": expected a whole number" +
-                  (allow_lists ? " or a comma-separated list" : ""));
-        if (value < minimum) usage("--" + flag + " must be at least " + std::to_string(minimum));
+            usage_error("--" + flag + " " + text + ": expected a whole number" +
+                        (allow_lists ? " or a comma-separated list" : ""));
+        if (value < minimum)
+            usage_error("--" + flag + " must be at least " + std::to_string(minimum));
         if (std::find(values.begin(), values.end(), value) != values.end())
-            usage("--" + flag + " " + text + ": " + item + " is listed twice");
+            usage_error("--" + flag + " " + text + ": " + item + " is listed twice");
         values.push_back(value);
         if (comma == std::string::npos) break;
         start = comma + 1;
     }
     if (values.size() > 1 && !allow_lists)
-        usage("--" + flag + " takes one value here; bi-run sweep runs several cells");
+        usage_error("--" + flag + " takes one value here; bi-run sweep runs several cells");
     return values;
 }
 
 std::chrono::milliseconds seconds_value(double seconds, const char* name, bool zero_allowed) {
     const std::string flag = std::string("--") + name;
     if (!std::isfinite(seconds) || seconds > 1e6)
-        usage(flag + ": expected a number of seconds up to 1000000");
+        usage_error(flag + ": expected a number of seconds up to 1000000");
     if (zero_allowed ? seconds < 0 : !(seconds > 0))
-        usage(flag + (zero_allowed ? " must not be negative" : " must be positive"));
+        usage_error(flag + (zero_allowed ? " must not be negative" : " must be positive"));
     return std::chrono::milliseconds(static_cast<std::int64_t>(seconds * 1000));
 }
 
@@ -134,8 +131,8 @@ std::size_t max_response_bytes_value(const std::string& text) {
         std::all_of(text.begin(), text.end(), [](char c) { return c >= '0' && c <= '9'; });
     const unsigned long long value = digits ? std::stoull(text) : 0;
     if (!digits || value < kMin || value > kMax)
-        usage("--max-response-bytes " + text + ": expected a whole number of bytes from " +
-              std::to_string(kMin) + " to " + std::to_string(kMax));
+        usage_error("--max-response-bytes " + text + ": expected a whole number of bytes from " +
+                    std::to_string(kMin) + " to " + std::to_string(kMax));
     return static_cast<std::size_t>(value);
 }
 
@@ -154,10 +151,10 @@ std::string resolve_plugin_path(const std::string& name,
         if (fs::is_regular_file(candidate, ec)) return candidate.string();
         searched += (searched.empty() ? "" : ", ") + dir;
     }
-    usage("--plugin " + name +
-          ": not found in --plugin-dir, $BI_PLUGIN_PATH, the bundled plugin "
-          "directory or the current directory (searched: " +
-          searched + ")");
+    usage_error("--plugin " + name +
+                ": not found in --plugin-dir, $BI_PLUGIN_PATH, the bundled plugin "
+                "directory or the current directory (searched: " +
+                searched + ")");
 }
 
 std::vector<std::string> load_plugins(plugin_host::PluginSet& plugins,
@@ -223,14 +220,14 @@ std::string chosen_plugin_profile(const core::RunRequest& request,
         return "";
     if (!plugins.has_generator(name) || !plugins.has_scorer(name)) {
         if (scope == ProfileScope::PluginOnly)
-            usage("--profile " + name +
-                  ": no loaded plugin offers both a generator and a scorer with that id (see "
-                  "bi-run plugins)");
+            usage_error("--profile " + name +
+                        ": no loaded plugin offers both a generator and a scorer with that id (see "
+                        "bi-run plugins)");
         return "";
     }
     if (request.scoring.generator || (request.scoring.scorer && !request.scoring.scorer->empty()))
-        usage("--profile " + name + " selects the generator and scorer '" + name +
-              "'; leave out --generator and --scorer, or leave out --profile");
+        usage_error("--profile " + name + " selects the generator and scorer '" + name +
+                    "'; leave out --generator and --scorer, or leave out --profile");
     return name;
 }
 
@@ -268,53 +265,56 @@ RunSetup prepare_run(const core::RunRequest& request, const Invocation& invocati
     o.model_alias = request.model_alias.value_or("");
     o.kv_label = request.kv_label.value_or("f16");
     if (!allow_lists && (request.ctxs.size() != 1 || request.parallels.size() != 1))
-        usage("--ctx and --parallel take one value here; bi-run sweep runs several cells");
+        usage_error("--ctx and --parallel take one value here; bi-run sweep runs several cells");
     if (request.ctxs.empty() || request.parallels.empty())
-        usage("--ctx and --parallel need at least one value");
+        usage_error("--ctx and --parallel need at least one value");
     setup.plan.ctxs = request.ctxs;
     for (auto n : request.parallels) {
-        if (n < 1) usage("--parallel must be at least 1");
-        if (n > 4096) usage("--parallel " + std::to_string(n) + ": at most 4096");
+        if (n < 1) usage_error("--parallel must be at least 1");
+        if (n > 4096) usage_error("--parallel " + std::to_string(n) + ": at most 4096");
         setup.plan.parallels.push_back(static_cast<int>(n));
     }
     // llama-server keeps a context size in 32 bits: refuse what would wrap before any launch.
     constexpr std::int64_t kMaxContext = 2147483647;
     for (auto ctx : setup.plan.ctxs) {
-        if (ctx < 16) usage("--ctx must be at least 16");
-        if (ctx > kMaxContext) usage("--ctx " + std::to_string(ctx) + ": at most 2147483647");
+        if (ctx < 16) usage_error("--ctx must be at least 16");
+        if (ctx > kMaxContext) usage_error("--ctx " + std::to_string(ctx) + ": at most 2147483647");
         for (int n : setup.plan.parallels)
             if (ctx * n > kMaxContext)
-                usage("--ctx " + std::to_string(ctx) + " x --parallel " + std::to_string(n) +
-                      " = " + std::to_string(ctx * n) +
-                      " tokens for the N-slot server: at most 2147483647");
+                usage_error("--ctx " + std::to_string(ctx) + " x --parallel " + std::to_string(n) +
+                            " = " + std::to_string(ctx * n) +
+                            " tokens for the N-slot server: at most 2147483647");
     }
     const auto at_least = [](std::int64_t value, const char* name, std::int64_t minimum) {
         if (value < minimum)
-            usage("--" + std::string(name) + " must be at least " + std::to_string(minimum));
-        if (value > 1000000000) usage("--" + std::string(name) + " must be at most 1000000000");
+            usage_error("--" + std::string(name) + " must be at least " + std::to_string(minimum));
+        if (value > 1000000000)
+            usage_error("--" + std::string(name) + " must be at most 1000000000");
         return static_cast<int>(value);
     };
     o.passes = at_least(request.passes.value_or(4), "passes", 1);
     o.confidence = request.confidence;
     if (!(o.confidence > 0.0 && o.confidence < 1.0))
-        usage("--confidence must be between 0 and 1 (exclusive), e.g. 0.95");
+        usage_error("--confidence must be between 0 and 1 (exclusive), e.g. 0.95");
     o.max_passes = at_least(request.max_passes.value_or(kDefaultMaxPasses), "max-passes", 1);
     if (request.target_rate) {
         const double rate = *request.target_rate;
         if (!(rate > 0.0 && rate < 1.0))
-            usage("--target-rate must be between 0 and 1 (exclusive), e.g. 0.01");
-        if (request.passes) usage("--target-rate plans the passes itself: leave out --passes");
+            usage_error("--target-rate must be between 0 and 1 (exclusive), e.g. 0.01");
+        if (request.passes)
+            usage_error("--target-rate plans the passes itself: leave out --passes");
         o.target_rate = rate;
     } else if (request.max_passes) {
-        usage("--max-passes caps the planned passes of --target-rate: give --target-rate too");
+        usage_error(
+            "--max-passes caps the planned passes of --target-rate: give --target-rate too");
     }
     o.reps = at_least(request.reps, "reps", 1);
     o.request.n_predict = at_least(request.n_predict, "n-predict", 1);
     o.request.logprobs = at_least(request.logprobs, "logprobs", 0);
-    if (o.request.logprobs > 20) usage("--logprobs must be at most 20");
+    if (o.request.logprobs > 20) usage_error("--logprobs must be at most 20");
     const auto endpoint_kind = http::parse_endpoint(request.endpoint);
     if (!endpoint_kind)
-        usage("--endpoint must be chat or completion, not '" + request.endpoint + "'");
+        usage_error("--endpoint must be chat or completion, not '" + request.endpoint + "'");
     o.request.endpoint = *endpoint_kind;
     o.seed = request.seed;
     o.stagger = std::chrono::milliseconds(at_least(request.stagger_ms, "stagger-ms", 0));
@@ -328,7 +328,7 @@ RunSetup prepare_run(const core::RunRequest& request, const Invocation& invocati
     o.stop_on_red = request.stop_on_red;
     const auto& scoring = request.scoring;
     if (!(scoring.logit_drift_eps >= 0 && scoring.logit_drift_eps <= 1e6))
-        usage("--logit-drift-eps must be between 0 and 1e+06");
+        usage_error("--logit-drift-eps must be between 0 and 1e+06");
     o.logit_drift_eps = scoring.logit_drift_eps;
 
     setup.plugins = std::make_unique<plugin_host::PluginSet>();
@@ -346,7 +346,7 @@ RunSetup prepare_run(const core::RunRequest& request, const Invocation& invocati
     // With --workset the file replaces the profile's generator; its scorer still applies.
     const bool profile_generates = !setup.plugin_profile.empty() && !scoring.workset;
     if (scoring.workset && scoring.generator)
-        usage("--workset and --generator cannot be used together");
+        usage_error("--workset and --generator cannot be used together");
     if (scoring.workset) {
         const auto& path = *scoring.workset;
         std::vector<core::WorkRow> rows;
@@ -356,10 +356,10 @@ RunSetup prepare_run(const core::RunRequest& request, const Invocation& invocati
             text = io::read_file_or_stream(path);  // fail now, before any server starts
             rows = io::parse_workset_text(text, path == "-" ? "standard input" : path, &warnings);
         } catch (const Error& e) {
-            usage(std::string("--workset: ") + e.what());
+            usage_error(std::string("--workset: ") + e.what());
         }
         for (const auto& warning : warnings) notes << "bi-run: warning: " << warning << "\n";
-        if (rows.empty()) usage("--workset " + path + ": the work-set has no rows");
+        if (rows.empty()) usage_error("--workset " + path + ": the work-set has no rows");
         setup.rows = [rows](const plugin_host::TokenCounter&, const std::string&, std::int64_t) {
             return rows;
         };
@@ -368,7 +368,7 @@ RunSetup prepare_run(const core::RunRequest& request, const Invocation& invocati
     } else if (scoring.generator || profile_generates) {
         const auto id = profile_generates ? setup.plugin_profile : *scoring.generator;
         if (!setup.plugins->has_generator(id))
-            usage("--generator " + id + ": no loaded plugin offers it (see bi-run plugins)");
+            usage_error("--generator " + id + ": no loaded plugin offers it (see bi-run plugins)");
         plugin_host::GenerationRequest generation;
         generation.seed = o.seed;
         if (!scoring.generator_params.empty()) {
@@ -416,7 +416,8 @@ LiveTarget resolve_target(const core::RunRequest& request, bool profile_is_model
         const std::string file = models_file_path(t.models_toml);
         const std::string dir = t.models_dir ? *t.models_dir : env_or("MODELS_DIR", "");
         if (!std::filesystem::exists(file))
-            usage("--profile needs a models file: " + file + " not found (see --models-toml)");
+            usage_error("--profile needs a models file: " + file +
+                        " not found (see --models-toml)");
         const auto profile = io::load_model_profile(file, *request.profile, dir);
         target = {profile.server_bin, profile.gguf,         profile.alias,
                   profile.kv,         profile.server_flags, profile.server_kind};
@@ -435,7 +436,7 @@ LiveTarget resolve_target(const core::RunRequest& request, bool profile_is_model
 std::optional<double> footprint_cap(double gb) {
     if (gb == 0) return std::nullopt;
     if (!(gb >= 0.001 && gb <= 1e6))
-        usage("--max-footprint-gb must be 0 (no cap) or between 0.001 and 1e+06");
+        usage_error("--max-footprint-gb must be 0 (no cap) or between 0.001 and 1e+06");
     return gb;
 }
 
@@ -444,12 +445,12 @@ server::GuardLimits guard_limits(const core::TargetRequest& target) {
     if (target.max_footprint_gb) limits.max_footprint_gb = footprint_cap(*target.max_footprint_gb);
     for (auto port : target.reserved_ports) {
         if (port < 1 || port > 65535)
-            usage("--reserved-port " + std::to_string(port) + ": not a port");
+            usage_error("--reserved-port " + std::to_string(port) + ": not a port");
         limits.reserved_ports.push_back(static_cast<std::uint16_t>(port));
     }
     for (auto pid : target.untouchable_pids) {
         if (pid < 1 || pid > 2147483647)
-            usage("--untouchable-pid " + std::to_string(pid) + ": not a PID");
+            usage_error("--untouchable-pid " + std::to_string(pid) + ": not a PID");
         limits.untouchable_pids.push_back(static_cast<int>(pid));
     }
     return limits;
@@ -458,7 +459,7 @@ server::GuardLimits guard_limits(const core::TargetRequest& target) {
 std::optional<std::uint16_t> chosen_port(const core::TargetRequest& target) {
     if (!target.port) return std::nullopt;
     const auto port = *target.port;
-    if (port < 1 || port > 65535) usage("--port " + std::to_string(port) + ": not a port");
+    if (port < 1 || port > 65535) usage_error("--port " + std::to_string(port) + ": not a port");
     return static_cast<std::uint16_t>(port);
 }
 
@@ -480,18 +481,18 @@ LiveTarget measured_target(const core::RunRequest& request, const std::string& p
                              "models.toml alias: ";
     const std::string or_explicit = "; or give --server-bin and --model";
     if (!request.model_alias)
-        usage(form + "name the model with --model-alias ALIAS (an alias in " + file + ")" +
-              or_explicit);
+        usage_error(form + "name the model with --model-alias ALIAS (an alias in " + file + ")" +
+                    or_explicit);
     const std::string alias = "--model-alias " + *request.model_alias;
     std::error_code ec;
     if (!std::filesystem::is_regular_file(file, ec))
-        usage(form + alias + " names a models.toml entry, but " + file +
-              " is not there (see --models-toml)" + or_explicit);
+        usage_error(form + alias + " names a models.toml entry, but " + file +
+                    " is not there (see --models-toml)" + or_explicit);
     std::string known;
     for (const auto& name : io::list_models(file).aliases)
         known += (known.empty() ? "" : ", ") + name;
-    usage(form + alias + " is not an alias in " + file +
-          " (aliases: " + (known.empty() ? "none" : known) + ")" + or_explicit);
+    usage_error(form + alias + " is not an alias in " + file +
+                " (aliases: " + (known.empty() ? "none" : known) + ")" + or_explicit);
 }
 
 }  // namespace
@@ -530,26 +531,26 @@ server::ModelFacts model_facts(const std::string& model, const ModelShape& shape
     if (!shape.file_gib) {
         for (std::size_t i = 0; i < 3; ++i)
             if (given[i])
-                usage(std::string("--") + kShape[i] +
-                      " describes a model without its file: give "
-                      "--gguf-gb too (or --model and no shape)");
+                usage_error(std::string("--") + kShape[i] +
+                            " describes a model without its file: give "
+                            "--gguf-gb too (or --model and no shape)");
         if (model.empty())
-            usage(
+            usage_error(
                 "name the model: --model FILE, --profile ALIAS, or --gguf-gb with --n-layer, "
                 "--n-head-kv and --head-dim");
         server::check_model(model);
         return server::read_model_facts(model);
     }
-    if (!model.empty()) usage("--gguf-gb stands for the model file: leave out --model");
+    if (!model.empty()) usage_error("--gguf-gb stands for the model file: leave out --model");
     std::string missing;
     for (std::size_t i = 0; i < 3; ++i)
         if (!given[i]) missing += std::string(missing.empty() ? "" : ", ") + "--" + kShape[i];
-    if (!missing.empty()) usage("--gguf-gb needs the KV shape too: missing " + missing);
+    if (!missing.empty()) usage_error("--gguf-gb needs the KV shape too: missing " + missing);
     const double gib = *shape.file_gib;
-    if (!(gib >= 0.001 && gib <= 1e6)) usage("--gguf-gb must be between 0.001 and 1e+06");
+    if (!(gib >= 0.001 && gib <= 1e6)) usage_error("--gguf-gb must be between 0.001 and 1e+06");
     const auto whole = [](std::int64_t value, const char* name) {
         if (value < 1 || value > 1000000)
-            usage(std::string("--") + name + " must be between 1 and 1000000");
+            usage_error(std::string("--") + name + " must be between 1 and 1000000");
         return value;
     };
     server::ModelFacts facts;

@@ -30,10 +30,6 @@ namespace {
 
 namespace fs = std::filesystem;
 
-[[noreturn]] void usage(const std::string& message) {
-    throw Error(ErrorCategory::Usage, message);
-}
-
 std::string parent_dir(const std::string& path) {
     const fs::path p(path);
     return p.has_parent_path() ? p.parent_path().string() : ".";
@@ -200,7 +196,7 @@ int check_main(int raw_argc, char** raw_argv) {
     add_output_options(options, "check report");
     const auto args = parse_command_line(options, rewritten.argc(), rewritten.argv());
     if (printed_help(args, options, help_groups())) return kExitPromotable;
-    if (!args.count("baseline")) usage("--baseline FILE is required (the baseline to check)");
+    if (!args.count("baseline")) usage_error("--baseline FILE is required (the baseline to check)");
 
     const std::string baseline_path = args["baseline"].as<std::string>();
     auto stored = driver::load_baseline(baseline_path, std::move(judge_options(args).trusted));

@@ -32,14 +32,6 @@
 
 namespace bi::cli {
 
-namespace {
-
-[[noreturn]] void usage(const std::string& message) {
-    throw Error(ErrorCategory::Usage, message);
-}
-
-}  // namespace
-
 void add_shard_options(cxxopts::Options& options) {
     options.add_options("Plan")("plan", "Run the groups of this plan file (see bi-run plan)",
                                 cxxopts::value<std::string>())(
@@ -60,9 +52,10 @@ int sweep_from_plan(const cxxopts::ParseResult& args) {
         "plan", "shard", "shard-count", "stale-lock-after", "out-dir", "quiet", "json"};
     for (const auto& option : args.arguments())
         if (!kAllowed.count(option.key()))
-            usage("--" + option.key() +
-                  ": with --plan the sweep's options come from the plan; only --shard, "
-                  "--shard-count, --stale-lock-after, --out-dir, --quiet and --json are taken");
+            usage_error(
+                "--" + option.key() +
+                ": with --plan the sweep's options come from the plan; only --shard, "
+                "--shard-count, --stale-lock-after, --out-dir, --quiet and --json are taken");
     const std::string path = args["plan"].as<std::string>();
     const core::SweepPlan plan = driver::read_plan_option(path);
     const auto choice = driver::choose_shard(

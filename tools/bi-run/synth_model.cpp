@@ -17,10 +17,6 @@ namespace bi::cli {
 
 namespace {
 
-[[noreturn]] void usage_error(const std::string& message) {
-    throw Error(ErrorCategory::Usage, message);
-}
-
 std::string megabytes(std::uint64_t bytes) {
     char text[32];
     std::snprintf(text, sizeof text, "%.1f MB", static_cast<double>(bytes) / 1e6);

@@ -13,6 +13,7 @@
 #include "baseline.hpp"
 #include "json.hpp"
 #include "previous_status.hpp"
+#include "run_request.hpp"
 #include "server_kind.hpp"
 #include "verdict.hpp"
 
@@ -28,7 +29,7 @@ struct CellIdentity {
     std::string model;  // the alias written as the cert's "model"
     std::int64_t ctx = 0;
     std::int64_t dispatch_n = 0;
-    std::string kv_label = "f16";
+    std::string kv_label{kDefaultKvLabel};
     std::int64_t reps = 1;
 };
 

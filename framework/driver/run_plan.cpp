@@ -12,6 +12,7 @@
 #include "cell_configuration.hpp"
 #include "core/cert.hpp"
 #include "core/error.hpp"
+#include "core/run_request.hpp"
 #include "core/serial_baseline.hpp"
 #include "core/text.hpp"
 #include "io/baseline_io.hpp"
@@ -134,7 +135,7 @@ void plan_live(RunPlan& plan, LivePlan live, bool alias_given,
                 refuse("models.toml kv = \"" + live.target.kv + "\"");
             o.kv_label = flags->label;
             live.kv_types = flags->types;
-        } else if (o.kv_label != "f16") {
+        } else if (o.kv_label != core::kDefaultKvLabel) {
             const auto slash = o.kv_label.find('/');
             const std::string k = o.kv_label.substr(0, slash);
             const std::string v = slash == std::string::npos ? k : o.kv_label.substr(slash + 1);

@@ -263,7 +263,7 @@ RunSetup prepare_run(const core::RunRequest& request, const Invocation& invocati
     o.out_dir = prepare_out_dir(request.out_dir);
     o.sign_key = signing_key(request.sign_key.value_or(""));
     o.model_alias = request.model_alias.value_or("");
-    o.kv_label = request.kv_label.value_or("f16");
+    o.kv_label = request.kv_label.value_or(std::string(core::kDefaultKvLabel));
     if (!allow_lists && (request.ctxs.size() != 1 || request.parallels.size() != 1))
         usage_error("--ctx and --parallel take one value here; bi-run sweep runs several cells");
     if (request.ctxs.empty() || request.parallels.empty())
@@ -427,7 +427,7 @@ LiveTarget resolve_target(const core::RunRequest& request, bool profile_is_model
     if (t.server_kind) target.server_kind = *t.server_kind;
     for (const auto& flag : t.server_flags) target.flags.push_back(flag);
     target.kv_given = !target.kv.empty();
-    if (target.kv.empty()) target.kv = "f16";
+    if (target.kv.empty()) target.kv = core::kDefaultKvLabel;
     if (target.alias.empty() && !target.model.empty())
         target.alias = std::filesystem::path(target.model).stem().string();
     return target;

@@ -8,6 +8,7 @@
 
 #include "builtin_workset.hpp"
 #include "core/error.hpp"
+#include "core/run_request.hpp"
 #include "gguf/synth_model.hpp"
 #include "interrupt.hpp"
 #include "io/temporary_directory.hpp"
@@ -63,7 +64,7 @@ core::ServerKind checked_kind(const SelftestRequest& r) {
         usage_error("--server-kind " + kind.name +
                     ": a selftest writes a GGUF model, and this kind " + "takes a model " +
                     std::string(core::model_form_name(kind.launch.model_form)));
-    if (r.dtype != "f32" && r.dtype != "f16") usage_error("--dtype must be f32 or f16");
+    if (!gguf::tensor_type_named(r.dtype)) usage_error("--dtype must be f32 or f16");
     if (r.passes < 1) usage_error("--passes must be at least 1");
     if (r.n_predict < 1) usage_error("--n-predict must be at least 1");
     if (r.ctx < 256) usage_error("--ctx must be at least 256");
@@ -101,7 +102,7 @@ SelftestResult run_selftest(const SelftestRequest& request, const Invocation& in
     const std::string model = o.out_dir + "/" + o.model_alias + ".gguf";
     files.set_model(model);
     gguf::ModelSpec spec;
-    spec.dtype = request.dtype == "f16" ? gguf::TensorType::F16 : gguf::TensorType::F32;
+    spec.dtype = gguf::tensor_type_named(request.dtype).value_or(gguf::TensorType::F32);
     spec.ctx = request.ctx * parallel;
     const auto synth = gguf::write_synth_model(model, spec);
     core::ModelFileRecord model_record;
@@ -130,7 +131,7 @@ SelftestResult run_selftest(const SelftestRequest& request, const Invocation& in
     live.target = {*request.target.server_bin,
                    model,
                    o.model_alias,
-                   "f16",
+                   std::string(core::kDefaultKvLabel),
                    request.target.server_flags,
                    request.target.server_kind.value_or("")};
     live.kind = std::move(kind);

@@ -11,6 +11,7 @@
 #include <fstream>
 
 #include "core/error.hpp"
+#include "core/run_request.hpp"
 #include "core/text.hpp"
 
 namespace bi::server {
@@ -100,7 +101,8 @@ std::optional<KvCache> kv_cache_from_flags(const std::vector<std::string>& flags
         (is_k ? k : v) = value;
     }
     if (!k && !v) return std::nullopt;
-    const std::string key = k.value_or("f16"), value = v.value_or("f16");
+    const std::string key = k.value_or(std::string(core::kDefaultKvLabel));
+    const std::string value = v.value_or(std::string(core::kDefaultKvLabel));
     KvCache cache;
     cache.types = key == value ? key : key + "/" + value;
     cache.label = !v || key == value ? key : key + "/" + value;

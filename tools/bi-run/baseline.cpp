@@ -121,7 +121,7 @@ int record_main(int raw_argc, char** raw_argv) {
     add_guard_options(options);
     add_output_options(options, "baseline");
     const auto args = parse_command_line(options, rewritten.argc(), rewritten.argv());
-    if (printed_help(args, options, help_groups())) return kExitPromotable;
+    if (printed_help(args, options, help_groups())) return kExitHelp;
 
     core::RunRequest r;
     read_common_options(args, r);
@@ -195,7 +195,7 @@ int check_main(int raw_argc, char** raw_argv) {
     add_guard_options(options);
     add_output_options(options, "check report");
     const auto args = parse_command_line(options, rewritten.argc(), rewritten.argv());
-    if (printed_help(args, options, help_groups())) return kExitPromotable;
+    if (printed_help(args, options, help_groups())) return kExitHelp;
     if (!args.count("baseline")) usage_error("--baseline FILE is required (the baseline to check)");
 
     const std::string baseline_path = args["baseline"].as<std::string>();

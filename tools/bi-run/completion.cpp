@@ -370,7 +370,7 @@ int completion_main(int argc, char** argv) {
         "h,help", "Show this help");
     options.parse_positional({"shell"});
     const auto args = parse_command_line(options, argc, argv);
-    if (printed_help(args, options, {"", "Output"})) return kExitPromotable;
+    if (printed_help(args, options, {"", "Output"})) return kExitHelp;
     if (!args.count("shell")) usage_error("name the shell: bash, zsh or fish");
     const std::string shell = args["shell"].as<std::string>();
     if (shell != "bash" && shell != "zsh" && shell != "fish")

@@ -179,7 +179,7 @@ int run_live_cells(int raw_argc, char** raw_argv, bool sweep) {
     const auto args = parse_command_line(options, argc, argv);
     auto groups = run_help_groups();
     groups.insert(groups.end() - 1, "Baseline");
-    if (printed_help(args, options, groups)) return kExitPromotable;
+    if (printed_help(args, options, groups)) return kExitHelp;
     if (sweep && args.count("plan")) {
         if (args.count("baseline"))
             usage_error(
@@ -357,7 +357,7 @@ int plan_n_main(int raw_argc, char** raw_argv) {
                                        cxxopts::value<double>());
     options.add_options("Output")("h,help", "Show this help");
     const auto args = parse_command_line(options, argc, argv);
-    if (printed_help(args, options, {"Model", "Plan", "Output"})) return kExitPromotable;
+    if (printed_help(args, options, {"Model", "Plan", "Output"})) return kExitHelp;
     core::RunRequest request;
     if (args.count("profile")) request.profile = args["profile"].as<std::string>();
     request.target = target_request(args);

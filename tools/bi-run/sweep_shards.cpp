@@ -98,7 +98,7 @@ int plan_main(int raw_argc, char** raw_argv) {
     options.add_options("Plan")("all-profiles", "One set of groups per models.toml alias")(
         "output", "Write the plan here (default: stdout)", cxxopts::value<std::string>());
     const auto args = parse_command_line(options, argc, argv);
-    if (printed_help(args, options)) return kExitPromotable;
+    if (printed_help(args, options)) return kExitHelp;
     const auto profiles =
         driver::plan_profiles(given(args, "profile"), args.count("all-profiles") > 0,
                               given(args, "models-toml"), args.count("model-alias") > 0);

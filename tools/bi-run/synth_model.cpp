@@ -53,7 +53,7 @@ int synth_model_main(int argc, char** argv) {
         "seed", "Weight seed",
         cxxopts::value<std::uint64_t>()->default_value(std::to_string(defaults.seed)));
     const auto args = parse_command_line(options, argc, argv);
-    if (printed_help(args, options)) return kExitPromotable;
+    if (printed_help(args, options)) return kExitHelp;
     if (!args.count("out")) usage_error("--out is required");
 
     gguf::ModelSpec spec;

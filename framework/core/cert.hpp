@@ -264,9 +264,6 @@ std::string cert_file_name(std::string_view model, std::int64_t ctx, std::int64_
 // A hint when the model name looks like a mixture-of-experts model; empty otherwise.
 std::string moe_hint(std::string_view model);
 
-// True only for the status green produced by the given source.
-bool cert_is_green(const Cert& cert, Source require_source = Source::Live);
-
 struct Promotion {
     bool promotable = false;
     std::vector<std::string> reasons;  // every reason it is not promotable

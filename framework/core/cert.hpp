@@ -10,7 +10,7 @@
 #include <string_view>
 #include <vector>
 
-#include "baseline.hpp"
+#include "baseline_comparison.hpp"
 #include "json.hpp"
 #include "previous_status.hpp"
 #include "run_request.hpp"

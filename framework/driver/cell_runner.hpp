@@ -11,10 +11,10 @@
 #include <string>
 #include <vector>
 
+#include "core/baseline_documents.hpp"
 #include "core/cert.hpp"
 #include "core/json.hpp"
 #include "core/run_request.hpp"
-#include "core/serial_baseline.hpp"
 #include "core/trial.hpp"
 #include "core/verdict.hpp"
 #include "core/work_item.hpp"

@@ -10,10 +10,10 @@
 #include <vector>
 
 #include "cell_configuration.hpp"
+#include "core/baseline_documents.hpp"
 #include "core/cert.hpp"
 #include "core/error.hpp"
 #include "core/run_request.hpp"
-#include "core/serial_baseline.hpp"
 #include "core/text.hpp"
 #include "io/baseline_io.hpp"
 #include "io/cert_io.hpp"

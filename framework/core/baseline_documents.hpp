@@ -12,7 +12,7 @@
 #include <string_view>
 #include <vector>
 
-#include "baseline.hpp"
+#include "baseline_comparison.hpp"
 #include "cert.hpp"
 #include "compare.hpp"
 #include "json.hpp"

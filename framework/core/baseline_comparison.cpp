@@ -1,4 +1,4 @@
-#include "baseline.hpp"
+#include "baseline_comparison.hpp"
 
 #include <algorithm>
 #include <cstddef>

@@ -1,4 +1,4 @@
-#include "serial_baseline.hpp"
+#include "baseline_documents.hpp"
 
 #include <algorithm>
 

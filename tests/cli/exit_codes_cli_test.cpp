@@ -57,6 +57,7 @@ void check_table(const std::vector<DocRow>& rows) {
         }
     }
     std::vector<int> table;
+    table.reserve(kExitCodes.size());
     for (const auto& entry : kExitCodes) table.push_back(entry.code);
     CHECK(listed == table);
 }

@@ -1,8 +1,8 @@
 // Baseline files and check reports (baseline check, run-live --baseline, report): the bytes as a
 // file through io::read_baseline and io::read_check, then what a check does with a well-formed
 // baseline: its side, compared with itself, and the document rendered back.
-#include "core/baseline.hpp"
-#include "core/serial_baseline.hpp"
+#include "core/baseline_comparison.hpp"
+#include "core/baseline_documents.hpp"
 #include "fuzz_input.hpp"
 #include "io/baseline_io.hpp"
 

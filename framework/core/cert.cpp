@@ -125,10 +125,6 @@ Cert build_cert(const CertContext& context, const Verdict& v) {
     return cert;
 }
 
-bool cert_is_green(const Cert& cert, Source require_source) {
-    return cert.verdict.status == Status::Green && cert.source == require_source;
-}
-
 bool known_cert_schema(std::string_view schema) {
     return schema == kCertSchema || schema == kCertSchemaV1;
 }

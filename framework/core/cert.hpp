@@ -10,9 +10,10 @@
 #include <string_view>
 #include <vector>
 
-#include "baseline.hpp"
+#include "baseline_comparison.hpp"
 #include "json.hpp"
 #include "previous_status.hpp"
+#include "run_request.hpp"
 #include "server_kind.hpp"
 #include "verdict.hpp"
 
@@ -28,7 +29,7 @@ struct CellIdentity {
     std::string model;  // the alias written as the cert's "model"
     std::int64_t ctx = 0;
     std::int64_t dispatch_n = 0;
-    std::string kv_label = "f16";
+    std::string kv_label{kDefaultKvLabel};
     std::int64_t reps = 1;
 };
 
@@ -262,9 +263,6 @@ std::string cert_file_name(std::string_view model, std::int64_t ctx, std::int64_
 
 // A hint when the model name looks like a mixture-of-experts model; empty otherwise.
 std::string moe_hint(std::string_view model);
-
-// True only for the status green produced by the given source.
-bool cert_is_green(const Cert& cert, Source require_source = Source::Live);
 
 struct Promotion {
     bool promotable = false;

@@ -4,6 +4,7 @@
 #include <optional>
 
 #include "configuration.hpp"
+#include "text.hpp"
 
 namespace bi::core {
 
@@ -20,8 +21,7 @@ std::vector<std::string> flags_of(const Cert& cert) {
 }
 
 std::string joined(const std::vector<std::string>& items) {
-    std::string out;
-    for (const auto& item : items) out += (out.empty() ? "" : " ") + item;
+    const std::string out = join(items);
     return out.empty() ? "none" : out;
 }
 

@@ -21,6 +21,11 @@ private:
     ErrorCategory category_;
 };
 
+// A command line or request that the user has to change; the CLI prints it as a usage error.
+[[noreturn]] inline void usage_error(const std::string& message) {
+    throw Error(ErrorCategory::Usage, message);
+}
+
 // Some messages start "bi: " (the plugin host's, say); a line that has a prefix of its own
 // ("bi-run sweep: ...", "PATH: ...") shows the message without it.
 inline std::string without_bi_prefix(std::string_view message) {

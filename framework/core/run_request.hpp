@@ -9,11 +9,16 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace bi::core {
 
 inline constexpr std::uint64_t kDefaultRunSeed = 42;
+
+// The KV cache type a run records and plans for when neither the request nor the models.toml
+// profile names one: llama-server's own default.
+inline constexpr std::string_view kDefaultKvLabel = "f16";
 
 // Where the scorer, the work rows and the plugins that offer them come from.
 struct ScoringRequest {
@@ -59,7 +64,7 @@ struct RunRequest {
     std::optional<std::int64_t> max_passes;  // only with target_rate
     std::int64_t reps = 1;
     std::int64_t n_predict = 32;
-    std::optional<std::string> kv_label;  // absent: the profile's, else f16
+    std::optional<std::string> kv_label;  // absent: the profile's, else kDefaultKvLabel
 
     // The requests every arm sends.
     std::string endpoint = "chat";

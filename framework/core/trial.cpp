@@ -1,6 +1,6 @@
 #include "trial.hpp"
 
-#include "fixed_text.hpp"
+#include "text.hpp"
 
 namespace bi::core {
 

@@ -3,8 +3,8 @@
 #include "work_item.hpp"
 
 #include "error.hpp"
-#include "fixed_text.hpp"
 #include "sha256.hpp"
+#include "text.hpp"
 
 namespace bi::core {
 

@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "core/serial_baseline.hpp"
+#include "core/baseline_documents.hpp"
 #include "progress.hpp"
 #include "run_plan.hpp"
 #include "run_setup.hpp"

@@ -11,9 +11,10 @@
 #include <string>
 #include <vector>
 
+#include "core/baseline_documents.hpp"
 #include "core/cert.hpp"
 #include "core/json.hpp"
-#include "core/serial_baseline.hpp"
+#include "core/run_request.hpp"
 #include "core/trial.hpp"
 #include "core/verdict.hpp"
 #include "core/work_item.hpp"
@@ -30,7 +31,7 @@ inline constexpr int kDefaultMaxPasses = 64;
 
 struct RunOptions {
     std::string model_alias;  // the cert's "model"
-    std::string kv_label = "f16";
+    std::string kv_label{core::kDefaultKvLabel};
     int passes = 4;
     int reps = 1;
     std::uint64_t seed = 42;       // permutes the C passes; items carry their own request seeds

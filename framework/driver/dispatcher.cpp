@@ -6,11 +6,11 @@
 #include <map>
 #include <memory>
 #include <mutex>
-#include <sstream>
 #include <thread>
 
 #include "core/error.hpp"
 #include "core/sha256.hpp"
+#include "core/text.hpp"
 #include "http/completion_client.hpp"
 
 namespace bi::driver {
@@ -26,9 +26,7 @@ enum class StopReason : int { None = 0, Cancelled, Deadline, ServerDied, GaveUp 
 
 // 120 -> "120", 0.5 -> "0.5": seconds and percentages as a person writes them.
 std::string seconds_text(double value) {
-    std::ostringstream out;
-    out << value;
-    return out.str();
+    return core::format_general(value);
 }
 
 std::int64_t ns_since(Clock::time_point origin, Clock::time_point t) {

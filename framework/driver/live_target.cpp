@@ -13,10 +13,6 @@ namespace bi::driver {
 
 namespace {
 
-[[noreturn]] void usage(const std::string& message) {
-    throw Error(ErrorCategory::Usage, message);
-}
-
 std::string env_or(const char* name, const std::string& fallback) {
     const char* value = std::getenv(name);
     return value && *value ? value : fallback;
@@ -49,7 +45,8 @@ LiveTarget resolve_target(const core::RunRequest& request, bool profile_is_model
         const std::string file = models_file_path(t.models_toml);
         const std::string dir = t.models_dir ? *t.models_dir : env_or("MODELS_DIR", "");
         if (!std::filesystem::exists(file))
-            usage("--profile needs a models file: " + file + " not found (see --models-toml)");
+            usage_error("--profile needs a models file: " + file +
+                        " not found (see --models-toml)");
         const auto profile = io::load_model_profile(file, *request.profile, dir);
         target = {profile.server_bin, profile.gguf,         profile.alias,
                   profile.kv,         profile.server_flags, profile.server_kind};
@@ -59,7 +56,7 @@ LiveTarget resolve_target(const core::RunRequest& request, bool profile_is_model
     if (t.server_kind) target.server_kind = *t.server_kind;
     for (const auto& flag : t.server_flags) target.flags.push_back(flag);
     target.kv_given = !target.kv.empty();
-    if (target.kv.empty()) target.kv = "f16";
+    if (target.kv.empty()) target.kv = core::kDefaultKvLabel;
     if (target.alias.empty() && !target.model.empty())
         target.alias = std::filesystem::path(target.model).stem().string();
     return target;
@@ -83,18 +80,18 @@ LiveTarget measured_target(const core::RunRequest& request, const std::string& p
                              "models.toml alias: ";
     const std::string or_explicit = "; or give --server-bin and --model";
     if (!request.model_alias)
-        usage(form + "name the model with --model-alias ALIAS (an alias in " + file + ")" +
-              or_explicit);
+        usage_error(form + "name the model with --model-alias ALIAS (an alias in " + file + ")" +
+                    or_explicit);
     const std::string alias = "--model-alias " + *request.model_alias;
     std::error_code ec;
     if (!std::filesystem::is_regular_file(file, ec))
-        usage(form + alias + " names a models.toml entry, but " + file +
-              " is not there (see --models-toml)" + or_explicit);
+        usage_error(form + alias + " names a models.toml entry, but " + file +
+                    " is not there (see --models-toml)" + or_explicit);
     std::string known;
     for (const auto& name : io::list_models(file).aliases)
         known += (known.empty() ? "" : ", ") + name;
-    usage(form + alias + " is not an alias in " + file +
-          " (aliases: " + (known.empty() ? "none" : known) + ")" + or_explicit);
+    usage_error(form + alias + " is not an alias in " + file +
+                " (aliases: " + (known.empty() ? "none" : known) + ")" + or_explicit);
 }
 
 }  // namespace
@@ -118,26 +115,26 @@ server::ModelFacts model_facts(const std::string& model, const ModelShape& shape
     if (!shape.file_gib) {
         for (std::size_t i = 0; i < 3; ++i)
             if (given[i])
-                usage(std::string("--") + kShape[i] +
-                      " describes a model without its file: give "
-                      "--gguf-gb too (or --model and no shape)");
+                usage_error(std::string("--") + kShape[i] +
+                            " describes a model without its file: give "
+                            "--gguf-gb too (or --model and no shape)");
         if (model.empty())
-            usage(
+            usage_error(
                 "name the model: --model FILE, --profile ALIAS, or --gguf-gb with --n-layer, "
                 "--n-head-kv and --head-dim");
         server::check_model(model);
         return server::read_model_facts(model);
     }
-    if (!model.empty()) usage("--gguf-gb stands for the model file: leave out --model");
+    if (!model.empty()) usage_error("--gguf-gb stands for the model file: leave out --model");
     std::string missing;
     for (std::size_t i = 0; i < 3; ++i)
         if (!given[i]) missing += std::string(missing.empty() ? "" : ", ") + "--" + kShape[i];
-    if (!missing.empty()) usage("--gguf-gb needs the KV shape too: missing " + missing);
+    if (!missing.empty()) usage_error("--gguf-gb needs the KV shape too: missing " + missing);
     const double gib = *shape.file_gib;
-    if (!(gib >= 0.001 && gib <= 1e6)) usage("--gguf-gb must be between 0.001 and 1e+06");
+    if (!(gib >= 0.001 && gib <= 1e6)) usage_error("--gguf-gb must be between 0.001 and 1e+06");
     const auto whole = [](std::int64_t value, const char* name) {
         if (value < 1 || value > 1000000)
-            usage(std::string("--") + name + " must be between 1 and 1000000");
+            usage_error(std::string("--") + name + " must be between 1 and 1000000");
         return value;
     };
     server::ModelFacts facts;

@@ -7,8 +7,8 @@
 #include <sstream>
 #include <string>
 
-#include "core/fixed_text.hpp"
 #include "core/sample_size.hpp"
+#include "core/text.hpp"
 #include "server/argv.hpp"
 #include "server/gpu_memory.hpp"
 #include "server/guards.hpp"

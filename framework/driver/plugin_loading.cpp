@@ -20,10 +20,6 @@ namespace bi::driver {
 
 namespace {
 
-[[noreturn]] void usage(const std::string& message) {
-    throw Error(ErrorCategory::Usage, message);
-}
-
 std::set<std::string> bundled_paths(const plugin_host::PluginSet& plugins) {
     std::set<std::string> paths;
     for (const auto& plugin : plugins.list())
@@ -48,10 +44,10 @@ std::string resolve_plugin_path(const std::string& name,
         if (fs::is_regular_file(candidate, ec)) return candidate.string();
         searched += (searched.empty() ? "" : ", ") + dir;
     }
-    usage("--plugin " + name +
-          ": not found in --plugin-dir, $BI_PLUGIN_PATH, the bundled plugin "
-          "directory or the current directory (searched: " +
-          searched + ")");
+    usage_error("--plugin " + name +
+                ": not found in --plugin-dir, $BI_PLUGIN_PATH, the bundled plugin "
+                "directory or the current directory (searched: " +
+                searched + ")");
 }
 
 std::vector<std::string> load_plugins(plugin_host::PluginSet& plugins,
@@ -91,14 +87,14 @@ std::string chosen_plugin_profile(const core::RunRequest& request,
         return "";
     if (!plugins.has_generator(name) || !plugins.has_scorer(name)) {
         if (scope == ProfileScope::PluginOnly)
-            usage("--profile " + name +
-                  ": no loaded plugin offers both a generator and a scorer with that id (see "
-                  "bi-run plugins)");
+            usage_error("--profile " + name +
+                        ": no loaded plugin offers both a generator and a scorer with that id (see "
+                        "bi-run plugins)");
         return "";
     }
     if (request.scoring.generator || (request.scoring.scorer && !request.scoring.scorer->empty()))
-        usage("--profile " + name + " selects the generator and scorer '" + name +
-              "'; leave out --generator and --scorer, or leave out --profile");
+        usage_error("--profile " + name + " selects the generator and scorer '" + name +
+                    "'; leave out --generator and --scorer, or leave out --profile");
     return name;
 }
 
@@ -139,10 +135,10 @@ void workset_file_rows(const std::string& path, RunSetup& setup, std::ostream& n
         text = io::read_file_or_stream(path);  // fail now, before any server starts
         rows = io::parse_workset_text(text, path == "-" ? "standard input" : path, &warnings);
     } catch (const Error& e) {
-        usage(std::string("--workset: ") + e.what());
+        usage_error(std::string("--workset: ") + e.what());
     }
     for (const auto& warning : warnings) notes << "bi-run: warning: " << warning << "\n";
-    if (rows.empty()) usage("--workset " + path + ": the work-set has no rows");
+    if (rows.empty()) usage_error("--workset " + path + ": the work-set has no rows");
     setup.rows = [rows](const plugin_host::TokenCounter&, const std::string&, std::int64_t) {
         return rows;
     };
@@ -156,7 +152,7 @@ void workset_file_rows(const std::string& path, RunSetup& setup, std::ostream& n
 void generator_rows(const std::string& id, const core::ScoringRequest& scoring, RunSetup& setup) {
     auto& o = setup.plan.options;
     if (!setup.plugins->has_generator(id))
-        usage("--generator " + id + ": no loaded plugin offers it (see bi-run plugins)");
+        usage_error("--generator " + id + ": no loaded plugin offers it (see bi-run plugins)");
     plugin_host::GenerationRequest generation;
     generation.seed = o.seed;
     if (!scoring.generator_params.empty()) {
@@ -191,7 +187,7 @@ void generator_rows(const std::string& id, const core::ScoringRequest& scoring, 
 void choose_work_rows(const core::ScoringRequest& scoring, RunSetup& setup, std::ostream& notes) {
     const bool profile_generates = !setup.plugin_profile.empty() && !scoring.workset;
     if (scoring.workset && scoring.generator)
-        usage("--workset and --generator cannot be used together");
+        usage_error("--workset and --generator cannot be used together");
     if (scoring.workset) {
         workset_file_rows(*scoring.workset, setup, notes);
     } else if (scoring.generator || profile_generates) {

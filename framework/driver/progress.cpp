@@ -1,8 +1,8 @@
 #include "progress.hpp"
+#include "core/text.hpp"
 
 #include <unistd.h>
 
-#include <cstdio>
 #include <ostream>
 
 namespace bi::driver {
@@ -10,9 +10,7 @@ namespace bi::driver {
 namespace {
 
 std::string seconds(double s) {
-    char buffer[32];
-    std::snprintf(buffer, sizeof buffer, "%.1fs", s);
-    return buffer;
+    return core::format_fixed(s, 1) + "s";
 }
 
 }  // namespace

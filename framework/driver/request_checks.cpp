@@ -15,24 +15,20 @@ namespace bi::driver {
 
 namespace {
 
-[[noreturn]] void usage(const std::string& message) {
-    throw Error(ErrorCategory::Usage, message);
-}
-
 // Proves the directory is (or can be created) writable, so that a run never ends with a verdict
 // it cannot save; it is created only when the run starts (driver::run_plan), so a refused run
 // leaves nothing behind.
 std::string prepare_out_dir(const std::string& dir) {
     namespace fs = std::filesystem;
-    if (dir.empty()) usage("--out-dir is required (the directory the cert is written to)");
+    if (dir.empty()) usage_error("--out-dir is required (the directory the cert is written to)");
     std::error_code ec;
     fs::path existing = fs::absolute(dir, ec);
     while (!existing.empty() && !fs::exists(existing, ec) && existing != existing.parent_path())
         existing = existing.parent_path();
     if (!fs::is_directory(existing, ec))
-        usage("--out-dir " + dir + ": " + existing.string() + " is not a directory");
+        usage_error("--out-dir " + dir + ": " + existing.string() + " is not a directory");
     if (::access(existing.c_str(), W_OK) != 0)
-        usage("--out-dir " + dir + ": " + existing.string() + " is not writable");
+        usage_error("--out-dir " + dir + ": " + existing.string() + " is not writable");
     return dir;
 }
 
@@ -69,26 +65,27 @@ std::vector<std::int64_t> whole_number_list(const std::string& text, const std::
             used = 0;
         }
         if (item.empty() || used != item.size())
-            usage("--" + flag + " " + text + ": expected a whole number" +
-                  (allow_lists ? " or a comma-separated list" : ""));
-        if (value < minimum) usage("--" + flag + " must be at least " + std::to_string(minimum));
+            usage_error("--" + flag + " " + text + ": expected a whole number" +
+                        (allow_lists ? " or a comma-separated list" : ""));
+        if (value < minimum)
+            usage_error("--" + flag + " must be at least " + std::to_string(minimum));
         if (std::find(values.begin(), values.end(), value) != values.end())
-            usage("--" + flag + " " + text + ": " + item + " is listed twice");
+            usage_error("--" + flag + " " + text + ": " + item + " is listed twice");
         values.push_back(value);
         if (comma == std::string::npos) break;
         start = comma + 1;
     }
     if (values.size() > 1 && !allow_lists)
-        usage("--" + flag + " takes one value here; bi-run sweep runs several cells");
+        usage_error("--" + flag + " takes one value here; bi-run sweep runs several cells");
     return values;
 }
 
 std::chrono::milliseconds seconds_value(double seconds, const char* name, bool zero_allowed) {
     const std::string flag = std::string("--") + name;
     if (!std::isfinite(seconds) || seconds > 1e6)
-        usage(flag + ": expected a number of seconds up to 1000000");
+        usage_error(flag + ": expected a number of seconds up to 1000000");
     if (zero_allowed ? seconds < 0 : !(seconds > 0))
-        usage(flag + (zero_allowed ? " must not be negative" : " must be positive"));
+        usage_error(flag + (zero_allowed ? " must not be negative" : " must be positive"));
     return std::chrono::milliseconds(static_cast<std::int64_t>(seconds * 1000));
 }
 
@@ -100,8 +97,8 @@ std::size_t max_response_bytes_value(const std::string& text) {
         std::all_of(text.begin(), text.end(), [](char c) { return c >= '0' && c <= '9'; });
     const unsigned long long value = digits ? std::stoull(text) : 0;
     if (!digits || value < kMin || value > kMax)
-        usage("--max-response-bytes " + text + ": expected a whole number of bytes from " +
-              std::to_string(kMin) + " to " + std::to_string(kMax));
+        usage_error("--max-response-bytes " + text + ": expected a whole number of bytes from " +
+                    std::to_string(kMin) + " to " + std::to_string(kMax));
     return static_cast<std::size_t>(value);
 }
 
@@ -128,7 +125,7 @@ std::vector<std::pair<std::string, std::string>> parse_generator_params(
 std::optional<double> footprint_cap(double gb) {
     if (gb == 0) return std::nullopt;
     if (!(gb >= 0.001 && gb <= 1e6))
-        usage("--max-footprint-gb must be 0 (no cap) or between 0.001 and 1e+06");
+        usage_error("--max-footprint-gb must be 0 (no cap) or between 0.001 and 1e+06");
     return gb;
 }
 
@@ -137,12 +134,12 @@ server::GuardLimits guard_limits(const core::TargetRequest& target) {
     if (target.max_footprint_gb) limits.max_footprint_gb = footprint_cap(*target.max_footprint_gb);
     for (auto port : target.reserved_ports) {
         if (port < 1 || port > 65535)
-            usage("--reserved-port " + std::to_string(port) + ": not a port");
+            usage_error("--reserved-port " + std::to_string(port) + ": not a port");
         limits.reserved_ports.push_back(static_cast<std::uint16_t>(port));
     }
     for (auto pid : target.untouchable_pids) {
         if (pid < 1 || pid > 2147483647)
-            usage("--untouchable-pid " + std::to_string(pid) + ": not a PID");
+            usage_error("--untouchable-pid " + std::to_string(pid) + ": not a PID");
         limits.untouchable_pids.push_back(static_cast<int>(pid));
     }
     return limits;
@@ -151,7 +148,7 @@ server::GuardLimits guard_limits(const core::TargetRequest& target) {
 std::optional<std::uint16_t> chosen_port(const core::TargetRequest& target) {
     if (!target.port) return std::nullopt;
     const auto port = *target.port;
-    if (port < 1 || port > 65535) usage("--port " + std::to_string(port) + ": not a port");
+    if (port < 1 || port > 65535) usage_error("--port " + std::to_string(port) + ": not a port");
     return static_cast<std::uint16_t>(port);
 }
 
@@ -160,32 +157,32 @@ namespace {
 // One slot count and context per cell; only a sweep lists several.
 void check_cells(const core::RunRequest& request, bool allow_lists, RunPlan& plan) {
     if (!allow_lists && (request.ctxs.size() != 1 || request.parallels.size() != 1))
-        usage("--ctx and --parallel take one value here; bi-run sweep runs several cells");
+        usage_error("--ctx and --parallel take one value here; bi-run sweep runs several cells");
     if (request.ctxs.empty() || request.parallels.empty())
-        usage("--ctx and --parallel need at least one value");
+        usage_error("--ctx and --parallel need at least one value");
     plan.ctxs = request.ctxs;
     for (auto n : request.parallels) {
-        if (n < 1) usage("--parallel must be at least 1");
-        if (n > 4096) usage("--parallel " + std::to_string(n) + ": at most 4096");
+        if (n < 1) usage_error("--parallel must be at least 1");
+        if (n > 4096) usage_error("--parallel " + std::to_string(n) + ": at most 4096");
         plan.parallels.push_back(static_cast<int>(n));
     }
     // llama-server keeps a context size in 32 bits: refuse what would wrap before any launch.
     constexpr std::int64_t kMaxContext = 2147483647;
     for (auto ctx : plan.ctxs) {
-        if (ctx < 16) usage("--ctx must be at least 16");
-        if (ctx > kMaxContext) usage("--ctx " + std::to_string(ctx) + ": at most 2147483647");
+        if (ctx < 16) usage_error("--ctx must be at least 16");
+        if (ctx > kMaxContext) usage_error("--ctx " + std::to_string(ctx) + ": at most 2147483647");
         for (int n : plan.parallels)
             if (ctx * n > kMaxContext)
-                usage("--ctx " + std::to_string(ctx) + " x --parallel " + std::to_string(n) +
-                      " = " + std::to_string(ctx * n) +
-                      " tokens for the N-slot server: at most 2147483647");
+                usage_error("--ctx " + std::to_string(ctx) + " x --parallel " + std::to_string(n) +
+                            " = " + std::to_string(ctx * n) +
+                            " tokens for the N-slot server: at most 2147483647");
     }
 }
 
 int at_least(std::int64_t value, const char* name, std::int64_t minimum) {
     if (value < minimum)
-        usage("--" + std::string(name) + " must be at least " + std::to_string(minimum));
-    if (value > 1000000000) usage("--" + std::string(name) + " must be at most 1000000000");
+        usage_error("--" + std::string(name) + " must be at least " + std::to_string(minimum));
+    if (value > 1000000000) usage_error("--" + std::string(name) + " must be at most 1000000000");
     return static_cast<int>(value);
 }
 
@@ -194,16 +191,18 @@ void check_passes(const core::RunRequest& request, RunOptions& o) {
     o.passes = at_least(request.passes.value_or(4), "passes", 1);
     o.confidence = request.confidence;
     if (!(o.confidence > 0.0 && o.confidence < 1.0))
-        usage("--confidence must be between 0 and 1 (exclusive), e.g. 0.95");
+        usage_error("--confidence must be between 0 and 1 (exclusive), e.g. 0.95");
     o.max_passes = at_least(request.max_passes.value_or(kDefaultMaxPasses), "max-passes", 1);
     if (request.target_rate) {
         const double rate = *request.target_rate;
         if (!(rate > 0.0 && rate < 1.0))
-            usage("--target-rate must be between 0 and 1 (exclusive), e.g. 0.01");
-        if (request.passes) usage("--target-rate plans the passes itself: leave out --passes");
+            usage_error("--target-rate must be between 0 and 1 (exclusive), e.g. 0.01");
+        if (request.passes)
+            usage_error("--target-rate plans the passes itself: leave out --passes");
         o.target_rate = rate;
     } else if (request.max_passes) {
-        usage("--max-passes caps the planned passes of --target-rate: give --target-rate too");
+        usage_error(
+            "--max-passes caps the planned passes of --target-rate: give --target-rate too");
     }
 }
 
@@ -212,10 +211,10 @@ void check_requests(const core::RunRequest& request, RunOptions& o) {
     o.reps = at_least(request.reps, "reps", 1);
     o.request.n_predict = at_least(request.n_predict, "n-predict", 1);
     o.request.logprobs = at_least(request.logprobs, "logprobs", 0);
-    if (o.request.logprobs > 20) usage("--logprobs must be at most 20");
+    if (o.request.logprobs > 20) usage_error("--logprobs must be at most 20");
     const auto endpoint_kind = http::parse_endpoint(request.endpoint);
     if (!endpoint_kind)
-        usage("--endpoint must be chat or completion, not '" + request.endpoint + "'");
+        usage_error("--endpoint must be chat or completion, not '" + request.endpoint + "'");
     o.request.endpoint = *endpoint_kind;
     o.seed = request.seed;
     o.stagger = std::chrono::milliseconds(at_least(request.stagger_ms, "stagger-ms", 0));
@@ -228,7 +227,7 @@ void check_requests(const core::RunRequest& request, RunOptions& o) {
         o.arm_deadline = deadline;
     o.stop_on_red = request.stop_on_red;
     const double eps = request.scoring.logit_drift_eps;
-    if (!(eps >= 0 && eps <= 1e6)) usage("--logit-drift-eps must be between 0 and 1e+06");
+    if (!(eps >= 0 && eps <= 1e6)) usage_error("--logit-drift-eps must be between 0 and 1e+06");
     o.logit_drift_eps = eps;
 }
 
@@ -239,7 +238,7 @@ void check_request(const core::RunRequest& request, bool allow_lists, RunPlan& p
     o.out_dir = prepare_out_dir(request.out_dir);
     o.sign_key = signing_key(request.sign_key.value_or(""));
     o.model_alias = request.model_alias.value_or("");
-    o.kv_label = request.kv_label.value_or("f16");
+    o.kv_label = request.kv_label.value_or(std::string(core::kDefaultKvLabel));
     check_cells(request, allow_lists, plan);
     check_passes(request, o);
     check_requests(request, o);

@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <cctype>
-#include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <memory>
@@ -11,9 +10,11 @@
 #include <vector>
 
 #include "cell_configuration.hpp"
+#include "core/baseline_documents.hpp"
 #include "core/cert.hpp"
 #include "core/error.hpp"
-#include "core/serial_baseline.hpp"
+#include "core/run_request.hpp"
+#include "core/text.hpp"
 #include "io/baseline_io.hpp"
 #include "io/cert_io.hpp"
 #include "io/file_hash_cache.hpp"
@@ -134,7 +135,7 @@ void plan_live(RunPlan& plan, LivePlan live, bool alias_given,
                 refuse("models.toml kv = \"" + live.target.kv + "\"");
             o.kv_label = flags->label;
             live.kv_types = flags->types;
-        } else if (o.kv_label != "f16") {
+        } else if (o.kv_label != core::kDefaultKvLabel) {
             const auto slash = o.kv_label.find('/');
             const std::string k = o.kv_label.substr(0, slash);
             const std::string v = slash == std::string::npos ? k : o.kv_label.substr(slash + 1);
@@ -270,10 +271,8 @@ void hash_model(RunOptions& options, Progress& progress) {
         const int percent = total == 0 ? 100 : static_cast<int>(done * 100 / total);
         if (percent / 10 == reported / 10 && percent != 100) return;
         reported = percent;
-        char line[160];
-        std::snprintf(line, sizeof line, "hashing the model: %d%% of %.1f GB", percent,
-                      static_cast<double>(total) / 1e9);
-        progress.note(line);
+        progress.note("hashing the model: " + std::to_string(percent) + "% of " +
+                      core::format_fixed(static_cast<double>(total) / 1e9, 1) + " GB");
     };
     const std::string cache = options.out_dir + "/" + kHashCacheName;
     const bool directory =

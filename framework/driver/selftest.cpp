@@ -8,6 +8,7 @@
 
 #include "builtin_workset.hpp"
 #include "core/error.hpp"
+#include "core/run_request.hpp"
 #include "gguf/synth_model.hpp"
 #include "interrupt.hpp"
 #include "io/temporary_directory.hpp"
@@ -21,10 +22,6 @@
 namespace bi::driver {
 
 namespace {
-
-[[noreturn]] void usage(const std::string& message) {
-    throw Error(ErrorCategory::Usage, message);
-}
 
 // What a selftest leaves behind. The synthetic model always goes (the cert keeps its facts); a
 // temp directory made here goes too unless the run produced a cert or `keep` was asked for, so a
@@ -55,22 +52,23 @@ private:
 
 // Everything that can be refused is refused before the model is written; returns the kind.
 core::ServerKind checked_kind(const SelftestRequest& r) {
-    if (!r.target.server_bin) usage("--server-bin is required");
-    if (r.parallel < 2) usage("--parallel must be at least 2 (a selftest needs co-batching)");
-    if (r.parallel > 64) usage("--parallel must be at most 64 for a selftest");
+    if (!r.target.server_bin) usage_error("--server-bin is required");
+    if (r.parallel < 2) usage_error("--parallel must be at least 2 (a selftest needs co-batching)");
+    if (r.parallel > 64) usage_error("--parallel must be at most 64 for a selftest");
     server::check_binary(*r.target.server_bin);  // plan_live checks the rest
     auto kind = r.target.server_kind
                     ? resolve_server_kind(*r.target.server_kind, r.target.server_kind_dirs)
                     : detect_server_kind(*r.target.server_bin, r.target.server_kind_dirs).kind;
     core::check_user_flags(kind, r.target.server_flags);
     if (kind.launch.model_form != core::ModelForm::Gguf)
-        usage("--server-kind " + kind.name + ": a selftest writes a GGUF model, and this kind " +
-              "takes a model " + std::string(core::model_form_name(kind.launch.model_form)));
-    if (r.dtype != "f32" && r.dtype != "f16") usage("--dtype must be f32 or f16");
-    if (r.passes < 1) usage("--passes must be at least 1");
-    if (r.n_predict < 1) usage("--n-predict must be at least 1");
-    if (r.ctx < 256) usage("--ctx must be at least 256");
-    if (r.ctx > 1 << 20) usage("--ctx must be at most 1048576 for a selftest");
+        usage_error("--server-kind " + kind.name +
+                    ": a selftest writes a GGUF model, and this kind " + "takes a model " +
+                    std::string(core::model_form_name(kind.launch.model_form)));
+    if (!gguf::tensor_type_named(r.dtype)) usage_error("--dtype must be f32 or f16");
+    if (r.passes < 1) usage_error("--passes must be at least 1");
+    if (r.n_predict < 1) usage_error("--n-predict must be at least 1");
+    if (r.ctx < 256) usage_error("--ctx must be at least 256");
+    if (r.ctx > 1 << 20) usage_error("--ctx must be at most 1048576 for a selftest");
     return kind;
 }
 
@@ -104,7 +102,7 @@ SelftestResult run_selftest(const SelftestRequest& request, const Invocation& in
     const std::string model = o.out_dir + "/" + o.model_alias + ".gguf";
     files.set_model(model);
     gguf::ModelSpec spec;
-    spec.dtype = request.dtype == "f16" ? gguf::TensorType::F16 : gguf::TensorType::F32;
+    spec.dtype = gguf::tensor_type_named(request.dtype).value_or(gguf::TensorType::F32);
     spec.ctx = request.ctx * parallel;
     const auto synth = gguf::write_synth_model(model, spec);
     core::ModelFileRecord model_record;
@@ -133,7 +131,7 @@ SelftestResult run_selftest(const SelftestRequest& request, const Invocation& in
     live.target = {*request.target.server_bin,
                    model,
                    o.model_alias,
-                   "f16",
+                   std::string(core::kDefaultKvLabel),
                    request.target.server_flags,
                    request.target.server_kind.value_or("")};
     live.kind = std::move(kind);

@@ -9,6 +9,7 @@
 #include <set>
 
 #include "core/error.hpp"
+#include "core/text.hpp"
 #include "io/server_kind_io.hpp"
 #include "run_setup.hpp"
 #include "server/command_output.hpp"
@@ -47,12 +48,6 @@ core::ServerKind as_shipped(core::ServerKind kind, const std::string& dir) {
 
 // How long a kind's probe command (`--help`, `--version`) may run.
 constexpr std::chrono::seconds kProbeTimeout{10};
-
-std::string join(const std::vector<std::string>& words) {
-    std::string text;
-    for (const auto& word : words) text += (text.empty() ? "" : " ") + word;
-    return text;
-}
 
 }  // namespace
 
@@ -138,7 +133,8 @@ DetectedKind detect_server_kind(const std::string& binary, const std::vector<std
             probed.push_back(&kind);
     }
     if (probed.size() == 1)
-        return {*probed.front(), "by the binary's " + join(probed.front()->identity.probe_argv)};
+        return {*probed.front(),
+                "by the binary's " + core::join(probed.front()->identity.probe_argv)};
     if (probed.empty() && unprobed.size() == 1) return {*unprobed.front(), "by the binary's name"};
     if (probed.empty() && unprobed.empty())  // every claimant has a probe, and none answered
         return {resolve_server_kind(kDefaultServerKind, dirs), ""};

@@ -8,6 +8,7 @@
 #include <utility>
 
 #include "core/error.hpp"
+#include "core/text.hpp"
 #include "interrupt.hpp"
 #include "io/model_profile.hpp"
 #include "io/plan_io.hpp"
@@ -59,10 +60,6 @@ void absolute_paths(core::RunRequest& request) {
     make_absolute(request.sign_key);
 }
 
-[[noreturn]] void usage(const std::string& message) {
-    throw Error(ErrorCategory::Usage, message);
-}
-
 std::vector<std::string> split_commas(const std::string& text) {
     std::vector<std::string> parts;
     std::size_t start = 0;
@@ -75,12 +72,6 @@ std::vector<std::string> split_commas(const std::string& text) {
     return parts;
 }
 
-std::string joined(const std::vector<int>& values) {
-    std::string out;
-    for (const int v : values) out += (out.empty() ? "" : ",") + std::to_string(v);
-    return out;
-}
-
 }  // namespace
 
 SweepCells sweep_cells(const core::RunRequest& request, const Invocation& invocation,
@@ -90,7 +81,8 @@ SweepCells sweep_cells(const core::RunRequest& request, const Invocation& invoca
     SweepCells cells{request.model_alias.value_or(target.alias), setup.plan.ctxs,
                      setup.plan.parallels};
     if (cells.model.empty())
-        usage("the sweep names no model: give --profile ALIAS, --model FILE or --model-alias");
+        usage_error(
+            "the sweep names no model: give --profile ALIAS, --model FILE or --model-alias");
     setup.plan.options.model_alias = cells.model;
     check_cell_names(setup.plan.options);
     return cells;
@@ -116,8 +108,8 @@ core::SweepPlan plan_sweep(const core::RunRequest& request,
         for (auto ctx : cells.ctxs) {
             const auto [it, fresh] = seen.emplace(std::make_pair(cells.model, ctx), from);
             if (!fresh)
-                usage(from + " and " + it->second + " both give model " + cells.model +
-                      ": their certs would have the same names");
+                usage_error(from + " and " + it->second + " both give model " + cells.model +
+                            ": their certs would have the same names");
             plan.groups.push_back({cells.model, profile, ctx, cells.parallels});
         }
     }
@@ -142,21 +134,21 @@ core::ShardChoice choose_shard(const std::optional<std::string>& shard,
     std::optional<int> count;
     if (shard_count) {
         if (*shard_count < 1 || *shard_count > 1000000)
-            usage("--shard-count must be between 1 and 1000000");
+            usage_error("--shard-count must be between 1 and 1000000");
         count = static_cast<int>(*shard_count);
     }
     if (shard) {
         const auto parsed = core::parse_shard(*shard);
-        if (!parsed) usage("--shard " + *shard + ": expected K/M with 0 <= K < M, e.g. 0/4");
+        if (!parsed) usage_error("--shard " + *shard + ": expected K/M with 0 <= K < M, e.g. 0/4");
         if (count && *count != parsed->count)
-            usage("--shard " + *shard + " and --shard-count " + std::to_string(*count) +
-                  " disagree");
+            usage_error("--shard " + *shard + " and --shard-count " + std::to_string(*count) +
+                        " disagree");
         return {*parsed, "--shard " + *shard};
     }
     if (auto from_env = core::shard_from_environment(env, count)) return *from_env;
     if (count)
-        usage("--shard-count " + std::to_string(*count) +
-              " needs an index: JOB_COMPLETION_INDEX, BI_SHARD_INDEX or --shard K/M");
+        usage_error("--shard-count " + std::to_string(*count) +
+                    " needs an index: JOB_COMPLETION_INDEX, BI_SHARD_INDEX or --shard K/M");
     return {{0, 1}, "no --shard and no scheduler variables: the whole plan"};
 }
 
@@ -174,22 +166,23 @@ std::vector<std::optional<std::string>> plan_profiles(const std::optional<std::s
                                                       bool model_alias_given) {
     std::vector<std::optional<std::string>> chosen;
     if (all_profiles) {
-        if (profiles) usage("--all-profiles and --profile cannot be used together");
+        if (profiles) usage_error("--all-profiles and --profile cannot be used together");
         const std::string file = models_file_path(models_toml);
         if (!std::filesystem::exists(file))
-            usage("--all-profiles needs a models file: " + file + " not found (see --models-toml)");
+            usage_error("--all-profiles needs a models file: " + file +
+                        " not found (see --models-toml)");
         for (const auto& alias : io::list_models(file).aliases) chosen.emplace_back(alias);
-        if (chosen.empty()) usage("--all-profiles: " + file + " defines no [[models]]");
+        if (chosen.empty()) usage_error("--all-profiles: " + file + " defines no [[models]]");
     } else if (profiles) {
         for (const auto& name : split_commas(*profiles)) {
-            if (name.empty()) usage("--profile: an empty name in the list");
+            if (name.empty()) usage_error("--profile: an empty name in the list");
             chosen.emplace_back(name);
         }
     } else {
         chosen.emplace_back();
     }
     if (chosen.size() > 1 && model_alias_given)
-        usage("--model-alias names one model; with several profiles each alias is its name");
+        usage_error("--model-alias names one model; with several profiles each alias is its name");
     return chosen;
 }
 
@@ -206,7 +199,7 @@ ShardResult run_shard(const core::SweepPlan& plan, const core::ShardChoice& choi
     for (const auto index : mine) {
         const auto& group = plan.groups[index];
         notes << "bi-run sweep: group " << index << ": " << group.model << " ctx " << group.ctx
-              << " N " << joined(group.parallels) << std::endl;
+              << " N " << core::join(group.parallels, ",") << std::endl;
         try {
             const SweepTally run = run_group(group_request(plan, group, out_dir), group);
             result.total.ran += run.ran;

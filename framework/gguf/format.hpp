@@ -3,6 +3,8 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <optional>
+#include <string_view>
 
 namespace bi::gguf {
 
@@ -39,6 +41,13 @@ inline constexpr std::uint64_t tensor_type_size(TensorType type) {
 
 inline constexpr const char* tensor_type_name(TensorType type) {
     return type == TensorType::F32 ? "f32" : "f16";
+}
+
+// The type tensor_type_name gives `name`; nullopt for a name this writer does not produce.
+inline std::optional<TensorType> tensor_type_named(std::string_view name) {
+    for (const TensorType type : {TensorType::F32, TensorType::F16})
+        if (name == tensor_type_name(type)) return type;
+    return std::nullopt;
 }
 
 // llama.cpp's general.file_type: all tensors f32, or the large ones f16.

@@ -6,8 +6,8 @@
 #include <string>
 
 #include "cert_io.hpp"
+#include "core/baseline_documents.hpp"
 #include "core/json.hpp"
-#include "core/serial_baseline.hpp"
 
 namespace bi::io {
 

@@ -6,8 +6,8 @@
 #include <optional>
 #include <string>
 
+#include "core/baseline_documents.hpp"
 #include "core/json.hpp"
-#include "core/serial_baseline.hpp"
 
 namespace bi::io {
 

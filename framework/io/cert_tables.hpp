@@ -4,7 +4,7 @@
 // for its own structs.
 #pragma once
 
-#include "core/baseline.hpp"
+#include "core/baseline_comparison.hpp"
 #include "core/cert.hpp"
 #include "field_table.hpp"
 

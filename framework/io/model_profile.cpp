@@ -5,6 +5,7 @@
 #include <string_view>
 
 #include "core/error.hpp"
+#include "core/run_request.hpp"
 #include "files.hpp"
 #include "toml_read.hpp"
 
@@ -106,7 +107,7 @@ ModelProfile load_model_profile(const std::string& path, const std::string& alia
         if (profile.server_kind.empty())
             profile.server_kind = string_at(defaults, "server_kind", path, "defaults");
         profile.kv = string_at(*model, "kv", path, where);
-        if (profile.kv.empty()) profile.kv = "f16";
+        if (profile.kv.empty()) profile.kv = core::kDefaultKvLabel;
         profile.server_flags = strings_at(defaults, "server_flags", path, "defaults");
         for (auto& flag : model_flags(*model, path, where))
             profile.server_flags.push_back(std::move(flag));

@@ -12,7 +12,7 @@ struct ModelProfile {
     std::string alias;
     std::string gguf;                       // {MODELS_DIR} already substituted
     std::string server_bin;                 // the model's own, else [defaults]
-    std::string kv;                         // KV cache label, default "f16"
+    std::string kv;                         // KV cache label, default core::kDefaultKvLabel
     std::string server_kind;                // the model's own, else [defaults]; "" when neither
     std::vector<std::string> server_flags;  // [defaults] server_flags, then the model's flags
                                             // (`flags`, or upstream's `server_flags`)

@@ -2,12 +2,12 @@
 
 #include <iostream>
 #include <mutex>
-#include <sstream>
 #include <utility>
 
 #include "bi/plugin.h"
 #include "bundled_plugins.hpp"
 #include "core/error.hpp"
+#include "core/text.hpp"
 #include "host_messages.hpp"
 #include "host_process.hpp"
 #include "io/json_text.hpp"
@@ -45,9 +45,7 @@ struct CallSite {
 
 // "30", "0.3", "1.25": the timeout as the user typed it, near enough.
 std::string seconds_text(std::chrono::milliseconds timeout) {
-    std::ostringstream out;
-    out << static_cast<double>(timeout.count()) / 1000.0;
-    return out.str();
+    return core::format_general(static_cast<double>(timeout.count()) / 1000.0);
 }
 
 }  // namespace

@@ -5,8 +5,8 @@
 #include <string>
 #include <vector>
 
+#include "core/baseline_documents.hpp"
 #include "core/json.hpp"
-#include "core/serial_baseline.hpp"
 
 namespace bi::report {
 

@@ -1,11 +1,11 @@
 // One cell's detail section of the HTML report: verdict, reasons, gates, bounds, a chart of
 // divergent ids per pass, provenance, and each divergent id's A and C texts side by side.
 #include <algorithm>
-#include <cstdio>
 #include <cstdlib>
 #include <sstream>
 
 #include "core/cert_consistency.hpp"
+#include "core/text.hpp"
 #include "io/json_text.hpp"
 #include "markup.hpp"
 #include "report_html.hpp"
@@ -26,12 +26,6 @@ std::string esc(std::string_view text) {
 std::string yes_no(bool ok, const char* good = "ok", const char* bad = "NOT ok") {
     return ok ? std::string("<span class=\"ok\">") + good + "</span>"
               : std::string("<span class=\"bad\">") + bad + "</span>";
-}
-
-std::string fixed(double value, const char* format = "%.2f") {
-    char buffer[64];
-    std::snprintf(buffer, sizeof buffer, format, value);
-    return buffer;
 }
 
 std::string value_text(const core::Json& value) {
@@ -56,14 +50,15 @@ std::string overlap_evidence(const core::Cert& c) {
         (o.total_slots ? std::to_string(*o.total_slots) : std::string("unreported")) +
         " for N = " + std::to_string(c.cell.dispatch_n) + "<br>";
     for (const auto& p : o.per_pass)
-        html += "pass " + std::to_string(p.pass) + ": client depth " +
-                std::to_string(p.client_depth) + " / N " + std::to_string(c.cell.dispatch_n) +
-                ", server busy slots " + std::to_string(p.server.peak_busy_slots) +
-                ", requests processing " + std::to_string(p.server.peak_requests_processing) +
-                (p.server.mean_busy_slots_per_decode
-                     ? ", busy/decode " + fixed(*p.server.mean_busy_slots_per_decode)
-                     : std::string()) +
-                " " + yes_no(p.ok(), "proven", "not proven") + "<br>";
+        html +=
+            "pass " + std::to_string(p.pass) + ": client depth " + std::to_string(p.client_depth) +
+            " / N " + std::to_string(c.cell.dispatch_n) + ", server busy slots " +
+            std::to_string(p.server.peak_busy_slots) + ", requests processing " +
+            std::to_string(p.server.peak_requests_processing) +
+            (p.server.mean_busy_slots_per_decode
+                 ? ", busy/decode " + core::format_fixed(*p.server.mean_busy_slots_per_decode, 2)
+                 : std::string()) +
+            " " + yes_no(p.ok(), "proven", "not proven") + "<br>";
     for (const auto& problem : o.problems)
         html += "<span class=\"bad\">" + esc(problem) + "</span><br>";
     return html;
@@ -74,9 +69,9 @@ std::string floor_evidence(const core::Cert& c) {
     std::string html;
     for (const auto& arm : f.arms)
         html += esc(arm.arm) + " " + std::to_string(arm.n_ok) + "/" + std::to_string(arm.n) +
-                " ok (" + fixed(arm.ratio() * 100, "%.0f") + "%)" +
+                " ok (" + core::format_percent(arm.ratio(), 0) + ")" +
                 (arm.meets(f.threshold) ? "" : " <span class=\"bad\">below</span>") + "; ";
-    return html + "need " + fixed(f.threshold * 100, "%.0f") + "%";
+    return html + "need " + core::format_percent(f.threshold, 0);
 }
 
 std::string coverage_evidence(const core::Cert& c) {
@@ -170,7 +165,9 @@ void launch_rows(const char* which, const core::ServerLaunch& launch, std::ostre
 }
 
 void timing(std::ostream& out, const char* name, const std::optional<double>& seconds) {
-    if (seconds) out << "<span class=\"tag\">" << name << " " << fixed(*seconds) << " s</span>";
+    if (seconds)
+        out << "<span class=\"tag\">" << name << " " << core::format_fixed(*seconds, 2)
+            << " s</span>";
 }
 
 void render_provenance(const core::Cert& c, std::ostream& out) {

@@ -6,6 +6,7 @@
 #include <tuple>
 
 #include "baseline_text.hpp"
+#include "core/text.hpp"
 #include "io/json_text.hpp"
 #include "markup.hpp"
 #include "report_html.hpp"
@@ -32,10 +33,7 @@ std::string short_hash(const std::optional<std::string>& sha256) {
 }
 
 std::string joined(const std::vector<std::string>& words) {
-    if (words.empty()) return "(none)";
-    std::string text;
-    for (const auto& word : words) text += (text.empty() ? "" : " ") + word;
-    return text;
+    return words.empty() ? "(none)" : core::join(words);
 }
 
 std::string host_words(const core::HostRecord& host) {

@@ -3,6 +3,7 @@
 #include <map>
 #include <sstream>
 
+#include "core/text.hpp"
 #include "markup.hpp"
 #include "report_baselines.hpp"
 
@@ -33,12 +34,6 @@ struct Suite {
     }
 };
 
-std::string joined(const std::vector<std::string>& lines, const char* separator) {
-    std::string text;
-    for (const auto& line : lines) text += (text.empty() ? "" : separator) + line;
-    return text;
-}
-
 std::string reasons_text(const core::Cert& cert) {
     std::string text;
     for (const auto& reason : cert.verdict.decision_reasons) text += "- " + reason + "\n";
@@ -60,7 +55,7 @@ Case cell_case(const ReportEntry& entry) {
         k.body = headline + "\n" + reasons_text(c);
         return k;
     }
-    const std::string reasons = joined(deciding_reasons(c), "; ");
+    const std::string reasons = core::join(deciding_reasons(c), "; ");
     switch (c.verdict.status) {
         case core::Status::Failed:
             k.outcome = Outcome::Failure;
@@ -114,7 +109,7 @@ Case check_case(const CheckRow& row) {
         return k;
     }
     const auto& c = *entry.check->value;
-    const std::string reasons = joined(c.reasons, "; ");
+    const std::string reasons = core::join(c.reasons, "; ");
     const std::string headline = row.status + ": " + row.baseline + " -> " + row.current;
     switch (c.status) {
         case core::BaselineStatus::Changed:

@@ -1,23 +1,18 @@
 #include "sensitivity_text.hpp"
 
-#include <cstdio>
-
 #include "core/sample_size.hpp"
+#include "core/text.hpp"
 
 namespace bi::report {
 
 namespace {
 
 std::string figure(double value) {
-    char buffer[32];
-    std::snprintf(buffer, sizeof buffer, "%.4f", value);
-    return buffer;
+    return core::format_fixed(value, 4);
 }
 
 std::string percent(double confidence) {
-    char buffer[32];
-    std::snprintf(buffer, sizeof buffer, "%g%%", confidence * 100.0);
-    return buffer;
+    return core::format_general(confidence * 100.0) + "%";
 }
 
 std::string bound_text(const core::RateBound& b, const char* what, double confidence) {

@@ -9,7 +9,7 @@
 
 #include "command_output.hpp"
 #include "core/error.hpp"
-#include "core/fixed_text.hpp"
+#include "core/text.hpp"
 
 namespace bi::server {
 

@@ -8,11 +8,11 @@
 
 #include <algorithm>
 #include <chrono>
-#include <cstdio>
 #include <fstream>
-#include <sstream>
 
 #include "core/error.hpp"
+#include "core/run_request.hpp"
+#include "core/text.hpp"
 
 namespace bi::server {
 
@@ -45,9 +45,7 @@ std::uint16_t try_bind(std::uint16_t port) {
 }  // namespace
 
 std::string format_gib(std::uint64_t bytes) {
-    char buffer[32];
-    std::snprintf(buffer, sizeof buffer, "%.2f GiB", static_cast<double>(bytes) / kGiB);
-    return buffer;
+    return core::format_fixed(static_cast<double>(bytes) / kGiB, 2) + " GiB";
 }
 
 namespace {
@@ -103,7 +101,8 @@ std::optional<KvCache> kv_cache_from_flags(const std::vector<std::string>& flags
         (is_k ? k : v) = value;
     }
     if (!k && !v) return std::nullopt;
-    const std::string key = k.value_or("f16"), value = v.value_or("f16");
+    const std::string key = k.value_or(std::string(core::kDefaultKvLabel));
+    const std::string value = v.value_or(std::string(core::kDefaultKvLabel));
     KvCache cache;
     cache.types = key == value ? key : key + "/" + value;
     cache.label = !v || key == value ? key : key + "/" + value;

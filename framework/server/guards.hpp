@@ -21,7 +21,7 @@ struct Footprint {
     std::uint64_t total() const { return model_bytes + kv_bytes + overhead_bytes; }
 };
 
-// Bytes per KV element for a cache type label ("f16", "q8_0" ...); nullopt when unknown.
+// Bytes per KV element for a cache type label ("q8_0", "bf16" ...); nullopt when unknown.
 // Bytes per cached element of a KV label ("q8_0"; "q8_0/f16" gives the mean of K and V).
 std::optional<double> kv_bytes_per_element(const std::string& kv_label);
 

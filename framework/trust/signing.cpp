@@ -26,10 +26,6 @@ constexpr std::uint64_t kMaxKeyFileBytes = std::uint64_t{64} * 1024;
 using Pkey = std::unique_ptr<EVP_PKEY, decltype(&EVP_PKEY_free)>;
 using Bio = std::unique_ptr<BIO, decltype(&BIO_free)>;
 
-[[noreturn]] void usage(const std::string& message) {
-    throw Error(ErrorCategory::Usage, message);
-}
-
 std::string raw_public_key(EVP_PKEY* key) {
     unsigned char raw[32];
     std::size_t size = sizeof raw;
@@ -61,10 +57,10 @@ void write_new_file(const std::string& path, const std::string& text, mode_t mod
     try {
         created = io::create_file_atomically(path, text, mode);  // never a partial key
     } catch (const Error& e) {
-        usage("--out: " + without_bi_prefix(e.what()));
+        usage_error("--out: " + without_bi_prefix(e.what()));
     }
     if (!created)
-        usage("--out: " + path + ": appeared while keygen ran; it never overwrites a key");
+        usage_error("--out: " + path + ": appeared while keygen ran; it never overwrites a key");
 }
 
 Pkey public_key_from_pem(const std::string& text) {
@@ -109,11 +105,12 @@ std::string generate_key_pair(const std::string& private_path) {
     const bool has_private = std::filesystem::exists(private_path, ec);
     const bool has_public = std::filesystem::exists(public_path, ec);
     if (has_private || has_public)
-        usage("--out " + private_path + ": " +
-              (has_private && has_public ? private_path + " and " + public_path + " exist"
-                                         : (has_private ? private_path : public_path) + " exists") +
-              "; keygen writes the pair " + private_path + " and " + public_path +
-              " and never overwrites a key (choose another --out)");
+        usage_error("--out " + private_path + ": " +
+                    (has_private && has_public
+                         ? private_path + " and " + public_path + " exist"
+                         : (has_private ? private_path : public_path) + " exists") +
+                    "; keygen writes the pair " + private_path + " and " + public_path +
+                    " and never overwrites a key (choose another --out)");
     Pkey key(EVP_PKEY_Q_keygen(nullptr, nullptr, "ED25519"), &EVP_PKEY_free);
     if (!key) throw Error(ErrorCategory::Internal, "OpenSSL could not make an Ed25519 key");
     Bio private_pem(BIO_new(BIO_s_mem()), &BIO_free);
@@ -142,20 +139,22 @@ SigningKey::~SigningKey() {
 std::shared_ptr<const SigningKey> SigningKey::load(const std::string& path,
                                                    const std::string& what) {
     struct stat st {};
-    if (::stat(path.c_str(), &st) != 0) usage(what + " " + path + ": " + std::strerror(errno));
-    if (!S_ISREG(st.st_mode)) usage(what + " " + path + ": not a regular file");
+    if (::stat(path.c_str(), &st) != 0)
+        usage_error(what + " " + path + ": " + std::strerror(errno));
+    if (!S_ISREG(st.st_mode)) usage_error(what + " " + path + ": not a regular file");
     if ((st.st_mode & 077) != 0) {
         char mode[8];
         std::snprintf(mode, sizeof mode, "%04o", static_cast<unsigned>(st.st_mode & 07777));
-        usage(what + " " + path + ": the private key is readable by group or others (mode " + mode +
-              "); chmod 600 it");
+        usage_error(what + " " + path + ": the private key is readable by group or others (mode " +
+                    mode + "); chmod 600 it");
     }
     const std::string text = io::read_file(path, kMaxKeyFileBytes);
     auto bio = memory_bio(text);
     EVP_PKEY* key = PEM_read_bio_PrivateKey(bio.get(), nullptr, nullptr, nullptr);
     if (!is_ed25519(key)) {
         EVP_PKEY_free(key);
-        usage(what + " " + path + ": not an Ed25519 private key in PEM form (see bi-run keygen)");
+        usage_error(what + " " + path +
+                    ": not an Ed25519 private key in PEM form (see bi-run keygen)");
     }
     return std::shared_ptr<const SigningKey>(new SigningKey(key));
 }
@@ -211,7 +210,7 @@ void TrustedKeys::add(const std::string& path) {
         try {
             text = io::read_file(file, kMaxKeyFileBytes);
         } catch (const Error& e) {
-            usage(std::string("--trusted-key ") + e.what());
+            usage_error(std::string("--trusted-key ") + e.what());
         }
         Pkey key = public_key_from_pem(text);
         if (!is_ed25519(key.get())) continue;
@@ -219,7 +218,8 @@ void TrustedKeys::add(const std::string& path) {
             {key_id_of(key.get()), file, std::shared_ptr<EVP_PKEY>(key.release(), &EVP_PKEY_free)});
         ++added;
     }
-    if (added == 0) usage("--trusted-key " + path + ": holds no Ed25519 public key in PEM form");
+    if (added == 0)
+        usage_error("--trusted-key " + path + ": holds no Ed25519 public key in PEM form");
 }
 
 TrustedKeys::Check TrustedKeys::verify(std::string_view message, const std::string& key_id,

@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "built_paths.hpp"
-#include "core/serial_baseline.hpp"
+#include "core/baseline_documents.hpp"
 #include "io/baseline_io.hpp"
 #include "run_command.hpp"
 #include "scratch_dir.hpp"

@@ -9,8 +9,8 @@
 #include <vector>
 
 #include "built_paths.hpp"
+#include "core/baseline_documents.hpp"
 #include "core/json.hpp"
-#include "core/serial_baseline.hpp"
 #include "core/sha256.hpp"
 #include "io/baseline_io.hpp"
 #include "io/cert_io.hpp"

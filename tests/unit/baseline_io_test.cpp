@@ -2,7 +2,7 @@
 // written, and every edit a reader could be misled by is refused or shows in the digest.
 #include <catch2/catch.hpp>
 
-#include "core/serial_baseline.hpp"
+#include "core/baseline_documents.hpp"
 #include "core/sha256.hpp"
 #include "io/baseline_io.hpp"
 #include "io/baseline_schema.hpp"

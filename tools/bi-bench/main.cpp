@@ -3,7 +3,6 @@
 #include <cxxopts.hpp>
 
 #include <algorithm>
-#include <cstdio>
 #include <functional>
 #include <iostream>
 #include <optional>
@@ -12,6 +11,7 @@
 #include <vector>
 
 #include "core/error.hpp"
+#include "core/text.hpp"
 #include "dispatch_bench.hpp"
 #include "driver_rss.hpp"
 #include "external_mock.hpp"
@@ -140,9 +140,8 @@ std::vector<bi::bench::Measurement> run_all(const Invocation& inv) {
         return inv.only.empty() || inv.only.count(name) > 0;
     };
     const auto say = [](const std::string& what) {
-        char load[32];
-        std::snprintf(load, sizeof load, "%.2f", load_average()[0]);
-        std::cerr << "bi-bench: measuring " << what << " (load " << load << ")" << std::endl;
+        std::cerr << "bi-bench: measuring " << what << " (load "
+                  << bi::core::format_fixed(load_average()[0], 2) << ")" << std::endl;
     };
     const std::optional<std::string> mock_binary = find_mock_server_binary(inv.mock_server);
     if (!mock_binary && !inv.mock_server.empty())

@@ -1,10 +1,10 @@
 #include "report.hpp"
 
 #include <cmath>
-#include <cstdio>
 #include <iomanip>
 
 #include "core/json.hpp"
+#include "core/text.hpp"
 #include "io/json_text.hpp"
 
 namespace bi::bench {
@@ -23,9 +23,7 @@ std::string format_number(double value) {
                          : magnitude >= 10         ? 1
                          : magnitude >= 1          ? 2
                                                    : 4;
-    char buffer[64];
-    std::snprintf(buffer, sizeof buffer, "%.*f", decimals, value);
-    return buffer;
+    return core::format_fixed(value, decimals);
 }
 
 std::string format_target(const std::optional<Target>& target) {
@@ -39,9 +37,8 @@ std::string format_met(const Measurement& m) {
 }
 
 std::string format_load(const std::array<double, 3>& load) {
-    char buffer[64];
-    std::snprintf(buffer, sizeof buffer, "%.2f %.2f %.2f", load[0], load[1], load[2]);
-    return buffer;
+    return core::format_fixed(load[0], 2) + " " + core::format_fixed(load[1], 2) + " " +
+           core::format_fixed(load[2], 2);
 }
 
 core::Json load_json(const std::array<double, 3>& load) {

@@ -44,7 +44,7 @@ int attest_main(int argc, char** argv) {
                                       cxxopts::value<std::vector<std::string>>());
     options.parse_positional({"cert"});
     const auto args = parse_command_line(options, argc, argv);
-    if (printed_help(args, options)) return kExitPromotable;
+    if (printed_help(args, options)) return kExitHelp;
     if (!args.count("cert") || args["cert"].as<std::vector<std::string>>().size() != 1)
         throw Error(ErrorCategory::Usage, "name exactly one cert file");
     if (!args.count("out")) throw Error(ErrorCategory::Usage, "--out FILE is required");

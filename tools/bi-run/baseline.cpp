@@ -8,8 +8,8 @@
 #include "build_info.hpp"
 #include "command_line.hpp"
 #include "commands.hpp"
+#include "core/baseline_documents.hpp"
 #include "core/error.hpp"
-#include "core/serial_baseline.hpp"
 #include "driver/baseline_run.hpp"
 #include "driver/interrupt.hpp"
 #include "driver/plan_description.hpp"
@@ -27,10 +27,6 @@ namespace bi::cli {
 namespace {
 
 namespace fs = std::filesystem;
-
-[[noreturn]] void usage(const std::string& message) {
-    throw Error(ErrorCategory::Usage, message);
-}
 
 std::string parent_dir(const std::string& path) {
     const fs::path p(path);
@@ -123,7 +119,7 @@ int record_main(int raw_argc, char** raw_argv) {
     add_guard_options(options);
     add_output_options(options, "baseline");
     const auto args = parse_command_line(options, rewritten.argc(), rewritten.argv());
-    if (printed_help(args, options, help_groups())) return kExitPromotable;
+    if (printed_help(args, options, help_groups())) return kExitHelp;
 
     core::RunRequest r;
     read_common_options(args, r);
@@ -197,8 +193,8 @@ int check_main(int raw_argc, char** raw_argv) {
     add_guard_options(options);
     add_output_options(options, "check report");
     const auto args = parse_command_line(options, rewritten.argc(), rewritten.argv());
-    if (printed_help(args, options, help_groups())) return kExitPromotable;
-    if (!args.count("baseline")) usage("--baseline FILE is required (the baseline to check)");
+    if (printed_help(args, options, help_groups())) return kExitHelp;
+    if (!args.count("baseline")) usage_error("--baseline FILE is required (the baseline to check)");
 
     const std::string baseline_path = args["baseline"].as<std::string>();
     auto stored = driver::load_baseline(baseline_path, std::move(judge_options(args).trusted));

@@ -13,10 +13,6 @@ namespace bi::cli {
 
 namespace {
 
-[[noreturn]] void usage(const std::string& message) {
-    throw Error(ErrorCategory::Usage, message);
-}
-
 constexpr std::string_view kOpenQuote = "\u2018";
 constexpr std::string_view kCloseQuote = "\u2019";
 
@@ -209,8 +205,8 @@ double number_option(const cxxopts::ParseResult& args, const char* name, double 
                      double maximum) {
     const double value = args[name].as<double>();
     if (!(value >= minimum && value <= maximum))
-        usage(std::string("--") + name + " must be between " + shortest(minimum) + " and " +
-              shortest(maximum));
+        usage_error(std::string("--") + name + " must be between " + shortest(minimum) + " and " +
+                    shortest(maximum));
     return value;
 }
 
@@ -219,29 +215,30 @@ cxxopts::ParseResult parse_command_line(cxxopts::Options& options, int argc, cha
     try {
         auto result = options.parse(argc, argv);
         if (!result.unmatched().empty())
-            usage("unexpected argument '" + result.unmatched().front() + "'");
+            usage_error("unexpected argument '" + result.unmatched().front() + "'");
         for (const auto& note : take_alias_notes())
             std::cerr << command << ": note: " << note << "\n";
         return result;
     } catch (const cxxopts::exceptions::incorrect_argument_type& e) {
         const std::string value = quoted(e.what());
         const std::string option = option_given_value(argc, argv, value);
-        usage((option.empty() ? std::string("a value") : option) + ": '" + value + "' is not " +
-              number_kind(options, argc, argv, value) + " (see " + command + " --help)");
+        usage_error((option.empty() ? std::string("a value") : option) + ": '" + value +
+                    "' is not " + number_kind(options, argc, argv, value) + " (see " + command +
+                    " --help)");
     } catch (const cxxopts::exceptions::no_such_option& e) {
-        usage("unknown option " + dashed(quoted(e.what())) + " (see " + command + " --help)");
+        usage_error("unknown option " + dashed(quoted(e.what())) + " (see " + command + " --help)");
     } catch (const cxxopts::exceptions::missing_argument& e) {
-        usage(dashed(quoted(e.what())) + " needs a value");
+        usage_error(dashed(quoted(e.what())) + " needs a value");
     } catch (const cxxopts::exceptions::option_requires_argument& e) {
-        usage(dashed(quoted(e.what())) + " needs a value");
+        usage_error(dashed(quoted(e.what())) + " needs a value");
     } catch (const cxxopts::exceptions::gratuitous_argument_for_option& e) {
-        usage(dashed(quoted(e.what())) + " takes no value");
+        usage_error(dashed(quoted(e.what())) + " takes no value");
     } catch (const cxxopts::exceptions::parsing& e) {
         std::string message = e.what();
         for (const std::string_view quote : {kOpenQuote, kCloseQuote})
             for (auto at = message.find(quote); at != std::string::npos; at = message.find(quote))
                 message.replace(at, quote.size(), "'");
-        usage(message);
+        usage_error(message);
     }
 }
 

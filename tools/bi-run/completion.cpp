@@ -24,10 +24,6 @@ namespace bi::cli {
 
 namespace {
 
-[[noreturn]] void usage(const std::string& message) {
-    throw Error(ErrorCategory::Usage, message);
-}
-
 // What a value option's argument is, for the shell to offer.
 enum class ValueKind { None, Number, File, Directory, Word };
 
@@ -353,7 +349,7 @@ std::string completion_script(const std::string& shell, const CompletionNames& n
     if (shell == "bash") return bash_script(tables, names);
     if (shell == "zsh") return zsh_script(tables, names);
     if (shell == "fish") return fish_script(tables, names);
-    usage("unknown shell '" + shell + "' (bash, zsh or fish)");
+    usage_error("unknown shell '" + shell + "' (bash, zsh or fish)");
 }
 
 int completion_main(int argc, char** argv) {
@@ -374,11 +370,11 @@ int completion_main(int argc, char** argv) {
         "h,help", "Show this help");
     options.parse_positional({"shell"});
     const auto args = parse_command_line(options, argc, argv);
-    if (printed_help(args, options, {"", "Output"})) return kExitPromotable;
-    if (!args.count("shell")) usage("name the shell: bash, zsh or fish");
+    if (printed_help(args, options, {"", "Output"})) return kExitHelp;
+    if (!args.count("shell")) usage_error("name the shell: bash, zsh or fish");
     const std::string shell = args["shell"].as<std::string>();
     if (shell != "bash" && shell != "zsh" && shell != "fish")
-        usage("unknown shell '" + shell + "' (bash, zsh or fish)");
+        usage_error("unknown shell '" + shell + "' (bash, zsh or fish)");
 
     plugin_host::PluginSet plugins;
     configure_plugin_calls(plugins, args);

@@ -20,7 +20,7 @@ int keygen_main(int argc, char** argv) {
     options.add_options()("out", "Private key file to create", cxxopts::value<std::string>())(
         "h,help", "Show this help");
     const auto args = parse_command_line(options, argc, argv);
-    if (printed_help(args, options)) return kExitPromotable;
+    if (printed_help(args, options)) return kExitHelp;
     if (!args.count("out")) throw Error(ErrorCategory::Usage, "--out KEY is required");
     const auto path = args["out"].as<std::string>();
     const auto key_id = trust::generate_key_pair(path);

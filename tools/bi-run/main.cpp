@@ -141,7 +141,7 @@ int main(int argc, char** argv) {
             std::cerr << "bi-run help --man: " << e.what() << "\n";
             return bi::cli::kExitError;
         }
-        return bi::cli::kExitPromotable;
+        return bi::cli::kExitHelp;
     }
     if (first == "-h" || first == "--help" || first == "help") {
         if (first == "help" && first_index + 1 < argc) {
@@ -150,7 +150,7 @@ int main(int argc, char** argv) {
             if (!command) {
                 if (const auto* group = bi::cli::find_group(argv[first_index + 1])) {
                     print_group_usage(*group, std::cout);
-                    return bi::cli::kExitPromotable;
+                    return bi::cli::kExitHelp;
                 }
                 std::cerr << "bi-run help: unknown command '" << argv[first_index + 1]
                           << "' (see bi-run --help)\n";
@@ -160,7 +160,7 @@ int main(int argc, char** argv) {
             return run_command(command->name, command->main, args.argc(), args.argv());
         }
         print_usage(std::cout);
-        return bi::cli::kExitPromotable;
+        return bi::cli::kExitHelp;
     }
     if (first == "--version" || first == "-V") {
         const bool json =
@@ -174,7 +174,7 @@ int main(int argc, char** argv) {
             std::cout << bi::io::to_json_text(bi::cli::version_json(info)) << "\n";
         else
             std::cout << bi::cli::version_text(info);
-        return bi::cli::kExitPromotable;
+        return bi::cli::kExitHelp;
     }
     int words = 1;
     const bi::cli::Command* command = named_command(argc, argv, first_index, words);
@@ -187,7 +187,7 @@ int main(int argc, char** argv) {
                 std::cerr << "bi-run " << first << ": unknown command '" << argv[first_index + 1]
                           << "'\n";
             print_group_usage(*group, asked ? std::cout : std::cerr);
-            return asked ? bi::cli::kExitPromotable : bi::cli::kExitUsage;
+            return asked ? bi::cli::kExitHelp : bi::cli::kExitUsage;
         }
         std::cerr << "bi-run: unknown command '" << first << "' (see bi-run --help)\n";
         return bi::cli::kExitUsage;

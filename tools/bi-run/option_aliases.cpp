@@ -8,10 +8,6 @@ namespace bi::cli {
 
 namespace {
 
-[[noreturn]] void usage(const std::string& message) {
-    throw Error(ErrorCategory::Usage, message);
-}
-
 // The spelling `token` is, with its "=value" part when it has one.
 bool spelt(std::string_view token, std::string_view spelling, std::string_view* value) {
     if (token == spelling) return true;
@@ -133,29 +129,29 @@ std::vector<std::string> apply_aliases(int argc, char** argv,
         const std::string spelling = alias->spelling;
         if (alias->agrees) {
             if (!has_value) {
-                if (i + 1 >= argc) usage(spelling + " needs a value");
+                if (i + 1 >= argc) usage_error(spelling + " needs a value");
                 value = argv[++i];
             }
             const std::string given = spelling + " " + std::string(value);
-            if (!alias->agrees(value)) usage(given + ": " + alias->refusal);
+            if (!alias->agrees(value)) usage_error(given + ": " + alias->refusal);
             pending_notes().push_back(given + ": " + alias->note);
             continue;
         }
-        if (alias->refusal) usage(spelling + ": " + alias->refusal);
+        if (alias->refusal) usage_error(spelling + ": " + alias->refusal);
         if (alias->switch_too && !has_value && (i + 1 >= argc || argv[i + 1][0] == '-')) continue;
         if (!alias->repeatable && *alias->option && has_option(argc, argv, alias->option))
-            usage(spelling + " is another name for " + alias->option + ": give one of them");
+            usage_error(spelling + " is another name for " + alias->option + ": give one of them");
         if (!*alias->option) {
-            if (has_value) usage(spelling + " takes no value");
+            if (has_value) usage_error(spelling + " takes no value");
             continue;
         }
         if (alias->value) {
-            if (has_value) usage(spelling + " takes no value");
+            if (has_value) usage_error(spelling + " takes no value");
             out.emplace_back(std::string(alias->option) + "=" + alias->value);
             continue;
         }
         if (!has_value) {
-            if (i + 1 >= argc) usage(spelling + " needs a value");
+            if (i + 1 >= argc) usage_error(spelling + " needs a value");
             value = argv[++i];
         }
         out.emplace_back(std::string(alias->option) + "=" + (alias->prefix ? alias->prefix : "") +

@@ -15,14 +15,6 @@
 
 namespace bi::cli {
 
-namespace {
-
-[[noreturn]] void usage(const std::string& message) {
-    throw Error(ErrorCategory::Usage, message);
-}
-
-}  // namespace
-
 std::string ascii_quotes(std::string text) {
     for (const std::string_view quote : {"\u2018", "\u2019"})
         for (auto at = text.find(quote); at != std::string::npos; at = text.find(quote, at))
@@ -55,7 +47,7 @@ int read_global_options(int argc, char** argv, GlobalOptions& globals) {
         }
         if (!target) break;
         if (token == name) {
-            if (i + 1 >= argc) usage(name + " needs a value");
+            if (i + 1 >= argc) usage_error(name + " needs a value");
             target->push_back(argv[++i]);
         } else {
             target->push_back(token.substr(name.size() + 1));

@@ -75,7 +75,7 @@ int plugins_main(int argc, char** argv) {
     // bi-run --plugin FILE with no command: only the named plugins, with the commands using them.
     options.add_options("Internal")("describe", "Describe the --plugin files only");
     const auto args = parse_command_line(options, argc, argv);
-    if (printed_help(args, options, {"", "Output"})) return kExitPromotable;
+    if (printed_help(args, options, {"", "Output"})) return kExitHelp;
 
     plugin_host::PluginSet plugins;
     const auto named = load_plugins(plugins, args);

@@ -31,10 +31,6 @@ driver::Invocation invocation() {
     return who;
 }
 
-core::ProvenanceRecord provenance_record(const plugin_host::PluginSet& plugins) {
-    return driver::provenance_record(plugins, invocation());
-}
-
 std::shared_ptr<const trust::SigningKey> signing_key_option(const std::string& flag_value) {
     return driver::signing_key(flag_value);
 }

@@ -18,9 +18,6 @@ void remember_command_line(int argc, char** argv);
 // This bi-run: its version, the commit it was built from and its command line.
 driver::Invocation invocation();
 
-// bi-run's version, commit, argv and every loaded plugin (id, version, path, sha256).
-core::ProvenanceRecord provenance_record(const plugin_host::PluginSet& plugins);
-
 // The --sign-key file, or $BI_SIGN_KEY when the flag is absent; null when neither is given.
 // Throws bi::Error(Usage) naming the flag or variable when the key cannot be used.
 std::shared_ptr<const trust::SigningKey> signing_key_option(const std::string& flag_value);

@@ -74,7 +74,7 @@ int report_main(int argc, char** argv) {
                                       cxxopts::value<std::vector<std::string>>());
     options.parse_positional({"paths"});
     const auto args = parse_command_line(options, argc, argv);
-    if (printed_help(args, options, {"", "Output"})) return kExitPromotable;
+    if (printed_help(args, options, {"", "Output"})) return kExitHelp;
     if (!args.count("paths") && !args.count("plan"))
         throw Error(ErrorCategory::Usage, "name certs or directories (or --plan)");
     check_one_stdout_format(args);

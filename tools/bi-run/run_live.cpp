@@ -40,14 +40,6 @@
 
 namespace bi::cli {
 
-namespace {
-
-[[noreturn]] void usage(const std::string& message) {
-    throw Error(ErrorCategory::Usage, message);
-}
-
-}  // namespace
-
 void add_server_options(cxxopts::Options& options, bool launches) {
     options.add_options("Server")("server-bin", "The llama-server (or work-alike) binary",
                                   cxxopts::value<std::string>())("model", "The GGUF model file",
@@ -187,16 +179,19 @@ int run_live_cells(int raw_argc, char** raw_argv, bool sweep) {
     const auto args = parse_command_line(options, argc, argv);
     auto groups = run_help_groups();
     groups.insert(groups.end() - 1, "Baseline");
-    if (printed_help(args, options, groups)) return kExitPromotable;
+    if (printed_help(args, options, groups)) return kExitHelp;
     if (sweep && args.count("plan")) {
         if (args.count("baseline"))
-            usage("--baseline checks one run's arm A; a planned sweep's shards run without it");
+            usage_error(
+                "--baseline checks one run's arm A; a planned sweep's shards run without it");
         return sweep_from_plan(args);
     }
     if (args.count("trusted-key") && !args.count("baseline"))
-        usage("--trusted-key names the keys --baseline must be signed by: give --baseline too");
+        usage_error(
+            "--trusted-key names the keys --baseline must be signed by: give --baseline too");
     if (sweep && (args.count("shard") || args.count("shard-count")))
-        usage("--shard and --shard-count split a planned sweep: give --plan too (see bi-run plan)");
+        usage_error(
+            "--shard and --shard-count split a planned sweep: give --plan too (see bi-run plan)");
     CellsOutput output;
     output.quiet = args.count("quiet") > 0;
     output.json = args.count("json") > 0;
@@ -262,8 +257,8 @@ SweepTally run_cells(const core::RunRequest& request, bool sweep, const CellsOut
     }
     if (resume) {
         if (setup.plan.options.model_alias != resume->model)
-            usage("the plan's group names model " + resume->model + " but its options give " +
-                  setup.plan.options.model_alias + " here (another models.toml?)");
+            usage_error("the plan's group names model " + resume->model + " but its options give " +
+                        setup.plan.options.model_alias + " here (another models.toml?)");
         setup.plan.resume = true;
         setup.plan.stale_lock_after = resume->stale_lock_after;
     }
@@ -362,7 +357,7 @@ int plan_n_main(int raw_argc, char** raw_argv) {
                                        cxxopts::value<double>());
     options.add_options("Output")("h,help", "Show this help");
     const auto args = parse_command_line(options, argc, argv);
-    if (printed_help(args, options, {"Model", "Plan", "Output"})) return kExitPromotable;
+    if (printed_help(args, options, {"Model", "Plan", "Output"})) return kExitHelp;
     core::RunRequest request;
     if (args.count("profile")) request.profile = args["profile"].as<std::string>();
     request.target = target_request(args);
@@ -370,10 +365,10 @@ int plan_n_main(int raw_argc, char** raw_argv) {
     const auto facts = plan_facts(args, target);
     const auto ctx = args["ctx"].as<std::int64_t>();
     const int max_n = args["max-n"].as<int>();
-    if (ctx < 16) usage("--ctx must be at least 16");
-    if (max_n < 1 || max_n > 1024) usage("--max-n must be between 1 and 1024");
+    if (ctx < 16) usage_error("--ctx must be at least 16");
+    if (max_n < 1 || max_n > 1024) usage_error("--max-n must be between 1 and 1024");
     const std::string kv = args.count("kv-label") ? args["kv-label"].as<std::string>() : target.kv;
-    if (!server::kv_bytes_per_element(kv)) usage("--kv-label " + kv + ": unknown cache type");
+    if (!server::kv_bytes_per_element(kv)) usage_error("--kv-label " + kv + ": unknown cache type");
     std::optional<double> cap;
     if (args.count("max-footprint-gb"))
         cap = driver::footprint_cap(args["max-footprint-gb"].as<double>());

@@ -69,7 +69,7 @@ int run_mock_main(int raw_argc, char** raw_argv) {
         "loading-seconds", "Answer 503 'Loading model' this long after start",
         cxxopts::value<double>()->default_value("0"));
     const auto args = parse_command_line(options, argc, argv);
-    if (printed_help(args, options, run_help_groups())) return kExitPromotable;
+    if (printed_help(args, options, run_help_groups())) return kExitHelp;
 
     mock::MockConfig base;
     base.divergence = mock::parse_divergence(args["divergence"].as<std::string>());

@@ -11,6 +11,7 @@
 #include "command_line.hpp"
 #include "core/cert.hpp"
 #include "core/error.hpp"
+#include "core/run_request.hpp"
 #include "driver/builtin_workset.hpp"
 #include "exit_codes.hpp"
 #include "io/file_hash_cache.hpp"
@@ -78,7 +79,7 @@ void add_run_options(cxxopts::Options& options, const std::string& default_alias
         "n-predict", "Tokens to generate per request", cxxopts::value<int>()->default_value("32"))(
         "kv-label",
         "KV cache type recorded in the cert and used by the footprint guard (also --kv)",
-        cxxopts::value<std::string>()->default_value("f16"));
+        cxxopts::value<std::string>()->default_value(std::string(core::kDefaultKvLabel)));
     options.add_options("Requests")(
         "endpoint", "chat (/v1/chat/completions) or completion (/completion, token ids)",
         cxxopts::value<std::string>()->default_value("chat"))(

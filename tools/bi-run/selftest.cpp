@@ -60,7 +60,7 @@ int selftest_main(int raw_argc, char** raw_argv) {
     options.add_options("Output")("quiet", "No progress on stderr")(
         "json", "Print a one-line JSON summary on stdout")("h,help", "Show this help");
     const auto args = parse_command_line(options, argc, argv);
-    if (printed_help(args, options, {"", "Guards", "Output"})) return kExitPromotable;
+    if (printed_help(args, options, {"", "Guards", "Output"})) return kExitHelp;
     driver::SelftestRequest request;
     if (args.count("server-bin")) request.target.server_bin = args["server-bin"].as<std::string>();
     request.target.server_flags = option_tokens(args, "server-flag");

@@ -32,14 +32,6 @@
 
 namespace bi::cli {
 
-namespace {
-
-[[noreturn]] void usage(const std::string& message) {
-    throw Error(ErrorCategory::Usage, message);
-}
-
-}  // namespace
-
 void add_shard_options(cxxopts::Options& options) {
     options.add_options("Plan")("plan", "Run the groups of this plan file (see bi-run plan)",
                                 cxxopts::value<std::string>())(
@@ -60,9 +52,10 @@ int sweep_from_plan(const cxxopts::ParseResult& args) {
         "plan", "shard", "shard-count", "stale-lock-after", "out-dir", "quiet", "json"};
     for (const auto& option : args.arguments())
         if (!kAllowed.count(option.key()))
-            usage("--" + option.key() +
-                  ": with --plan the sweep's options come from the plan; only --shard, "
-                  "--shard-count, --stale-lock-after, --out-dir, --quiet and --json are taken");
+            usage_error(
+                "--" + option.key() +
+                ": with --plan the sweep's options come from the plan; only --shard, "
+                "--shard-count, --stale-lock-after, --out-dir, --quiet and --json are taken");
     const std::string path = args["plan"].as<std::string>();
     const core::SweepPlan plan = driver::read_plan_option(path);
     const auto choice = driver::choose_shard(
@@ -105,7 +98,7 @@ int plan_main(int raw_argc, char** raw_argv) {
     options.add_options("Plan")("all-profiles", "One set of groups per models.toml alias")(
         "output", "Write the plan here (default: stdout)", cxxopts::value<std::string>());
     const auto args = parse_command_line(options, argc, argv);
-    if (printed_help(args, options)) return kExitPromotable;
+    if (printed_help(args, options)) return kExitHelp;
     const auto profiles =
         driver::plan_profiles(given(args, "profile"), args.count("all-profiles") > 0,
                               given(args, "models-toml"), args.count("model-alias") > 0);

@@ -17,10 +17,6 @@ namespace bi::cli {
 
 namespace {
 
-[[noreturn]] void usage_error(const std::string& message) {
-    throw Error(ErrorCategory::Usage, message);
-}
-
 std::string megabytes(std::uint64_t bytes) {
     char text[32];
     std::snprintf(text, sizeof text, "%.1f MB", static_cast<double>(bytes) / 1e6);
@@ -57,7 +53,7 @@ int synth_model_main(int argc, char** argv) {
         "seed", "Weight seed",
         cxxopts::value<std::uint64_t>()->default_value(std::to_string(defaults.seed)));
     const auto args = parse_command_line(options, argc, argv);
-    if (printed_help(args, options)) return kExitPromotable;
+    if (printed_help(args, options)) return kExitHelp;
     if (!args.count("out")) usage_error("--out is required");
 
     gguf::ModelSpec spec;
@@ -70,12 +66,9 @@ int synth_model_main(int argc, char** argv) {
     spec.vocab_words = args["vocab-words"].as<std::int64_t>();
     spec.seed = args["seed"].as<std::uint64_t>();
     const std::string dtype = args["dtype"].as<std::string>();
-    if (dtype == "f32")
-        spec.dtype = gguf::TensorType::F32;
-    else if (dtype == "f16")
-        spec.dtype = gguf::TensorType::F16;
-    else
-        usage_error("--dtype must be f32 or f16, got '" + dtype + "'");
+    const auto type = gguf::tensor_type_named(dtype);
+    if (!type) usage_error("--dtype must be f32 or f16, got '" + dtype + "'");
+    spec.dtype = *type;
     if (const auto problem = gguf::find_spec_problem(spec); !problem.empty()) usage_error(problem);
     const std::string out = args["out"].as<std::string>();
     io::check_output_file(out, "--out");

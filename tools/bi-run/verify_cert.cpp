@@ -54,7 +54,7 @@ int verify_cert_main(int argc, char** argv) {
                                       cxxopts::value<std::vector<std::string>>());
     options.parse_positional({"certs"});
     const auto args = parse_command_line(options, argc, argv);
-    if (printed_help(args, options, {"", "Output"})) return kExitPromotable;
+    if (printed_help(args, options, {"", "Output"})) return kExitHelp;
     if (!args.count("certs")) throw Error(ErrorCategory::Usage, "name at least one cert file");
     const trust::JudgeOptions o = judge_options(args);
 

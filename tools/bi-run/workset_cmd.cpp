@@ -73,7 +73,7 @@ int workset_main(int raw_argc, char** raw_argv) {
     add_plugin_timeout_option(options);
     options.add_options("Output")("h,help", "Show this help");
     const auto args = parse_command_line(options, argc, argv);
-    if (printed_help(args, options, {"", "Output"})) return kExitPromotable;
+    if (printed_help(args, options, {"", "Output"})) return kExitHelp;
     if (!args.count("generator")) throw Error(ErrorCategory::Usage, "--generator is required");
 
     plugin_host::GenerationRequest request;

@@ -2,7 +2,7 @@
 // every way of being not comparable (issue 26).
 #include <catch2/catch.hpp>
 
-#include "core/baseline.hpp"
+#include "core/baseline_comparison.hpp"
 #include "trial_builders.hpp"
 
 using namespace bi;

@@ -12,10 +12,11 @@
 #include <string_view>
 #include <vector>
 
-#include "baseline.hpp"
+#include "baseline_comparison.hpp"
 #include "cert.hpp"
 #include "compare.hpp"
 #include "json.hpp"
+#include "run_request.hpp"
 #include "trial.hpp"
 #include "work_item.hpp"
 
@@ -40,7 +41,7 @@ struct SerialBaseline {
     std::string ts_utc;
     std::string model;  // the model name the test ids carry
     std::int64_t ctx = 0;
-    std::string kv_label = "f16";
+    std::string kv_label{kDefaultKvLabel};
     std::int64_t reps = 1;
     std::vector<WorkRow> rows;  // the rows that ran, verbatim, so a check runs exactly them
     std::string rows_sha256;    // of `rows` as io::workset_to_json_text writes them

@@ -1,11 +1,11 @@
-#include "baseline.hpp"
+#include "baseline_comparison.hpp"
 
 #include <algorithm>
 #include <cstddef>
-#include <sstream>
 
 #include "coverage.hpp"
 #include "forensics.hpp"
+#include "text.hpp"
 #include "verdict.hpp"
 
 namespace bi::core {
@@ -13,17 +13,13 @@ namespace bi::core {
 namespace {
 
 std::string joined(const std::vector<std::string>& ids, std::size_t at_most = 8) {
-    std::string text;
-    for (std::size_t i = 0; i < ids.size() && i < at_most; ++i) text += (i ? ", " : "") + ids[i];
-    if (ids.size() > at_most) text += ", ... (" + std::to_string(ids.size()) + " in all)";
-    return text;
+    if (ids.size() <= at_most) return join(ids, ", ");
+    return join({ids.begin(), ids.begin() + static_cast<std::ptrdiff_t>(at_most)}, ", ") +
+           ", ... (" + std::to_string(ids.size()) + " in all)";
 }
 
 std::string percent(double ratio) {
-    std::ostringstream out;
-    out.precision(3);
-    out << ratio * 100.0 << "%";
-    return out.str();
+    return format_general(ratio * 100.0, 3) + "%";
 }
 
 void differs(std::vector<std::string>& reasons, const char* what, const std::string& stored,

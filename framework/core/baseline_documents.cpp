@@ -1,8 +1,9 @@
-#include "serial_baseline.hpp"
+#include "baseline_documents.hpp"
 
 #include <algorithm>
 
 #include "coverage.hpp"
+#include "text.hpp"
 
 namespace bi::core {
 
@@ -32,10 +33,7 @@ std::string first_line(const std::optional<std::string>& text) {
 }
 
 std::string joined(const std::vector<std::string>& words) {
-    if (words.empty()) return "(none)";
-    std::string text;
-    for (const auto& word : words) text += (text.empty() ? "" : " ") + word;
-    return text;
+    return words.empty() ? "(none)" : join(words);
 }
 
 // llama-server's build_info is a string ("b6133-1a2b3c4"); other kinds send other shapes.

@@ -319,7 +319,7 @@ void apply_rules(Verdict& v, bool passed_reasons) {
         if (rule.fires(v)) {
             v.status = rule.status;
             if (rule.classify) rule.classify(v);
-            v.rule = {std::string(rule.name), reasons.size()};
+            v.rule = {std::string(name(rule.id)), reasons.size()};
             for (auto& line : rule.fired_reasons(v)) reasons.push_back(std::move(line));
             return;
         }

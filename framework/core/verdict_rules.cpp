@@ -2,8 +2,10 @@
 // gives, and the reasons it writes when it fires and when it passes.
 #include "verdict_rules.hpp"
 
+#include <array>
 #include <map>
 #include <sstream>
+#include <utility>
 
 #include "fixed_text.hpp"
 #include "verdict.hpp"
@@ -11,6 +13,20 @@
 namespace bi::core {
 
 namespace {
+
+constexpr std::array<std::pair<RuleId, std::string_view>, kRuleCount> kRuleNames{{
+    {RuleId::SerialSelfCheck, "serial_self_check"},
+    {RuleId::AcInvariantDivergence, "ac_invariant_divergence"},
+    {RuleId::Incomplete, "incomplete"},
+    {RuleId::ServerIdentity, "server_identity"},
+    {RuleId::Overlap, "overlap"},
+    {RuleId::MissingEvidence, "missing_evidence"},
+    {RuleId::Greedy, "greedy"},
+    {RuleId::CompletionFloor, "completion_floor"},
+    {RuleId::CobatchCoverage, "cobatch_coverage"},
+    {RuleId::AbInvariantDivergence, "ab_invariant_divergence"},
+    {RuleId::GenerationDrift, "generation_drift"},
+}};
 
 using Reasons = std::vector<std::string>;
 
@@ -115,7 +131,7 @@ std::string failures_under_concurrency(const Verdict& v) {
 
 // Rule 1: the server must reproduce itself serially, or nothing batched can be certified.
 const VerdictRule kSerialSelfCheck{
-    "serial_self_check",
+    RuleId::SerialSelfCheck,
     [](const Verdict& v) { return v.serial_check && !v.serial_check->clean(); },
     Status::Failed,
     [](Verdict& v) { v.divergence_class = DivergenceClass::SerialNondeterminism; },
@@ -133,7 +149,7 @@ const VerdictRule kSerialSelfCheck{
 
 // Rule 2: any invariant divergence between A and any C pass is RED.
 const VerdictRule kCoBatchingDivergence{
-    "ac_invariant_divergence",
+    RuleId::AcInvariantDivergence,
     [](const Verdict& v) { return !v.ac.clean(); },
     Status::Failed,
     [](Verdict& v) { v.divergence_class = red_class(v); },
@@ -172,7 +188,7 @@ const VerdictRule kCoBatchingDivergence{
 
 // Rule 3: an arm bi-run could not finish says nothing either way (never RED).
 const VerdictRule kIncomplete{
-    "incomplete",
+    RuleId::Incomplete,
     [](const Verdict& v) { return !v.gates.incomplete_ids.empty(); },
     Status::GreenUnverified,
     nullptr,
@@ -186,9 +202,9 @@ const VerdictRule kIncomplete{
     nullptr,
 };
 
-// Rule 3b: answers from another model than the one launched are no verdict on this one.
+// Rule 4: answers from another model than the one launched are no verdict on this one.
 const VerdictRule kOtherModel{
-    "server_identity",
+    RuleId::ServerIdentity,
     [](const Verdict& v) { return !v.identity_problems.empty(); },
     Status::GreenUnverified,
     nullptr,
@@ -202,10 +218,10 @@ const VerdictRule kOtherModel{
     nullptr,
 };
 
-// Rule 4: without proof that N requests really shared a batch in every pass, agreement proves
+// Rule 5: without proof that N requests really shared a batch in every pass, agreement proves
 // nothing; every evidence source the server offers must agree.
 const VerdictRule kNoOverlap{
-    "overlap",
+    RuleId::Overlap,
     [](const Verdict& v) { return !v.gates.overlap.ok; },
     Status::GreenUnverified,
     nullptr,
@@ -235,9 +251,9 @@ const VerdictRule kNoOverlap{
     },
 };
 
-// Rule 5: evidence that was requested, or that A has, must be in every compared trial.
+// Rule 6: evidence that was requested, or that A has, must be in every compared trial.
 const VerdictRule kMissingEvidence{
-    "missing_evidence",
+    RuleId::MissingEvidence,
     [](const Verdict& v) { return !v.gates.missing_evidence.empty(); },
     Status::GreenUnverified,
     nullptr,
@@ -255,10 +271,10 @@ const VerdictRule kMissingEvidence{
     nullptr,
 };
 
-// Rule 5b: with temperature 0 and top_k 1 every chosen token must be the server's top-1; a
+// Rule 7: with temperature 0 and top_k 1 every chosen token must be the server's top-1; a
 // server that samples anyway is not running the decoding this cell is about.
 const VerdictRule kGreedy{
-    "greedy",
+    RuleId::Greedy,
     [](const Verdict& v) { return v.gates.greedy.first_violation.has_value(); },
     Status::GreenUnverified,
     nullptr,
@@ -280,9 +296,9 @@ const VerdictRule kGreedy{
     },
 };
 
-// Rule 6: too few genuinely scored completions cannot carry a verdict.
+// Rule 8: too few genuinely scored completions cannot carry a verdict.
 const VerdictRule kCompletionFloorRule{
-    "completion_floor",
+    RuleId::CompletionFloor,
     [](const Verdict& v) { return !v.gates.completion_floor.ok; },
     Status::GreenUnverified,
     nullptr,
@@ -300,9 +316,9 @@ const VerdictRule kCompletionFloorRule{
     [](const Verdict&) { return Reasons{"completion floor met in A and every C pass"}; },
 };
 
-// Rule 7: each pass must co-batch most of its ids, with certain attribution.
+// Rule 9: each pass must co-batch most of its ids, with certain attribution.
 const VerdictRule kCoverage{
-    "cobatch_coverage",
+    RuleId::CobatchCoverage,
     [](const Verdict& v) { return !v.gates.cobatch_coverage.ok; },
     Status::GreenUnverified,
     nullptr,
@@ -325,9 +341,9 @@ const VerdictRule kCoverage{
     [](const Verdict&) { return Reasons{"co-batch coverage met in every pass"}; },
 };
 
-// Rule 8: A and C agree but B does not: the control moved, so the cell is only AMBER.
+// Rule 10: A and C agree but B does not: the control moved, so the cell is only AMBER.
 const VerdictRule kArmBDisagrees{
-    "ab_invariant_divergence",
+    RuleId::AbInvariantDivergence,
     [](const Verdict& v) { return v.ab && !v.ab->clean(); },
     Status::GreenWithCaveat,
     [](Verdict& v) { v.anomaly = Anomaly::AcAgreeBDisagrees; },
@@ -343,9 +359,9 @@ const VerdictRule kArmBDisagrees{
     },
 };
 
-// Rule 9: scores held but the generation itself moved.
+// Rule 11: scores held but the generation itself moved.
 const VerdictRule kGenerationDrift{
-    "generation_drift",
+    RuleId::GenerationDrift,
     [](const Verdict& v) { return drift_anomaly(v.ac).has_value(); },
     Status::GreenWithCaveat,
     [](Verdict& v) { v.anomaly = drift_anomaly(v.ac); },
@@ -361,6 +377,18 @@ const VerdictRule kGenerationDrift{
 };
 
 }  // namespace
+
+std::string_view name(RuleId rule) {
+    for (const auto& [id, text] : kRuleNames)
+        if (id == rule) return text;
+    return "?";  // unreachable while kRuleNames lists every rule
+}
+
+std::optional<RuleId> rule_id(std::string_view name) {
+    for (const auto& [id, text] : kRuleNames)
+        if (text == name) return id;
+    return std::nullopt;
+}
 
 const std::vector<VerdictRule>& verdict_rules() {
     static const std::vector<VerdictRule> kRules{

@@ -1,6 +1,9 @@
 // The precedence table of docs/design.md §5.1: one row per rule, first match wins.
 #pragma once
 
+#include <cstddef>
+#include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -10,6 +13,29 @@
 namespace bi::core {
 
 struct Verdict;
+
+// The rules, numbered in precedence order: a lower number is asked first. The names a cert
+// records come from name(RuleId).
+enum class RuleId : std::uint8_t {
+    SerialSelfCheck = 1,
+    AcInvariantDivergence = 2,
+    Incomplete = 3,
+    ServerIdentity = 4,
+    Overlap = 5,
+    MissingEvidence = 6,
+    Greedy = 7,
+    CompletionFloor = 8,
+    CobatchCoverage = 9,
+    AbInvariantDivergence = 10,
+    GenerationDrift = 11,
+};
+inline constexpr std::size_t kRuleCount = 11;
+
+// "serial_self_check", "ac_invariant_divergence", ...: the rule's name in a cert.
+std::string_view name(RuleId rule);
+
+// The inverse of name(RuleId); nullopt for a word that names no rule (kNoRuleFired among them).
+std::optional<RuleId> rule_id(std::string_view name);
 
 // The rule name a verdict records when no rule of the precedence table fired (a green).
 inline constexpr std::string_view kNoRuleFired = "none";
@@ -28,7 +54,7 @@ struct FiredRule {
 // One row of docs/design.md §5.1's precedence table: a predicate over the gathered evidence, the
 // status it gives, and the reasons it writes when it fires and when it passes.
 struct VerdictRule {
-    std::string_view name;
+    RuleId id;
     bool (*fires)(const Verdict& gathered);
     Status status;
     void (*classify)(Verdict& verdict);  // sets divergence_class / anomaly; may be null

@@ -7,9 +7,13 @@
 #include <string>
 #include <vector>
 
+#include "compare.hpp"
 #include "coverage.hpp"
 #include "forensics.hpp"
 #include "overlap.hpp"
+#include "server_kind.hpp"
+#include "trial.hpp"
+#include "union.hpp"
 
 namespace bi::core {
 
@@ -82,5 +86,31 @@ struct CertGates {
     ArmBCheck arm_b;
     SerialSelfCheck serial_self_check;
 };
+
+// ---- each gate settled from its own evidence: decide_verdict and the cert replay both call these
+// ----
+
+// The census of A, each C pass and B, settled by settle_completion_floor.
+CompletionFloorGate completion_floor_gate(const ArmResults& arm_a,
+                                          const std::vector<ArmResults>& arm_c,
+                                          const std::optional<ArmResults>& arm_b);
+
+// Met when a C pass ran and A and every pass reach kCompletionFloor (arm B does not gate).
+void settle_completion_floor(CompletionFloorGate& gate, bool any_pass);
+
+// Each pass settled by settle_pass_coverage; checked when a C pass ran, ok when every pass is.
+void settle_coverage(CoverageGate& gate, bool any_pass);
+
+// The overlap gate from what it records (total_slots, each pass's client depth, arm B's server)
+// and each pass's server window (`pass_servers`, null: none): the deepest pass, each pass's
+// problems, ok, and whether arm B stayed serial (gates.arm_b.serial).
+void settle_overlap(CertGates& gates, std::int64_t dispatch_n,
+                    const std::vector<const ServerOverlapEvidence*>& pass_servers,
+                    const KindEvidence& evidence);
+
+// The gates' summaries of the pair reports: arm B ran and whether A vs B and B vs C held, and
+// A vs A' (ran, passed, compared, divergent ids).
+void record_pair_checks(CertGates& gates, const std::optional<PairReport>& serial_check,
+                        const std::optional<PairReport>& ab, const std::optional<UnionReport>& bc);
 
 }  // namespace bi::core

@@ -9,7 +9,11 @@
 #include <utility>
 #include <vector>
 
+#include "coverage.hpp"
+#include "overlap.hpp"
 #include "sample_size.hpp"
+#include "trial.hpp"
+#include "union.hpp"
 
 namespace bi::core {
 
@@ -69,6 +73,17 @@ struct LengthScope {
     std::optional<std::int64_t> generated_max;
     std::size_t n_hit_limit = 0;  // stopped by the limit (finish_reason length/limit)
 };
+
+// Which trials count toward the bounds (see SensitivityCounts) and how many diverged: per C pass,
+// the co-batched ids of its coverage that A and the pass both scored, whether its overlap was
+// proven, and the divergent ids the A vs C report lists for it.
+SensitivityCounts count_trials(const ArmResults& arm_a, const std::vector<ArmResults>& arm_c,
+                               const std::vector<PassCoverage>& coverage,
+                               const std::vector<PassOverlap>& overlap, const UnionReport& ac);
+
+// Generated-token counts of the scored trials of A and every C pass.
+LengthScope length_scope(const ArmResults& arm_a, const std::vector<ArmResults>& arm_c,
+                         std::optional<std::int64_t> n_predict);
 
 RateBound rate_bound(std::size_t n, std::size_t divergent, double confidence, bool cell_diverged);
 

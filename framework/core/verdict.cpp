@@ -127,92 +127,8 @@ void mark_contamination(const CellEvidence& e, UnionReport& ac) {
     merge_pass_forensics(ac);
 }
 
-bool scored_both(const ArmResults& a, const ArmResults& c, const std::string& id) {
-    const auto x = a.find(id);
-    const auto y = c.find(id);
-    return x != a.end() && y != c.end() && x->second.ok() && y->second.ok();
-}
-
-// Which trials count toward the bounds (see SensitivityCounts) and how many diverged.
-SensitivityCounts count_trials(const CellEvidence& e, const Verdict& v) {
-    SensitivityCounts counts;
-    std::vector<std::set<std::string>> proven(e.arm_c.size());
-    for (std::size_t t = 0; t < e.arm_c.size(); ++t)
-        for (const auto& id : v.gates.cobatch_coverage.per_pass[t].cobatched_ids) {
-            if (!scored_both(e.arm_a, e.arm_c[t], id)) continue;
-            ++counts.n_hot_trials;
-            if (t < v.gates.overlap.per_pass.size() && v.gates.overlap.per_pass[t].ok())
-                proven[t].insert(id);
-        }
-    const CompositionCount compositions = count_compositions(e.arm_c, proven);
-    counts.distinct_compositions = compositions.distinct_per_id;
-    counts.divergent_ids = v.ac.divergent_ids.size();
-    std::set<std::string> prompts;
-    for (std::size_t t = 0; t < e.arm_c.size(); ++t) {
-        std::set<std::string> counted(compositions.counted_ids[t].begin(),
-                                      compositions.counted_ids[t].end());
-        const auto& divergent = v.ac.per_pass[t].divergent_ids;
-        counted.insert(divergent.begin(), divergent.end());
-        prompts.insert(counted.begin(), counted.end());
-        // Within one pass every id runs once, so a pass's rate is over all its proven trials.
-        std::set<std::string> in_pass = proven[t];
-        in_pass.insert(divergent.begin(), divergent.end());
-        counts.per_pass.emplace_back(in_pass.size(), divergent.size());
-        counts.trials += counted.size();
-        counts.divergent_trials += divergent.size();
-    }
-    counts.prompts = prompts.size();
-    return counts;
-}
-
-// Generated-token counts of the scored trials of A and every C pass.
-LengthScope length_scope(const CellEvidence& e) {
-    LengthScope scope;
-    scope.n_predict = e.n_predict;
-    std::vector<std::int64_t> lengths;
-    const auto scan = [&](const ArmResults& arm) {
-        for (const auto& [id, r] : arm) {
-            if (!r.ok() || !r.completion_tokens) continue;
-            lengths.push_back(*r.completion_tokens);
-            const bool limited = r.finish_reason == "length" || r.finish_reason == "limit" ||
-                                 (e.n_predict && *r.completion_tokens >= *e.n_predict);
-            if (limited) ++scope.n_hit_limit;
-        }
-    };
-    scan(e.arm_a);
-    for (const auto& pass : e.arm_c) scan(pass);
-    scope.n_trials = lengths.size();
-    if (lengths.empty()) return scope;
-    std::sort(lengths.begin(), lengths.end());
-    scope.generated_min = lengths.front();
-    scope.generated_median = lengths[(lengths.size() - 1) / 2];
-    scope.generated_max = lengths.back();
-    return scope;
-}
-
-}  // namespace
-
-void record_pair_checks(Verdict& v) {
-    ArmBCheck& b = v.gates.arm_b;
-    b.ran = v.ab.has_value();
-    b.ab_passed = v.ab ? std::optional<bool>(v.ab->clean()) : std::nullopt;
-    b.bc_passed = v.bc ? std::optional<bool>(v.bc->clean()) : std::nullopt;
-    SerialSelfCheck& s = v.gates.serial_self_check;
-    s = {};
-    s.ran = v.serial_check.has_value();
-    if (v.serial_check) {
-        s.passed = v.serial_check->clean();
-        s.n_compared = v.serial_check->n_compared;
-        s.divergent_ids = v.serial_check->divergent_ids;
-    }
-}
-
-namespace {
-
-Verdict gather(const CellEvidence& all) {
-    Verdict v;
-    v.gates.incomplete_ids = incomplete_ids(all);
-    const CellEvidence e = without_ids(all, v.gates.incomplete_ids);
+// A vs A', A vs C over the passes, and with arm B: A vs B and B vs C.
+void compare_arms_of(const CellEvidence& e, Verdict& v) {
     if (e.arm_a_prime)
         v.serial_check = compare_arms(e.arm_a, *e.arm_a_prime, "A", "A'", e.logit_drift_eps);
     v.ac = union_over_passes(e.arm_a, e.arm_c, "A", "C", e.logit_drift_eps);
@@ -220,81 +136,63 @@ Verdict gather(const CellEvidence& all) {
         v.ab = compare_arms(e.arm_a, *e.arm_b, "A", "B", e.logit_drift_eps);
         v.bc = union_over_passes(*e.arm_b, e.arm_c, "B", "C", e.logit_drift_eps);
     }
+}
 
-    v.dispatch_n = e.dispatch_n;
-    v.evidence = e.evidence;
-    v.identity_problems = e.identity_problems;
+// Arm B's server evidence and whether it was a slot control.
+void gather_arm_b(const CellEvidence& e, ArmBCheck& b) {
+    b.server = e.server_b;
+    if (b.server) b.server->busy_samples.clear();
+    if (!e.arm_b) return;
+    b.unpinned = !e.arm_b_pinned;
+    // A request the server ran on another slot than pinned: the pin was not honoured. A server
+    // that does not say which slot it used is not contradicted.
+    for (const auto& [id, trial] : *e.arm_b)
+        if (trial.pinned_slot && trial.id_slot && *trial.id_slot != *trial.pinned_slot)
+            ++b.pins_ignored;
+}
+
+// Each pass's co-batch coverage and client depth, then the overlap gate over them.
+void gather_overlap_and_coverage(const CellEvidence& e, Verdict& v) {
     v.gates.overlap.total_slots = e.reported_total_slots;
     v.gates.overlap.server = merge_pass_evidence(e.server_c_passes);
-    v.gates.arm_b.server = e.server_b;
-    if (v.gates.arm_b.server) v.gates.arm_b.server->busy_samples.clear();
-    if (e.arm_b) {
-        v.gates.arm_b.unpinned = !e.arm_b_pinned;
-        // A request the server ran on another slot than pinned: the pin was not honoured. A
-        // server that does not say which slot it used is not contradicted.
-        for (const auto& [id, b] : *e.arm_b)
-            if (b.pinned_slot && b.id_slot && *b.id_slot != *b.pinned_slot)
-                ++v.gates.arm_b.pins_ignored;
-    }
-    OverlapInputs overlap{e.dispatch_n, e.reported_total_slots, v.gates.arm_b.server, {}, {},
-                          e.evidence};
+    std::vector<const ServerOverlapEvidence*> servers;
     for (std::size_t t = 0; t < e.arm_c.size(); ++t) {
         const ServerOverlapEvidence* server =
             t < e.server_c_passes.size() ? &e.server_c_passes[t] : nullptr;
+        servers.push_back(server);
         v.gates.cobatch_coverage.per_pass.push_back(pass_coverage(
             e.arm_c[t], static_cast<int>(t + 1), server ? server : &kNoServerEvidence));
-        const std::size_t depth = v.gates.cobatch_coverage.per_pass.back().client_depth;
-        v.gates.overlap.per_pass_client_depth.push_back(depth);
-        v.gates.overlap.client_max_depth = std::max(v.gates.overlap.client_max_depth, depth);
-        overlap.client_depths.push_back(depth);
-        overlap.pass_servers.push_back(server);
+        v.gates.overlap.per_pass_client_depth.push_back(
+            v.gates.cobatch_coverage.per_pass.back().client_depth);
     }
-    OverlapFinding finding = evaluate_overlap(overlap);
-    v.gates.arm_b.serial = finding.arm_b_serial;
-    v.gates.overlap.per_pass = std::move(finding.per_pass);
-    v.gates.overlap.problems = std::move(finding.problems);
-    v.gates.overlap.ok = v.gates.overlap.problems.empty();
+    settle_overlap(v.gates, e.dispatch_n, servers, e.evidence);
+    settle_coverage(v.gates.cobatch_coverage, !e.arm_c.empty());
+}
 
-    find_missing_evidence(e.arm_a, e.arm_a, "A", e.logprobs_requested, v.gates.missing_evidence);
-    if (e.arm_b)
-        find_missing_evidence(e.arm_a, *e.arm_b, "B", e.logprobs_requested,
-                              v.gates.missing_evidence);
+void gather_missing_evidence(const CellEvidence& e, std::vector<MissingEvidence>& out) {
+    find_missing_evidence(e.arm_a, e.arm_a, "A", e.logprobs_requested, out);
+    if (e.arm_b) find_missing_evidence(e.arm_a, *e.arm_b, "B", e.logprobs_requested, out);
     for (std::size_t t = 0; t < e.arm_c.size(); ++t)
         find_missing_evidence(e.arm_a, e.arm_c[t], "C" + std::to_string(t + 1),
-                              e.logprobs_requested, v.gates.missing_evidence);
+                              e.logprobs_requested, out);
+}
 
-    check_greedy(e, v);
-    mark_contamination(e, v.ac);
+// C trials that ran on the slot their id used in arm B, and how many of those differ from B.
+void count_same_slot(const CellEvidence& e, Verdict& v) {
+    if (!e.arm_b) return;
+    for (const auto& pass : e.arm_c)
+        for (const auto& [id, c] : pass) {
+            const auto b = e.arm_b->find(id);
+            if (b == e.arm_b->end() || !b->second.id_slot || c.id_slot != b->second.id_slot)
+                continue;
+            ++v.same_slot_compared;
+            if (!same_invariants(b->second, c)) ++v.same_slot_divergent;
+        }
+}
 
-    v.gates.completion_floor.arms.push_back(completion_census(e.arm_a, "A"));
-    for (std::size_t t = 0; t < e.arm_c.size(); ++t)
-        v.gates.completion_floor.arms.push_back(
-            completion_census(e.arm_c[t], "C" + std::to_string(t + 1)));
-    if (e.arm_b) v.gates.completion_floor.arm_b = completion_census(*e.arm_b, "B");
-    v.gates.completion_floor.ok = !e.arm_c.empty();
-    for (const auto& census : v.gates.completion_floor.arms)
-        v.gates.completion_floor.ok &= census.meets(kCompletionFloor);
-
-    v.gates.cobatch_coverage.checked = !e.arm_c.empty();
-    v.gates.cobatch_coverage.ok = v.gates.cobatch_coverage.checked;
-    for (const auto& coverage : v.gates.cobatch_coverage.per_pass)
-        v.gates.cobatch_coverage.ok &= coverage.ok;
-
-    v.sensitivity = sensitivity_bounds(count_trials(e, v), e.confidence);
-    v.length = length_scope(e);
-
-    if (e.arm_b)
-        for (const auto& pass : e.arm_c)
-            for (const auto& [id, c] : pass) {
-                const auto b = e.arm_b->find(id);
-                if (b == e.arm_b->end() || !b->second.id_slot || c.id_slot != b->second.id_slot)
-                    continue;
-                ++v.same_slot_compared;
-                if (!same_invariants(b->second, c)) ++v.same_slot_divergent;
-            }
-
-    // AC-divergent ids that A scored but a concurrent pass failed to complete: the user would see
-    // those requests fail, which is not the same finding as a changed answer.
+// AC-divergent ids that A scored but a concurrent pass failed to complete: the user would see
+// those requests fail, which is not the same finding as a changed answer.
+void count_concurrency_failures(const CellEvidence& e, Verdict& v) {
     for (const auto& id : v.ac.divergent_ids) {
         const auto a = e.arm_a.find(id);
         if (a == e.arm_a.end() || !a->second.ok()) continue;
@@ -307,7 +205,30 @@ Verdict gather(const CellEvidence& all) {
             }
         }
     }
-    record_pair_checks(v);
+}
+
+// Every comparison and gate, evaluated whatever the status will be.
+Verdict gather(const CellEvidence& all) {
+    Verdict v;
+    v.gates.incomplete_ids = incomplete_ids(all);
+    const CellEvidence e = without_ids(all, v.gates.incomplete_ids);
+    compare_arms_of(e, v);
+    v.dispatch_n = e.dispatch_n;
+    v.evidence = e.evidence;
+    v.identity_problems = e.identity_problems;
+    gather_arm_b(e, v.gates.arm_b);
+    gather_overlap_and_coverage(e, v);
+    gather_missing_evidence(e, v.gates.missing_evidence);
+    check_greedy(e, v);
+    mark_contamination(e, v.ac);
+    v.gates.completion_floor = completion_floor_gate(e.arm_a, e.arm_c, e.arm_b);
+    const SensitivityCounts counts = count_trials(
+        e.arm_a, e.arm_c, v.gates.cobatch_coverage.per_pass, v.gates.overlap.per_pass, v.ac);
+    v.sensitivity = sensitivity_bounds(counts, e.confidence);
+    v.length = length_scope(e.arm_a, e.arm_c, e.n_predict);
+    count_same_slot(e, v);
+    count_concurrency_failures(e, v);
+    record_pair_checks(v.gates, v.serial_check, v.ab, v.bc);
     return v;
 }
 

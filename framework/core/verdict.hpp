@@ -77,10 +77,6 @@ struct Verdict {
     std::vector<std::string> decision_reasons;
 };
 
-// The gates' summaries of the pair reports: arm B ran and whether A vs B and B vs C held, and
-// A vs A' (ran, passed, compared, divergent ids). decide_verdict and the replay both call it.
-void record_pair_checks(Verdict& v);
-
 // Evaluates every gate over the evidence (so the cert carries all of it), then applies the
 // rules of verdict_rules() in order: the first that fires decides the status.
 Verdict decide_verdict(const CellEvidence& evidence);

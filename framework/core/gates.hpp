@@ -1,5 +1,6 @@
 // The gates of the verdict and their evidence, as decide_verdict evaluates them and the cert
-// carries them (docs/design.md §5.2–§5.3).
+// carries them (docs/design.md §5.2–§5.3), and the one aggregation that settles each gate from
+// its evidence, called by both decide_verdict and the cert consistency replay.
 #pragma once
 
 #include <cstdint>
@@ -87,8 +88,7 @@ struct CertGates {
     SerialSelfCheck serial_self_check;
 };
 
-// ---- each gate settled from its own evidence: decide_verdict and the cert replay both call these
-// ----
+// ---- each gate settled from its own evidence ----
 
 // The census of A, each C pass and B, settled by settle_completion_floor.
 CompletionFloorGate completion_floor_gate(const ArmResults& arm_a,

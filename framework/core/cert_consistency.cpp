@@ -6,7 +6,7 @@
 #include <cmath>
 #include <set>
 
-#include "fixed_text.hpp"
+#include "text.hpp"
 
 namespace bi::core {
 
@@ -141,65 +141,37 @@ void check_comparisons(const Cert& c, Lines& out) {
     if (d.aa_prime) check_pair(*d.aa_prime, "A vs A'", out);
 }
 
-// ---- the gates, each re-derived from its own evidence (the rules of decide_verdict's gather) ----
+// ---- the gates, each settled from its own evidence by decide_verdict's own functions ----
 
-PassCoverage rederived(PassCoverage c) {
-    c.required = std::max<std::size_t>(2, (c.n_ids * 4 + 4) / 5);
-    c.attribution_certain = c.n_ids > 0 && c.missing_interval_ids.empty();
-    c.ok = c.attribution_certain && c.n_cobatched >= c.required;
-    return c;
+// Each recorded pass's server window; null for a pass the overlap gate records none for.
+std::vector<const ServerOverlapEvidence*> pass_servers(const OverlapGate& g) {
+    std::vector<const ServerOverlapEvidence*> servers;
+    for (std::size_t t = 0; t < g.per_pass_client_depth.size(); ++t)
+        servers.push_back(t < g.per_pass.size() ? &g.per_pass[t].server : nullptr);
+    return servers;
 }
 
-// The verdict's gathered inputs as the cert carries them, every gate recomputed, so that the
+// The verdict's gathered inputs as the cert carries them, every gate settled again, so that the
 // precedence can be replayed without the trials.
 Verdict evidence_of(const Cert& c) {
-    const CertGates& g = c.gates;
     Verdict v;
-    v.gates = g;
+    v.gates = c.gates;
     v.serial_check = c.divergence.aa_prime;
     v.ac = c.divergence.ac;
     v.ab = c.divergence.ab;
     v.bc = c.divergence.bc;
-    record_pair_checks(v);
+    record_pair_checks(v.gates, v.serial_check, v.ab, v.bc);
     v.dispatch_n = c.cell.dispatch_n;
     v.evidence = evidence_of_kind(c.server);
     if (c.server && c.model_file)
         v.identity_problems = model_identity_problems(
             v.evidence, c.server->props, c.server->props_n, c.cell.dispatch_n, c.model_file->path);
-
-    OverlapGate& overlap = v.gates.overlap;
-    overlap.client_max_depth = 0;
-    for (auto depth : overlap.per_pass_client_depth)
-        overlap.client_max_depth = std::max(overlap.client_max_depth, depth);
-    OverlapInputs inputs{c.cell.dispatch_n,
-                         g.overlap.total_slots,
-                         g.arm_b.server,
-                         g.overlap.per_pass_client_depth,
-                         {},
-                         evidence_of_kind(c.server)};
-    for (std::size_t t = 0; t < g.overlap.per_pass_client_depth.size(); ++t)
-        inputs.pass_servers.push_back(t < g.overlap.per_pass.size() ? &g.overlap.per_pass[t].server
-                                                                    : nullptr);
-    OverlapFinding finding = evaluate_overlap(inputs);
-    v.gates.arm_b.serial = finding.arm_b_serial;
-    overlap.per_pass = std::move(finding.per_pass);
-    overlap.problems = std::move(finding.problems);
-    overlap.ok = overlap.problems.empty();
+    settle_overlap(v.gates, c.cell.dispatch_n, pass_servers(c.gates.overlap), v.evidence);
     v.concurrency_failures = c.divergence.failed_under_concurrency;
     for (const auto& [mode, n] : v.concurrency_failures) v.n_failed_under_concurrency += n;
-
     const bool any_pass = c.n_passes() > 0;
-    CompletionFloorGate& floor = v.gates.completion_floor;
-    floor.ok = any_pass;
-    for (const auto& census : floor.arms) floor.ok &= census.meets(kCompletionFloor);
-
-    CoverageGate& coverage = v.gates.cobatch_coverage;
-    coverage.checked = any_pass;
-    coverage.ok = any_pass;
-    for (auto& pass : coverage.per_pass) {
-        pass = rederived(pass);
-        coverage.ok &= pass.ok;
-    }
+    settle_completion_floor(v.gates.completion_floor, any_pass);
+    settle_coverage(v.gates.cobatch_coverage, any_pass);
     v.sensitivity = c.sensitivity;
     return v;
 }

@@ -79,12 +79,21 @@ std::optional<Interval> full_concurrency_span(const std::vector<TrialRecord>& re
     return span;
 }
 
+std::size_t required_cobatched(std::size_t n_ids) {
+    return std::max<std::size_t>(2, (n_ids * 4 + 4) / 5);
+}
+
+void settle_pass_coverage(PassCoverage& coverage) {
+    coverage.required = required_cobatched(coverage.n_ids);
+    coverage.attribution_certain = coverage.n_ids > 0 && coverage.missing_interval_ids.empty();
+    coverage.ok = coverage.attribution_certain && coverage.n_cobatched >= coverage.required;
+}
+
 PassCoverage pass_coverage(const ArmResults& pass, int pass_index,
                            const ServerOverlapEvidence* server) {
     PassCoverage coverage;
     coverage.pass = pass_index;
     coverage.n_ids = pass.size();
-    coverage.required = std::max<std::size_t>(2, (coverage.n_ids * 4 + 4) / 5);
 
     struct Timed {
         const std::string* id;
@@ -98,7 +107,6 @@ PassCoverage pass_coverage(const ArmResults& pass, int pass_index,
         else
             coverage.missing_interval_ids.push_back(id);
     }
-    coverage.attribution_certain = coverage.n_ids > 0 && coverage.missing_interval_ids.empty();
 
     std::sort(timed.begin(), timed.end(), [](const Timed& a, const Timed& b) {
         return a.interval.start_ns < b.interval.start_ns;
@@ -127,7 +135,7 @@ PassCoverage pass_coverage(const ArmResults& pass, int pass_index,
     intervals.reserve(timed.size());
     for (const auto& t : timed) intervals.push_back(t.interval);
     coverage.client_depth = max_overlap_depth(intervals);
-    coverage.ok = coverage.attribution_certain && coverage.n_cobatched >= coverage.required;
+    settle_pass_coverage(coverage);
     return coverage;
 }
 

@@ -37,6 +37,13 @@ struct PassCoverage {
     bool ok = false;
 };
 
+// max(2, ceil(0.8 * n_ids)): how many of a pass's n_ids must be co-batched.
+std::size_t required_cobatched(std::size_t n_ids);
+
+// A pass's required count, attribution and ok, from its n_ids, n_cobatched and missing intervals.
+// pass_coverage ends with it; the cert replay settles a recorded pass with it.
+void settle_pass_coverage(PassCoverage& coverage);
+
 // `server`, when given, is that pass's own server evidence: an id then counts as co-batched only
 // when its interval overlaps another id's AND the server showed concurrency inside it.
 PassCoverage pass_coverage(const ArmResults& pass, int pass_index,

@@ -347,7 +347,7 @@ TEST_CASE("the length scope: n_predict and the generated lengths reached", "[ver
 
 TEST_CASE("the precedence table is the ordered rule list", "[verdict]") {
     std::vector<std::string> names;
-    for (const auto& rule : core::verdict_rules()) names.emplace_back(rule.name);
+    for (const auto& rule : core::verdict_rules()) names.emplace_back(core::name(rule.id));
     CHECK(names == std::vector<std::string>{"serial_self_check", "ac_invariant_divergence",
                                             "incomplete", "server_identity", "overlap",
                                             "missing_evidence", "greedy", "completion_floor",

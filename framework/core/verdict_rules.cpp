@@ -1,0 +1,401 @@
+// The rules of docs/design.md §5.1's precedence table: when each fires, the status and class it
+// gives, and the reasons it writes when it fires and when it passes.
+#include "verdict_rules.hpp"
+
+#include <array>
+#include <map>
+#include <sstream>
+#include <utility>
+
+#include "text.hpp"
+#include "verdict.hpp"
+
+namespace bi::core {
+
+namespace {
+
+constexpr std::array<std::pair<RuleId, std::string_view>, kRuleCount> kRuleNames{{
+    {RuleId::SerialSelfCheck, "serial_self_check"},
+    {RuleId::AcInvariantDivergence, "ac_invariant_divergence"},
+    {RuleId::Incomplete, "incomplete"},
+    {RuleId::ServerIdentity, "server_identity"},
+    {RuleId::Overlap, "overlap"},
+    {RuleId::MissingEvidence, "missing_evidence"},
+    {RuleId::Greedy, "greedy"},
+    {RuleId::CompletionFloor, "completion_floor"},
+    {RuleId::CobatchCoverage, "cobatch_coverage"},
+    {RuleId::AbInvariantDivergence, "ab_invariant_divergence"},
+    {RuleId::GenerationDrift, "generation_drift"},
+}};
+
+using Reasons = std::vector<std::string>;
+
+std::string join_ids(const std::vector<std::string>& ids, std::size_t limit = 8) {
+    std::ostringstream out;
+    for (std::size_t i = 0; i < ids.size() && i < limit; ++i) out << (i ? ", " : "") << ids[i];
+    if (ids.size() > limit) out << ", ... (" << ids.size() - limit << " more)";
+    return out.str();
+}
+
+std::string percent(double ratio) {
+    return format_fixed(ratio * 100.0, 1) + "%";
+}
+
+std::string count(std::size_t n) {
+    return std::to_string(n);
+}
+
+std::string verdict_line(const Verdict& v) {
+    return "verdict " + verdict_summary(v);
+}
+
+// "co_batching" when B agreed with A; otherwise slot allocation explains at least part of it,
+// and batching adds to it when C also moved away from B.
+DivergenceClass red_class(const Verdict& v) {
+    if (!v.ab || v.ab->clean())
+        return v.ab && !v.gates.arm_b.slot_control() ? DivergenceClass::CoBatchingOrSlotAllocation
+                                                     : DivergenceClass::CoBatching;
+    if (v.same_slot_compared > 0)
+        return v.same_slot_divergent == 0 ? DivergenceClass::SlotAllocation
+                                          : DivergenceClass::SlotAllocationAndCoBatching;
+    return v.bc && !v.bc->clean() ? DivergenceClass::SlotAllocationAndCoBatching
+                                  : DivergenceClass::SlotAllocation;
+}
+
+std::optional<Anomaly> drift_anomaly(const UnionReport& ac) {
+    const bool tokens = !ac.token_only_ids.empty();
+    const bool logits = !ac.logprob_drift_ids.empty();
+    if (tokens && logits) return Anomaly::TokenAndLogitDrift;
+    if (tokens) return Anomaly::TokenOnly;
+    if (logits) return Anomaly::LogitDrift;
+    return std::nullopt;
+}
+
+std::string nats(double value) {
+    return format_fixed(value, 3) + " nats";
+}
+
+std::string where(const std::string& id, const IdForensics& f) {
+    const bool chars = f.at.basis == DivergenceBasis::Char;
+    return id + " (pass " + std::to_string(f.pass) + ", " + (chars ? "char " : "token ") +
+           count(f.at.index) + ")";
+}
+
+// What the forensics say about the ids that moved: contamination and decisive changes by name,
+// near-ties and unclassified ones summarised.
+Reasons forensics_reasons(const UnionReport& ac) {
+    constexpr std::size_t kNamed = 8;
+    Reasons r;
+    std::vector<std::string> contaminated, decisive, near_tie, unknown;
+    for (const auto& [id, f] : ac.forensics) {
+        if (f.contamination) {
+            if (contaminated.size() < kNamed)
+                r.push_back(
+                    "contamination_suspected (privacy-relevant: another request's text "
+                    "leaked in): " +
+                    where(id, f) + " generated \"" + f.contamination->ngram +
+                    "\" from co-batched neighbour " + f.contamination->neighbour);
+            contaminated.push_back(id);
+        } else if (f.kind == DivergenceKind::Decisive) {
+            if (decisive.size() < kNamed)
+                r.push_back("decisive divergence: " + where(id, f) + ", A's top-1/top-2 margin " +
+                            nats(*f.a_margin) + " (near-tie below " + nats(kNearTieMargin) + ")");
+            decisive.push_back(id);
+        } else if (f.kind == DivergenceKind::NearTie) {
+            near_tie.push_back(id);
+        } else {
+            unknown.push_back(id);
+        }
+    }
+    if (contaminated.size() > kNamed)
+        r.push_back(count(contaminated.size() - kNamed) + " more id(s) suspected of contamination");
+    if (decisive.size() > kNamed)
+        r.push_back(count(decisive.size() - kNamed) + " more decisive divergence(s)");
+    if (!near_tie.empty())
+        r.push_back(count(near_tie.size()) + " near-tie divergence(s) (A's top-1/top-2 margin < " +
+                    nats(kNearTieMargin) +
+                    ", a rounding flip is plausible): " + join_ids(near_tie));
+    if (!unknown.empty())
+        r.push_back(count(unknown.size()) +
+                    " divergence(s) without a margin (no top-2 logprobs at that position): " +
+                    join_ids(unknown));
+    return r;
+}
+
+std::string failures_under_concurrency(const Verdict& v) {
+    std::string counts;
+    for (const auto& [mode, n] : v.concurrency_failures)
+        counts += (counts.empty() ? "" : ", ") + mode + " x" + std::to_string(n);
+    return counts;
+}
+
+// Rule 1: the server must reproduce itself serially, or nothing batched can be certified.
+const VerdictRule kSerialSelfCheck{
+    RuleId::SerialSelfCheck,
+    [](const Verdict& v) { return v.serial_check && !v.serial_check->clean(); },
+    Status::Failed,
+    [](Verdict& v) { v.divergence_class = DivergenceClass::SerialNondeterminism; },
+    [](const Verdict& v) {
+        return Reasons{"serial self-check failed: A and A' differ on " +
+                       count(v.serial_check->divergent_ids.size()) +
+                       " id(s): " + join_ids(v.serial_check->divergent_ids)};
+    },
+    [](const Verdict& v) {
+        if (!v.serial_check) return Reasons{"serial self-check not run (no A' arm)"};
+        return Reasons{"serial self-check passed: A and A' agree on all " +
+                       count(v.serial_check->n_compared) + " ids"};
+    },
+};
+
+// Rule 2: any invariant divergence between A and any C pass is RED.
+const VerdictRule kCoBatchingDivergence{
+    RuleId::AcInvariantDivergence,
+    [](const Verdict& v) { return !v.ac.clean(); },
+    Status::Failed,
+    [](Verdict& v) { v.divergence_class = red_class(v); },
+    [](const Verdict& v) {
+        Reasons r{"A vs C: " + count(v.ac.divergent_ids.size()) +
+                  " id(s) diverged on at least one of " + count(v.ac.per_pass.size()) +
+                  " pass(es): " + join_ids(v.ac.divergent_ids)};
+        if (v.n_failed_under_concurrency > 0) {
+            const std::size_t changed = v.ac.divergent_ids.size() - v.n_failed_under_concurrency;
+            r.push_back(count(v.n_failed_under_concurrency) + " id(s) failed under concurrency (" +
+                        failures_under_concurrency(v) + ") after succeeding serially; " +
+                        count(changed) + " id(s) changed their answer");
+        }
+        if (v.ab && !v.ab->clean())
+            r.push_back("A vs B also diverged on " + count(v.ab->divergent_ids.size()) +
+                        " id(s): slot allocation alone changes outputs");
+        else if (v.ab && v.gates.arm_b.unpinned)
+            r.push_back(
+                "arm B named no slot (this server kind has none): it is no "
+                "slot-allocation control, so co-batching and slot allocation are not told "
+                "apart");
+        else if (v.ab && v.gates.arm_b.pins_ignored > 0)
+            r.push_back(
+                "arm B is no slot-allocation control: " + count(v.gates.arm_b.pins_ignored) +
+                " of its requests ran on another slot than the one pinned (the server "
+                "ignored id_slot), so co-batching and slot allocation are not told apart");
+        for (auto& line : forensics_reasons(v.ac)) r.push_back(std::move(line));
+        r.push_back(verdict_line(v));
+        return r;
+    },
+    [](const Verdict& v) {
+        return Reasons{"A vs C: no invariant divergence over " + count(v.ac.per_pass.size()) +
+                       " pass(es), " + count(v.ac.n_comparisons) + " comparisons"};
+    },
+};
+
+// Rule 3: an arm bi-run could not finish says nothing either way (never RED).
+const VerdictRule kIncomplete{
+    RuleId::Incomplete,
+    [](const Verdict& v) { return !v.gates.incomplete_ids.empty(); },
+    Status::GreenUnverified,
+    nullptr,
+    [](const Verdict& v) {
+        return Reasons{
+            "incomplete run: " + count(v.gates.incomplete_ids.size()) +
+                " item(s) never sent or cut off by bi-run (arm deadline or interrupt): " +
+                join_ids(v.gates.incomplete_ids),
+            verdict_line(v)};
+    },
+    nullptr,
+};
+
+// Rule 4: answers from another model than the one launched are no verdict on this one.
+const VerdictRule kOtherModel{
+    RuleId::ServerIdentity,
+    [](const Verdict& v) { return !v.identity_problems.empty(); },
+    Status::GreenUnverified,
+    nullptr,
+    [](const Verdict& v) {
+        Reasons r;
+        for (const auto& problem : v.identity_problems)
+            r.push_back("another model than the one launched: " + problem);
+        r.push_back(verdict_line(v));
+        return r;
+    },
+    nullptr,
+};
+
+// Rule 5: without proof that N requests really shared a batch in every pass, agreement proves
+// nothing; every evidence source the server offers must agree.
+const VerdictRule kNoOverlap{
+    RuleId::Overlap,
+    [](const Verdict& v) { return !v.gates.overlap.ok; },
+    Status::GreenUnverified,
+    nullptr,
+    [](const Verdict& v) {
+        Reasons r;
+        for (const auto& problem : v.gates.overlap.problems)
+            r.push_back("no real overlap at N = " + std::to_string(v.dispatch_n) + ": " + problem);
+        r.push_back(verdict_line(v));
+        return r;
+    },
+    [](const Verdict& v) {
+        const KindEvidence& e = v.evidence;
+        std::string line = "overlap proven at N = " + std::to_string(v.dispatch_n) +
+                           " in every pass: client depth " +
+                           count(v.gates.overlap.client_max_depth);
+        if (e.has_slots())
+            line += ", server peak busy slots " +
+                    std::to_string(v.gates.overlap.server.peak_busy_slots);
+        if (e.has_gauge())
+            line += ", peak " + short_metric(e.running_gauge) + " " +
+                    std::to_string(v.gates.overlap.server.peak_requests_processing);
+        line += e.capacity_field.empty()
+                    ? ", capacity as launched"
+                    : ", " + e.capacity_field + " " +
+                          std::to_string(v.gates.overlap.total_slots.value_or(0));
+        return Reasons{line};
+    },
+};
+
+// Rule 6: evidence that was requested, or that A has, must be in every compared trial.
+const VerdictRule kMissingEvidence{
+    RuleId::MissingEvidence,
+    [](const Verdict& v) { return !v.gates.missing_evidence.empty(); },
+    Status::GreenUnverified,
+    nullptr,
+    [](const Verdict& v) {
+        std::map<std::string, std::vector<std::string>> by_field;
+        for (const auto& m : v.gates.missing_evidence)
+            by_field[m.field + " in " + m.arm].push_back(m.test_id);
+        Reasons r;
+        for (const auto& [where, ids] : by_field)
+            r.push_back("missing evidence: no " + where + " for " + count(ids.size()) +
+                        " id(s): " + join_ids(ids));
+        r.push_back(verdict_line(v));
+        return r;
+    },
+    nullptr,
+};
+
+// Rule 7: with temperature 0 and top_k 1 every chosen token must be the server's top-1; a
+// server that samples anyway is not running the decoding this cell is about.
+const VerdictRule kGreedy{
+    RuleId::Greedy,
+    [](const Verdict& v) { return v.gates.greedy.first_violation.has_value(); },
+    Status::GreenUnverified,
+    nullptr,
+    [](const Verdict& v) {
+        const GreedyViolation& g = *v.gates.greedy.first_violation;
+        return Reasons{"not greedy decoding: in arm " + g.arm + ", id " + g.test_id +
+                           " chose a token of logprob " + format_fixed(g.chosen_logprob, 4) +
+                           " at position " + count(g.position) + " while the server listed " +
+                           format_fixed(g.top_logprob, 4) + " as most likely (" +
+                           count(v.gates.greedy.n_not_greedy) +
+                           " trial(s) affected); temperature 0 / top_k 1 were not honoured",
+                       verdict_line(v)};
+    },
+    [](const Verdict& v) {
+        Reasons r;
+        if (v.gates.greedy.checked)
+            r.push_back("greedy decoding confirmed: every chosen token was the server's top-1");
+        return r;
+    },
+};
+
+// Rule 8: too few genuinely scored completions cannot carry a verdict.
+const VerdictRule kCompletionFloorRule{
+    RuleId::CompletionFloor,
+    [](const Verdict& v) { return !v.gates.completion_floor.ok; },
+    Status::GreenUnverified,
+    nullptr,
+    [](const Verdict& v) {
+        Reasons r;
+        for (const auto& census : v.gates.completion_floor.arms)
+            if (!census.meets(kCompletionFloor))
+                r.push_back("completion floor missed in " + census.arm + ": " + count(census.n_ok) +
+                            "/" + count(census.n) + " ok (" + percent(census.ratio()) + ", need " +
+                            percent(kCompletionFloor) + ")");
+        if (v.ac.per_pass.empty()) r.push_back("no concurrent pass ran");
+        r.push_back(verdict_line(v));
+        return r;
+    },
+    [](const Verdict&) { return Reasons{"completion floor met in A and every C pass"}; },
+};
+
+// Rule 9: each pass must co-batch most of its ids, with certain attribution.
+const VerdictRule kCoverage{
+    RuleId::CobatchCoverage,
+    [](const Verdict& v) { return !v.gates.cobatch_coverage.ok; },
+    Status::GreenUnverified,
+    nullptr,
+    [](const Verdict& v) {
+        Reasons r;
+        for (const auto& c : v.gates.cobatch_coverage.per_pass) {
+            if (c.ok) continue;
+            if (!c.attribution_certain)
+                r.push_back("pass " + std::to_string(c.pass) + ": " +
+                            count(c.missing_interval_ids.size()) +
+                            " id(s) without a request interval, attribution uncertain");
+            else
+                r.push_back("pass " + std::to_string(c.pass) + ": only " + count(c.n_cobatched) +
+                            " of " + count(c.n_ids) + " ids co-batched (need " + count(c.required) +
+                            ")");
+        }
+        r.push_back(verdict_line(v));
+        return r;
+    },
+    [](const Verdict&) { return Reasons{"co-batch coverage met in every pass"}; },
+};
+
+// Rule 10: A and C agree but B does not: the control moved, so the cell is only AMBER.
+const VerdictRule kArmBDisagrees{
+    RuleId::AbInvariantDivergence,
+    [](const Verdict& v) { return v.ab && !v.ab->clean(); },
+    Status::GreenWithCaveat,
+    [](Verdict& v) { v.anomaly = Anomaly::AcAgreeBDisagrees; },
+    [](const Verdict& v) {
+        return Reasons{"A vs B diverged on " + count(v.ab->divergent_ids.size()) +
+                           " id(s) while A and C agree: " + join_ids(v.ab->divergent_ids),
+                       verdict_line(v)};
+    },
+    [](const Verdict& v) {
+        Reasons r;
+        if (v.ab) r.push_back("A vs B: no invariant divergence");
+        return r;
+    },
+};
+
+// Rule 11: scores held but the generation itself moved.
+const VerdictRule kGenerationDrift{
+    RuleId::GenerationDrift,
+    [](const Verdict& v) { return drift_anomaly(v.ac).has_value(); },
+    Status::GreenWithCaveat,
+    [](Verdict& v) { v.anomaly = drift_anomaly(v.ac); },
+    [](const Verdict& v) {
+        Reasons r{"generation drift under co-batching: " + count(v.ac.token_only_ids.size()) +
+                  " id(s) changed text or tokens, " + count(v.ac.logprob_drift_ids.size()) +
+                  " id(s) changed chosen-token logprobs, invariant fields unchanged"};
+        for (auto& line : forensics_reasons(v.ac)) r.push_back(std::move(line));
+        r.push_back(verdict_line(v));
+        return r;
+    },
+    nullptr,
+};
+
+}  // namespace
+
+std::string_view name(RuleId rule) {
+    for (const auto& [id, text] : kRuleNames)
+        if (id == rule) return text;
+    return "?";  // unreachable while kRuleNames lists every rule
+}
+
+std::optional<RuleId> rule_id(std::string_view name) {
+    for (const auto& [id, text] : kRuleNames)
+        if (text == name) return id;
+    return std::nullopt;
+}
+
+const std::vector<VerdictRule>& verdict_rules() {
+    static const std::vector<VerdictRule> kRules{
+        kSerialSelfCheck, kCoBatchingDivergence, kIncomplete,     kOtherModel,
+        kNoOverlap,       kMissingEvidence,      kGreedy,         kCompletionFloorRule,
+        kCoverage,        kArmBDisagrees,        kGenerationDrift};
+    return kRules;
+}
+
+}  // namespace bi::core

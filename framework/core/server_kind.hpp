@@ -47,6 +47,12 @@ struct KindLaunch {
     double memory_fraction_default = 0.0;
 };
 
+// How a kind's metrics endpoint answers (its words: io's metrics format table).
+enum class MetricsFormat {
+    Prometheus,      // Prometheus text exposition: one sample per line
+    JsonIterations,  // a JSON array of per-step objects, each with the running gauge
+};
+
 // How the kind is asked for one greedy answer. Every body carries the prompt, temperature 0,
 // the item's seed, "stream": false and, with --logprobs K, the OpenAI logprobs fields; the rest
 // is the kind's.
@@ -75,8 +81,8 @@ struct KindEvidence {
     std::string slot_task;
     std::string slots_hint;    // said when slots_path gave nothing ("is it started with --slots?")
     std::string metrics_path;  // "": none
-    std::string metrics_format = "prometheus";  // or "json-iterations": an array of step stats
-    std::string running_gauge;                  // requests computing now (metric or field name)
+    MetricsFormat metrics_format = MetricsFormat::Prometheus;
+    std::string running_gauge;  // requests computing now (metric or field name)
     std::string gauge_hint;
     // Per-step counters: busy requests per step is either a running mean (step_mean) or a
     // running sum (step_sum, a histogram's _sum) over step_count steps; "": none.

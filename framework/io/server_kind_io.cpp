@@ -13,6 +13,11 @@ namespace {
 
 using toml_read::bad;
 
+constexpr std::pair<core::MetricsFormat, std::string_view> kMetricsFormats[] = {
+    {core::MetricsFormat::Prometheus, "prometheus"},
+    {core::MetricsFormat::JsonIterations, "json-iterations"},
+};
+
 bool is_name(const std::string& text) {
     return !text.empty() && std::all_of(text.begin(), text.end(), [](char c) {
         return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
@@ -192,11 +197,13 @@ core::KindEvidence read_evidence(const toml::table& root, const std::string& pat
     if (!e.has_slots() && !e.slot_task.empty()) bad(path, "evidence.slot_task needs slots_path");
     e.slots_hint = toml_read::string_at(t, "slots_hint", path, "evidence");
     e.metrics_path = path_at(t, "metrics_path", path, "evidence");
-    if (auto format = toml_read::string_at(t, "metrics_format", path, "evidence"); !format.empty())
-        e.metrics_format = std::move(format);
-    if (e.metrics_format != "prometheus" && e.metrics_format != "json-iterations")
-        bad(path, "evidence.metrics_format '" + e.metrics_format +
-                      "' is not prometheus or json-iterations");
+    if (auto word = toml_read::string_at(t, "metrics_format", path, "evidence"); !word.empty()) {
+        const auto format = parse_metrics_format(word);
+        if (!format)
+            bad(path,
+                "evidence.metrics_format '" + word + "' is not prometheus or json-iterations");
+        e.metrics_format = *format;
+    }
     e.running_gauge = toml_read::string_at(t, "running_gauge", path, "evidence");
     e.gauge_hint = toml_read::string_at(t, "gauge_hint", path, "evidence");
     e.step_mean = toml_read::string_at(t, "step_mean", path, "evidence");
@@ -210,7 +217,7 @@ core::KindEvidence read_evidence(const toml::table& root, const std::string& pat
         bad(path, "evidence: running_gauge and the step counters need metrics_path");
     if (!e.metrics_path.empty() && e.running_gauge.empty())
         bad(path, "evidence: metrics_path needs running_gauge (the requests computing now)");
-    if (e.metrics_format == "json-iterations" && !e.step_count.empty())
+    if (e.metrics_format == core::MetricsFormat::JsonIterations && !e.step_count.empty())
         bad(path, "evidence: json-iterations metrics have no step counters");
     e.capacity_field = toml_read::string_at(t, "capacity_field", path, "evidence");
     e.served_model = toml_read::string_at(t, "served_model", path, "evidence");
@@ -242,6 +249,18 @@ core::KindIdentity read_identity(const toml::table& root, const std::string& pat
 }
 
 }  // namespace
+
+std::string_view metrics_format_name(core::MetricsFormat format) {
+    for (const auto& [value, word] : kMetricsFormats)
+        if (value == format) return word;
+    return kMetricsFormats[0].second;
+}
+
+std::optional<core::MetricsFormat> parse_metrics_format(std::string_view word) {
+    for (const auto& [value, name] : kMetricsFormats)
+        if (name == word) return value;
+    return std::nullopt;
+}
 
 core::ServerKind parse_server_kind(const std::string& text, const std::string& path) {
     const toml::table root = toml_read::parse_text(text, path);

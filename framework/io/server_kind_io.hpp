@@ -3,7 +3,9 @@
 // or schema is refused, never ignored.
 #pragma once
 
+#include <optional>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -11,6 +13,11 @@
 #include "core/server_kind.hpp"
 
 namespace bi::io {
+
+// evidence.metrics_format's words, in kind files and in certs alike: "prometheus",
+// "json-iterations".
+std::string_view metrics_format_name(core::MetricsFormat format);
+std::optional<core::MetricsFormat> parse_metrics_format(std::string_view word);
 
 // A kind from the text of `path` ("built-in" for the kinds compiled into bi-run); its sha256 is
 // the text's.

@@ -66,9 +66,6 @@ struct KindRequest {
     std::string tokenize_path;     // POST {"content": text} -> {"tokens": [...]}; "": none
 };
 
-// llama-server's dialect, which a request without a kind speaks.
-const KindRequest& llama_server_request();
-
 // Which of the kind's signals show requests computing together (docs/servers.md "What GREEN
 // needs"). The verdict reads the per-slot endpoint into ServerOverlapEvidence's busy slots, the
 // running gauge into its requests processing and the step counters into its busy-per-step mean.
@@ -79,7 +76,7 @@ struct KindEvidence {
     // admission to its end: one task busy on one slot in two answers stayed resident between
     // them. "": the kind has none, and only single answers confirm co-residency.
     std::string slot_task;
-    std::string slots_hint;    // said when slots_path gave nothing ("is it started with --slots?")
+    std::string slots_hint;    // said when slots_path gave nothing (how to turn it on)
     std::string metrics_path;  // "": none
     MetricsFormat metrics_format = MetricsFormat::Prometheus;
     std::string running_gauge;  // requests computing now (metric or field name)
@@ -108,7 +105,8 @@ struct KindEvidence {
     bool operator==(const KindEvidence& other) const;
 };
 
-// llama-server's evidence, as its kind file declares it.
+// llama-server's evidence, as its kind file declares it: generated from kinds/llama-server.toml
+// when bi-run is built (cmake/EmbedKinds.cmake), so that the core names none of its fields.
 const KindEvidence& llama_server_evidence();
 // What a cert without a kind record was judged by: llama-server's evidence from before kinds
 // named the model field (so such certs replay as they were written).

@@ -313,6 +313,16 @@ const std::vector<core::ServerKind>& builtin_server_kinds() {
     return kinds;
 }
 
+const core::ServerKind& default_server_kind() {
+    static const core::ServerKind& kind = []() -> const core::ServerKind& {
+        for (const auto& shipped : builtin_server_kinds())
+            if (shipped.name == kDefaultServerKind) return shipped;
+        throw Error(ErrorCategory::Internal,
+                    std::string("no shipped server kind ") + kDefaultServerKind);
+    }();
+    return kind;
+}
+
 std::string builtin_kind_problem(const core::ServerKindRecord& record) {
     for (const auto& kind : builtin_server_kinds()) {
         if (kind.source != record.source || kind.sha256 != record.sha256) continue;

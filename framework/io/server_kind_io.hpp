@@ -33,6 +33,13 @@ const std::vector<std::pair<std::string, std::string>>& builtin_kind_texts();
 // Every shipped kind, read (source "built-in:<file>").
 const std::vector<core::ServerKind>& builtin_server_kinds();
 
+// The kind a run launches when none is named, and whose request and evidence a request or
+// observation without a kind uses (run-mock speaks it).
+inline constexpr const char* kDefaultServerKind = "llama-server";
+
+// The shipped kind named kDefaultServerKind.
+const core::ServerKind& default_server_kind();
+
 // Why a cert's kind record cannot be what a shipped kind file says: a record naming a shipped
 // file with that file's digest must carry its evidence and its slot pinning (so that a cert
 // cannot be judged by weaker signals than its kind declares). "" when it agrees, or when the

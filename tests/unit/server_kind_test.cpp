@@ -10,6 +10,7 @@
 #include "core/error.hpp"
 #include "core/server_kind.hpp"
 #include "driver/server_kinds.hpp"
+#include "http/completion_request.hpp"
 #include "io/server_kind_io.hpp"
 #include "scratch_dir.hpp"
 
@@ -166,7 +167,7 @@ TEST_CASE("server kind: llama-server's file declares what a cert without a kind 
     // its dialect: the shipped file must say exactly that, or its certs would change.
     const auto kind = driver::resolve_server_kind("llama-server", {});
     CHECK(kind.evidence == core::llama_server_evidence());
-    const auto& r = core::llama_server_request();
+    const auto& r = http::RequestOptions{}.dialect;
     CHECK(kind.request.chat_path == r.chat_path);
     CHECK(kind.request.completion_path == r.completion_path);
     CHECK(kind.request.limit_fields == r.limit_fields);

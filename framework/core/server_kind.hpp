@@ -138,6 +138,21 @@ struct KindIdentity {
     std::string models_path;
 };
 
+// The server's own flags that bi-run reads among the user's --server-flag tokens (docs/servers.md
+// "[flags]"): each lists one flag's names, the first being the one bi-run writes and names in
+// messages. Empty: the kind has no such flag, and what it would say is not read.
+struct KindFlags {
+    std::vector<std::string> kv_cache_type_k;  // the K cache's element type (f16, q8_0, ...)
+    std::vector<std::string> kv_cache_type_v;  // the V cache's
+    std::vector<std::string> gpu_layers;       // layers offloaded to the GPUs (a count, or "all")
+    std::vector<std::string> devices;          // the devices used ("CUDA0,CUDA2", or "none")
+    std::vector<std::string> split_mode;       // how the model is split across GPUs ("none": one)
+    std::vector<std::string> main_gpu;         // the one GPU under split mode none
+    std::vector<std::string> tensor_split;     // each GPU's proportion ("3,1" or "3/1")
+
+    bool has_kv_cache_type() const { return !kv_cache_type_k.empty() && !kv_cache_type_v.empty(); }
+};
+
 struct ServerKind {
     std::string name;  // what --server-kind and models.toml's server_kind say
     std::string description;
@@ -145,6 +160,7 @@ struct ServerKind {
     KindRequest request;
     KindEvidence evidence;
     KindIdentity identity;
+    KindFlags flags;
     std::string source;  // the file it was read from, or "built-in"
     std::string sha256;  // of that file's bytes
 };

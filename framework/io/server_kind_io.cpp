@@ -248,6 +248,39 @@ core::KindIdentity read_identity(const toml::table& root, const std::string& pat
     return identity;
 }
 
+// One flag's names: each a "-" or "--" option, the first the one bi-run writes.
+std::vector<std::string> flag_names_at(const toml::table& t, const char* key,
+                                       const std::string& path) {
+    auto names = toml_read::strings_at(t, key, path, "flags");
+    for (const auto& name : names)
+        if (name.size() < 2 || name[0] != '-' || name.find_first_of("= \t") != std::string::npos)
+            bad(path, std::string("flags.") + key + ": '" + name + "' is not a flag name");
+    return names;
+}
+
+core::KindFlags read_flags(const toml::table& root, const std::string& path) {
+    core::KindFlags flags;
+    const toml::table* table = table_at(root, "flags", path);
+    if (!table) return flags;
+    const std::pair<const char*, std::vector<std::string> core::KindFlags::*> rows[] = {
+        {"kv_cache_type_k", &core::KindFlags::kv_cache_type_k},
+        {"kv_cache_type_v", &core::KindFlags::kv_cache_type_v},
+        {"gpu_layers", &core::KindFlags::gpu_layers},
+        {"devices", &core::KindFlags::devices},
+        {"split_mode", &core::KindFlags::split_mode},
+        {"main_gpu", &core::KindFlags::main_gpu},
+        {"tensor_split", &core::KindFlags::tensor_split},
+    };
+    toml_read::check_keys(*table,
+                          {"kv_cache_type_k", "kv_cache_type_v", "gpu_layers", "devices",
+                           "split_mode", "main_gpu", "tensor_split"},
+                          path, "[flags]");
+    for (const auto& [key, member] : rows) flags.*member = flag_names_at(*table, key, path);
+    if (flags.kv_cache_type_k.empty() != flags.kv_cache_type_v.empty())
+        bad(path, "flags: kv_cache_type_k and kv_cache_type_v are given together");
+    return flags;
+}
+
 }  // namespace
 
 std::string_view metrics_format_name(core::MetricsFormat format) {
@@ -265,8 +298,9 @@ std::optional<core::MetricsFormat> parse_metrics_format(std::string_view word) {
 core::ServerKind parse_server_kind(const std::string& text, const std::string& path) {
     const toml::table root = toml_read::parse_text(text, path);
     toml_read::check_keys(
-        root, {"schema", "name", "description", "launch", "request", "evidence", "identity"}, path,
-        "the file");
+        root,
+        {"schema", "name", "description", "launch", "request", "evidence", "identity", "flags"},
+        path, "the file");
     const std::string schema = toml_read::string_at(root, "schema", path, "the file");
     if (schema != core::kServerKindSchema)
         bad(path, "schema '" + schema + "' is not " + std::string(core::kServerKindSchema));
@@ -283,6 +317,7 @@ core::ServerKind parse_server_kind(const std::string& text, const std::string& p
             "nor by request.model_field");
     kind.identity = read_identity(root, path);
     kind.evidence = read_evidence(root, path);
+    kind.flags = read_flags(root, path);
     kind.evidence.props_path = kind.identity.props_path;
     if (!kind.evidence.capacity_field.empty() && kind.identity.props_path.empty())
         bad(path, "evidence.capacity_field needs identity.props_path (where it is read)");

@@ -5,6 +5,7 @@
 #include "core/error.hpp"
 #include "core/sha256.hpp"
 #include "files.hpp"
+#include "kind_evidence_fields.hpp"
 #include "toml_read.hpp"
 
 namespace bi::io {
@@ -184,31 +185,28 @@ core::KindEvidence read_evidence(const toml::table& root, const std::string& pat
     const toml::table* table = table_at(root, "evidence", path);
     if (!table) return e;
     const toml::table& t = *table;
-    toml_read::check_keys(t,
-                          {"slots_path", "slot_busy", "slot_task", "slots_hint", "metrics_path",
-                           "metrics_format", "running_gauge", "gauge_hint", "step_mean", "step_sum",
-                           "step_count", "capacity_field", "served_model"},
-                          path, "[evidence]");
-    e.slots_path = path_at(t, "slots_path", path, "evidence");
-    e.slot_busy = toml_read::string_at(t, "slot_busy", path, "evidence");
+    std::vector<std::string_view> keys;
+    for (const auto& field : evidence_fields())
+        if (field.in_kind_file) keys.push_back(field.key);
+    toml_read::check_keys(t, keys, path, "[evidence]");
+    for (const auto& field : evidence_fields()) {
+        if (!field.in_kind_file) continue;
+        const std::string key(field.key);
+        std::string text = field.path ? path_at(t, key.c_str(), path, "evidence")
+                                      : toml_read::string_at(t, key.c_str(), path, "evidence");
+        if (field.text) {
+            e.*field.text = std::move(text);
+        } else if (!text.empty()) {
+            const auto format = parse_metrics_format(text);
+            if (!format)
+                bad(path,
+                    "evidence.metrics_format '" + text + "' is not prometheus or json-iterations");
+            e.metrics_format = *format;
+        }
+    }
     if (e.has_slots() && e.slot_busy.empty())
         bad(path, "evidence.slot_busy must name the field that says a slot is computing");
-    e.slot_task = toml_read::string_at(t, "slot_task", path, "evidence");
     if (!e.has_slots() && !e.slot_task.empty()) bad(path, "evidence.slot_task needs slots_path");
-    e.slots_hint = toml_read::string_at(t, "slots_hint", path, "evidence");
-    e.metrics_path = path_at(t, "metrics_path", path, "evidence");
-    if (auto word = toml_read::string_at(t, "metrics_format", path, "evidence"); !word.empty()) {
-        const auto format = parse_metrics_format(word);
-        if (!format)
-            bad(path,
-                "evidence.metrics_format '" + word + "' is not prometheus or json-iterations");
-        e.metrics_format = *format;
-    }
-    e.running_gauge = toml_read::string_at(t, "running_gauge", path, "evidence");
-    e.gauge_hint = toml_read::string_at(t, "gauge_hint", path, "evidence");
-    e.step_mean = toml_read::string_at(t, "step_mean", path, "evidence");
-    e.step_sum = toml_read::string_at(t, "step_sum", path, "evidence");
-    e.step_count = toml_read::string_at(t, "step_count", path, "evidence");
     if (!e.step_mean.empty() && !e.step_sum.empty())
         bad(path, "evidence: give step_mean or step_sum, not both");
     if ((!e.step_mean.empty() || !e.step_sum.empty()) != !e.step_count.empty())
@@ -219,8 +217,6 @@ core::KindEvidence read_evidence(const toml::table& root, const std::string& pat
         bad(path, "evidence: metrics_path needs running_gauge (the requests computing now)");
     if (e.metrics_format == core::MetricsFormat::JsonIterations && !e.step_count.empty())
         bad(path, "evidence: json-iterations metrics have no step counters");
-    e.capacity_field = toml_read::string_at(t, "capacity_field", path, "evidence");
-    e.served_model = toml_read::string_at(t, "served_model", path, "evidence");
     return e;
 }
 

@@ -76,8 +76,8 @@ struct DecodeSample {
 
 // What the server said while an arm (or one pass) ran, from the /slots and /metrics poller.
 struct ServerOverlapEvidence {
-    std::int64_t peak_busy_slots = 0;           // /slots entries with is_processing == true
-    std::int64_t peak_requests_processing = 0;  // /metrics llamacpp:requests_processing
+    std::int64_t peak_busy_slots = 0;           // per-slot entries whose slot_busy field is set
+    std::int64_t peak_requests_processing = 0;  // the kind's running gauge
     std::optional<double> mean_busy_slots_per_decode;
     std::size_t n_samples = 0;
     std::optional<double> mean_busy_slots;     // over the /slots answers of the window

@@ -98,41 +98,6 @@ std::string_view model_form_name(ModelForm form) {
     return "gguf";
 }
 
-const KindRequest& llama_server_request() {
-    static const KindRequest request = [] {
-        KindRequest r;
-        r.completion_path = "/completion";
-        // llama-server reads n_predict before max_tokens; both are sent so that the limit holds
-        // whichever a build reads.
-        r.limit_fields = {"max_tokens", "n_predict"};
-        r.fields = Json::Object{{"cache_prompt", false}, {"top_k", 1}};
-        r.slot_field = "id_slot";
-        r.tokenize_path = "/tokenize";
-        return r;
-    }();
-    return request;
-}
-
-const KindEvidence& llama_server_evidence() {
-    static const KindEvidence evidence = [] {
-        KindEvidence e;
-        e.slots_path = "/slots";
-        e.slot_busy = "is_processing";
-        e.slot_task = "id_task";
-        e.slots_hint = "is the server started with --slots?";
-        e.metrics_path = "/metrics";
-        e.running_gauge = "llamacpp:requests_processing";
-        e.gauge_hint = "is it started with --metrics?";
-        e.step_mean = "llamacpp:n_busy_slots_per_decode";
-        e.step_count = "llamacpp:n_decode_total";
-        e.capacity_field = "total_slots";
-        e.props_path = "/props";
-        e.served_model = "model_path";
-        return e;
-    }();
-    return evidence;
-}
-
 const KindEvidence& unrecorded_kind_evidence() {
     static const KindEvidence evidence = [] {
         KindEvidence e = llama_server_evidence();

@@ -47,6 +47,12 @@ struct KindLaunch {
     double memory_fraction_default = 0.0;
 };
 
+// How a kind's metrics endpoint answers (its words: io's metrics format table).
+enum class MetricsFormat {
+    Prometheus,      // Prometheus text exposition: one sample per line
+    JsonIterations,  // a JSON array of per-step objects, each with the running gauge
+};
+
 // How the kind is asked for one greedy answer. Every body carries the prompt, temperature 0,
 // the item's seed, "stream": false and, with --logprobs K, the OpenAI logprobs fields; the rest
 // is the kind's.
@@ -60,9 +66,6 @@ struct KindRequest {
     std::string tokenize_path;     // POST {"content": text} -> {"tokens": [...]}; "": none
 };
 
-// llama-server's dialect, which a request without a kind speaks.
-const KindRequest& llama_server_request();
-
 // Which of the kind's signals show requests computing together (docs/servers.md "What GREEN
 // needs"). The verdict reads the per-slot endpoint into ServerOverlapEvidence's busy slots, the
 // running gauge into its requests processing and the step counters into its busy-per-step mean.
@@ -73,10 +76,10 @@ struct KindEvidence {
     // admission to its end: one task busy on one slot in two answers stayed resident between
     // them. "": the kind has none, and only single answers confirm co-residency.
     std::string slot_task;
-    std::string slots_hint;    // said when slots_path gave nothing ("is it started with --slots?")
+    std::string slots_hint;    // said when slots_path gave nothing (how to turn it on)
     std::string metrics_path;  // "": none
-    std::string metrics_format = "prometheus";  // or "json-iterations": an array of step stats
-    std::string running_gauge;                  // requests computing now (metric or field name)
+    MetricsFormat metrics_format = MetricsFormat::Prometheus;
+    std::string running_gauge;  // requests computing now (metric or field name)
     std::string gauge_hint;
     // Per-step counters: busy requests per step is either a running mean (step_mean) or a
     // running sum (step_sum, a histogram's _sum) over step_count steps; "": none.
@@ -102,7 +105,8 @@ struct KindEvidence {
     bool operator==(const KindEvidence& other) const;
 };
 
-// llama-server's evidence, as its kind file declares it.
+// llama-server's evidence, as its kind file declares it: generated from kinds/llama-server.toml
+// when bi-run is built (cmake/EmbedKinds.cmake), so that the core names none of its fields.
 const KindEvidence& llama_server_evidence();
 // What a cert without a kind record was judged by: llama-server's evidence from before kinds
 // named the model field (so such certs replay as they were written).
@@ -134,6 +138,21 @@ struct KindIdentity {
     std::string models_path;
 };
 
+// The server's own flags that bi-run reads among the user's --server-flag tokens (docs/servers.md
+// "[flags]"): each lists one flag's names, the first being the one bi-run writes and names in
+// messages. Empty: the kind has no such flag, and what it would say is not read.
+struct KindFlags {
+    std::vector<std::string> kv_cache_type_k;  // the K cache's element type (f16, q8_0, ...)
+    std::vector<std::string> kv_cache_type_v;  // the V cache's
+    std::vector<std::string> gpu_layers;       // layers offloaded to the GPUs (a count, or "all")
+    std::vector<std::string> devices;          // the devices used ("CUDA0,CUDA2", or "none")
+    std::vector<std::string> split_mode;       // how the model is split across GPUs ("none": one)
+    std::vector<std::string> main_gpu;         // the one GPU under split mode none
+    std::vector<std::string> tensor_split;     // each GPU's proportion ("3,1" or "3/1")
+
+    bool has_kv_cache_type() const { return !kv_cache_type_k.empty() && !kv_cache_type_v.empty(); }
+};
+
 struct ServerKind {
     std::string name;  // what --server-kind and models.toml's server_kind say
     std::string description;
@@ -141,6 +160,7 @@ struct ServerKind {
     KindRequest request;
     KindEvidence evidence;
     KindIdentity identity;
+    KindFlags flags;
     std::string source;  // the file it was read from, or "built-in"
     std::string sha256;  // of that file's bytes
 };

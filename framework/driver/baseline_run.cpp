@@ -12,6 +12,7 @@
 #include "io/baseline_schema.hpp"
 #include "io/cert_io.hpp"
 #include "io/files.hpp"
+#include "io/server_kind_io.hpp"
 #include "server/guards.hpp"
 #include "trust/judge.hpp"
 
@@ -175,8 +176,11 @@ core::RunRequest request_from_baseline(const core::SerialBaseline& b, const std:
     r.scoring.scorer = settings.scorer;
     r.scoring.scorer_config = settings.scorer_config;
     r.scoring.logit_drift_eps = settings.logit_drift_eps;
-    // The baseline's KV cache unless told otherwise: by a label, or by the server's flags.
-    if (!r.kv_label && !server::kv_cache_from_flags(r.target.server_flags)) r.kv_label = b.kv_label;
+    // The baseline's KV cache unless told otherwise: by a label, or by the server's flags (read
+    // as the default kind's, as a run's kind is not resolved yet).
+    if (!r.kv_label &&
+        !server::kv_cache_from_flags(io::default_server_kind().flags, r.target.server_flags))
+        r.kv_label = b.kv_label;
     return r;
 }
 

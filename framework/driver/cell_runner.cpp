@@ -24,6 +24,7 @@
 #include "http/server_props.hpp"
 #include "interrupt.hpp"
 #include "io/cert_io.hpp"
+#include "io/server_kind_io.hpp"
 #include "io/utc_time.hpp"
 #include "io/workset.hpp"
 #include "scoring.hpp"
@@ -96,13 +97,14 @@ CellRunner::CellRunner(ServerLauncher& launcher, plugin_host::ScorerInstance& sc
 }
 
 const core::KindEvidence& CellRunner::evidence_spec() const {
-    return options_.kind ? options_.kind->evidence : core::llama_server_evidence();
+    return options_.kind ? options_.kind->evidence : io::default_server_kind().evidence;
 }
 
 // The kind's identity answer (llama-server: /props), at most 10 s for the whole of it: it is
 // small and immediate on a healthy server. An empty object when the kind has none.
 core::Json CellRunner::fetch_props(const ServerHandle& server) const {
-    const std::string path = options_.kind ? options_.kind->identity.props_path : "/props";
+    const std::string& path =
+        (options_.kind ? *options_.kind : io::default_server_kind()).identity.props_path;
     if (path.empty()) return core::Json::object();
     http::HttpSession session(endpoint_of(server), std::chrono::seconds(10),
                               options_.request.max_response_bytes);

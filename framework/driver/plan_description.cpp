@@ -82,8 +82,9 @@ std::string describe_live_plan(const RunPlan& plan) {
         << (live.facts.architecture.empty() ? "not GGUF" : live.facts.architecture) << ")\n"
         << "  KV cache       " << o.kv_label
         << (live.kv_types != o.kv_label ? " (K/V " + live.kv_types + ")" : "")
-        << (server::kv_cache_from_flags(live.target.flags) ? " (the server's cache-type flags)"
-                                                           : "")
+        << (server::kv_cache_from_flags(live.kind.flags, live.target.flags)
+                ? " (the server's cache-type flags)"
+                : "")
         << "\n"
         << "  port           "
         << (live.port ? std::to_string(*live.port) : "a free loopback port per launch") << "\n";
@@ -97,7 +98,7 @@ std::string describe_live_plan(const RunPlan& plan) {
         out << "  GPU memory     " << live.kind.launch.memory_fraction_flag << " "
             << core::format_fixed(*plan.options.run_labels.gpu_memory_fraction, 2)
             << " of each GPU, preallocated at start\n";
-    const auto layers = server::offloaded_layers(live.target.flags);
+    const auto layers = server::offloaded_layers(live.kind.flags, live.target.flags);
     if (layers)
         out << "  GPU memory     "
             << (live.gpu ? server::format_gib(live.gpu->free_bytes) + " free (nvidia-smi, " +

@@ -119,10 +119,11 @@ void plan_live(RunPlan& plan, LivePlan live, bool alias_given,
     // decide it; a --kv-label or models.toml `kv` that says otherwise is refused.
     o.kv_label = kv_label_given ? *kv_label_given : live.target.kv;
     live.kv_types = o.kv_label;
-    if (gguf) {
-        // The label and the footprint follow what llama-server's cache will really hold: its
+    const auto& names = live.kind.flags;
+    if (gguf && names.has_kv_cache_type()) {
+        // The label and the footprint follow what the server's cache will really hold: its
         // cache-type flags decide, and a label with no flags to say it is passed on as flags.
-        if (const auto flags = server::kv_cache_from_flags(live.target.flags)) {
+        if (const auto flags = server::kv_cache_from_flags(names, live.target.flags)) {
             const auto refuse = [&](const std::string& what) {
                 throw Error(ErrorCategory::Usage, what +
                                                       " contradicts the server's KV flags, which "
@@ -144,7 +145,8 @@ void plan_live(RunPlan& plan, LivePlan live, bool alias_given,
                             "--kv-label " + o.kv_label +
                                 ": not a llama.cpp cache type (f32, f16, "
                                 "bf16, q8_0, q5_1, q5_0, q4_1, q4_0, iq4_nl)");
-            live.target.flags.insert(live.target.flags.end(), {"-ctk", k, "-ctv", v});
+            live.target.flags.insert(live.target.flags.end(), {names.kv_cache_type_k.front(), k,
+                                                               names.kv_cache_type_v.front(), v});
             live.kv_types = k == v ? k : k + "/" + v;
         }
     }
@@ -160,10 +162,11 @@ void plan_live(RunPlan& plan, LivePlan live, bool alias_given,
     // will use (when nvidia-smi lists them).
     const char* visible = std::getenv("CUDA_VISIBLE_DEVICES");
     const char* device_order = std::getenv("CUDA_DEVICE_ORDER");
-    if (const auto layers = gguf ? server::offloaded_layers(live.target.flags) : std::nullopt) {
+    if (const auto layers =
+            gguf ? server::offloaded_layers(names, live.target.flags) : std::nullopt) {
         if (const auto gpus = server::list_gpus()) {
             const auto selection =
-                server::select_gpus(*gpus, visible, device_order, live.target.flags);
+                server::select_gpus(*gpus, visible, device_order, names, live.target.flags);
             live.gpu = server::selected_free(selection);
             live.gpu_selection = selection.why;
             for (auto ctx : plan.ctxs)
@@ -183,7 +186,8 @@ void plan_live(RunPlan& plan, LivePlan live, bool alias_given,
                                     live.kind.launch.memory_fraction_default)) {
         o.run_labels.gpu_memory_fraction = *fraction;
         if (const auto gpus = server::list_gpus())
-            for (const auto& gpu : server::select_gpus(*gpus, visible, device_order, {}).gpus)
+            for (const auto& gpu :
+                 server::select_gpus(*gpus, visible, device_order, names, {}).gpus)
                 server::check_memory_fraction(*fraction, live.kind.launch.memory_fraction_flag,
                                               {gpu.total_bytes, 1}, {gpu.free_bytes, 1});
     }

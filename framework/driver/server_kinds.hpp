@@ -14,7 +14,7 @@
 namespace bi::driver {
 
 // The kind a run launches when none is named.
-inline constexpr const char* kDefaultServerKind = "llama-server";
+using io::kDefaultServerKind;
 
 // Every shipped kind, read (source "built-in:<file>").
 using io::builtin_server_kinds;

@@ -17,7 +17,8 @@ CompletionOutcome complete(HttpSession& session, const RequestOptions& options,
     if (!sent.ok()) {
         outcome.failure = std::move(sent.failure);
     } else {
-        outcome = parse_completion(options.endpoint, sent.response.body);
+        outcome =
+            parse_completion(options.endpoint, sent.response.body, options.dialect.slot_field);
     }
     outcome.retries = sent.retries;
     return outcome;

@@ -10,6 +10,7 @@
 #include <string_view>
 
 #include "core/server_kind.hpp"
+#include "io/server_kind_io.hpp"
 #include "response_limit.hpp"
 
 namespace bi::http {
@@ -25,10 +26,11 @@ struct RequestOptions {
     int logprobs = 0;  // K > 0: ask for the top-K logprobs per generated token
     // Empty: each item is sent with its own WorkItem::seed; set: every item uses this seed.
     std::optional<std::uint64_t> fixed_seed;
-    std::optional<int> id_slot;  // set: "id_slot" asks the server for that slot
+    std::optional<int> id_slot;  // set: the dialect's slot_field asks the server for that slot
     std::chrono::milliseconds timeout = std::chrono::seconds(120);  // total, per request
     std::size_t max_response_bytes = kDefaultMaxResponseBytes;      // per response
-    core::KindRequest dialect = core::llama_server_request();       // paths and kind fields
+    // Paths and kind fields: the default kind's (its kind file) unless the run's kind is set.
+    core::KindRequest dialect = io::default_server_kind().request;
     std::string model;  // sent as "model" when the dialect has model_field
 };
 

@@ -159,7 +159,7 @@ void count_from_ids(CompletionResult& result) {
         result.completion_tokens = static_cast<std::int64_t>(result.token_ids->size());
 }
 
-CompletionResult parse_chat(const Json& root) {
+CompletionResult parse_chat(const Json& root, std::string_view slot_field) {
     CompletionResult result;
     const Json& choices = required_member(root, "choices", Json::Type::Array, "response");
     if (choices.size() == 0) throw BadResponse("response.choices is empty");
@@ -187,13 +187,13 @@ CompletionResult parse_chat(const Json& root) {
         result.prompt_tokens = optional_int(*usage, "prompt_tokens", "usage");
         result.completion_tokens = optional_int(*usage, "completion_tokens", "usage");
     }
-    result.id_slot = optional_int(root, "id_slot", "response");
+    if (!slot_field.empty()) result.id_slot = optional_int(root, slot_field, "response");
     read_timings(root, result, !result.prompt_tokens, !result.completion_tokens);
     count_from_ids(result);
     return result;
 }
 
-CompletionResult parse_plain(const Json& root) {
+CompletionResult parse_plain(const Json& root, std::string_view slot_field) {
     CompletionResult result;
     result.content = required_member(root, "content", Json::Type::String, "response").as_string();
     const auto predicted = optional_int(root, "tokens_predicted", "response");
@@ -210,7 +210,7 @@ CompletionResult parse_plain(const Json& root) {
     result.completion_tokens = predicted;
     if (const Json* stop = optional_member(root, "stop_type", Json::Type::String, "response"))
         result.finish_reason = stop->as_string();
-    result.id_slot = optional_int(root, "id_slot", "response");
+    if (!slot_field.empty()) result.id_slot = optional_int(root, slot_field, "response");
     read_timings(root, result, !result.prompt_tokens, !predicted);
     count_from_ids(result);
     return result;
@@ -229,7 +229,8 @@ std::string server_error_note(const Json& root) {
 
 }  // namespace
 
-CompletionOutcome parse_completion(EndpointKind endpoint, std::string_view body) {
+CompletionOutcome parse_completion(EndpointKind endpoint, std::string_view body,
+                                   std::string_view slot_field) {
     CompletionOutcome outcome;
     constexpr auto bad = core::FailureMode::BadResponse;
     Json root;
@@ -247,10 +248,10 @@ CompletionOutcome parse_completion(EndpointKind endpoint, std::string_view body)
     try {
         switch (endpoint) {
             case EndpointKind::Chat:
-                outcome.result = parse_chat(root);
+                outcome.result = parse_chat(root, slot_field);
                 break;
             case EndpointKind::Completion:
-                outcome.result = parse_plain(root);
+                outcome.result = parse_plain(root, slot_field);
                 break;
         }
     } catch (const BadResponse& e) {

@@ -64,7 +64,11 @@ struct CompletionOutcome {
 //                 else the number of token ids, else unknown
 //  reasoning      chat: choices[0].message.reasoning_content (a string)
 //  tool calls     chat: choices[0].message.tool_calls (an array)
-//  id_slot        top-level id_slot (llama-server sends it on /completion only)
-CompletionOutcome parse_completion(EndpointKind endpoint, std::string_view body);
+//  id_slot        the top-level field the kind names slots by (its request.slot_field; the
+//                 default kind's unless given; none when the kind has no slots; llama-server
+//                 sends it on /completion only)
+CompletionOutcome parse_completion(
+    EndpointKind endpoint, std::string_view body,
+    std::string_view slot_field = io::default_server_kind().request.slot_field);
 
 }  // namespace bi::http

@@ -99,7 +99,8 @@ SlotsSample parse_slots(std::string_view body, std::string_view busy_field,
 }
 
 MetricsSample parse_metrics(std::string_view text, const core::KindEvidence& spec) {
-    if (spec.metrics_format == "json-iterations") return parse_json_iterations(text, spec);
+    if (spec.metrics_format == core::MetricsFormat::JsonIterations)
+        return parse_json_iterations(text, spec);
     MetricsSample sample;
     while (!text.empty()) {
         const auto newline = text.find('\n');

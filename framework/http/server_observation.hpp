@@ -11,13 +11,14 @@
 
 #include "core/coverage.hpp"
 #include "core/server_kind.hpp"
+#include "io/server_kind_io.hpp"
 
 namespace bi::http {
 
 struct SlotsSample {
     std::int64_t n_slots = 0;
-    // Entries whose busy field (llama-server: is_processing) is true or a non-zero number; a
-    // stale id_task is not evidence.
+    // Entries whose busy field (the kind's slot_busy) is true or a non-zero number; a stale
+    // task id is not evidence.
     std::int64_t busy = 0;
     // The busy entries that name their task (the kind's slot_task field, a non-negative
     // integer), by slot id: the entry's integer "id", else its place in the array.
@@ -25,37 +26,37 @@ struct SlotsSample {
 };
 
 // A per-slot endpoint's body: an array of slot objects. bi::Error(Http) when it is not one.
-// `task_field` empty: no task ids are read.
-SlotsSample parse_slots(std::string_view body, std::string_view busy_field = "is_processing",
-                        std::string_view task_field = "id_task");
+// `task_field` empty: no task ids are read. The fields default to the default kind's.
+SlotsSample parse_slots(std::string_view body,
+                        std::string_view busy_field = io::default_server_kind().evidence.slot_busy,
+                        std::string_view task_field = io::default_server_kind().evidence.slot_task);
 
 struct MetricsSample {
     std::map<std::string, double, std::less<>> values;  // every "name value" line, labels dropped
-    std::optional<double> running;     // the kind's running gauge (llamacpp:requests_processing)
-    std::optional<double> step_mean;   // its running mean per step (n_busy_slots_per_decode)
-    std::optional<double> step_sum;    // or its running sum per step (a histogram's _sum)
-    std::optional<double> step_count;  // over this many steps (n_decode_total)
+    std::optional<double> running;                      // the kind's running gauge (running_gauge)
+    std::optional<double> step_mean;   // its running mean of busy requests per step (step_mean)
+    std::optional<double> step_sum;    // or its running sum per step (step_sum, a histogram's _sum)
+    std::optional<double> step_count;  // over this many steps (step_count)
 };
 
 // The kind's metrics answer: Prometheus text exposition (comments and lines that do not parse
 // are skipped) or, for "json-iterations", a JSON array of per-step objects whose running gauge
 // (a dotted field path) is the largest of the steps listed. Never throws.
 MetricsSample parse_metrics(std::string_view text,
-                            const core::KindEvidence& spec = core::llama_server_evidence());
+                            const core::KindEvidence& spec = io::default_server_kind().evidence);
 
-// Folds a window of samples into evidence. llama-server's busy-slots gauge is a running average
-// over every decode since the server started, so S = gauge * n_decode_total is the running sum
-// of busy slots over decodes (a kind with step_sum reads S directly), and the window mean is
-// (S_last - S_first) / (n_last - n_first) — absent when no step ran in the window or the
-// metrics never answered. The gauge is printed with about
-// six significant digits, so the mean carries a rounding error that grows with n_decode_total
-// before the window. Each reading is kept too (decode_samples), so that a pass's mean can be
-// taken over the span it kept N requests in flight (core::busy_per_decode_between).
-// A kind without a per-slot endpoint times its running gauge instead: each reading is then a
-// busy sample for the per-id confirmation.
+// Folds a window of samples into evidence. A step_mean gauge (llama-server's busy slots per
+// decode) is a running average over every step since the server started, so S = gauge * count
+// is the running sum of busy slots over steps (a kind with step_sum reads S directly), and the
+// window mean is (S_last - S_first) / (n_last - n_first) — absent when no step ran in the window
+// or the metrics never answered. The gauge is printed with about six significant digits, so the
+// mean carries a rounding error that grows with the step count before the window. Each reading is
+// kept too (decode_samples), so that a pass's mean can be taken over the span it kept N requests in
+// flight (core::busy_per_decode_between). A kind without a per-slot endpoint times its running
+// gauge instead: each reading is then a busy sample for the per-id confirmation.
 class OverlapAccumulator {
 public:
-    explicit OverlapAccumulator(core::KindEvidence spec = core::llama_server_evidence())
+    explicit OverlapAccumulator(core::KindEvidence spec = io::default_server_kind().evidence)
         : spec_(std::move(spec)) {}
     void add_slots(const SlotsSample& sample);
     // The same, seen between start_ns and end_ns (steady-clock ns since the run started).

@@ -109,7 +109,7 @@ struct ServerPoller::Impl {
         // somewhere in that whole span, not during this request. The window's first answer
         // lists steps from before the window, so it only marks where the next one starts.
         std::int64_t gauge_from = metrics_start;
-        if (spec.metrics_format == "json-iterations" && metrics) {
+        if (spec.metrics_format == core::MetricsFormat::JsonIterations && metrics) {
             const bool first = last_metrics_start < 0;
             gauge_from = last_metrics_start;
             last_metrics_start = metrics_start;

@@ -10,6 +10,7 @@
 #include "core/coverage.hpp"
 #include "core/server_kind.hpp"
 #include "http_session.hpp"
+#include "io/server_kind_io.hpp"
 
 namespace bi::http {
 
@@ -34,7 +35,7 @@ public:
                           std::chrono::milliseconds request_timeout = std::chrono::seconds(5),
                           std::chrono::steady_clock::time_point origin = {},
                           std::size_t max_response_bytes = kDefaultMaxResponseBytes,
-                          core::KindEvidence spec = core::llama_server_evidence());
+                          core::KindEvidence spec = io::default_server_kind().evidence);
     ~ServerPoller();
     ServerPoller(const ServerPoller&) = delete;
     ServerPoller& operator=(const ServerPoller&) = delete;

@@ -7,6 +7,7 @@
 #include "cert_tables.hpp"
 #include "field_table.hpp"
 #include "json_text.hpp"
+#include "kind_evidence_fields.hpp"
 
 namespace bi::io {
 
@@ -610,23 +611,15 @@ const Table<ServerLaunch>& table() {
 
 template <>
 const Table<KindEvidence>& table() {
-    using E = KindEvidence;
-    static const Table<E> rows{
-        required("slots_path", &E::slots_path),
-        required("slot_busy", &E::slot_busy),
-        unless_default("slot_task", &E::slot_task),
-        required("slots_hint", &E::slots_hint),
-        required("metrics_path", &E::metrics_path),
-        required("metrics_format", &E::metrics_format),
-        required("running_gauge", &E::running_gauge),
-        required("gauge_hint", &E::gauge_hint),
-        required("step_mean", &E::step_mean),
-        required("step_sum", &E::step_sum),
-        required("step_count", &E::step_count),
-        required("capacity_field", &E::capacity_field),
-        required("props_path", &E::props_path),
-        unless_default("served_model", &E::served_model),
-    };
+    // The kind's evidence rows, as its kind file's reader walks them.
+    static const Table<KindEvidence> rows = [] {
+        Table<KindEvidence> out;
+        for (const auto& field : evidence_fields())
+            out.push_back(!field.text           ? required(field.key, &KindEvidence::metrics_format)
+                          : field.cert_when_set ? unless_default(field.key, field.text)
+                                                : required(field.key, field.text));
+        return out;
+    }();
     return rows;
 }
 

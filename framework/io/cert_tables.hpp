@@ -7,6 +7,7 @@
 #include "core/baseline_comparison.hpp"
 #include "core/cert.hpp"
 #include "field_table.hpp"
+#include "server_kind_io.hpp"
 
 namespace bi::io::schema {
 
@@ -67,6 +68,13 @@ template <>
 struct Codec<DivergenceKind> : NamedEnumCodec<DivergenceKind, name, parse_divergence_kind> {
     static DivergenceKind from_json(const Json& j, const std::string& path) {
         return NamedEnumCodec::from_json(j, path, "divergence class");
+    }
+};
+template <>
+struct Codec<MetricsFormat>
+    : NamedEnumCodec<MetricsFormat, metrics_format_name, parse_metrics_format> {
+    static MetricsFormat from_json(const Json& j, const std::string& path) {
+        return NamedEnumCodec::from_json(j, path, "metrics format");
     }
 };
 

@@ -5,6 +5,7 @@
 #include "core/error.hpp"
 #include "core/sha256.hpp"
 #include "files.hpp"
+#include "kind_evidence_fields.hpp"
 #include "toml_read.hpp"
 
 namespace bi::io {
@@ -12,6 +13,11 @@ namespace bi::io {
 namespace {
 
 using toml_read::bad;
+
+constexpr std::pair<core::MetricsFormat, std::string_view> kMetricsFormats[] = {
+    {core::MetricsFormat::Prometheus, "prometheus"},
+    {core::MetricsFormat::JsonIterations, "json-iterations"},
+};
 
 bool is_name(const std::string& text) {
     return !text.empty() && std::all_of(text.begin(), text.end(), [](char c) {
@@ -179,29 +185,28 @@ core::KindEvidence read_evidence(const toml::table& root, const std::string& pat
     const toml::table* table = table_at(root, "evidence", path);
     if (!table) return e;
     const toml::table& t = *table;
-    toml_read::check_keys(t,
-                          {"slots_path", "slot_busy", "slot_task", "slots_hint", "metrics_path",
-                           "metrics_format", "running_gauge", "gauge_hint", "step_mean", "step_sum",
-                           "step_count", "capacity_field", "served_model"},
-                          path, "[evidence]");
-    e.slots_path = path_at(t, "slots_path", path, "evidence");
-    e.slot_busy = toml_read::string_at(t, "slot_busy", path, "evidence");
+    std::vector<std::string_view> keys;
+    for (const auto& field : evidence_fields())
+        if (field.in_kind_file) keys.push_back(field.key);
+    toml_read::check_keys(t, keys, path, "[evidence]");
+    for (const auto& field : evidence_fields()) {
+        if (!field.in_kind_file) continue;
+        const std::string key(field.key);
+        std::string text = field.path ? path_at(t, key.c_str(), path, "evidence")
+                                      : toml_read::string_at(t, key.c_str(), path, "evidence");
+        if (field.text) {
+            e.*field.text = std::move(text);
+        } else if (!text.empty()) {
+            const auto format = parse_metrics_format(text);
+            if (!format)
+                bad(path,
+                    "evidence.metrics_format '" + text + "' is not prometheus or json-iterations");
+            e.metrics_format = *format;
+        }
+    }
     if (e.has_slots() && e.slot_busy.empty())
         bad(path, "evidence.slot_busy must name the field that says a slot is computing");
-    e.slot_task = toml_read::string_at(t, "slot_task", path, "evidence");
     if (!e.has_slots() && !e.slot_task.empty()) bad(path, "evidence.slot_task needs slots_path");
-    e.slots_hint = toml_read::string_at(t, "slots_hint", path, "evidence");
-    e.metrics_path = path_at(t, "metrics_path", path, "evidence");
-    if (auto format = toml_read::string_at(t, "metrics_format", path, "evidence"); !format.empty())
-        e.metrics_format = std::move(format);
-    if (e.metrics_format != "prometheus" && e.metrics_format != "json-iterations")
-        bad(path, "evidence.metrics_format '" + e.metrics_format +
-                      "' is not prometheus or json-iterations");
-    e.running_gauge = toml_read::string_at(t, "running_gauge", path, "evidence");
-    e.gauge_hint = toml_read::string_at(t, "gauge_hint", path, "evidence");
-    e.step_mean = toml_read::string_at(t, "step_mean", path, "evidence");
-    e.step_sum = toml_read::string_at(t, "step_sum", path, "evidence");
-    e.step_count = toml_read::string_at(t, "step_count", path, "evidence");
     if (!e.step_mean.empty() && !e.step_sum.empty())
         bad(path, "evidence: give step_mean or step_sum, not both");
     if ((!e.step_mean.empty() || !e.step_sum.empty()) != !e.step_count.empty())
@@ -210,10 +215,8 @@ core::KindEvidence read_evidence(const toml::table& root, const std::string& pat
         bad(path, "evidence: running_gauge and the step counters need metrics_path");
     if (!e.metrics_path.empty() && e.running_gauge.empty())
         bad(path, "evidence: metrics_path needs running_gauge (the requests computing now)");
-    if (e.metrics_format == "json-iterations" && !e.step_count.empty())
+    if (e.metrics_format == core::MetricsFormat::JsonIterations && !e.step_count.empty())
         bad(path, "evidence: json-iterations metrics have no step counters");
-    e.capacity_field = toml_read::string_at(t, "capacity_field", path, "evidence");
-    e.served_model = toml_read::string_at(t, "served_model", path, "evidence");
     return e;
 }
 
@@ -241,13 +244,59 @@ core::KindIdentity read_identity(const toml::table& root, const std::string& pat
     return identity;
 }
 
+// One flag's names: each a "-" or "--" option, the first the one bi-run writes.
+std::vector<std::string> flag_names_at(const toml::table& t, const char* key,
+                                       const std::string& path) {
+    auto names = toml_read::strings_at(t, key, path, "flags");
+    for (const auto& name : names)
+        if (name.size() < 2 || name[0] != '-' || name.find_first_of("= \t") != std::string::npos)
+            bad(path, std::string("flags.") + key + ": '" + name + "' is not a flag name");
+    return names;
+}
+
+core::KindFlags read_flags(const toml::table& root, const std::string& path) {
+    core::KindFlags flags;
+    const toml::table* table = table_at(root, "flags", path);
+    if (!table) return flags;
+    const std::pair<const char*, std::vector<std::string> core::KindFlags::*> rows[] = {
+        {"kv_cache_type_k", &core::KindFlags::kv_cache_type_k},
+        {"kv_cache_type_v", &core::KindFlags::kv_cache_type_v},
+        {"gpu_layers", &core::KindFlags::gpu_layers},
+        {"devices", &core::KindFlags::devices},
+        {"split_mode", &core::KindFlags::split_mode},
+        {"main_gpu", &core::KindFlags::main_gpu},
+        {"tensor_split", &core::KindFlags::tensor_split},
+    };
+    toml_read::check_keys(*table,
+                          {"kv_cache_type_k", "kv_cache_type_v", "gpu_layers", "devices",
+                           "split_mode", "main_gpu", "tensor_split"},
+                          path, "[flags]");
+    for (const auto& [key, member] : rows) flags.*member = flag_names_at(*table, key, path);
+    if (flags.kv_cache_type_k.empty() != flags.kv_cache_type_v.empty())
+        bad(path, "flags: kv_cache_type_k and kv_cache_type_v are given together");
+    return flags;
+}
+
 }  // namespace
+
+std::string_view metrics_format_name(core::MetricsFormat format) {
+    for (const auto& [value, word] : kMetricsFormats)
+        if (value == format) return word;
+    return kMetricsFormats[0].second;
+}
+
+std::optional<core::MetricsFormat> parse_metrics_format(std::string_view word) {
+    for (const auto& [value, name] : kMetricsFormats)
+        if (name == word) return value;
+    return std::nullopt;
+}
 
 core::ServerKind parse_server_kind(const std::string& text, const std::string& path) {
     const toml::table root = toml_read::parse_text(text, path);
     toml_read::check_keys(
-        root, {"schema", "name", "description", "launch", "request", "evidence", "identity"}, path,
-        "the file");
+        root,
+        {"schema", "name", "description", "launch", "request", "evidence", "identity", "flags"},
+        path, "the file");
     const std::string schema = toml_read::string_at(root, "schema", path, "the file");
     if (schema != core::kServerKindSchema)
         bad(path, "schema '" + schema + "' is not " + std::string(core::kServerKindSchema));
@@ -264,6 +313,7 @@ core::ServerKind parse_server_kind(const std::string& text, const std::string& p
             "nor by request.model_field");
     kind.identity = read_identity(root, path);
     kind.evidence = read_evidence(root, path);
+    kind.flags = read_flags(root, path);
     kind.evidence.props_path = kind.identity.props_path;
     if (!kind.evidence.capacity_field.empty() && kind.identity.props_path.empty())
         bad(path, "evidence.capacity_field needs identity.props_path (where it is read)");
@@ -292,6 +342,16 @@ const std::vector<core::ServerKind>& builtin_server_kinds() {
         return out;
     }();
     return kinds;
+}
+
+const core::ServerKind& default_server_kind() {
+    static const core::ServerKind& kind = []() -> const core::ServerKind& {
+        for (const auto& shipped : builtin_server_kinds())
+            if (shipped.name == kDefaultServerKind) return shipped;
+        throw Error(ErrorCategory::Internal,
+                    std::string("no shipped server kind ") + kDefaultServerKind);
+    }();
+    return kind;
 }
 
 std::string builtin_kind_problem(const core::ServerKindRecord& record) {

@@ -3,7 +3,9 @@
 // or schema is refused, never ignored.
 #pragma once
 
+#include <optional>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -11,6 +13,11 @@
 #include "core/server_kind.hpp"
 
 namespace bi::io {
+
+// evidence.metrics_format's words, in kind files and in certs alike: "prometheus",
+// "json-iterations".
+std::string_view metrics_format_name(core::MetricsFormat format);
+std::optional<core::MetricsFormat> parse_metrics_format(std::string_view word);
 
 // A kind from the text of `path` ("built-in" for the kinds compiled into bi-run); its sha256 is
 // the text's.
@@ -25,6 +32,13 @@ const std::vector<std::pair<std::string, std::string>>& builtin_kind_texts();
 
 // Every shipped kind, read (source "built-in:<file>").
 const std::vector<core::ServerKind>& builtin_server_kinds();
+
+// The kind a run launches when none is named, and whose request and evidence a request or
+// observation without a kind uses (run-mock speaks it).
+inline constexpr const char* kDefaultServerKind = "llama-server";
+
+// The shipped kind named kDefaultServerKind.
+const core::ServerKind& default_server_kind();
 
 // Why a cert's kind record cannot be what a shipped kind file says: a record naming a shipped
 // file with that file's digest must carry its evidence and its slot pinning (so that a cert

@@ -55,6 +55,11 @@ std::vector<std::string> strings_at(const toml::table& table, const char* key,
 
 void check_keys(const toml::table& table, std::initializer_list<std::string_view> known,
                 const std::string& path, const std::string& where) {
+    check_keys(table, std::vector<std::string_view>(known), path, where);
+}
+
+void check_keys(const toml::table& table, const std::vector<std::string_view>& known,
+                const std::string& path, const std::string& where) {
     for (const auto& [key, node] : table) {
         if (std::find(known.begin(), known.end(), key.str()) != known.end()) continue;
         std::string list;

@@ -33,5 +33,7 @@ std::vector<std::string> strings_at(const toml::table& table, const char* key,
 // silently dropped key (say a misspelt flags list) makes a run differ from what its cert says.
 void check_keys(const toml::table& table, std::initializer_list<std::string_view> known,
                 const std::string& path, const std::string& where);
+void check_keys(const toml::table& table, const std::vector<std::string_view>& known,
+                const std::string& path, const std::string& where);
 
 }  // namespace bi::io::toml_read

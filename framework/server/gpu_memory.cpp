@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstdlib>
-#include <initializer_list>
 #include <sstream>
 #include <utility>
 
@@ -18,15 +17,24 @@ namespace {
 // nvidia-smi answers in well under a second; a wedged driver must not hold the run.
 constexpr std::chrono::seconds kNvidiaSmiTimeout{10};
 
-}  // namespace
-
-std::optional<std::int64_t> offloaded_layers(const std::vector<std::string>& flags) {
+// The last value of any of `names` in the user's flags ("-sm none" or "-sm=none"); nullopt when
+// none is given or the kind has no such flag (no names).
+std::optional<std::string> last_flag(const std::vector<std::string>& flags,
+                                     const std::vector<std::string>& names) {
     std::optional<std::string> value;
     for (std::size_t i = 0; i < flags.size(); ++i)
-        for (const std::string name : {"-ngl", "--n-gpu-layers", "--gpu-layers"}) {
+        for (const auto& name : names) {
             if (flags[i] == name && i + 1 < flags.size()) value = flags[i + 1];
             if (flags[i].rfind(name + "=", 0) == 0) value = flags[i].substr(name.size() + 1);
         }
+    return value;
+}
+
+}  // namespace
+
+std::optional<std::int64_t> offloaded_layers(const core::KindFlags& names,
+                                             const std::vector<std::string>& flags) {
+    const auto value = last_flag(flags, names.gpu_layers);
     if (!value) return std::nullopt;
     char* end = nullptr;
     const long long layers = std::strtoll(value->c_str(), &end, 10);
@@ -89,18 +97,6 @@ std::optional<std::vector<GpuInfo>> list_gpus() {
 
 namespace {
 
-// The last value of any of `names` in the user's flags ("-sm none" or "-sm=none").
-std::optional<std::string> last_flag(const std::vector<std::string>& flags,
-                                     std::initializer_list<const char*> names) {
-    std::optional<std::string> value;
-    for (std::size_t i = 0; i < flags.size(); ++i)
-        for (const std::string name : names) {
-            if (flags[i] == name && i + 1 < flags.size()) value = flags[i + 1];
-            if (flags[i].rfind(name + "=", 0) == 0) value = flags[i].substr(name.size() + 1);
-        }
-    return value;
-}
-
 std::vector<std::string> split(const std::string& text, char separator) {
     std::vector<std::string> parts;
     std::string part;
@@ -126,7 +122,8 @@ std::string gpu_names(const std::vector<GpuInfo>& gpus) {
 }  // namespace
 
 GpuSelection select_gpus(const std::vector<GpuInfo>& all, const char* visible,
-                         const char* device_order, const std::vector<std::string>& flags) {
+                         const char* device_order, const core::KindFlags& names,
+                         const std::vector<std::string>& flags) {
     GpuSelection selection;
     std::vector<GpuInfo> seen = all;
     std::vector<std::string> why;
@@ -171,8 +168,8 @@ GpuSelection select_gpus(const std::vector<GpuInfo>& all, const char* visible,
         }
     }
     // --device CUDA0,CUDA2 (or none) names devices among the visible ones.
-    if (const auto devices = last_flag(flags, {"--device", "-dev"})) {
-        why.push_back("--device " + *devices);
+    if (const auto devices = last_flag(flags, names.devices)) {
+        why.push_back(names.devices.front() + " " + *devices);
         std::vector<GpuInfo> chosen;
         if (*devices != "none")
             for (const auto& name : split(*devices, ',')) {
@@ -183,20 +180,22 @@ GpuSelection select_gpus(const std::vector<GpuInfo>& all, const char* visible,
             }
         seen = chosen;
     }
-    const auto split_mode = last_flag(flags, {"--split-mode", "-sm"});
+    const auto split_mode = last_flag(flags, names.split_mode);
     if (split_mode && *split_mode == "none" && !seen.empty()) {
-        const auto main = last_flag(flags, {"--main-gpu", "-mg"});
+        const auto main = last_flag(flags, names.main_gpu);
         const auto index = main ? whole_number(*main) : std::optional<long>(0);
-        why.push_back("--split-mode none, --main-gpu " + std::to_string(index.value_or(0)));
+        why.push_back(names.split_mode.front() + " none, " +
+                      (names.main_gpu.empty() ? std::string("main GPU") : names.main_gpu.front()) +
+                      " " + std::to_string(index.value_or(0)));
         if (index && static_cast<std::size_t>(*index) < seen.size())
             seen = {seen[static_cast<std::size_t>(*index)]};
         else
             seen.clear();
     }
     std::vector<double> shares(seen.size(), 1.0);
-    if (const auto split_text = last_flag(flags, {"--tensor-split", "-ts"});
+    if (const auto split_text = last_flag(flags, names.tensor_split);
         split_text && seen.size() > 1) {
-        why.push_back("--tensor-split " + *split_text);
+        why.push_back(names.tensor_split.front() + " " + *split_text);
         const auto parts =
             split(*split_text, split_text->find('/') != std::string::npos ? '/' : ',');
         for (std::size_t i = 0; i < shares.size(); ++i) {

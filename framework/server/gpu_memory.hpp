@@ -7,14 +7,17 @@
 #include <string>
 #include <vector>
 
+#include "core/server_kind.hpp"
 #include "guards.hpp"
 #include "model_facts.hpp"
 
 namespace bi::server {
 
-// The layers -ngl / --n-gpu-layers / --gpu-layers offload (the last one given); nullopt when none
-// is given or the count is 0. A value that is not a number ("all", "auto") offloads every layer.
-std::optional<std::int64_t> offloaded_layers(const std::vector<std::string>& flags);
+// The layers the kind's gpu_layers flag offloads (llama-server: -ngl / --n-gpu-layers /
+// --gpu-layers; the last one given); nullopt when none is given, the count is 0 or the kind has
+// no such flag. A value that is not a number ("all", "auto") offloads every layer.
+std::optional<std::int64_t> offloaded_layers(const core::KindFlags& names,
+                                             const std::vector<std::string>& flags);
 
 // The GPU part of `footprint`: the offloaded share of the model and KV cache, plus the overhead.
 std::uint64_t gpu_part(const Footprint& footprint, const ModelFacts& model, std::int64_t layers);
@@ -48,11 +51,13 @@ struct GpuSelection {
 // Narrows `all` to what the server sees and uses: CUDA_VISIBLE_DEVICES (`visible`, null when
 // unset; indices follow nvidia-smi's order only under CUDA_DEVICE_ORDER=PCI_BUS_ID, otherwise the
 // fullest GPUs are assumed, the cautious reading; UUIDs and their prefixes match exactly; an
-// entry that names no GPU hides it and every later one, as CUDA does), then llama-server's
-// --device / -dev (CUDAi among the visible; none: no GPU), --split-mode / -sm none with
-// --main-gpu / -mg (one GPU), and --tensor-split / -ts (each GPU its proportion, a 0 share unused).
+// entry that names no GPU hides it and every later one, as CUDA does), then the kind's flags
+// (llama-server's shown): devices, --device / -dev (CUDAi among the visible; none: no GPU);
+// split_mode, --split-mode / -sm none with main_gpu, --main-gpu / -mg (one GPU); and
+// tensor_split, --tensor-split / -ts (each GPU its proportion, a 0 share unused).
 GpuSelection select_gpus(const std::vector<GpuInfo>& all, const char* visible,
-                         const char* device_order, const std::vector<std::string>& flags);
+                         const char* device_order, const core::KindFlags& names,
+                         const std::vector<std::string>& flags);
 
 // Refuses (bi::Error(Guard)) a GPU part that the selected GPUs cannot hold: with per-GPU shares,
 // a GPU whose share exceeds its free memory; otherwise more than their free memory together.

@@ -81,14 +81,18 @@ std::optional<double> kv_bytes_per_element(const std::string& kv_label) {
     return std::nullopt;
 }
 
-std::optional<KvCache> kv_cache_from_flags(const std::vector<std::string>& flags) {
+std::optional<KvCache> kv_cache_from_flags(const core::KindFlags& names,
+                                           const std::vector<std::string>& flags) {
+    const auto named = [](const std::vector<std::string>& list, const std::string& name) {
+        return std::find(list.begin(), list.end(), name) != list.end();
+    };
     std::optional<std::string> k, v;
     for (std::size_t i = 0; i < flags.size(); ++i) {
         const std::string& token = flags[i];
         const auto eq = token.find('=');
         const std::string name = token.substr(0, eq);
-        const bool is_k = name == "-ctk" || name == "--cache-type-k";
-        const bool is_v = name == "-ctv" || name == "--cache-type-v";
+        const bool is_k = named(names.kv_cache_type_k, name);
+        const bool is_v = named(names.kv_cache_type_v, name);
         if (!is_k && !is_v) continue;
         std::string value;
         if (eq != std::string::npos)

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "core/server_kind.hpp"
 #include "model_facts.hpp"
 
 namespace bi::server {
@@ -25,16 +26,19 @@ struct Footprint {
 // Bytes per cached element of a KV label ("q8_0"; "q8_0/f16" gives the mean of K and V).
 std::optional<double> kv_bytes_per_element(const std::string& kv_label);
 
-// The KV cache llama-server's own flags set (-ctk/--cache-type-k, -ctv/--cache-type-v, as
-// separate tokens or NAME=VALUE). `label` names it as upstream's kv labels do: the K type when V
-// is unset or the same ("q8_0"), else "K/V"; `types` is what the cache really holds, K/V, an
-// unset one being llama-server's default f16 ("q8_0/f16"), for the footprint.
+// The KV cache the server's own flags set: the kind's kv_cache_type_k and kv_cache_type_v
+// (llama-server: -ctk/--cache-type-k, -ctv/--cache-type-v), as separate tokens or NAME=VALUE.
+// `label` names it as upstream's kv labels do: the K type when V is unset or the same ("q8_0"),
+// else "K/V"; `types` is what the cache really holds, K/V, an unset one being llama-server's
+// default f16 ("q8_0/f16"), for the footprint.
 struct KvCache {
     std::string label;
     std::string types;
 };
-// nullopt when neither is set; bi::Error(Usage) naming the flag for a type bi-run does not know.
-std::optional<KvCache> kv_cache_from_flags(const std::vector<std::string>& flags);
+// nullopt when neither is set or the kind has no such flags; bi::Error(Usage) naming the flag for
+// a type bi-run does not know.
+std::optional<KvCache> kv_cache_from_flags(const core::KindFlags& names,
+                                           const std::vector<std::string>& flags);
 
 // model + KV (2 x layers x ctx_total x kv width x element size) + overhead (256 MiB + 5% of the
 // model). Without a readable shape the KV cache is taken as model_bytes x ctx_total / 8192.

@@ -2,6 +2,7 @@
 // MemAvailable, and free-port picking that never takes a reserved port.
 #include <catch2/catch.hpp>
 
+#include "io/server_kind_io.hpp"
 #include "server/guards.hpp"
 #include "server/model_facts.hpp"
 
@@ -66,13 +67,14 @@ TEST_CASE("a model without a readable shape gets a bounded context, not an unche
 }
 
 TEST_CASE("the KV footprint follows the cache types the server's flags set", "[guards]") {
-    CHECK_FALSE(server::kv_cache_from_flags({"-t", "4"}));
-    CHECK(server::kv_cache_from_flags({"-ctk", "q8_0", "-ctv", "q8_0"})->types == "q8_0");
+    const auto& llama = io::default_server_kind().flags;  // llama-server's kind file
+    CHECK_FALSE(server::kv_cache_from_flags(llama, {"-t", "4"}));
+    CHECK(server::kv_cache_from_flags(llama, {"-ctk", "q8_0", "-ctv", "q8_0"})->types == "q8_0");
     // Upstream's labels name the K type when V is left alone; the footprint knows V is f16.
-    CHECK(server::kv_cache_from_flags({"-ctk", "q8_0"})->label == "q8_0");
-    CHECK(server::kv_cache_from_flags({"-ctk", "q8_0"})->types == "q8_0/f16");
-    CHECK(server::kv_cache_from_flags({"--cache-type-v=q4_0"})->label == "f16/q4_0");
-    CHECK_THROWS_WITH(server::kv_cache_from_flags({"-ctk", "bogus"}),
+    CHECK(server::kv_cache_from_flags(llama, {"-ctk", "q8_0"})->label == "q8_0");
+    CHECK(server::kv_cache_from_flags(llama, {"-ctk", "q8_0"})->types == "q8_0/f16");
+    CHECK(server::kv_cache_from_flags(llama, {"--cache-type-v=q4_0"})->label == "f16/q4_0");
+    CHECK_THROWS_WITH(server::kv_cache_from_flags(llama, {"-ctk", "bogus"}),
                       Catch::Contains("-ctk bogus: unknown KV cache type"));
     server::ModelFacts facts;
     facts.file_bytes = 1 << 20;

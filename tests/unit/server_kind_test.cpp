@@ -10,6 +10,7 @@
 #include "core/error.hpp"
 #include "core/server_kind.hpp"
 #include "driver/server_kinds.hpp"
+#include "http/completion_request.hpp"
 #include "io/server_kind_io.hpp"
 #include "scratch_dir.hpp"
 
@@ -93,6 +94,10 @@ TEST_CASE("server kind: every way a file can be wrong is refused, naming it", "[
         {kValid + "[identity]\nprobe_text = [\"x\"]\n", "probe_text are given together"},
         {kValid + "[identity]\nprobe_argv = [\"-h\"]\nprobe_text = [\"\"]\n",
          "the non-empty texts"},
+        {kValid + "[flags]\nkv_cache = [\"-ctk\"]\n", "unknown key 'kv_cache' in [flags]"},
+        {kValid + "[flags]\nkv_cache_type_k = [\"-ctk\"]\n", "are given together"},
+        {kValid + "[flags]\ngpu_layers = [\"ngl\"]\n", "flags.gpu_layers: 'ngl' is not a flag"},
+        {kValid + "[flags]\ndevices = [\"--device=x\"]\n", "'--device=x' is not a flag"},
         {replaced(kValid, "[launch]", "[lunch]"), "unknown key 'lunch'"},
         {"schema = \"bi-server-kind/1\"\nname = \"x\"\n", "no [launch] table"},
         {replaced(kValid, "argv = [", "argv = [1, "), "launch.argv must be an array of strings"},
@@ -103,6 +108,24 @@ TEST_CASE("server kind: every way a file can be wrong is refused, naming it", "[
         const auto what = problem(text);
         CHECK_THAT(what, Catch::Contains("k.toml") && Catch::Contains(message));
     }
+}
+
+TEST_CASE("server kind: the flags section names the server's own flags", "[server-kind]") {
+    const auto kind = io::parse_server_kind(kValid + R"([flags]
+kv_cache_type_k = ["--k-type"]
+kv_cache_type_v = ["--v-type", "-vt"]
+gpu_layers = ["--layers"]
+)",
+                                            "k.toml");
+    CHECK(kind.flags.has_kv_cache_type());
+    CHECK(kind.flags.kv_cache_type_v == std::vector<std::string>{"--v-type", "-vt"});
+    CHECK(kind.flags.gpu_layers == std::vector<std::string>{"--layers"});
+    CHECK(kind.flags.devices.empty());
+    // A kind without the section reads none of the user's flags.
+    CHECK_FALSE(io::parse_server_kind(kValid, "k.toml").flags.has_kv_cache_type());
+    const auto llama = driver::resolve_server_kind("llama-server", {});
+    CHECK(llama.flags.kv_cache_type_k == std::vector<std::string>{"-ctk", "--cache-type-k"});
+    CHECK(llama.flags.tensor_split == std::vector<std::string>{"--tensor-split", "-ts"});
 }
 
 TEST_CASE("server kind: placeholders", "[server-kind]") {
@@ -166,7 +189,7 @@ TEST_CASE("server kind: llama-server's file declares what a cert without a kind 
     // its dialect: the shipped file must say exactly that, or its certs would change.
     const auto kind = driver::resolve_server_kind("llama-server", {});
     CHECK(kind.evidence == core::llama_server_evidence());
-    const auto& r = core::llama_server_request();
+    const auto& r = http::RequestOptions{}.dialect;
     CHECK(kind.request.chat_path == r.chat_path);
     CHECK(kind.request.completion_path == r.completion_path);
     CHECK(kind.request.limit_fields == r.limit_fields);

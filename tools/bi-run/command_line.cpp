@@ -114,10 +114,6 @@ std::string option_given_value(int argc, const char* const* argv, std::string_vi
 
 namespace {
 
-// Set while describe_command() runs a command: printed_help() fills it and unwinds.
-OptionTable* g_capture = nullptr;
-struct TableCaptured {};
-
 // Whether option `name` takes only numbers: a word given to it does not parse.
 bool takes_numbers(const cxxopts::Options& options, const std::string& name) {
     std::string program = "probe";
@@ -133,7 +129,11 @@ bool takes_numbers(const cxxopts::Options& options, const std::string& name) {
     return false;
 }
 
-OptionTable option_table(const cxxopts::Options& options, const std::vector<std::string>& groups) {
+}  // namespace
+
+OptionTable option_table(const CommandOptions& command) {
+    const auto& options = command.options;
+    const auto& groups = command.help_groups;
     OptionTable table;
     const std::string help = options.help({}, true);
     const std::string usage_mark = "\nUsage:\n  " + options.program();
@@ -168,35 +168,9 @@ OptionTable option_table(const cxxopts::Options& options, const std::vector<std:
     return table;
 }
 
-}  // namespace
-
-std::optional<OptionTable> describe_command(const char* name, int (*command_main)(int, char**)) {
-    OptionTable table;
-    std::string command = name;
-    std::string help = "--help";
-    char* argv[] = {command.data(), help.data(), nullptr};
-    g_capture = &table;
-    try {
-        command_main(2, argv);
-    } catch (const TableCaptured&) {
-        g_capture = nullptr;
-        return table;
-    } catch (...) {
-        g_capture = nullptr;
-        throw;
-    }
-    g_capture = nullptr;
-    return std::nullopt;
-}
-
-bool printed_help(const cxxopts::ParseResult& args, const cxxopts::Options& options,
-                  const std::vector<std::string>& groups) {
+bool printed_help(const cxxopts::ParseResult& args, const CommandOptions& command) {
     if (!args.count("help")) return false;
-    if (g_capture) {
-        *g_capture = option_table(options, groups);
-        throw TableCaptured{};
-    }
-    std::cout << options.help(groups) << "\n";
+    std::cout << command.options.help(command.help_groups) << "\n";
     return true;
 }
 

@@ -1,6 +1,6 @@
 // bi-run completion bash|zsh|fish: a completion script written from the same option tables
-// --help prints (describe_command), with the server kinds, scorers and generators this bi-run
-// knows, so what the shell offers is what the commands accept.
+// --help prints (each command's options()), with the server kinds, scorers and generators this
+// bi-run knows, so what the shell offers is what the commands accept.
 #include <cxxopts.hpp>
 
 #include <algorithm>
@@ -88,20 +88,17 @@ std::string short_description(const std::string& text) {
     return line;
 }
 
-struct CommandOptions {
+struct CommandEntries {
     const Command* command;
     std::vector<OptionEntry> options;
 };
 
-std::vector<CommandOptions> all_command_options() {
-    std::vector<CommandOptions> out;
+std::vector<CommandEntries> all_command_options() {
+    std::vector<CommandEntries> out;
     for (const auto& command : commands()) {
-        const auto table = describe_command(command.name, command.main);
-        if (!table)
-            throw Error(ErrorCategory::Internal,
-                        std::string("bi: ") + command.name + " did not describe its options");
-        CommandOptions entry{&command, {}};
-        for (const auto& group : table->groups)
+        const auto table = option_table(command.options());
+        CommandEntries entry{&command, {}};
+        for (const auto& group : table.groups)
             for (const auto& option : group.options) entry.options.push_back(option);
         out.push_back(std::move(entry));
     }
@@ -110,7 +107,7 @@ std::vector<CommandOptions> all_command_options() {
 
 // The words that can come first: each command's name, a group's name once for all of its
 // commands ("baseline" for "baseline record" and "baseline check").
-std::vector<std::string> names_of(const std::vector<CommandOptions>& tables) {
+std::vector<std::string> names_of(const std::vector<CommandEntries>& tables) {
     std::vector<std::string> names;
     names.reserve(tables.size() + 1);
     for (const auto& table : tables) {
@@ -136,7 +133,7 @@ std::string bash_group_lines() {
     return lines;
 }
 
-std::string bash_script(const std::vector<CommandOptions>& tables, const CompletionNames& names) {
+std::string bash_script(const std::vector<CommandEntries>& tables, const CompletionNames& names) {
     std::ostringstream out;
     out << "# bash completion for bi-run, written by `bi-run completion bash`.\n"
            "_bi_run() {\n"
@@ -225,7 +222,7 @@ std::string zsh_escaped(const std::string& text) {
     return out;
 }
 
-std::string zsh_script(const std::vector<CommandOptions>& tables, const CompletionNames& names) {
+std::string zsh_script(const std::vector<CommandEntries>& tables, const CompletionNames& names) {
     std::ostringstream out;
     out << "#compdef bi-run\n"
            "# zsh completion for bi-run, written by `bi-run completion zsh`.\n"
@@ -289,7 +286,7 @@ std::string zsh_script(const std::vector<CommandOptions>& tables, const Completi
     return out.str();
 }
 
-std::string fish_script(const std::vector<CommandOptions>& tables, const CompletionNames& names) {
+std::string fish_script(const std::vector<CommandEntries>& tables, const CompletionNames& names) {
     std::ostringstream out;
     std::vector<std::string> command_names = names_of(tables);
     const std::string any = joined(command_names);
@@ -356,7 +353,7 @@ std::string completion_script(const std::string& shell, const CompletionNames& n
     usage("unknown shell '" + shell + "' (bash, zsh or fish)");
 }
 
-int completion_main(int argc, char** argv) {
+CommandOptions completion_options() {
     cxxopts::Options options(
         "bi-run completion",
         "Prints a completion script for bi-run: its commands, every option of each (from the\n"
@@ -373,8 +370,13 @@ int completion_main(int argc, char** argv) {
     options.add_options("Output")("shell", "bash, zsh or fish", cxxopts::value<std::string>())(
         "h,help", "Show this help");
     options.parse_positional({"shell"});
-    const auto args = parse_command_line(options, argc, argv);
-    if (printed_help(args, options, {"", "Output"})) return kExitPromotable;
+    return {options, {"", "Output"}};
+}
+
+int completion_main(int argc, char** argv) {
+    auto command = completion_options();
+    const auto args = parse_command_line(command.options, argc, argv);
+    if (printed_help(args, command)) return kExitPromotable;
     if (!args.count("shell")) usage("name the shell: bash, zsh or fish");
     const std::string shell = args["shell"].as<std::string>();
     if (shell != "bash" && shell != "zsh" && shell != "fish")

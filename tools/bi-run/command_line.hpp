@@ -8,6 +8,8 @@
 #include <string_view>
 #include <vector>
 
+#include "option_kinds.hpp"
+
 namespace bi::cli {
 
 // options.parse(), but every parse error is bi::Error(Usage) naming the option: a value that is
@@ -42,7 +44,7 @@ struct OptionEntry {
     std::string value_name;  // "" for a switch, else its placeholder ("FILE", "arg")
     std::string default_value;
     bool repeatable = false;
-    bool numeric = false;  // its value must be a number
+    ValueKind kind = ValueKind::Switch;
 };
 struct OptionGroup {
     std::string name;  // "" for the command's main group

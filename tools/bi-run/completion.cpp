@@ -28,30 +28,34 @@ namespace {
     throw Error(ErrorCategory::Usage, message);
 }
 
-// What a value option's argument is, for the shell to offer.
-enum class ValueKind { None, Number, File, Directory, Word };
+// What the shell offers for an option's value: a text value may be a path, so files.
+enum class Offer { None, Number, File, Directory, Word };
 
 struct Choice {
-    ValueKind kind = ValueKind::None;
+    Offer kind = Offer::None;
     std::vector<std::string> words;  // for Word
 };
 
-bool ends_with(const std::string& text, const std::string& suffix) {
-    return text.size() >= suffix.size() &&
-           text.compare(text.size() - suffix.size(), suffix.size(), suffix) == 0;
-}
-
 Choice choice_for(const OptionEntry& option, const CompletionNames& names) {
-    if (option.value_name.empty()) return {};
-    if (option.numeric) return {ValueKind::Number, {}};
+    switch (option.kind) {
+        case ValueKind::Switch:
+            return {};
+        case ValueKind::Integer:
+        case ValueKind::Count:
+        case ValueKind::Number:
+            return {Offer::Number, {}};
+        case ValueKind::Directory:
+            return {Offer::Directory, {}};
+        case ValueKind::Text:
+        case ValueKind::File:
+            return {Offer::File, {}};
+        case ValueKind::Word:
+            break;
+    }
     const auto& name = option.long_name;
-    if (name == "server-kind") return {ValueKind::Word, names.server_kinds};
-    if (name == "scorer") return {ValueKind::Word, names.scorers};
-    if (name == "generator") return {ValueKind::Word, names.generators};
-    if (name == "cert-source") return {ValueKind::Word, {"live", "mock"}};
-    if (ends_with(name, "-dir") || name == "dir" || option.value_name == "DIR")
-        return {ValueKind::Directory, {}};
-    return {ValueKind::File, {}};
+    if (name == "server-kind") return {Offer::Word, names.server_kinds};
+    if (name == "scorer") return {Offer::Word, names.scorers};
+    return {Offer::Word, names.generators};
 }
 
 std::string joined(const std::vector<std::string>& words, const char* separator = " ") {
@@ -177,10 +181,10 @@ std::string bash_script(const std::vector<CommandEntries>& tables, const Complet
             spelled.push_back(flag);
             if (!option.short_name.empty()) spelled.push_back("-" + option.short_name);
             const auto choice = choice_for(option, names);
-            if (choice.kind == ValueKind::File) files.push_back(flag);
-            if (choice.kind == ValueKind::Directory) dirs.push_back(flag);
-            if (choice.kind == ValueKind::Number) numbers.push_back(flag);
-            if (choice.kind == ValueKind::Word) words[flag] = choice.words;
+            if (choice.kind == Offer::File) files.push_back(flag);
+            if (choice.kind == Offer::Directory) dirs.push_back(flag);
+            if (choice.kind == Offer::Number) numbers.push_back(flag);
+            if (choice.kind == Offer::Word) words[flag] = choice.words;
         }
         out << "        " << case_label(table.command->name) << ")\n"
             << "            options=" << single_quoted(joined(spelled)) << "\n"
@@ -268,10 +272,10 @@ std::string zsh_script(const std::vector<CommandEntries>& tables, const Completi
             const std::string help = "[" + zsh_escaped(short_description(option.description)) + "]";
             std::string action;
             const auto choice = choice_for(option, names);
-            if (choice.kind == ValueKind::File) action = ":file:_files";
-            if (choice.kind == ValueKind::Directory) action = ":directory:_files -/";
-            if (choice.kind == ValueKind::Word) action = ":value:(" + joined(choice.words) + ")";
-            if (choice.kind == ValueKind::Number) action = ":number: ";
+            if (choice.kind == Offer::File) action = ":file:_files";
+            if (choice.kind == Offer::Directory) action = ":directory:_files -/";
+            if (choice.kind == Offer::Word) action = ":value:(" + joined(choice.words) + ")";
+            if (choice.kind == Offer::Number) action = ":number: ";
             const std::string repeat = option.repeatable ? "*" : "";
             const std::string flag =
                 "--" + option.long_name + (option.value_name.empty() ? "" : "=");
@@ -326,12 +330,11 @@ std::string fish_script(const std::vector<CommandEntries>& tables, const Complet
                 << option.long_name;
             if (!option.short_name.empty()) out << " -s " << option.short_name;
             const auto choice = choice_for(option, names);
-            if (choice.kind == ValueKind::File) out << " -r -F";
-            if (choice.kind == ValueKind::Directory)
-                out << " -r -a '(__fish_complete_directories)'";
-            if (choice.kind == ValueKind::Word)
+            if (choice.kind == Offer::File) out << " -r -F";
+            if (choice.kind == Offer::Directory) out << " -r -a '(__fish_complete_directories)'";
+            if (choice.kind == Offer::Word)
                 out << " -r -f -a " << single_quoted(joined(choice.words));
-            if (choice.kind == ValueKind::Number) out << " -r -f";
+            if (choice.kind == Offer::Number) out << " -r -f";
             out << " -d " << single_quoted(short_description(option.description)) << "\n";
         }
     return out.str();

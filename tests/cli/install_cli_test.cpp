@@ -16,6 +16,7 @@
 #include "cli_args.hpp"
 #include "core/json.hpp"
 #include "io/json_text.hpp"
+#include "option_kinds.hpp"
 #include "run_command.hpp"
 #include "scratch_dir.hpp"
 
@@ -288,4 +289,65 @@ TEST_CASE("install: help --man writes one page per command from its help", "[cli
     const auto unwritable = run_command(bi_run({"help", "--man", blocked + "/man"}));
     CHECK(unwritable.exit_code == 1);
     CHECK_THAT(unwritable.err, Catch::Contains(blocked + "/man: cannot be created"));
+}
+
+namespace {
+
+// The part of `script` from `start` to the first `end` after it ("" when `start` is missing).
+std::string block(const std::string& script, const std::string& start, const std::string& end) {
+    const auto from = script.find(start);
+    if (from == std::string::npos) return "";
+    return script.substr(from, script.find(end, from) - from);
+}
+
+// Every fish line completing an option of `command` (both words seen for a group's command).
+std::string fish_lines(const std::string& script, const std::string& command) {
+    const auto space = command.find(' ');
+    const std::string seen = space == std::string::npos
+                                 ? command
+                                 : command.substr(0, space) + "; and __fish_seen_subcommand_from " +
+                                       command.substr(space + 1);
+    std::istringstream lines(script);
+    std::string line, out;
+    while (std::getline(lines, line))
+        if (line.find("-n '__fish_seen_subcommand_from " + seen + "' -l ") != std::string::npos)
+            out += line + "\n";
+    return out;
+}
+
+}  // namespace
+
+TEST_CASE("option table: each command's options are in its help, man page, completions and kinds",
+          "[cli][install][help]") {
+    testing::ScratchDir dir;
+    REQUIRE(run_command(bi_run({"help", "--man", dir.file("man")})).exit_code == 0);
+    const auto bash = run_command(bi_run({"completion", "bash"})).out;
+    const auto zsh = run_command(bi_run({"completion", "zsh"})).out;
+    const auto fish = run_command(bi_run({"completion", "fish"})).out;
+    for (const auto& command : listed_commands()) {
+        INFO(command);
+        std::string page_name = command;
+        std::replace(page_name.begin(), page_name.end(), ' ', '-');
+        const auto page = testing::read_text(dir.file("man/bi-run-" + page_name + ".1"));
+        const std::string label =
+            command.find(' ') == std::string::npos ? command : "'" + command + "'";
+        const auto bash_block = block(bash, "\n        " + label + ")\n", "\n            ;;\n");
+        const auto zsh_block = block(zsh, "\n        " + label + ")\n", "\n            ;;\n");
+        const auto fish_block = fish_lines(fish, command);
+        const auto options = help_options(command);
+        REQUIRE(!options.empty());
+        for (const auto& option : options) {
+            INFO(option);
+            const std::string name = option.substr(2);
+            CHECK_THAT(page, Catch::Contains("\\fB" + roff(option) + "\\fR"));
+            CHECK_THAT(bash_block, Catch::Contains(" " + option + " ") ||
+                                       Catch::Contains("'" + option + " ") ||
+                                       Catch::Contains(" " + option + "'"));
+            CHECK_THAT(zsh_block, Catch::Contains("'" + option + "[") ||
+                                      Catch::Contains("'" + option + "=[") ||
+                                      Catch::Contains("'*" + option + "=["));
+            CHECK_THAT(fish_block, Catch::Contains("-l " + name + " "));
+            CHECK_NOTHROW(cli::value_kind("bi-run " + command, name));
+        }
+    }
 }

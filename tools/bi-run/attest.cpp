@@ -20,7 +20,7 @@
 
 namespace bi::cli {
 
-int attest_main(int argc, char** argv) {
+CommandOptions attest_options() {
     cxxopts::Options options(
         "bi-run attest",
         "Writes CERT as an in-toto attestation: a Statement v1 whose subjects are the cert file\n"
@@ -43,8 +43,13 @@ int attest_main(int argc, char** argv) {
     adder("h,help", "Show this help")("cert", "The cert",
                                       cxxopts::value<std::vector<std::string>>());
     options.parse_positional({"cert"});
-    const auto args = parse_command_line(options, argc, argv);
-    if (printed_help(args, options)) return kExitHelp;
+    return {options, {}};
+}
+
+int attest_main(int argc, char** argv) {
+    auto command = attest_options();
+    const auto args = parse_command_line(command.options, argc, argv);
+    if (printed_help(args, command)) return kExitHelp;
     if (!args.count("cert") || args["cert"].as<std::vector<std::string>>().size() != 1)
         throw Error(ErrorCategory::Usage, "name exactly one cert file");
     if (!args.count("out")) throw Error(ErrorCategory::Usage, "--out FILE is required");

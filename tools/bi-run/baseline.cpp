@@ -79,8 +79,9 @@ driver::RunSetup planned(const core::RunRequest& request, const cxxopts::ParseRe
     return setup;
 }
 
-int record_main(int raw_argc, char** raw_argv) {
-    ArgvCopy rewritten(apply_aliases(raw_argc, raw_argv, guard_option_aliases()));
+}  // namespace
+
+CommandOptions baseline_record_options() {
     cxxopts::Options options(
         "bi-run baseline record",
         "Runs arm A (--parallel 1, serial) and its repeat A' against a server and keeps them as\n"
@@ -118,8 +119,16 @@ int record_main(int raw_argc, char** raw_argv) {
     add_server_options(options, true);
     add_guard_options(options);
     add_output_options(options, "baseline");
-    const auto args = parse_command_line(options, rewritten.argc(), rewritten.argv());
-    if (printed_help(args, options, help_groups())) return kExitHelp;
+    return {options, help_groups()};
+}
+
+namespace {
+
+int record_main(int raw_argc, char** raw_argv) {
+    ArgvCopy rewritten(apply_aliases(raw_argc, raw_argv, guard_option_aliases()));
+    auto command = baseline_record_options();
+    const auto args = parse_command_line(command.options, rewritten.argc(), rewritten.argv());
+    if (printed_help(args, command)) return kExitHelp;
 
     core::RunRequest r;
     read_common_options(args, r);
@@ -160,8 +169,9 @@ int record_main(int raw_argc, char** raw_argv) {
     return outcome.problems.empty() ? kExitPromotable : kExitNotPromotable;
 }
 
-int check_main(int raw_argc, char** raw_argv) {
-    ArgvCopy rewritten(apply_aliases(raw_argc, raw_argv, guard_option_aliases()));
+}  // namespace
+
+CommandOptions baseline_check_options() {
     cxxopts::Options options(
         "bi-run baseline check",
         "Runs arm A and A' of a stored baseline (its work rows, model name, ctx, n_predict,\n"
@@ -192,8 +202,16 @@ int check_main(int raw_argc, char** raw_argv) {
     add_server_options(options, true);
     add_guard_options(options);
     add_output_options(options, "check report");
-    const auto args = parse_command_line(options, rewritten.argc(), rewritten.argv());
-    if (printed_help(args, options, help_groups())) return kExitHelp;
+    return {options, help_groups()};
+}
+
+namespace {
+
+int check_main(int raw_argc, char** raw_argv) {
+    ArgvCopy rewritten(apply_aliases(raw_argc, raw_argv, guard_option_aliases()));
+    auto command = baseline_check_options();
+    const auto args = parse_command_line(command.options, rewritten.argc(), rewritten.argv());
+    if (printed_help(args, command)) return kExitHelp;
     if (!args.count("baseline")) usage_error("--baseline FILE is required (the baseline to check)");
 
     const std::string baseline_path = args["baseline"].as<std::string>();

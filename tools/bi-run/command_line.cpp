@@ -8,6 +8,7 @@
 
 #include "core/error.hpp"
 #include "option_aliases.hpp"
+#include "option_kinds.hpp"
 
 namespace bi::cli {
 
@@ -40,58 +41,6 @@ std::string dashed(const std::string& name) {
     return (name.size() == 1 ? "-" : "--") + name;
 }
 
-// Where `value` was given for an option: the index of its argv token and whether it was the
-// "--x=value" form; -1 when not found.
-int value_index(int argc, char** argv, std::string_view value, bool* joined) {
-    for (int i = 1; i < argc; ++i) {
-        const std::string_view token = argv[i];
-        if (token.size() < 2 || token.front() != '-') continue;
-        const auto equals = token.find('=');
-        if (equals != std::string_view::npos && token.substr(equals + 1) == value) {
-            *joined = true;
-            return i;
-        }
-        if (equals == std::string_view::npos && i + 1 < argc && argv[i + 1] == value) {
-            *joined = false;
-            return i + 1;
-        }
-    }
-    return -1;
-}
-
-// Whether the option whose value was `value` accepts `probe` instead: the command line is parsed
-// again with the value replaced, which tells an integer option from a fractional one.
-bool accepts(cxxopts::Options& options, int argc, char** argv, std::string_view value,
-             const std::string& probe) {
-    bool joined = false;
-    const int index = value_index(argc, argv, value, &joined);
-    if (index < 0) return false;
-    std::vector<std::string> tokens(argv, argv + argc);
-    if (joined)
-        tokens[index] = tokens[index].substr(0, tokens[index].find('=') + 1) + probe;
-    else
-        tokens[index] = probe;
-    std::vector<char*> pointers;
-    pointers.reserve(tokens.size() + 1);
-    for (auto& token : tokens) pointers.push_back(token.data());
-    pointers.push_back(nullptr);
-    try {
-        options.parse(argc, pointers.data());
-        return true;
-    } catch (const cxxopts::exceptions::incorrect_argument_type&) {
-        return false;
-    } catch (const cxxopts::exceptions::exception&) {
-        return true;  // the probe passed; something else on the line is wrong
-    }
-}
-
-// What kind of number the option takes, for "--passes: 'abc' is not an integer".
-std::string number_kind(cxxopts::Options& options, int argc, char** argv, std::string_view value) {
-    if (accepts(options, argc, argv, value, "0.5")) return "a number";
-    if (accepts(options, argc, argv, value, "-1")) return "an integer";
-    return "a whole number (0 or more)";
-}
-
 }  // namespace
 
 std::string option_given_value(int argc, const char* const* argv, std::string_view value) {
@@ -110,26 +59,19 @@ std::string option_given_value(int argc, const char* const* argv, std::string_vi
 
 namespace {
 
-// Set while describe_command() runs a command: printed_help() fills it and unwinds.
-OptionTable* g_capture = nullptr;
-struct TableCaptured {};
-
-// Whether option `name` takes only numbers: a word given to it does not parse.
-bool takes_numbers(const cxxopts::Options& options, const std::string& name) {
-    std::string program = "probe";
-    std::string token = "--" + name + "=x";
-    char* argv[] = {program.data(), token.data(), nullptr};
-    try {
-        // parse() reads the option table and leaves it as it was.
-        const_cast<cxxopts::Options&>(options).parse(2, argv);
-    } catch (const cxxopts::exceptions::incorrect_argument_type&) {
-        return true;
-    } catch (const cxxopts::exceptions::exception&) {
-    }
-    return false;
+// What the option given as `option` ("--passes") takes, for a value it could not read. A value
+// found on no option (an item of a list, "1,x") is named as before: a whole number.
+const char* expected_of(const cxxopts::Options& options, const std::string& option) {
+    if (option.empty()) return expected_value(ValueKind::Count);
+    return expected_value(
+        value_kind(options.program(), option.substr(option.find_first_not_of('-'))));
 }
 
-OptionTable option_table(const cxxopts::Options& options, const std::vector<std::string>& groups) {
+}  // namespace
+
+OptionTable option_table(const CommandOptions& command) {
+    const auto& options = command.options;
+    const auto& groups = command.help_groups;
     OptionTable table;
     const std::string help = options.help({}, true);
     const std::string usage_mark = "\nUsage:\n  " + options.program();
@@ -156,7 +98,7 @@ OptionTable option_table(const cxxopts::Options& options, const std::vector<std:
             if (detail.has_default && !detail.is_boolean)
                 entry.default_value = detail.default_value;
             entry.repeatable = detail.is_container;
-            entry.numeric = !detail.is_boolean && takes_numbers(options, entry.long_name);
+            entry.kind = value_kind(options.program(), entry.long_name);
             group.options.push_back(std::move(entry));
         }
         table.groups.push_back(std::move(group));
@@ -164,35 +106,9 @@ OptionTable option_table(const cxxopts::Options& options, const std::vector<std:
     return table;
 }
 
-}  // namespace
-
-std::optional<OptionTable> describe_command(const char* name, int (*command_main)(int, char**)) {
-    OptionTable table;
-    std::string command = name;
-    std::string help = "--help";
-    char* argv[] = {command.data(), help.data(), nullptr};
-    g_capture = &table;
-    try {
-        command_main(2, argv);
-    } catch (const TableCaptured&) {
-        g_capture = nullptr;
-        return table;
-    } catch (...) {
-        g_capture = nullptr;
-        throw;
-    }
-    g_capture = nullptr;
-    return std::nullopt;
-}
-
-bool printed_help(const cxxopts::ParseResult& args, const cxxopts::Options& options,
-                  const std::vector<std::string>& groups) {
+bool printed_help(const cxxopts::ParseResult& args, const CommandOptions& command) {
     if (!args.count("help")) return false;
-    if (g_capture) {
-        *g_capture = option_table(options, groups);
-        throw TableCaptured{};
-    }
-    std::cout << options.help(groups) << "\n";
+    std::cout << command.options.help(command.help_groups) << "\n";
     return true;
 }
 
@@ -223,8 +139,7 @@ cxxopts::ParseResult parse_command_line(cxxopts::Options& options, int argc, cha
         const std::string value = quoted(e.what());
         const std::string option = option_given_value(argc, argv, value);
         usage_error((option.empty() ? std::string("a value") : option) + ": '" + value +
-                    "' is not " + number_kind(options, argc, argv, value) + " (see " + command +
-                    " --help)");
+                    "' is not " + expected_of(options, option) + " (see " + command + " --help)");
     } catch (const cxxopts::exceptions::no_such_option& e) {
         usage_error("unknown option " + dashed(quoted(e.what())) + " (see " + command + " --help)");
     } catch (const cxxopts::exceptions::missing_argument& e) {

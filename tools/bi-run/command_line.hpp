@@ -8,6 +8,8 @@
 #include <string_view>
 #include <vector>
 
+#include "option_kinds.hpp"
+
 namespace bi::cli {
 
 // options.parse(), but every parse error is bi::Error(Usage) naming the option: a value that is
@@ -22,10 +24,17 @@ cxxopts::ParseResult parse_command_line(cxxopts::Options& options, int argc, cha
 double number_option(const cxxopts::ParseResult& args, const char* name, double minimum,
                      double maximum);
 
-// When --help was given: prints the help of `groups` (all groups when empty) on stdout and
-// returns true, so the command returns its success status.
-bool printed_help(const cxxopts::ParseResult& args, const cxxopts::Options& options,
-                  const std::vector<std::string>& groups = {});
+// One command's options, declared once: what cxxopts parses, and the groups --help shows (all
+// groups when empty). Each command has a function that returns them; --help, the man pages and
+// the completions read the same value, so no command runs to describe itself.
+struct CommandOptions {
+    cxxopts::Options options;
+    std::vector<std::string> help_groups;
+};
+
+// When --help was given: prints the help of `command`'s groups on stdout and returns true, so
+// the command returns its success status.
+bool printed_help(const cxxopts::ParseResult& args, const CommandOptions& command);
 
 // One command's options as its --help shows them, for generated completions and man pages.
 struct OptionEntry {
@@ -35,7 +44,7 @@ struct OptionEntry {
     std::string value_name;  // "" for a switch, else its placeholder ("FILE", "arg")
     std::string default_value;
     bool repeatable = false;
-    bool numeric = false;  // its value must be a number
+    ValueKind kind = ValueKind::Switch;
 };
 struct OptionGroup {
     std::string name;  // "" for the command's main group
@@ -47,10 +56,8 @@ struct OptionTable {
     std::vector<OptionGroup> groups;
 };
 
-// The option table of `command_main`, read by running it with --help while printed_help()
-// records the table instead of printing it; nullopt when the command never reached
-// printed_help() (so every command must call it right after parse_command_line()).
-std::optional<OptionTable> describe_command(const char* name, int (*command_main)(int, char**));
+// The option table of a command's options, as its --help shows them.
+OptionTable option_table(const CommandOptions& command);
 
 // A string option's value when it was given (its default does not count), else nullopt.
 std::optional<std::string> given(const cxxopts::ParseResult& args, const char* name);

@@ -1,6 +1,6 @@
 // bi-run completion bash|zsh|fish: a completion script written from the same option tables
-// --help prints (describe_command), with the server kinds, scorers and generators this bi-run
-// knows, so what the shell offers is what the commands accept.
+// --help prints (each command's options()), with the server kinds, scorers and generators this
+// bi-run knows, so what the shell offers is what the commands accept.
 #include <cxxopts.hpp>
 
 #include <algorithm>
@@ -24,30 +24,34 @@ namespace bi::cli {
 
 namespace {
 
-// What a value option's argument is, for the shell to offer.
-enum class ValueKind { None, Number, File, Directory, Word };
+// What the shell offers for an option's value: a text value may be a path, so files.
+enum class Offer { None, Number, File, Directory, Word };
 
 struct Choice {
-    ValueKind kind = ValueKind::None;
+    Offer kind = Offer::None;
     std::vector<std::string> words;  // for Word
 };
 
-bool ends_with(const std::string& text, const std::string& suffix) {
-    return text.size() >= suffix.size() &&
-           text.compare(text.size() - suffix.size(), suffix.size(), suffix) == 0;
-}
-
 Choice choice_for(const OptionEntry& option, const CompletionNames& names) {
-    if (option.value_name.empty()) return {};
-    if (option.numeric) return {ValueKind::Number, {}};
+    switch (option.kind) {
+        case ValueKind::Switch:
+            return {};
+        case ValueKind::Integer:
+        case ValueKind::Count:
+        case ValueKind::Number:
+            return {Offer::Number, {}};
+        case ValueKind::Directory:
+            return {Offer::Directory, {}};
+        case ValueKind::Text:
+        case ValueKind::File:
+            return {Offer::File, {}};
+        case ValueKind::Word:
+            break;
+    }
     const auto& name = option.long_name;
-    if (name == "server-kind") return {ValueKind::Word, names.server_kinds};
-    if (name == "scorer") return {ValueKind::Word, names.scorers};
-    if (name == "generator") return {ValueKind::Word, names.generators};
-    if (name == "cert-source") return {ValueKind::Word, {"live", "mock"}};
-    if (ends_with(name, "-dir") || name == "dir" || option.value_name == "DIR")
-        return {ValueKind::Directory, {}};
-    return {ValueKind::File, {}};
+    if (name == "server-kind") return {Offer::Word, names.server_kinds};
+    if (name == "scorer") return {Offer::Word, names.scorers};
+    return {Offer::Word, names.generators};
 }
 
 std::string joined(const std::vector<std::string>& words, const char* separator = " ") {
@@ -84,20 +88,17 @@ std::string short_description(const std::string& text) {
     return line;
 }
 
-struct CommandOptions {
+struct CommandEntries {
     const Command* command;
     std::vector<OptionEntry> options;
 };
 
-std::vector<CommandOptions> all_command_options() {
-    std::vector<CommandOptions> out;
+std::vector<CommandEntries> all_command_options() {
+    std::vector<CommandEntries> out;
     for (const auto& command : commands()) {
-        const auto table = describe_command(command.name, command.main);
-        if (!table)
-            throw Error(ErrorCategory::Internal,
-                        std::string("bi: ") + command.name + " did not describe its options");
-        CommandOptions entry{&command, {}};
-        for (const auto& group : table->groups)
+        const auto table = option_table(command.options());
+        CommandEntries entry{&command, {}};
+        for (const auto& group : table.groups)
             for (const auto& option : group.options) entry.options.push_back(option);
         out.push_back(std::move(entry));
     }
@@ -106,7 +107,7 @@ std::vector<CommandOptions> all_command_options() {
 
 // The words that can come first: each command's name, a group's name once for all of its
 // commands ("baseline" for "baseline record" and "baseline check").
-std::vector<std::string> names_of(const std::vector<CommandOptions>& tables) {
+std::vector<std::string> names_of(const std::vector<CommandEntries>& tables) {
     std::vector<std::string> names;
     names.reserve(tables.size() + 1);
     for (const auto& table : tables) {
@@ -132,7 +133,7 @@ std::string bash_group_lines() {
     return lines;
 }
 
-std::string bash_script(const std::vector<CommandOptions>& tables, const CompletionNames& names) {
+std::string bash_script(const std::vector<CommandEntries>& tables, const CompletionNames& names) {
     std::ostringstream out;
     out << "# bash completion for bi-run, written by `bi-run completion bash`.\n"
            "_bi_run() {\n"
@@ -176,10 +177,10 @@ std::string bash_script(const std::vector<CommandOptions>& tables, const Complet
             spelled.push_back(flag);
             if (!option.short_name.empty()) spelled.push_back("-" + option.short_name);
             const auto choice = choice_for(option, names);
-            if (choice.kind == ValueKind::File) files.push_back(flag);
-            if (choice.kind == ValueKind::Directory) dirs.push_back(flag);
-            if (choice.kind == ValueKind::Number) numbers.push_back(flag);
-            if (choice.kind == ValueKind::Word) words[flag] = choice.words;
+            if (choice.kind == Offer::File) files.push_back(flag);
+            if (choice.kind == Offer::Directory) dirs.push_back(flag);
+            if (choice.kind == Offer::Number) numbers.push_back(flag);
+            if (choice.kind == Offer::Word) words[flag] = choice.words;
         }
         out << "        " << case_label(table.command->name) << ")\n"
             << "            options=" << single_quoted(joined(spelled)) << "\n"
@@ -221,7 +222,7 @@ std::string zsh_escaped(const std::string& text) {
     return out;
 }
 
-std::string zsh_script(const std::vector<CommandOptions>& tables, const CompletionNames& names) {
+std::string zsh_script(const std::vector<CommandEntries>& tables, const CompletionNames& names) {
     std::ostringstream out;
     out << "#compdef bi-run\n"
            "# zsh completion for bi-run, written by `bi-run completion zsh`.\n"
@@ -267,10 +268,10 @@ std::string zsh_script(const std::vector<CommandOptions>& tables, const Completi
             const std::string help = "[" + zsh_escaped(short_description(option.description)) + "]";
             std::string action;
             const auto choice = choice_for(option, names);
-            if (choice.kind == ValueKind::File) action = ":file:_files";
-            if (choice.kind == ValueKind::Directory) action = ":directory:_files -/";
-            if (choice.kind == ValueKind::Word) action = ":value:(" + joined(choice.words) + ")";
-            if (choice.kind == ValueKind::Number) action = ":number: ";
+            if (choice.kind == Offer::File) action = ":file:_files";
+            if (choice.kind == Offer::Directory) action = ":directory:_files -/";
+            if (choice.kind == Offer::Word) action = ":value:(" + joined(choice.words) + ")";
+            if (choice.kind == Offer::Number) action = ":number: ";
             const std::string repeat = option.repeatable ? "*" : "";
             const std::string flag =
                 "--" + option.long_name + (option.value_name.empty() ? "" : "=");
@@ -285,7 +286,7 @@ std::string zsh_script(const std::vector<CommandOptions>& tables, const Completi
     return out.str();
 }
 
-std::string fish_script(const std::vector<CommandOptions>& tables, const CompletionNames& names) {
+std::string fish_script(const std::vector<CommandEntries>& tables, const CompletionNames& names) {
     std::ostringstream out;
     std::vector<std::string> command_names = names_of(tables);
     const std::string any = joined(command_names);
@@ -325,12 +326,11 @@ std::string fish_script(const std::vector<CommandOptions>& tables, const Complet
                 << option.long_name;
             if (!option.short_name.empty()) out << " -s " << option.short_name;
             const auto choice = choice_for(option, names);
-            if (choice.kind == ValueKind::File) out << " -r -F";
-            if (choice.kind == ValueKind::Directory)
-                out << " -r -a '(__fish_complete_directories)'";
-            if (choice.kind == ValueKind::Word)
+            if (choice.kind == Offer::File) out << " -r -F";
+            if (choice.kind == Offer::Directory) out << " -r -a '(__fish_complete_directories)'";
+            if (choice.kind == Offer::Word)
                 out << " -r -f -a " << single_quoted(joined(choice.words));
-            if (choice.kind == ValueKind::Number) out << " -r -f";
+            if (choice.kind == Offer::Number) out << " -r -f";
             out << " -d " << single_quoted(short_description(option.description)) << "\n";
         }
     return out.str();
@@ -352,7 +352,7 @@ std::string completion_script(const std::string& shell, const CompletionNames& n
     usage_error("unknown shell '" + shell + "' (bash, zsh or fish)");
 }
 
-int completion_main(int argc, char** argv) {
+CommandOptions completion_options() {
     cxxopts::Options options(
         "bi-run completion",
         "Prints a completion script for bi-run: its commands, every option of each (from the\n"
@@ -369,8 +369,13 @@ int completion_main(int argc, char** argv) {
     options.add_options("Output")("shell", "bash, zsh or fish", cxxopts::value<std::string>())(
         "h,help", "Show this help");
     options.parse_positional({"shell"});
-    const auto args = parse_command_line(options, argc, argv);
-    if (printed_help(args, options, {"", "Output"})) return kExitHelp;
+    return {options, {"", "Output"}};
+}
+
+int completion_main(int argc, char** argv) {
+    auto command = completion_options();
+    const auto args = parse_command_line(command.options, argc, argv);
+    if (printed_help(args, command)) return kExitHelp;
     if (!args.count("shell")) usage_error("name the shell: bash, zsh or fish");
     const std::string shell = args["shell"].as<std::string>();
     if (shell != "bash" && shell != "zsh" && shell != "fish")

@@ -11,7 +11,7 @@
 
 namespace bi::cli {
 
-int keygen_main(int argc, char** argv) {
+CommandOptions keygen_options() {
     cxxopts::Options options(
         "bi-run keygen",
         "Writes a new Ed25519 key pair: KEY (the private key, PEM, mode 0600) and KEY.pub (the\n"
@@ -19,8 +19,13 @@ int keygen_main(int argc, char** argv) {
         "Exit status: 0 written, 2 usage error or a file that exists.");
     options.add_options()("out", "Private key file to create", cxxopts::value<std::string>())(
         "h,help", "Show this help");
-    const auto args = parse_command_line(options, argc, argv);
-    if (printed_help(args, options)) return kExitHelp;
+    return {options, {}};
+}
+
+int keygen_main(int argc, char** argv) {
+    auto command = keygen_options();
+    const auto args = parse_command_line(command.options, argc, argv);
+    if (printed_help(args, command)) return kExitHelp;
     if (!args.count("out")) throw Error(ErrorCategory::Usage, "--out KEY is required");
     const auto path = args["out"].as<std::string>();
     const auto key_id = trust::generate_key_pair(path);

@@ -1,5 +1,5 @@
 // bi-run help --man DIR: the man pages, written from the same text and option tables as --help
-// (describe_command), so the manual cannot drift from the commands.
+// (each command's options()), so the manual cannot drift from the commands.
 #include "manpages.hpp"
 
 #include <cerrno>
@@ -208,11 +208,8 @@ std::vector<std::string> write_man_pages(const std::string& dir, const std::stri
     std::vector<std::pair<std::string, std::string>> pages;
     pages.emplace_back("bi-run.1", main_page(usage_text));
     for (const auto& command : commands()) {
-        const auto table = describe_command(command.name, command.main);
-        if (!table)
-            throw Error(ErrorCategory::Internal,
-                        std::string("bi: ") + command.name + " did not describe its options");
-        pages.emplace_back("bi-run-" + one_word(command) + ".1", command_page(command, *table));
+        pages.emplace_back("bi-run-" + one_word(command) + ".1",
+                           command_page(command, option_table(command.options())));
     }
     pages.emplace_back("bi-mock-server.1", mock_server_page());
     std::vector<std::string> written;

@@ -60,7 +60,7 @@ std::string origin(const plugin_host::PluginInfo& plugin) {
 
 }  // namespace
 
-int plugins_main(int argc, char** argv) {
+CommandOptions plugins_options() {
     cxxopts::Options options(
         "bi-run plugins",
         "List the plugins bi-run would use: the bundled ones (found beside bi-run or in its "
@@ -74,8 +74,13 @@ int plugins_main(int argc, char** argv) {
     options.add_options("Output")("h,help", "Show this help");
     // bi-run --plugin FILE with no command: only the named plugins, with the commands using them.
     options.add_options("Internal")("describe", "Describe the --plugin files only");
-    const auto args = parse_command_line(options, argc, argv);
-    if (printed_help(args, options, {"", "Output"})) return kExitHelp;
+    return {options, {"", "Output"}};
+}
+
+int plugins_main(int argc, char** argv) {
+    auto command = plugins_options();
+    const auto args = parse_command_line(command.options, argc, argv);
+    if (printed_help(args, command)) return kExitHelp;
 
     plugin_host::PluginSet plugins;
     const auto named = load_plugins(plugins, args);

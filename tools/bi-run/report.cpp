@@ -48,7 +48,7 @@ void write_output(const cxxopts::ParseResult& args, const char* option, const st
 
 }  // namespace
 
-int report_main(int argc, char** argv) {
+CommandOptions report_options() {
     cxxopts::Options options(
         "bi-run report",
         "Summarises certs (files, or directories of *.json): a text table by default, or CSV,\n"
@@ -73,8 +73,13 @@ int report_main(int argc, char** argv) {
     options.add_options("Positional")("paths", "Certs or directories",
                                       cxxopts::value<std::vector<std::string>>());
     options.parse_positional({"paths"});
-    const auto args = parse_command_line(options, argc, argv);
-    if (printed_help(args, options, {"", "Output"})) return kExitHelp;
+    return {options, {"", "Output"}};
+}
+
+int report_main(int argc, char** argv) {
+    auto command = report_options();
+    const auto args = parse_command_line(command.options, argc, argv);
+    if (printed_help(args, command)) return kExitHelp;
     if (!args.count("paths") && !args.count("plan"))
         throw Error(ErrorCategory::Usage, "name certs or directories (or --plan)");
     check_one_stdout_format(args);

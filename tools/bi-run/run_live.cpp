@@ -132,14 +132,8 @@ std::vector<OptionAlias> live_option_aliases() {
     return aliases;
 }
 
-// run-live is a sweep of exactly one cell; both share everything but the lists and the table.
-int run_live_cells(int raw_argc, char** raw_argv, bool sweep) {
-    // Upstream's run-live --ctx-sweep (a switch: a per-ctx grid of verdicts over --ctx) runs the
-    // sweep, and so does bi-run's own list form, --ctx-sweep A,B.
-    sweep = sweep || has_option(raw_argc, raw_argv, "--ctx-sweep");
-    ArgvCopy rewritten(apply_aliases(raw_argc, raw_argv, live_option_aliases()));
-    const int argc = rewritten.argc();
-    char** argv = rewritten.argv();
+// run-live and sweep share every option but the lists and the plan's.
+CommandOptions live_options(bool sweep) {
     cxxopts::Options options(
         sweep ? "bi-run sweep" : "bi-run run-live",
         sweep
@@ -176,10 +170,22 @@ int run_live_cells(int raw_argc, char** raw_argv, bool sweep) {
     add_server_options(options, true);
     add_guard_options(options);
     if (sweep) add_shard_options(options);
-    const auto args = parse_command_line(options, argc, argv);
     auto groups = run_help_groups();
     groups.insert(groups.end() - 1, "Baseline");
-    if (printed_help(args, options, groups)) return kExitHelp;
+    return {options, groups};
+}
+
+// run-live is a sweep of exactly one cell; both share everything but the lists and the table.
+int run_live_cells(int raw_argc, char** raw_argv, bool sweep) {
+    // Upstream's run-live --ctx-sweep (a switch: a per-ctx grid of verdicts over --ctx) runs the
+    // sweep, and so does bi-run's own list form, --ctx-sweep A,B.
+    sweep = sweep || has_option(raw_argc, raw_argv, "--ctx-sweep");
+    ArgvCopy rewritten(apply_aliases(raw_argc, raw_argv, live_option_aliases()));
+    const int argc = rewritten.argc();
+    char** argv = rewritten.argv();
+    auto command = live_options(sweep);
+    const auto args = parse_command_line(command.options, argc, argv);
+    if (printed_help(args, command)) return kExitHelp;
     if (sweep && args.count("plan")) {
         if (args.count("baseline"))
             usage_error(
@@ -294,6 +300,14 @@ SweepTally run_cells(const core::RunRequest& request, bool sweep, const CellsOut
     return run;
 }
 
+CommandOptions run_live_options() {
+    return live_options(false);
+}
+
+CommandOptions sweep_options() {
+    return live_options(true);
+}
+
 int run_live_main(int argc, char** argv) {
     return run_live_cells(argc, argv, false);
 }
@@ -317,12 +331,7 @@ server::ModelFacts plan_facts(const cxxopts::ParseResult& args, const driver::Li
 
 }  // namespace
 
-int plan_n_main(int raw_argc, char** raw_argv) {
-    // Upstream's plan-n names the largest N --parallel.
-    ArgvCopy rewritten(
-        apply_aliases(raw_argc, raw_argv, {{"--kv", "--kv-label"}, {"--parallel", "--max-n"}}));
-    const int argc = rewritten.argc();
-    char** argv = rewritten.argv();
+CommandOptions plan_n_options() {
     cxxopts::Options options(
         "bi-run plan-n",
         "Prints the projected footprint (model + KV cache + overhead) of a --parallel N server\n"
@@ -356,8 +365,18 @@ int plan_n_main(int raw_argc, char** raw_argv) {
                                        "still applies)",
                                        cxxopts::value<double>());
     options.add_options("Output")("h,help", "Show this help");
-    const auto args = parse_command_line(options, argc, argv);
-    if (printed_help(args, options, {"Model", "Plan", "Output"})) return kExitHelp;
+    return {options, {"Model", "Plan", "Output"}};
+}
+
+int plan_n_main(int raw_argc, char** raw_argv) {
+    // Upstream's plan-n names the largest N --parallel.
+    ArgvCopy rewritten(
+        apply_aliases(raw_argc, raw_argv, {{"--kv", "--kv-label"}, {"--parallel", "--max-n"}}));
+    const int argc = rewritten.argc();
+    char** argv = rewritten.argv();
+    auto command = plan_n_options();
+    const auto args = parse_command_line(command.options, argc, argv);
+    if (printed_help(args, command)) return kExitHelp;
     core::RunRequest request;
     if (args.count("profile")) request.profile = args["profile"].as<std::string>();
     request.target = target_request(args);

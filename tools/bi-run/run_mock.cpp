@@ -31,13 +31,7 @@ constexpr double kTickPerTurnaround = 0.5;
 
 }  // namespace
 
-int run_mock_main(int raw_argc, char** raw_argv) {
-    auto aliases = run_option_aliases();
-    aliases.push_back({"--batch-divergence", "--divergence", "score"});  // the upstream name
-    aliases.push_back(cert_source_option(false));
-    ArgvCopy rewritten(apply_aliases(raw_argc, raw_argv, aliases));
-    const int argc = rewritten.argc();
-    char** argv = rewritten.argv();
+CommandOptions run_mock_options() {
     cxxopts::Options options(
         "bi-run run-mock",
         "Runs one cell (A, A', B and T passes of C) against the built-in continuous-batching mock\n"
@@ -68,8 +62,19 @@ int run_mock_main(int raw_argc, char** raw_argv) {
         "hang", "Never answer completion requests (use with --req-timeout)")(
         "loading-seconds", "Answer 503 'Loading model' this long after start",
         cxxopts::value<double>()->default_value("0"));
-    const auto args = parse_command_line(options, argc, argv);
-    if (printed_help(args, options, run_help_groups())) return kExitHelp;
+    return {options, run_help_groups()};
+}
+
+int run_mock_main(int raw_argc, char** raw_argv) {
+    auto aliases = run_option_aliases();
+    aliases.push_back({"--batch-divergence", "--divergence", "score"});  // the upstream name
+    aliases.push_back(cert_source_option(false));
+    ArgvCopy rewritten(apply_aliases(raw_argc, raw_argv, aliases));
+    const int argc = rewritten.argc();
+    char** argv = rewritten.argv();
+    auto command = run_mock_options();
+    const auto args = parse_command_line(command.options, argc, argv);
+    if (printed_help(args, command)) return kExitHelp;
 
     mock::MockConfig base;
     base.divergence = mock::parse_divergence(args["divergence"].as<std::string>());

@@ -19,12 +19,7 @@
 
 namespace bi::cli {
 
-int selftest_main(int raw_argc, char** raw_argv) {
-    auto aliases = guard_option_aliases();
-    aliases.push_back({"--gate-passes", "--passes"});
-    ArgvCopy rewritten(apply_aliases(raw_argc, raw_argv, aliases));
-    const int argc = rewritten.argc();
-    char** argv = rewritten.argv();
+CommandOptions selftest_options() {
     cxxopts::Options options(
         "bi-run selftest",
         "Writes a tiny random-weight GGUF model, runs one small cell against your server binary\n"
@@ -59,8 +54,18 @@ int selftest_main(int raw_argc, char** raw_argv) {
     add_guard_options(options);
     options.add_options("Output")("quiet", "No progress on stderr")(
         "json", "Print a one-line JSON summary on stdout")("h,help", "Show this help");
-    const auto args = parse_command_line(options, argc, argv);
-    if (printed_help(args, options, {"", "Guards", "Output"})) return kExitHelp;
+    return {options, {"", "Guards", "Output"}};
+}
+
+int selftest_main(int raw_argc, char** raw_argv) {
+    auto aliases = guard_option_aliases();
+    aliases.push_back({"--gate-passes", "--passes"});
+    ArgvCopy rewritten(apply_aliases(raw_argc, raw_argv, aliases));
+    const int argc = rewritten.argc();
+    char** argv = rewritten.argv();
+    auto command = selftest_options();
+    const auto args = parse_command_line(command.options, argc, argv);
+    if (printed_help(args, command)) return kExitHelp;
     driver::SelftestRequest request;
     if (args.count("server-bin")) request.target.server_bin = args["server-bin"].as<std::string>();
     request.target.server_flags = option_tokens(args, "server-flag");

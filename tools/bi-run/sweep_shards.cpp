@@ -83,10 +83,7 @@ int sweep_from_plan(const cxxopts::ParseResult& args) {
                                                                          : kExitNotPromotable;
 }
 
-int plan_main(int raw_argc, char** raw_argv) {
-    ArgvCopy rewritten(apply_aliases(raw_argc, raw_argv, plan_option_aliases()));
-    const int argc = rewritten.argc();
-    char** argv = rewritten.argv();
+CommandOptions plan_options() {
     cxxopts::Options options(
         "bi-run plan",
         "Writes a sweep's cells as a plan file for sharded runs: one group per (model, ctx)\n"
@@ -97,8 +94,16 @@ int plan_main(int raw_argc, char** raw_argv) {
     add_plan_options(options);
     options.add_options("Plan")("all-profiles", "One set of groups per models.toml alias")(
         "output", "Write the plan here (default: stdout)", cxxopts::value<std::string>());
-    const auto args = parse_command_line(options, argc, argv);
-    if (printed_help(args, options)) return kExitHelp;
+    return {options, {}};
+}
+
+int plan_main(int raw_argc, char** raw_argv) {
+    ArgvCopy rewritten(apply_aliases(raw_argc, raw_argv, plan_option_aliases()));
+    const int argc = rewritten.argc();
+    char** argv = rewritten.argv();
+    auto command = plan_options();
+    const auto args = parse_command_line(command.options, argc, argv);
+    if (printed_help(args, command)) return kExitHelp;
     const auto profiles =
         driver::plan_profiles(given(args, "profile"), args.count("all-profiles") > 0,
                               given(args, "models-toml"), args.count("model-alias") > 0);

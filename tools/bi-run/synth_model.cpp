@@ -25,7 +25,7 @@ std::string megabytes(std::uint64_t bytes) {
 
 }  // namespace
 
-int synth_model_main(int argc, char** argv) {
+CommandOptions synth_model_options() {
     const gguf::ModelSpec defaults;
     cxxopts::Options options(
         "bi-run synth-model",
@@ -52,8 +52,13 @@ int synth_model_main(int argc, char** argv) {
                                           cxxopts::value<std::string>()->default_value("f32"))(
         "seed", "Weight seed",
         cxxopts::value<std::uint64_t>()->default_value(std::to_string(defaults.seed)));
-    const auto args = parse_command_line(options, argc, argv);
-    if (printed_help(args, options)) return kExitHelp;
+    return {options, {}};
+}
+
+int synth_model_main(int argc, char** argv) {
+    auto command = synth_model_options();
+    const auto args = parse_command_line(command.options, argc, argv);
+    if (printed_help(args, command)) return kExitHelp;
     if (!args.count("out")) usage_error("--out is required");
 
     gguf::ModelSpec spec;

@@ -36,7 +36,7 @@ int verify_one(const std::string& path, const trust::JudgeOptions& o) {
 
 }  // namespace
 
-int verify_cert_main(int argc, char** argv) {
+CommandOptions verify_cert_options() {
     cxxopts::Options options(
         "bi-run verify-cert",
         "Re-check certs: prints each verdict, its source and gates, and every "
@@ -53,8 +53,13 @@ int verify_cert_main(int argc, char** argv) {
     options.add_options("Positional")("certs", "Cert files",
                                       cxxopts::value<std::vector<std::string>>());
     options.parse_positional({"certs"});
-    const auto args = parse_command_line(options, argc, argv);
-    if (printed_help(args, options, {"", "Output"})) return kExitHelp;
+    return {options, {"", "Output"}};
+}
+
+int verify_cert_main(int argc, char** argv) {
+    auto command = verify_cert_options();
+    const auto args = parse_command_line(command.options, argc, argv);
+    if (printed_help(args, command)) return kExitHelp;
     if (!args.count("certs")) throw Error(ErrorCategory::Usage, "name at least one cert file");
     const trust::JudgeOptions o = judge_options(args);
 

@@ -38,14 +38,7 @@ http::Endpoint tokenize_endpoint(const std::string& text) {
 
 }  // namespace
 
-int workset_main(int raw_argc, char** raw_argv) {
-    ArgvCopy rewritten(
-        apply_aliases(raw_argc, raw_argv,
-                      {{"--model", "", nullptr, nullptr, false,
-                        "names a GGUF file elsewhere; the work-set's model name is --model-id"},
-                       {"--profile-corner", "--generator-param", nullptr, "corner=", true}}));
-    const int argc = rewritten.argc();
-    char** argv = rewritten.argv();
+CommandOptions workset_options() {
     cxxopts::Options options(
         "bi-run workset",
         "Run a work-set generator plugin and write its rows as a work-set JSON file (or to "
@@ -72,8 +65,20 @@ int workset_main(int raw_argc, char** raw_argv) {
     add_plugin_options(options);
     add_plugin_timeout_option(options);
     options.add_options("Output")("h,help", "Show this help");
-    const auto args = parse_command_line(options, argc, argv);
-    if (printed_help(args, options, {"", "Output"})) return kExitHelp;
+    return {options, {"", "Output"}};
+}
+
+int workset_main(int raw_argc, char** raw_argv) {
+    ArgvCopy rewritten(
+        apply_aliases(raw_argc, raw_argv,
+                      {{"--model", "", nullptr, nullptr, false,
+                        "names a GGUF file elsewhere; the work-set's model name is --model-id"},
+                       {"--profile-corner", "--generator-param", nullptr, "corner=", true}}));
+    const int argc = rewritten.argc();
+    char** argv = rewritten.argv();
+    auto command = workset_options();
+    const auto args = parse_command_line(command.options, argc, argv);
+    if (printed_help(args, command)) return kExitHelp;
     if (!args.count("generator")) throw Error(ErrorCategory::Usage, "--generator is required");
 
     plugin_host::GenerationRequest request;

@@ -153,7 +153,7 @@ std::vector<const ServerOverlapEvidence*> pass_servers(const OverlapGate& g) {
 
 // The verdict's gathered inputs as the cert carries them, every gate settled again, so that the
 // precedence can be replayed without the trials.
-Verdict evidence_of(const Cert& c) {
+Verdict gathered_from(const Cert& c) {
     Verdict v;
     v.gates = c.gates;
     v.serial_check = c.divergence.aa_prime;
@@ -162,11 +162,12 @@ Verdict evidence_of(const Cert& c) {
     v.bc = c.divergence.bc;
     record_pair_checks(v.gates, v.serial_check, v.ab, v.bc);
     v.dispatch_n = c.cell.dispatch_n;
-    v.evidence = evidence_of_kind(c.server);
+    v.kind_signals = evidence_of_kind(c.server);
     if (c.server && c.model_file)
-        v.identity_problems = model_identity_problems(
-            v.evidence, c.server->props, c.server->props_n, c.cell.dispatch_n, c.model_file->path);
-    settle_overlap(v.gates, c.cell.dispatch_n, pass_servers(c.gates.overlap), v.evidence);
+        v.identity_problems =
+            model_identity_problems(v.kind_signals, c.server->props, c.server->props_n,
+                                    c.cell.dispatch_n, c.model_file->path);
+    settle_overlap(v.gates, c.cell.dispatch_n, pass_servers(c.gates.overlap), v.kind_signals);
     v.concurrency_failures = c.divergence.failed_under_concurrency;
     for (const auto& [mode, n] : v.concurrency_failures) v.n_failed_under_concurrency += n;
     const bool any_pass = c.n_passes() > 0;
@@ -433,7 +434,7 @@ void check_source(const Cert& c, Lines& out) {
 
 FiredRule deciding_rule(const Cert& cert) {
     if (cert.verdict.rule) return *cert.verdict.rule;
-    const Verdict replay = replayed(evidence_of(cert));
+    const Verdict replay = replayed(gathered_from(cert));
     const std::size_t n_reasons = cert.verdict.decision_reasons.size();
     const std::size_t n_fired = std::min(replay.decision_reasons.size(), n_reasons);
     return {replay.rule.name, n_reasons - n_fired};
@@ -442,15 +443,15 @@ FiredRule deciding_rule(const Cert& cert) {
 std::vector<std::string> cert_disagreements(const Cert& cert) {
     Lines out;
     check_comparisons(cert, out);
-    const Verdict evidence = evidence_of(cert);
-    check_overlap(cert, evidence, out);
-    check_completion_floor(cert, evidence, out);
-    check_coverage(cert, evidence, out);
-    check_arm_b(cert, evidence, out);
+    const Verdict gathered = gathered_from(cert);
+    check_overlap(cert, gathered, out);
+    check_completion_floor(cert, gathered, out);
+    check_coverage(cert, gathered, out);
+    check_arm_b(cert, gathered, out);
     check_serial_self_check(cert, out);
     check_sensitivity(cert, out);
     check_plan(cert, out);
-    check_verdict(cert, replayed(evidence), out);
+    check_verdict(cert, replayed(gathered), out);
     check_source(cert, out);
     return out;
 }

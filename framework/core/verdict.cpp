@@ -214,7 +214,7 @@ Verdict gather(const CellEvidence& all) {
     const CellEvidence e = without_ids(all, v.gates.incomplete_ids);
     compare_arms_of(e, v);
     v.dispatch_n = e.dispatch_n;
-    v.evidence = e.evidence;
+    v.kind_signals = e.evidence;
     v.identity_problems = e.identity_problems;
     gather_arm_b(e, v.gates.arm_b);
     gather_overlap_and_coverage(e, v);

@@ -48,12 +48,12 @@ struct CellEvidence {
 
 struct Verdict {
     Status status = Status::GreenUnverified;
-    KindEvidence evidence = llama_server_evidence();  // the signals judged (names the reasons)
-    std::vector<std::string> identity_problems;       // the server ran another model
-    FiredRule rule;                                   // set by apply_rules
-    std::optional<DivergenceClass> divergence_class;  // set when something invariant diverged
-    std::optional<Anomaly> anomaly;                   // set only for green_with_caveat
-    std::optional<PairReport> serial_check;           // A vs A'
+    KindEvidence kind_signals = llama_server_evidence();  // the signals judged (names reasons)
+    std::vector<std::string> identity_problems;           // the server ran another model
+    FiredRule rule;                                       // set by apply_rules
+    std::optional<DivergenceClass> divergence_class;      // set when something invariant diverged
+    std::optional<Anomaly> anomaly;                       // set only for green_with_caveat
+    std::optional<PairReport> serial_check;               // A vs A'
     UnionReport ac;
     std::optional<PairReport> ab;
     std::optional<UnionReport> bc;

@@ -233,7 +233,7 @@ const VerdictRule kNoOverlap{
         return r;
     },
     [](const Verdict& v) {
-        const KindEvidence& e = v.evidence;
+        const KindEvidence& e = v.kind_signals;
         std::string line = "overlap proven at N = " + std::to_string(v.dispatch_n) +
                            " in every pass: client depth " +
                            count(v.gates.overlap.client_max_depth);

@@ -109,7 +109,7 @@ TEST_CASE("the overlap gate settled from its record is the one decide_verdict ga
     gates.overlap.problems.clear();
     gates.overlap.client_max_depth = 0;
     gates.arm_b.serial = false;
-    core::settle_overlap(gates, v.dispatch_n, servers_of(v.gates.overlap), v.evidence);
+    core::settle_overlap(gates, v.dispatch_n, servers_of(v.gates.overlap), v.kind_signals);
     CHECK(gates.overlap.ok == v.gates.overlap.ok);
     CHECK(gates.overlap.problems == v.gates.overlap.problems);
     CHECK(gates.overlap.client_max_depth == v.gates.overlap.client_max_depth);
@@ -119,7 +119,7 @@ TEST_CASE("the overlap gate settled from its record is the one decide_verdict ga
 
     // A client depth edited below N is a problem of that pass.
     gates.overlap.per_pass_client_depth[0] = 1;
-    core::settle_overlap(gates, v.dispatch_n, servers_of(v.gates.overlap), v.evidence);
+    core::settle_overlap(gates, v.dispatch_n, servers_of(v.gates.overlap), v.kind_signals);
     REQUIRE_FALSE(gates.overlap.per_pass[0].ok());
     CHECK(gates.overlap.per_pass[0].problems.front() == "pass 1: client depth 1 (need 4)");
 }

@@ -49,7 +49,8 @@ OverlapFinding evaluate_overlap(const OverlapInputs& inputs);
 // up, and the busy-slots-per-decode mean is the mean of the passes that reported one.
 ServerOverlapEvidence merge_pass_evidence(const std::vector<ServerOverlapEvidence>& passes);
 
-// A metric as the reasons say it: "llamacpp:requests_processing" is "requests_processing".
+// A metric as the reasons say it, without the exporter prefix a kind declares ("prefix:name" is
+// "name").
 std::string short_metric(const std::string& name);
 
 }  // namespace bi::core

@@ -25,6 +25,17 @@ TEST_CASE("a server's tokenizer sizes the text, and no route is no failure", "[t
     CHECK_NOTHROW(none.throw_if_failed("sizing"));
 }
 
+TEST_CASE("after a failed count the server is not asked again", "[tokens]") {
+    // A route the stand-in counts but answers 501 on: every count there fails.
+    FakeLlamaServer server({});
+    ServerTokenCounter tokens({"127.0.0.1", server.port()}, "/slots", 1 << 20);
+    const auto count = tokens.counter();
+    CHECK_FALSE(count("one").has_value());
+    REQUIRE_FALSE(tokens.failure().empty());
+    CHECK_FALSE(count("two").has_value());
+    CHECK(server.slots_calls() == 1);
+}
+
 TEST_CASE("the first failed count ends the counting and the rows are refused", "[tokens]") {
     ServerTokenCounter tokens({"127.0.0.1", bi::test::unused_port()}, "/tokenize", 1 << 20);
     const auto count = tokens.counter();

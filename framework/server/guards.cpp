@@ -9,6 +9,8 @@
 #include <algorithm>
 #include <chrono>
 #include <fstream>
+#include <utility>
+#include <vector>
 
 #include "core/error.hpp"
 #include "core/run_request.hpp"
@@ -204,16 +206,44 @@ bool port_is_free(std::uint16_t port) {
     return try_bind(port) == port;
 }
 
+std::pair<std::uint16_t, std::uint16_t> ephemeral_port_range(const std::string& path) {
+    std::ifstream in(path);
+    long low = 0;
+    long high = 0;
+    if (in >> low >> high && 0 < low && low <= high && high <= 65535)
+        return {static_cast<std::uint16_t>(low), static_cast<std::uint16_t>(high)};
+    return {32768, 60999};  // Linux's default
+}
+
+std::vector<std::uint16_t> server_port_candidates(
+    std::pair<std::uint16_t, std::uint16_t> ephemeral) {
+    constexpr std::uint32_t kFirst = 20000;
+    constexpr std::uint32_t kMinimum = 2000;  // fewer than this outside the range: use it all
+    std::vector<std::uint16_t> ports;
+    for (std::uint32_t port = kFirst; port <= 65535; ++port)
+        if (port < ephemeral.first || port > ephemeral.second)
+            ports.push_back(static_cast<std::uint16_t>(port));
+    if (ports.size() >= kMinimum) return ports;
+    ports.clear();
+    for (std::uint32_t port = kFirst; port <= 65535; ++port)
+        ports.push_back(static_cast<std::uint16_t>(port));
+    return ports;
+}
+
 std::uint16_t pick_free_port(const GuardLimits& limits) {
     // Candidates are chosen here rather than by the kernel (port 0), so a reserved port is never
-    // bound, not even for the instant of a probe.
-    constexpr std::uint32_t kFirst = 20000, kCount = 40000;
+    // bound, not even for the instant of a probe. They lie outside the kernel's ephemeral range:
+    // a port found free there can be handed to some other process's outgoing connection before
+    // the server binds it, and the server then dies at start for no fault of its own.
+    static const std::vector<std::uint16_t> candidates =
+        server_port_candidates(ephemeral_port_range("/proc/sys/net/ipv4/ip_local_port_range"));
+    const auto count = static_cast<std::uint32_t>(candidates.size());
     // The pid is mixed in 32 bits on purpose (Knuth's multiplicative hash wraps).
     const std::uint32_t pid_mix = static_cast<std::uint32_t>(::getpid()) * 2654435761u;
     const auto start = static_cast<std::uint32_t>(
         std::chrono::steady_clock::now().time_since_epoch().count() ^ pid_mix);
     for (std::uint32_t attempt = 0; attempt < 512; ++attempt) {
-        const auto port = static_cast<std::uint16_t>(kFirst + (start + attempt * 7919u) % kCount);
+        const std::uint16_t port = candidates[(start + attempt * 7919u) % count];
         if (!is_reserved(port, limits) && try_bind(port) == port) return port;
     }
     refuse("could not find a free loopback port");

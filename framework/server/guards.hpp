@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "core/server_kind.hpp"
@@ -72,8 +73,18 @@ void check_model_directory(const std::string& path);
 bool is_reserved(std::uint16_t port, const GuardLimits& limits);
 // True when nothing listens on 127.0.0.1:port (tested by binding it, then letting go).
 bool port_is_free(std::uint16_t port);
-// A free loopback port that is not reserved; the kernel picks it.
+// A free loopback port that is not reserved, picked from server_port_candidates of this machine's
+// ephemeral range.
 std::uint16_t pick_free_port(const GuardLimits& limits);
+
+// The kernel's range for outgoing connections' local ports, read from `path`
+// (/proc/sys/net/ipv4/ip_local_port_range); Linux's default 32768-60999 when it cannot be read.
+std::pair<std::uint16_t, std::uint16_t> ephemeral_port_range(const std::string& path);
+
+// The ports a launched server may get: 20000-65535 outside `ephemeral` (all of 20000-65535 when
+// fewer than 2000 lie outside it).
+std::vector<std::uint16_t> server_port_candidates(
+    std::pair<std::uint16_t, std::uint16_t> ephemeral);
 // --port given: refuse a reserved or busy one.
 void check_port(std::uint16_t port, const GuardLimits& limits);
 

@@ -271,24 +271,36 @@ TEST_CASE("a user's kind file: a work-alike that diverges when co-batched is RED
 TEST_CASE("ik_llama.cpp: its own evidence earns a GREEN, and its lies do not", "[adversarial]") {
     // Its /slots says state, not is_processing, and its /metrics has no decode counters: read as
     // its kind declares, an honest server is a promotable GREEN ...
-    auto run = run_fake({"--fake-ik-surface"}, {"--server-kind", "ik_llama.cpp"});
-    INFO(run.result.out << run.result.err);
-    REQUIRE(run.cert.is_object());
-    CHECK(run.result.exit_code == 0);
-    CHECK(str(run.cert, "status") == "green");
-    CHECK(str(*run.cert.find("server")->find("kind")->find("evidence"), "slot_busy") == "state");
+    SECTION("its own kind") {
+        const auto run = run_fake({"--fake-ik-surface"}, {"--server-kind", "ik_llama.cpp"});
+        INFO(run.result.out << run.result.err);
+        REQUIRE(run.cert.is_object());
+        CHECK(run.result.exit_code == 0);
+        CHECK(str(run.cert, "status") == "green");
+        CHECK(str(*run.cert.find("server")->find("kind")->find("evidence"), "slot_busy") ==
+              "state");
+    }
     // ... read as llama-server's, the same server cannot prove its overlap ...
-    run = run_fake({"--fake-ik-surface"}, {});
-    REQUIRE(run.cert.is_object());
-    CHECK(str(run.cert, "status") == "green_unverified");
+    SECTION("read as llama-server") {
+        const auto run = run_fake({"--fake-ik-surface"}, {});
+        INFO(run.result.out << run.result.err);
+        REQUIRE(run.cert.is_object());
+        CHECK(str(run.cert, "status") == "green_unverified");
+    }
     // ... and one whose slots never reach N (it runs two at a time) is not GREEN either ...
-    run =
-        run_fake({"--fake-ik-surface", "--fake-total-slots=2"}, {"--server-kind", "ik_llama.cpp"});
-    REQUIRE(run.cert.is_object());
-    CHECK(str(run.cert, "status") == "green_unverified");
-    run = run_fake({"--fake-ik-surface", "--fake-diverge-at=2"}, {"--server-kind", "ik_llama.cpp"});
-    INFO(run.result.out << run.result.err);
-    REQUIRE(run.cert.is_object());
-    CHECK(run.result.exit_code == 3);
-    CHECK(str(run.cert, "status") == "failed");
+    SECTION("two slots") {
+        const auto run = run_fake({"--fake-ik-surface", "--fake-total-slots=2"},
+                                  {"--server-kind", "ik_llama.cpp"});
+        INFO(run.result.out << run.result.err);
+        REQUIRE(run.cert.is_object());
+        CHECK(str(run.cert, "status") == "green_unverified");
+    }
+    SECTION("diverging") {
+        const auto run = run_fake({"--fake-ik-surface", "--fake-diverge-at=2"},
+                                  {"--server-kind", "ik_llama.cpp"});
+        INFO(run.result.out << run.result.err);
+        REQUIRE(run.cert.is_object());
+        CHECK(run.result.exit_code == 3);
+        CHECK(str(run.cert, "status") == "failed");
+    }
 }

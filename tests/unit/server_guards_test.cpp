@@ -1,8 +1,12 @@
 // The guards before a server starts: the projected memory footprint against the cap and
-// MemAvailable, and free-port picking that never takes a reserved port.
+// MemAvailable, and free-port picking that never takes a reserved or ephemeral port.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
+#include <utility>
+
 #include "io/server_kind_io.hpp"
+#include "scratch_dir.hpp"
 #include "server/guards.hpp"
 #include "server/model_facts.hpp"
 
@@ -49,6 +53,29 @@ TEST_CASE("ports: reserved ports are never picked", "[server][guards]") {
     limits.reserved_ports.push_back(port);
     CHECK_THROWS_WITH(server::check_port(port, limits), Catch::Contains("reserved"));
     for (int i = 0; i < 20; ++i) CHECK(server::pick_free_port(limits) != port);
+}
+
+TEST_CASE("ports: a launched server's port lies outside the ephemeral range", "[server][guards]") {
+    // Another process's outgoing connection can take an ephemeral port between bi-run's probe
+    // and the server's bind; a port outside that range cannot be taken that way.
+    const auto candidates = server::server_port_candidates({32768, 60999});
+    CHECK(candidates.size() == (32768 - 20000) + (65535 - 60999));
+    CHECK(std::none_of(candidates.begin(), candidates.end(), [](std::uint16_t port) {
+        return port < 20000 || (port >= 32768 && port <= 60999);
+    }));
+    // A range that leaves too few ports outside it: all of them are candidates.
+    CHECK(server::server_port_candidates({1024, 65000}).size() == 65536 - 20000);
+    const auto [low, high] = server::ephemeral_port_range("/proc/sys/net/ipv4/ip_local_port_range");
+    CHECK(low <= high);
+    const auto picked = server::pick_free_port(server::GuardLimits{});
+    if (high - low < 40000) CHECK((picked < low || picked > high));
+    testing::ScratchDir dir;
+    CHECK(server::ephemeral_port_range(dir.write("range", "40000\t50000\n")) ==
+          std::pair<std::uint16_t, std::uint16_t>{40000, 50000});
+    CHECK(server::ephemeral_port_range(dir.write("bad", "x")) ==
+          std::pair<std::uint16_t, std::uint16_t>{32768, 60999});
+    CHECK(server::ephemeral_port_range(dir.file("missing")) ==
+          std::pair<std::uint16_t, std::uint16_t>{32768, 60999});
 }
 
 TEST_CASE("a model without a readable shape gets a bounded context, not an unchecked one",

@@ -14,9 +14,9 @@
 
 #include "built_paths.hpp"
 #include "cli_args.hpp"
+#include "command_line.hpp"
 #include "core/json.hpp"
 #include "io/json_text.hpp"
-#include "option_kinds.hpp"
 #include "run_command.hpp"
 #include "scratch_dir.hpp"
 

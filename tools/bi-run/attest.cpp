@@ -20,35 +20,9 @@
 
 namespace bi::cli {
 
-CommandOptions attest_options() {
-    cxxopts::Options options(
-        "bi-run attest",
-        "Writes CERT as an in-toto attestation: a Statement v1 whose subjects are the cert file\n"
-        "(the sha256 of its bytes; its internal digest as an annotation) and the model, server\n"
-        "binary, work-set and plugin files it names (sha256), with\n"
-        "the test-result predicate (PASSED for a promotable GREEN, FAILED for RED, WARNED\n"
-        "otherwise), in a DSSE envelope; verify-cert reads the envelope back. An upstream v0.1\n"
-        "cert (no digest) is attested by its file's sha256 and is never PASSED.\n\n"
-        "A cert signed by a key that is not a --trusted-key (when any is given) is not "
-        "promotable.\n\n"
-        "Exit status: 0 written, 1 a file that is not a cert a reader can rely on (unreadable,\n"
-        "edited, disagreeing with itself, badly signed), 2 usage error.");
-    options.positional_help("CERT.json");
-    auto adder = options.add_options();
-    adder("out", "The envelope file to write (e.g. cell.intoto.json)",
-          cxxopts::value<std::string>())(
-        "sign-key", "Ed25519 private key that signs the envelope (default: $BI_SIGN_KEY)",
-        cxxopts::value<std::string>());
-    add_trusted_key_option(adder);
-    adder("h,help", "Show this help")("cert", "The cert",
-                                      cxxopts::value<std::vector<std::string>>());
-    options.parse_positional({"cert"});
-    return {options, {}};
-}
-
 int attest_main(int argc, char** argv) {
-    auto command = attest_options();
-    const auto args = parse_command_line(command.options, argc, argv);
+    auto command = command_options("attest");
+    const auto args = parse_command_line(command, argc, argv);
     if (printed_help(args, command)) return kExitHelp;
     if (!args.count("cert") || args["cert"].as<std::vector<std::string>>().size() != 1)
         throw Error(ErrorCategory::Usage, "name exactly one cert file");

@@ -8,7 +8,6 @@
 
 #include "core/error.hpp"
 #include "option_aliases.hpp"
-#include "option_kinds.hpp"
 
 namespace bi::cli {
 
@@ -59,56 +58,123 @@ std::string option_given_value(int argc, const char* const* argv, std::string_vi
 
 namespace {
 
+// The spec of the option whose long name is `long_name` among `command`'s options, or nullptr.
+const OptionSpec* find_option(const CommandSpec& command, std::string_view long_name) {
+    for (const auto& group : command.groups)
+        for (const auto id : group.ids)
+            if (const auto& spec = option_spec(id); spec.long_name() == long_name) return &spec;
+    return nullptr;
+}
+
 // What the option given as `option` ("--passes") takes, for a value it could not read. A value
 // found on no option (an item of a list, "1,x") is named as before: a whole number.
-const char* expected_of(const cxxopts::Options& options, const std::string& option) {
+const char* expected_of(const CommandSpec& command, const std::string& option) {
     if (option.empty()) return expected_value(ValueKind::Count);
-    return expected_value(
-        value_kind(options.program(), option.substr(option.find_first_not_of('-'))));
+    const OptionSpec* spec = find_option(command, option.substr(option.find_first_not_of('-')));
+    return expected_value(spec ? spec->kind : ValueKind::Count);
+}
+
+std::shared_ptr<cxxopts::Value> value_of(const OptionSpec& spec) {
+    std::shared_ptr<cxxopts::Value> value;
+    switch (spec.type) {
+        case ValueType::Switch:
+            return cxxopts::value<bool>();
+        case ValueType::Int:
+            value = cxxopts::value<int>();
+            break;
+        case ValueType::Int64:
+            value = cxxopts::value<std::int64_t>();
+            break;
+        case ValueType::Count:
+            value = cxxopts::value<std::uint64_t>();
+            break;
+        case ValueType::Number:
+            value = cxxopts::value<double>();
+            break;
+        case ValueType::Text:
+            value = cxxopts::value<std::string>();
+            break;
+        case ValueType::Texts:
+            value = cxxopts::value<std::vector<std::string>>();
+            break;
+        case ValueType::Ints:
+            value = cxxopts::value<std::vector<int>>();
+            break;
+    }
+    if (spec.default_value) value->default_value(*spec.default_value);
+    return value;
+}
+
+// The groups --help shows: the spec's list, else every group in cxxopts' (alphabetical) order;
+// a group asked for that has no options is skipped, as --help skips it.
+std::vector<const OptionGroupSpec*> shown_groups(const CommandSpec& command) {
+    std::vector<const OptionGroupSpec*> present;
+    for (const auto& group : command.groups) present.push_back(&group);
+    std::sort(present.begin(), present.end(),
+              [](const auto* a, const auto* b) { return a->name < b->name; });
+    if (command.help_groups.empty()) return present;
+    std::vector<const OptionGroupSpec*> shown;
+    for (const auto& name : command.help_groups)
+        for (const auto* group : present)
+            if (group->name == name) shown.push_back(group);
+    return shown;
 }
 
 }  // namespace
 
-OptionTable option_table(const CommandOptions& command) {
-    const auto& options = command.options;
-    const auto& groups = command.help_groups;
-    OptionTable table;
-    const std::string help = options.help({}, true);
-    const std::string usage_mark = "\nUsage:\n  " + options.program();
-    const auto at = help.find(usage_mark);
-    table.description = help.substr(0, at);
-    if (at != std::string::npos) {
-        const auto start = at + usage_mark.size();
-        const auto end = help.find('\n', start);
-        table.usage = help.substr(start, end - start);
-        while (!table.usage.empty() && table.usage.front() == ' ') table.usage.erase(0, 1);
-    }
-    const auto present = options.groups();
-    for (const auto& name : groups.empty() ? present : groups) {
-        // --help skips a group it is asked for that has no options; so does the table.
-        if (std::find(present.begin(), present.end(), name) == present.end()) continue;
-        OptionGroup group{name, {}};
-        for (const auto& detail : options.group_help(name).options) {
-            OptionEntry entry;
-            entry.short_name = detail.s;
-            entry.long_name = detail.l.empty() ? std::string() : detail.l.front();
-            entry.description = detail.desc;
-            if (!detail.is_boolean)
-                entry.value_name = detail.arg_help.empty() ? "arg" : detail.arg_help;
-            if (detail.has_default && !detail.is_boolean)
-                entry.default_value = detail.default_value;
-            entry.repeatable = detail.is_container;
-            entry.kind = value_kind(options.program(), entry.long_name);
-            group.options.push_back(std::move(entry));
+CommandOptions command_options(std::string_view name) {
+    const CommandSpec& spec = command_spec(name);
+    CommandOptions command{cxxopts::Options("bi-run " + std::string(name), spec.description),
+                           &spec};
+    if (!spec.positional_help.empty())
+        command.options.positional_help(std::string(spec.positional_help));
+    for (const auto& group : spec.groups)
+        for (const auto id : group.ids) {
+            const OptionSpec& option = option_spec(id);
+            command.options.add_options(group.name)(option.cxxopts_names(), option.help,
+                                                    value_of(option),
+                                                    std::string(option.value_name));
         }
-        table.groups.push_back(std::move(group));
+    if (!spec.positional.empty()) command.options.parse_positional({std::string(spec.positional)});
+    return command;
+}
+
+OptionTable option_table(const CommandSpec& command) {
+    OptionTable table;
+    table.description = command.description;
+    table.usage = "[OPTION...]";
+    if (!command.positional_help.empty()) table.usage += " " + std::string(command.positional_help);
+    for (const auto* group : shown_groups(command)) {
+        OptionGroup shown{group->name, {}};
+        for (const auto id : group->ids) {
+            const OptionSpec& spec = option_spec(id);
+            OptionEntry entry;
+            entry.short_name = spec.short_name ? std::string(1, spec.short_name) : "";
+            entry.long_name = spec.long_name();
+            entry.description = spec.help;
+            if (spec.type != ValueType::Switch) {
+                entry.value_name = spec.value_name.empty() ? "arg" : std::string(spec.value_name);
+                entry.default_value = spec.default_value.value_or("");
+            }
+            entry.repeatable = spec.repeatable();
+            entry.kind = spec.kind;
+            shown.options.push_back(std::move(entry));
+        }
+        table.groups.push_back(std::move(shown));
     }
     return table;
 }
 
+ValueKind value_kind(std::string_view command, std::string_view option) {
+    const std::string_view name = command.substr(command.rfind("bi-run ") == 0 ? 7 : 0);
+    if (const OptionSpec* spec = find_option(command_spec(name), option)) return spec->kind;
+    throw Error(ErrorCategory::Internal,
+                "bi: --" + std::string(option) + " is not an option of " + std::string(command));
+}
+
 bool printed_help(const cxxopts::ParseResult& args, const CommandOptions& command) {
     if (!args.count("help")) return false;
-    std::cout << command.options.help(command.help_groups) << "\n";
+    std::cout << command.options.help(command.spec->help_groups) << "\n";
     return true;
 }
 
@@ -126,7 +192,8 @@ double number_option(const cxxopts::ParseResult& args, const char* name, double 
     return value;
 }
 
-cxxopts::ParseResult parse_command_line(cxxopts::Options& options, int argc, char** argv) {
+cxxopts::ParseResult parse_command_line(CommandOptions& command_options, int argc, char** argv) {
+    cxxopts::Options& options = command_options.options;
     const std::string command = argc > 0 ? std::string("bi-run ") + argv[0] : "bi-run";
     try {
         auto result = options.parse(argc, argv);
@@ -139,7 +206,8 @@ cxxopts::ParseResult parse_command_line(cxxopts::Options& options, int argc, cha
         const std::string value = quoted(e.what());
         const std::string option = option_given_value(argc, argv, value);
         usage_error((option.empty() ? std::string("a value") : option) + ": '" + value +
-                    "' is not " + expected_of(options, option) + " (see " + command + " --help)");
+                    "' is not " + expected_of(*command_options.spec, option) + " (see " + command +
+                    " --help)");
     } catch (const cxxopts::exceptions::no_such_option& e) {
         usage_error("unknown option " + dashed(quoted(e.what())) + " (see " + command + " --help)");
     } catch (const cxxopts::exceptions::missing_argument& e) {

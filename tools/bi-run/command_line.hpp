@@ -8,29 +8,33 @@
 #include <string_view>
 #include <vector>
 
-#include "option_kinds.hpp"
+#include "command_specs.hpp"
+#include "option_table.hpp"
 
 namespace bi::cli {
-
-// options.parse(), but every parse error is bi::Error(Usage) naming the option: a value that is
-// not a number of the option's kind ("--passes: 'abc' is not an integer", "--req-timeout: 'x' is
-// not a number"), an unknown option
-// ("unknown option --foo (see bi-run run-mock --help)"), a missing value. Anything left over
-// that is not an option is refused too, so a stray word never passes silently.
-cxxopts::ParseResult parse_command_line(cxxopts::Options& options, int argc, char** argv);
 
 // A finite floating-point option within [minimum, maximum]; bi::Error(Usage) naming the option
 // otherwise ("--tick-ms must be between 0 and 60000").
 double number_option(const cxxopts::ParseResult& args, const char* name, double minimum,
                      double maximum);
 
-// One command's options, declared once: what cxxopts parses, and the groups --help shows (all
-// groups when empty). Each command has a function that returns them; --help, the man pages and
-// the completions read the same value, so no command runs to describe itself.
+// One command's options as cxxopts parses them, built from its spec (command_specs.hpp) and the
+// option table: --help, the man pages and the completions read the same spec, so no command runs
+// to describe itself.
 struct CommandOptions {
     cxxopts::Options options;
-    std::vector<std::string> help_groups;
+    const CommandSpec* spec;
 };
+
+// The options of the command called `name` ("run-live", "baseline record").
+CommandOptions command_options(std::string_view name);
+
+// options.parse(), but every parse error is bi::Error(Usage) naming the option: a value that is
+// not a number of the option's kind ("--passes: 'abc' is not an integer", "--req-timeout: 'x' is
+// not a number"), an unknown option
+// ("unknown option --foo (see bi-run run-mock --help)"), a missing value. Anything left over
+// that is not an option is refused too, so a stray word never passes silently.
+cxxopts::ParseResult parse_command_line(CommandOptions& command, int argc, char** argv);
 
 // When --help was given: prints the help of `command`'s groups on stdout and returns true, so
 // the command returns its success status.
@@ -57,7 +61,11 @@ struct OptionTable {
 };
 
 // The option table of a command's options, as its --help shows them.
-OptionTable option_table(const CommandOptions& command);
+OptionTable option_table(const CommandSpec& command);
+
+// The kind of `option` (its long name: "passes") in `command` ("bi-run run-live");
+// bi::Error(Internal) for an option the command does not take.
+ValueKind value_kind(std::string_view command, std::string_view option);
 
 // A string option's value when it was given (its default does not count), else nullopt.
 std::optional<std::string> given(const cxxopts::ParseResult& args, const char* name);

@@ -24,32 +24,13 @@ int completion_main(int argc, char** argv);
 int baseline_record_main(int argc, char** argv);
 int baseline_check_main(int argc, char** argv);
 
-struct CommandOptions;
-CommandOptions verify_cert_options();
-CommandOptions run_mock_options();
-CommandOptions run_live_options();
-CommandOptions sweep_options();
-CommandOptions plan_options();
-CommandOptions plan_n_options();
-CommandOptions selftest_options();
-CommandOptions report_options();
-CommandOptions plugins_options();
-CommandOptions workset_options();
-CommandOptions synth_model_options();
-CommandOptions keygen_options();
-CommandOptions attest_options();
-CommandOptions completion_options();
-CommandOptions baseline_record_options();
-CommandOptions baseline_check_options();
-
 struct Command {
     // One word, or two for a command of a group ("baseline record"): typed as two arguments,
     // named with a '-' where a file or page needs one word (bi-run-baseline-record(1)).
     const char* name;
     const char* summary;
     int (*main)(int, char**);
-    CommandOptions (*options)();  // what it parses and --help, man pages and completions show
-    bool loads_plugins = false;   // takes --plugin and --plugin-dir (also before the command)
+    bool loads_plugins = false;  // takes --plugin and --plugin-dir (also before the command)
 };
 
 // Every command, in the order `bi-run --help` lists them.

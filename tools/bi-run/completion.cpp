@@ -96,7 +96,7 @@ struct CommandEntries {
 std::vector<CommandEntries> all_command_options() {
     std::vector<CommandEntries> out;
     for (const auto& command : commands()) {
-        const auto table = option_table(command.options());
+        const auto table = option_table(command_spec(command.name));
         CommandEntries entry{&command, {}};
         for (const auto& group : table.groups)
             for (const auto& option : group.options) entry.options.push_back(option);
@@ -352,29 +352,9 @@ std::string completion_script(const std::string& shell, const CompletionNames& n
     usage_error("unknown shell '" + shell + "' (bash, zsh or fish)");
 }
 
-CommandOptions completion_options() {
-    cxxopts::Options options(
-        "bi-run completion",
-        "Prints a completion script for bi-run: its commands, every option of each (from the\n"
-        "same tables as --help), and the server kinds, scorers and generators this bi-run\n"
-        "knows (the bundled plugins and each --plugin). Installed packages ship the scripts;\n"
-        "for a build of your own:\n\n"
-        "  bash: bi-run completion bash > ~/.local/share/bash-completion/completions/bi-run\n"
-        "  zsh:  bi-run completion zsh > ~/.zfunc/_bi-run   (with ~/.zfunc in $fpath)\n"
-        "  fish: bi-run completion fish > ~/.config/fish/completions/bi-run.fish\n\n"
-        "Exit status: 0 printed, 2 usage error.");
-    options.positional_help("bash|zsh|fish");
-    add_plugin_options(options);
-    add_plugin_timeout_option(options);
-    options.add_options("Output")("shell", "bash, zsh or fish", cxxopts::value<std::string>())(
-        "h,help", "Show this help");
-    options.parse_positional({"shell"});
-    return {options, {"", "Output"}};
-}
-
 int completion_main(int argc, char** argv) {
-    auto command = completion_options();
-    const auto args = parse_command_line(command.options, argc, argv);
+    auto command = command_options("completion");
+    const auto args = parse_command_line(command, argc, argv);
     if (printed_help(args, command)) return kExitHelp;
     if (!args.count("shell")) usage_error("name the shell: bash, zsh or fish");
     const std::string shell = args["shell"].as<std::string>();

@@ -9,24 +9,6 @@
 
 namespace bi::cli {
 
-void add_guard_options(cxxopts::Options& options, bool port) {
-    if (port)
-        options.add_options("Guards")(
-            "port",
-            "Experiment port (default: a free loopback port per launch; also --experiment-port)",
-            cxxopts::value<int>());
-    options.add_options("Guards")(
-        "reserved-port",
-        "A port never bound or addressed (repeatable; also --untouchable-port, --baseline-port)",
-        cxxopts::value<std::vector<int>>())("untouchable-pid", "A PID never signalled (repeatable)",
-                                            cxxopts::value<std::vector<int>>())(
-        "max-footprint-gb",
-        "Refuse when the projected footprint (RAM, and the GPU part when layers are offloaded) "
-        "exceeds this many GiB (0 = no cap; MemAvailable and the GPUs' free memory are checked "
-        "all the same)",
-        cxxopts::value<double>());
-}
-
 std::vector<OptionAlias> guard_option_aliases() {
     return {{"--experiment-port", "--port"},
             {"--untouchable-port", "--reserved-port", nullptr, nullptr, true},

@@ -14,10 +14,6 @@
 
 namespace bi::cli {
 
-// --port (unless not `port`: plan, whose tasks each pick their own), --reserved-port,
-// --untouchable-pid, --max-footprint-gb in group "Guards".
-void add_guard_options(cxxopts::Options& options, bool port = true);
-
 // The upstream tool's names of the guard options (--experiment-port, --untouchable-port,
 // --baseline-port).
 std::vector<OptionAlias> guard_option_aliases();

@@ -209,7 +209,7 @@ std::vector<std::string> write_man_pages(const std::string& dir, const std::stri
     pages.emplace_back("bi-run.1", main_page(usage_text));
     for (const auto& command : commands()) {
         pages.emplace_back("bi-run-" + one_word(command) + ".1",
-                           command_page(command, option_table(command.options())));
+                           command_page(command, option_table(command_spec(command.name))));
     }
     pages.emplace_back("bi-mock-server.1", mock_server_page());
     std::vector<std::string> written;

@@ -22,15 +22,6 @@ std::string ascii_quotes(std::string text) {
     return text;
 }
 
-void add_plugin_options(cxxopts::Options& options, const std::string& group) {
-    options.add_options(group)(
-        "plugin",
-        "Plugin .so to load besides the bundled ones (repeatable; a bare name is searched for)",
-        cxxopts::value<std::vector<std::string>>())(
-        "plugin-dir", "Directory searched first for a bare --plugin name (repeatable)",
-        cxxopts::value<std::vector<std::string>>());
-}
-
 int read_global_options(int argc, char** argv, GlobalOptions& globals) {
     int i = 1;
     for (; i < argc; ++i) {
@@ -63,14 +54,6 @@ std::vector<std::string> with_global_options(std::vector<std::string> tokens,
     for (const auto& plugin : globals.plugins) inserted.push_back("--plugin=" + plugin);
     tokens.insert(tokens.begin() + (tokens.empty() ? 0 : 1), inserted.begin(), inserted.end());
     return tokens;
-}
-
-void add_plugin_timeout_option(cxxopts::Options& options, const std::string& group) {
-    options.add_options(group)("plugin-timeout",
-                               "Seconds one plugin call (load, create, score, generate) may take "
-                               "before its plugin host is killed",
-                               cxxopts::value<double>()->default_value(
-                                   std::to_string(plugin_host::kDefaultPluginTimeout.count())));
 }
 
 void configure_plugin_calls(plugin_host::PluginSet& plugins, const cxxopts::ParseResult& args) {

@@ -15,12 +15,6 @@
 
 namespace bi::cli {
 
-// --plugin FILE and --plugin-dir DIR (both repeatable) in `group` of `options`.
-void add_plugin_options(cxxopts::Options& options, const std::string& group = "");
-
-// --plugin-timeout SECONDS (default 30) in `group` of `options`.
-void add_plugin_timeout_option(cxxopts::Options& options, const std::string& group = "");
-
 // Applies --plugin-timeout (range-checked, named in errors) to every call of `plugins`, and makes
 // SIGINT/SIGTERM/SIGHUP abandon a call in progress (the helper is killed; exit 128 + signal).
 void configure_plugin_calls(plugin_host::PluginSet& plugins, const cxxopts::ParseResult& args);

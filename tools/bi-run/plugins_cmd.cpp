@@ -60,26 +60,9 @@ std::string origin(const plugin_host::PluginInfo& plugin) {
 
 }  // namespace
 
-CommandOptions plugins_options() {
-    cxxopts::Options options(
-        "bi-run plugins",
-        "List the plugins bi-run would use: the bundled ones (found beside bi-run or in its "
-        "installed plugin directory) and each --plugin file, with their versions, ABI, where each "
-        "came from, scorers and generators. A plugin that fails to load is reported in one "
-        "line.\n\nExit status: 0 "
-        "all loaded, 2 a plugin could not be loaded or bad arguments, 1 a plugin crashed or hung "
-        "while loading.");
-    add_plugin_options(options);
-    add_plugin_timeout_option(options);
-    options.add_options("Output")("h,help", "Show this help");
-    // bi-run --plugin FILE with no command: only the named plugins, with the commands using them.
-    options.add_options("Internal")("describe", "Describe the --plugin files only");
-    return {options, {"", "Output"}};
-}
-
 int plugins_main(int argc, char** argv) {
-    auto command = plugins_options();
-    const auto args = parse_command_line(command.options, argc, argv);
+    auto command = command_options("plugins");
+    const auto args = parse_command_line(command, argc, argv);
     if (printed_help(args, command)) return kExitHelp;
 
     plugin_host::PluginSet plugins;

@@ -48,37 +48,9 @@ void write_output(const cxxopts::ParseResult& args, const char* option, const st
 
 }  // namespace
 
-CommandOptions report_options() {
-    cxxopts::Options options(
-        "bi-run report",
-        "Summarises certs (files, or directories of *.json): a text table by default, or CSV,\n"
-        "JSON or Markdown on stdout; --html and --junit write files as well.\n\n"
-        "Every file is judged as verify-cert judges it; with --trusted-key a cert signed by\n"
-        "another key is not promotable. Attestations (bi-run attest) are noted and skipped.\n\n"
-        "Exit status: 0 when every file was a readable cert that agrees with its digest,\n"
-        "itself and its signature (or an upstream v0.1 cert, shown as such), 1 otherwise,\n"
-        "2 usage error.");
-    options.positional_help("CERT.json|DIR... (with --plan: default the plan's directory)");
-    options.add_options()("json", "One JSON array on stdout")(
-        "csv", "CSV on stdout, one row per cell, the text table's columns")(
-        "markdown", "The matrix and the cells that are not green, as Markdown on stdout")(
-        "html", "Write one self-contained HTML page to FILE", cxxopts::value<std::string>(),
-        "FILE")("junit", "Write JUnit XML to FILE (one testcase per cell)",
-                cxxopts::value<std::string>(), "FILE")(
-        "plan", "Also state this plan's id and list its cells that have no cert yet",
-        cxxopts::value<std::string>(), "PLAN");
-    auto trust_group = options.add_options();
-    add_trusted_key_option(trust_group);
-    options.add_options("Output")("h,help", "Show this help");
-    options.add_options("Positional")("paths", "Certs or directories",
-                                      cxxopts::value<std::vector<std::string>>());
-    options.parse_positional({"paths"});
-    return {options, {"", "Output"}};
-}
-
 int report_main(int argc, char** argv) {
-    auto command = report_options();
-    const auto args = parse_command_line(command.options, argc, argv);
+    auto command = command_options("report");
+    const auto args = parse_command_line(command, argc, argv);
     if (printed_help(args, command)) return kExitHelp;
     if (!args.count("paths") && !args.count("plan"))
         throw Error(ErrorCategory::Usage, "name certs or directories (or --plan)");

@@ -40,41 +40,6 @@
 
 namespace bi::cli {
 
-void add_server_options(cxxopts::Options& options, bool launches) {
-    options.add_options("Server")("server-bin", "The llama-server (or work-alike) binary",
-                                  cxxopts::value<std::string>())("model", "The GGUF model file",
-                                                                 cxxopts::value<std::string>())(
-        "server-flag",
-        "One extra server argv token, commas kept (repeatable; --server-flag=-t for dash "
-        "values)",
-        cxxopts::value<std::vector<std::string>>())(
-        "server-kind",
-        "The server's kind: a name (llama-server, ik_llama.cpp, vllm, sglang, tgi, "
-        "trtllm-serve, ollama, openai-generic, or a NAME.toml in --server-kind-dir or "
-        "$BI_SERVER_KIND_PATH) or a kind file (default: the profile's, else the kind the "
-        "binary's name and probes say, else llama-server)",
-        cxxopts::value<std::string>())(
-        "server-kind-dir", "Directory searched first for a --server-kind name (repeatable)",
-        cxxopts::value<std::vector<std::string>>())(
-        "profile",
-        "A models.toml alias (sets binary, model, flags, KV label), or a measurement "
-        "profile: a plugin generator + scorer of that id, e.g. spark, whose model is then "
-        "--model-alias's models.toml entry or --server-bin and --model (the models file "
-        "wins when the name is both)",
-        cxxopts::value<std::string>())(
-        "models-toml", "The models file (default: $BI_MODELS_TOML, else ./models.toml)",
-        cxxopts::value<std::string>())(
-        "models-dir", "Replaces {MODELS_DIR} in models.toml (default: $MODELS_DIR)",
-        cxxopts::value<std::string>())("ready-timeout",
-                                       "Seconds a server may take to answer /health",
-                                       cxxopts::value<double>()->default_value("600"))(
-        "shutdown-grace",
-        "Seconds between SIGTERM and SIGKILL at teardown, on every path (a second interrupt: "
-        "SIGKILL at once)",
-        cxxopts::value<double>()->default_value("10"));
-    if (launches) options.add_options("Server")("dry-run", "Print the plan and launch nothing");
-}
-
 core::TargetRequest target_request(const cxxopts::ParseResult& args) {
     core::TargetRequest t;
     t.server_bin = given(args, "server-bin");
@@ -132,49 +97,6 @@ std::vector<OptionAlias> live_option_aliases() {
     return aliases;
 }
 
-// run-live and sweep share every option but the lists and the plan's.
-CommandOptions live_options(bool sweep) {
-    cxxopts::Options options(
-        sweep ? "bi-run sweep" : "bi-run run-live",
-        sweep
-            ? "Runs run-live over every (ctx, N) of --ctx 4096,8192 --parallel 2,4,8: one cert "
-              "per\n"
-              "cell, one run of arm A per ctx shared by all N at that ctx, a summary table at the\n"
-              "end. With --plan (see bi-run plan) it runs its shard of a planned sweep into a\n"
-              "shared directory, skipping cells certified before with the same configuration.\n\n"
-              "Exit status: 0 when every cell is a promotable GREEN, 3 otherwise, 2 usage error\n"
-              "or refused launch, 1 an error before a cell's verdict (cells already done keep\n"
-              "their certs), 129/130/143 interrupted (SIGHUP/SIGINT/SIGTERM)."
-            : "Verifies one cell (model, ctx, N) against a real server: arm A (--parallel 1,\n"
-              "serial), A' (its repeat), then on a --parallel N server arm B (serial) and T "
-              "passes\n"
-              "of arm C (N requests at once). Writes one cert; a GREEN is promotable only from a\n"
-              "live server.\n\n"
-              "Exit status: 0 promotable GREEN, 3 a verdict that is not promotable, 2 usage error\n"
-              "or refused launch (no cert), 1 error before a verdict (no cert), 129/130/143\n"
-              "interrupted.");
-    // Before add_run_options, so that --help stays the last of the Output group.
-    options.add_options("Output")("report-html",
-                                  "At the end, write the HTML report of this run's certs to FILE",
-                                  cxxopts::value<std::string>(), "FILE");
-    options.add_options("Baseline")(
-        "baseline",
-        "Also check arm A against this stored baseline (bi-run baseline record): the check "
-        "report goes beside the certs and each cert records its result, never changing its "
-        "verdict. The run's settings must be the baseline's; with no work-set of its own the "
-        "run sends the baseline's rows",
-        cxxopts::value<std::string>(), "FILE");
-    auto baseline_group = options.add_options("Baseline");
-    add_trusted_key_option(baseline_group);
-    add_run_options(options, "", sweep);
-    add_server_options(options, true);
-    add_guard_options(options);
-    if (sweep) add_shard_options(options);
-    auto groups = run_help_groups();
-    groups.insert(groups.end() - 1, "Baseline");
-    return {options, groups};
-}
-
 // run-live is a sweep of exactly one cell; both share everything but the lists and the table.
 int run_live_cells(int raw_argc, char** raw_argv, bool sweep) {
     // Upstream's run-live --ctx-sweep (a switch: a per-ctx grid of verdicts over --ctx) runs the
@@ -183,8 +105,8 @@ int run_live_cells(int raw_argc, char** raw_argv, bool sweep) {
     ArgvCopy rewritten(apply_aliases(raw_argc, raw_argv, live_option_aliases()));
     const int argc = rewritten.argc();
     char** argv = rewritten.argv();
-    auto command = live_options(sweep);
-    const auto args = parse_command_line(command.options, argc, argv);
+    auto command = command_options(sweep ? "sweep" : "run-live");
+    const auto args = parse_command_line(command, argc, argv);
     if (printed_help(args, command)) return kExitHelp;
     if (sweep && args.count("plan")) {
         if (args.count("baseline"))
@@ -212,12 +134,6 @@ int run_live_cells(int raw_argc, char** raw_argv, bool sweep) {
 }
 
 }  // namespace
-
-void add_plan_options(cxxopts::Options& options) {
-    add_run_options(options, "", true);
-    add_server_options(options, false);
-    add_guard_options(options, false);
-}
 
 std::vector<OptionAlias> plan_option_aliases() {
     std::vector<OptionAlias> aliases;
@@ -300,14 +216,6 @@ SweepTally run_cells(const core::RunRequest& request, bool sweep, const CellsOut
     return run;
 }
 
-CommandOptions run_live_options() {
-    return live_options(false);
-}
-
-CommandOptions sweep_options() {
-    return live_options(true);
-}
-
 int run_live_main(int argc, char** argv) {
     return run_live_cells(argc, argv, false);
 }
@@ -331,51 +239,14 @@ server::ModelFacts plan_facts(const cxxopts::ParseResult& args, const driver::Li
 
 }  // namespace
 
-CommandOptions plan_n_options() {
-    cxxopts::Options options(
-        "bi-run plan-n",
-        "Prints the projected footprint (model + KV cache + overhead) of a --parallel N server\n"
-        "for N = 1..--max-n at --ctx tokens per slot, against MemAvailable and\n"
-        "--max-footprint-gb. Without the model file, --gguf-gb and the KV shape (--n-layer,\n"
-        "--n-head-kv, --head-dim) stand for it.\n\n"
-        "Exit status: 0 at least one N fits, 3 no N fits, 2 usage error.");
-    options.add_options("Model")("model", "The GGUF model file", cxxopts::value<std::string>())(
-        "profile", "A model alias from models.toml", cxxopts::value<std::string>())(
-        "models-toml", "The models file (default: $BI_MODELS_TOML, else ./models.toml)",
-        cxxopts::value<std::string>())("models-dir", "Replaces {MODELS_DIR} in models.toml",
-                                       cxxopts::value<std::string>())(
-        "gguf-gb", "Size of the model file in GiB, when the file is not at hand",
-        cxxopts::value<double>())("n-layer", "Layers (block_count), with --gguf-gb",
-                                  cxxopts::value<std::int64_t>())(
-        "n-head-kv", "KV heads (attention.head_count_kv), with --gguf-gb",
-        cxxopts::value<std::int64_t>())("head-dim", "Width of one K or V head, with --gguf-gb",
-                                        cxxopts::value<std::int64_t>())(
-        "model-alias", "The model's name in the table (default: the model file)",
-        cxxopts::value<std::string>())(
-        "server-bin", "Ignored here (accepted for symmetry with run-live)",
-        cxxopts::value<std::string>())("server-flag", "Ignored here (accepted for symmetry)",
-                                       cxxopts::value<std::vector<std::string>>());
-    options.add_options("Plan")("ctx", "Context per slot, in tokens",
-                                cxxopts::value<std::int64_t>()->default_value("2048"))(
-        "max-n", "Largest N (also --parallel)", cxxopts::value<int>()->default_value("8"))(
-        "kv-label",
-        "KV cache type (f16, q8_0, q4_0 ...; default: the profile's, else f16; also --kv)",
-        cxxopts::value<std::string>())("max-footprint-gb",
-                                       "Cap in GiB to compare against (0 = none; MemAvailable "
-                                       "still applies)",
-                                       cxxopts::value<double>());
-    options.add_options("Output")("h,help", "Show this help");
-    return {options, {"Model", "Plan", "Output"}};
-}
-
 int plan_n_main(int raw_argc, char** raw_argv) {
     // Upstream's plan-n names the largest N --parallel.
     ArgvCopy rewritten(
         apply_aliases(raw_argc, raw_argv, {{"--kv", "--kv-label"}, {"--parallel", "--max-n"}}));
     const int argc = rewritten.argc();
     char** argv = rewritten.argv();
-    auto command = plan_n_options();
-    const auto args = parse_command_line(command.options, argc, argv);
+    auto command = command_options("plan-n");
+    const auto args = parse_command_line(command, argc, argv);
     if (printed_help(args, command)) return kExitHelp;
     core::RunRequest request;
     if (args.count("profile")) request.profile = args["profile"].as<std::string>();

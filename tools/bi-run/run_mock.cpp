@@ -31,40 +31,6 @@ constexpr double kTickPerTurnaround = 0.5;
 
 }  // namespace
 
-CommandOptions run_mock_options() {
-    cxxopts::Options options(
-        "bi-run run-mock",
-        "Runs one cell (A, A', B and T passes of C) against the built-in continuous-batching mock\n"
-        "server and writes its cert with source \"mock\" - never promotable. With no divergence\n"
-        "the verdict is green; --divergence=score shows a RED. Without --out-dir the cert goes\n"
-        "to a new temporary directory, named on stderr.\n\n"
-        "Exit status: 0 when the mock cell is green, 3 for any other verdict, 2 usage error,\n"
-        "1 error before a verdict, 129/130/143 interrupted.");
-    add_run_options(options, "bi-mock");
-    options.add_options("Scoring and work-set")(
-        "profile", "A measurement profile: the plugin generator and scorer of that id (e.g. spark)",
-        cxxopts::value<std::string>());
-    options.add_options("Mock server")(
-        "divergence",
-        "How co-batched requests change: none, score, token, logprob, stochastic, "
-        "contamination (--batch-divergence: score); or not-greedy (chosen tokens are sometimes "
-        "not the top-1)",
-        cxxopts::value<std::string>()->default_value("none"))(
-        "divergence-p", "Probability for --divergence=stochastic",
-        cxxopts::value<double>()->default_value("0.5"))(
-        "tick-ms", "Milliseconds per decode step",
-        cxxopts::value<double>()->default_value(kFastTickMs))(
-        "realistic-pacing",
-        "Pace every decode step at 1 ms, even a request alone in the batch (slower; by default a "
-        "lone request runs on flat out after a few steps)")("empty",
-                                                            "Every completion comes back empty")(
-        "crash-after", "Die after this many completions", cxxopts::value<std::int64_t>())(
-        "hang", "Never answer completion requests (use with --req-timeout)")(
-        "loading-seconds", "Answer 503 'Loading model' this long after start",
-        cxxopts::value<double>()->default_value("0"));
-    return {options, run_help_groups()};
-}
-
 int run_mock_main(int raw_argc, char** raw_argv) {
     auto aliases = run_option_aliases();
     aliases.push_back({"--batch-divergence", "--divergence", "score"});  // the upstream name
@@ -72,8 +38,8 @@ int run_mock_main(int raw_argc, char** raw_argv) {
     ArgvCopy rewritten(apply_aliases(raw_argc, raw_argv, aliases));
     const int argc = rewritten.argc();
     char** argv = rewritten.argv();
-    auto command = run_mock_options();
-    const auto args = parse_command_line(command.options, argc, argv);
+    auto command = command_options("run-mock");
+    const auto args = parse_command_line(command, argc, argv);
     if (printed_help(args, command)) return kExitHelp;
 
     mock::MockConfig base;

@@ -23,15 +23,6 @@ namespace bi::cli {
 // The seed of the C pass permutations and of work-set generators, in every command that has one.
 inline constexpr std::uint64_t kDefaultSeed = 42;
 
-// The shared options in groups Cell, Requests, Scoring and work-set, Output. An empty
-// `default_alias` means the alias comes from the target (run-live). `lists`: --ctx and
-// --parallel take comma-separated lists (sweep).
-void add_run_options(cxxopts::Options& options, const std::string& default_alias,
-                     bool lists = false);
-
-// The option groups of the cell commands, in the order --help lists them (Output last).
-std::vector<std::string> run_help_groups();
-
 // The other spellings the cell commands accept (the upstream tool's names, --gate-passes);
 // --cert-source is each command's own (upstream_options.hpp).
 std::vector<OptionAlias> run_option_aliases();
@@ -45,11 +36,6 @@ using driver::RunSetup;
 // The shared options as a typed request. Only sweep (`allow_lists`) accepts comma-separated
 // lists for --ctx and --parallel; values are parsed here, checked by prepare_run.
 core::RunRequest run_request(const cxxopts::ParseResult& args, bool allow_lists = false);
-
-// --scorer, --scorer-config, --workset, --generator, --generator-param and --logit-drift-eps in
-// group "Scoring and work-set", read by scoring_request; `drift_recorded` says where the drift
-// threshold is kept ("recorded in the cert").
-void add_scoring_options(cxxopts::Options& options, const std::string& drift_recorded);
 
 // The plugin options, --scorer, --scorer-config, --workset, --generator, --generator-param and
 // --logit-drift-eps as a request's scoring part.
@@ -66,13 +52,6 @@ std::chrono::milliseconds seconds_option(const cxxopts::ParseResult& args, const
 
 // --max-response-bytes: a whole number of bytes from 1024 to 1 GiB; the message names the option.
 std::size_t max_response_bytes_option(const cxxopts::ParseResult& args);
-
-// The --max-response-bytes option, for commands that do not take add_run_options.
-void add_max_response_bytes_option(cxxopts::OptionAdder& adder);
-
-// The Server options of the commands that launch a live server (run-live, sweep, plan, baseline):
-// binary, model, flags, kind, profile, models.toml, timeouts; `launches` adds --dry-run.
-void add_server_options(cxxopts::Options& options, bool launches);
 
 // The server and guard options as a request's target.
 core::TargetRequest target_request(const cxxopts::ParseResult& args);

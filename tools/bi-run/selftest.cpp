@@ -19,52 +19,14 @@
 
 namespace bi::cli {
 
-CommandOptions selftest_options() {
-    cxxopts::Options options(
-        "bi-run selftest",
-        "Writes a tiny random-weight GGUF model, runs one small cell against your server binary\n"
-        "(32 prompts x 64 tokens, /completion with logprobs, exact-match scoring) and reports\n"
-        "whether serial runs reproduce themselves, whether arm B matches A, how many prompts\n"
-        "changed tokens or logprobs under co-batching, and the verdict.\n\n"
-        "Exit status as run-live: 0 promotable GREEN, 3 any other verdict, 2 usage error or\n"
-        "refused launch, 1 error before a verdict, 129/130/143 interrupted.");
-    options.add_options()("server-bin", "The llama-server (or work-alike) binary",
-                          cxxopts::value<std::string>())("parallel", "N",
-                                                         cxxopts::value<int>()->default_value("4"))(
-        "server-kind",
-        "The server's kind, a name or a kind file (default: the kind the binary's name and "
-        "probes say, else llama-server)",
-        cxxopts::value<std::string>())(
-        "server-kind-dir", "Directory searched first for a --server-kind name (repeatable)",
-        cxxopts::value<std::vector<std::string>>())(
-        "server-flag", "One extra server argv token, commas kept (repeatable)",
-        cxxopts::value<std::vector<std::string>>())("passes", "Concurrent passes",
-                                                    cxxopts::value<int>()->default_value("3"))(
-        "n-predict", "Tokens per request", cxxopts::value<int>()->default_value("64"))(
-        "ctx", "Context per slot (small: the synthetic model is tiny)",
-        cxxopts::value<std::int64_t>()->default_value("1024"))(
-        "dtype", "Model matrices: f32 or f16", cxxopts::value<std::string>()->default_value("f32"))(
-        "out-dir", "Where the cert and server log go (default: a new temp directory)",
-        cxxopts::value<std::string>())("ready-timeout", "Seconds the server may take to load",
-                                       cxxopts::value<double>()->default_value("120"))(
-        "keep", "Keep the temp directory (server log) even when the selftest fails");
-    add_plugin_timeout_option(options);
-    auto limits = options.add_options();
-    add_max_response_bytes_option(limits);
-    add_guard_options(options);
-    options.add_options("Output")("quiet", "No progress on stderr")(
-        "json", "Print a one-line JSON summary on stdout")("h,help", "Show this help");
-    return {options, {"", "Guards", "Output"}};
-}
-
 int selftest_main(int raw_argc, char** raw_argv) {
     auto aliases = guard_option_aliases();
     aliases.push_back({"--gate-passes", "--passes"});
     ArgvCopy rewritten(apply_aliases(raw_argc, raw_argv, aliases));
     const int argc = rewritten.argc();
     char** argv = rewritten.argv();
-    auto command = selftest_options();
-    const auto args = parse_command_line(command.options, argc, argv);
+    auto command = command_options("selftest");
+    const auto args = parse_command_line(command, argc, argv);
     if (printed_help(args, command)) return kExitHelp;
     driver::SelftestRequest request;
     if (args.count("server-bin")) request.target.server_bin = args["server-bin"].as<std::string>();

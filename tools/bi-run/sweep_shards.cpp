@@ -32,21 +32,6 @@
 
 namespace bi::cli {
 
-void add_shard_options(cxxopts::Options& options) {
-    options.add_options("Plan")("plan", "Run the groups of this plan file (see bi-run plan)",
-                                cxxopts::value<std::string>())(
-        "shard", "K/M: run groups i with i mod M == K (default: from the scheduler)",
-        cxxopts::value<std::string>())(
-        "shard-count",
-        "M, the number of shards, where the scheduler gives only an index (Kubernetes "
-        "JOB_COMPLETION_INDEX)",
-        cxxopts::value<int>())("stale-lock-after",
-                               "Seconds after which a cell's lock whose holder cannot be checked "
-                               "(another host) is taken over",
-                               cxxopts::value<double>()->default_value(
-                                   std::to_string(io::kDefaultStaleLockAfter.count())));
-}
-
 int sweep_from_plan(const cxxopts::ParseResult& args) {
     static const std::set<std::string> kAllowed = {
         "plan", "shard", "shard-count", "stale-lock-after", "out-dir", "quiet", "json"};
@@ -83,26 +68,12 @@ int sweep_from_plan(const cxxopts::ParseResult& args) {
                                                                          : kExitNotPromotable;
 }
 
-CommandOptions plan_options() {
-    cxxopts::Options options(
-        "bi-run plan",
-        "Writes a sweep's cells as a plan file for sharded runs: one group per (model, ctx)\n"
-        "holding its N values, sorted, with the options every cell runs with and a plan id.\n"
-        "Takes sweep's options; --profile may list several models.toml aliases (a,b,c) or\n"
-        "--all-profiles takes every one. Run it with bi-run sweep --plan FILE --shard K/M.\n\n"
-        "Exit status: 0 written, 2 usage error.");
-    add_plan_options(options);
-    options.add_options("Plan")("all-profiles", "One set of groups per models.toml alias")(
-        "output", "Write the plan here (default: stdout)", cxxopts::value<std::string>());
-    return {options, {}};
-}
-
 int plan_main(int raw_argc, char** raw_argv) {
     ArgvCopy rewritten(apply_aliases(raw_argc, raw_argv, plan_option_aliases()));
     const int argc = rewritten.argc();
     char** argv = rewritten.argv();
-    auto command = plan_options();
-    const auto args = parse_command_line(command.options, argc, argv);
+    auto command = command_options("plan");
+    const auto args = parse_command_line(command, argc, argv);
     if (printed_help(args, command)) return kExitHelp;
     const auto profiles =
         driver::plan_profiles(given(args, "profile"), args.count("all-profiles") > 0,

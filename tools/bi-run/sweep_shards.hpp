@@ -18,12 +18,6 @@
 
 namespace bi::cli {
 
-// The plan-only sweep options: --plan, --shard, --shard-count, --stale-lock-after.
-void add_shard_options(cxxopts::Options& options);
-
-// plan's options: sweep's, but those only a launch takes (--dry-run, --port) and the shard ones.
-void add_plan_options(cxxopts::Options& options);
-
 // sweep's other spellings (the upstream tool's), with --port, --experiment-port and --dry-run
 // refused as plan refuses them.
 std::vector<OptionAlias> plan_option_aliases();

@@ -25,39 +25,9 @@ std::string megabytes(std::uint64_t bytes) {
 
 }  // namespace
 
-CommandOptions synth_model_options() {
-    const gguf::ModelSpec defaults;
-    cxxopts::Options options(
-        "bi-run synth-model",
-        "Write a random-weight llama-architecture GGUF model that llama.cpp's llama-server loads: "
-        "a SentencePiece-style vocabulary (special, byte, printable and common-word tokens), an "
-        "im_start/im_end chat template, weights with std 1/sqrt(fan_in) and an output layer that "
-        "only ever picks printable tokens. The same arguments give a byte-identical file; it is "
-        "written atomically.\n\nExit status: 0 written, 2 bad arguments (nothing written), 1 the "
-        "file could not be written.");
-    const auto int_option = [](std::int64_t value) {
-        return cxxopts::value<std::int64_t>()->default_value(std::to_string(value));
-    };
-    options.add_options()("h,help", "Show this help")(
-        "out", "Model file to write (its directory must exist)", cxxopts::value<std::string>())(
-        "embd", "Embedding width", int_option(defaults.embd))("layers", "Transformer blocks",
-                                                              int_option(defaults.layers))(
-        "heads", "Attention heads (must divide --embd)", int_option(defaults.heads))(
-        "kv-heads", "Key/value heads (must divide --heads)", int_option(defaults.kv_heads))(
-        "ff", "Feed-forward width", int_option(defaults.ff))(
-        "ctx", "Training context length recorded in the model", int_option(defaults.ctx))(
-        "vocab-words", "Words from the built-in list to include (-1: all)",
-        int_option(defaults.vocab_words))("dtype",
-                                          "Matrix type: f32 or f16 (norm weights stay f32)",
-                                          cxxopts::value<std::string>()->default_value("f32"))(
-        "seed", "Weight seed",
-        cxxopts::value<std::uint64_t>()->default_value(std::to_string(defaults.seed)));
-    return {options, {}};
-}
-
 int synth_model_main(int argc, char** argv) {
-    auto command = synth_model_options();
-    const auto args = parse_command_line(command.options, argc, argv);
+    auto command = command_options("synth-model");
+    const auto args = parse_command_line(command, argc, argv);
     if (printed_help(args, command)) return kExitHelp;
     if (!args.count("out")) usage_error("--out is required");
 

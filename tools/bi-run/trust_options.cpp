@@ -6,24 +6,6 @@
 
 namespace bi::cli {
 
-void add_trusted_key_option(cxxopts::OptionAdder& adder) {
-    adder("trusted-key",
-          "A public key file (or a directory of *.pub / *.pem) whose signatures are trusted "
-          "(repeatable)",
-          cxxopts::value<std::vector<std::string>>());
-}
-
-void add_promotion_options(cxxopts::OptionAdder& adder) {
-    adder("require-signature", "A cert not signed by a trusted key is not promotable")(
-        "expect",
-        "KEY=VALUE the cert must have been made for (repeatable): binary_sha256, model_sha256, "
-        "model, server_flag, server_flags, ctx, n, kv_label, plugin_sha256, workset_sha256, "
-        "scorer, source, configuration_id",
-        cxxopts::value<std::vector<std::string>>())(
-        "expect-deployment", "A JSON object of the same keys (lists for repeatable ones)",
-        cxxopts::value<std::string>());
-}
-
 trust::JudgeOptions judge_options(const cxxopts::ParseResult& args) {
     trust::JudgeOptions o;
     // Whole tokens: a key path or an expected flag list may hold a comma.

@@ -9,9 +9,6 @@
 
 namespace bi::cli {
 
-void add_trusted_key_option(cxxopts::OptionAdder& adder);
-void add_promotion_options(cxxopts::OptionAdder& adder);
-
 // The judge's options from whichever of those the command took; bi::Error(Usage) naming the
 // option for a key file, expectation or deployment file that cannot be used.
 trust::JudgeOptions judge_options(const cxxopts::ParseResult& args);

@@ -36,29 +36,9 @@ int verify_one(const std::string& path, const trust::JudgeOptions& o) {
 
 }  // namespace
 
-CommandOptions verify_cert_options() {
-    cxxopts::Options options(
-        "bi-run verify-cert",
-        "Re-check certs: prints each verdict, its source and gates, and every "
-        "reason a cert is not promotable. Also reads attest's in-toto envelopes and the "
-        "upstream tool's v0.1 certs (never promotable).\n\nExit status: 0 when every cert is "
-        "promotable, 3 when any is not, 1 when any file is missing, unreadable, "
-        "not JSON, not a cert, fails its digest or signature check, or disagrees with itself "
-        "(its status, source or gates are not what its own evidence gives), 2 usage error.");
-    options.positional_help("CERT.json...");
-    auto trust_group = options.add_options();
-    add_trusted_key_option(trust_group);
-    add_promotion_options(trust_group);
-    options.add_options("Output")("h,help", "Show this help");
-    options.add_options("Positional")("certs", "Cert files",
-                                      cxxopts::value<std::vector<std::string>>());
-    options.parse_positional({"certs"});
-    return {options, {"", "Output"}};
-}
-
 int verify_cert_main(int argc, char** argv) {
-    auto command = verify_cert_options();
-    const auto args = parse_command_line(command.options, argc, argv);
+    auto command = command_options("verify-cert");
+    const auto args = parse_command_line(command, argc, argv);
     if (printed_help(args, command)) return kExitHelp;
     if (!args.count("certs")) throw Error(ErrorCategory::Usage, "name at least one cert file");
     const trust::JudgeOptions o = judge_options(args);

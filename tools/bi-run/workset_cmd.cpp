@@ -38,36 +38,6 @@ http::Endpoint tokenize_endpoint(const std::string& text) {
 
 }  // namespace
 
-CommandOptions workset_options() {
-    cxxopts::Options options(
-        "bi-run workset",
-        "Run a work-set generator plugin and write its rows as a work-set JSON file (or to "
-        "stdout). The same arguments give byte-identical output. No server is running here, so "
-        "the generator estimates token counts, unless --tokenize names a running server whose "
-        "/tokenize it asks, as run-live does: then the rows are those a live run on that model "
-        "generates, and their file's sha256 is the cert's provenance.rows_sha256.\n\nExit "
-        "status: 0 "
-        "written, 2 bad arguments or a plugin that cannot be loaded, 1 the generator failed, "
-        "crashed or hung, or the file could not be written.");
-    options.add_options()("generator", "Generator id (see bi-run plugins)",
-                          cxxopts::value<std::string>())(
-        "model-id", "Model name handed to the generator (run-live hands it the cert's model name)",
-        cxxopts::value<std::string>()->default_value("model"))(
-        "ctx", "Context size per slot, in tokens (the same default as run-live)",
-        cxxopts::value<std::int64_t>()->default_value("2048"))(
-        "seed", "Seeds the generator (the same default as run-live, so --profile runs this set)",
-        cxxopts::value<std::uint64_t>()->default_value(std::to_string(kDefaultSeed)))(
-        "generator-param", "KEY=VALUE for the generator (repeatable)",
-        cxxopts::value<std::vector<std::string>>())(
-        "out", "File to write atomically (default: stdout)", cxxopts::value<std::string>())(
-        "tokenize", "HOST:PORT of a running llama-server whose /tokenize counts the tokens",
-        cxxopts::value<std::string>());
-    add_plugin_options(options);
-    add_plugin_timeout_option(options);
-    options.add_options("Output")("h,help", "Show this help");
-    return {options, {"", "Output"}};
-}
-
 int workset_main(int raw_argc, char** raw_argv) {
     ArgvCopy rewritten(
         apply_aliases(raw_argc, raw_argv,
@@ -76,8 +46,8 @@ int workset_main(int raw_argc, char** raw_argv) {
                        {"--profile-corner", "--generator-param", nullptr, "corner=", true}}));
     const int argc = rewritten.argc();
     char** argv = rewritten.argv();
-    auto command = workset_options();
-    const auto args = parse_command_line(command.options, argc, argv);
+    auto command = command_options("workset");
+    const auto args = parse_command_line(command, argc, argv);
     if (printed_help(args, command)) return kExitHelp;
     if (!args.count("generator")) throw Error(ErrorCategory::Usage, "--generator is required");
 

@@ -1,0 +1,55 @@
+// Every option of every bi-run command, declared once: its name, what its value is, its help and
+// its default. Commands list the options they take by id (command_specs.hpp); cxxopts, --help,
+// the man pages, the completion scripts and the parse errors all read this one table.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace bi::cli {
+
+// What a value is, for the person typing it: what a parse error says was expected, and what a
+// completion script offers.
+enum class ValueKind { Switch, Integer, Count, Number, Text, File, Directory, Word };
+
+// How cxxopts stores the value (what the command reads it as).
+enum class ValueType {
+    Switch,  // bool, no value
+    Int,     // int
+    Int64,   // std::int64_t
+    Count,   // std::uint64_t
+    Number,  // double
+    Text,    // std::string
+    Texts,   // std::vector<std::string>, repeatable
+    Ints,    // std::vector<int>, repeatable
+};
+
+struct OptionSpec {
+    // Unique: the long name, or "NAME@COMMAND" where a command gives the same name another
+    // meaning, help or default ("ctx@selftest").
+    std::string_view id;
+    ValueType type;
+    ValueKind kind;
+    std::optional<std::string> default_value;
+    std::string_view value_name;  // the placeholder --help shows ("FILE"); empty: "arg"
+    std::string help;
+    char short_name = 0;  // 'h' for -h, or none
+
+    std::string long_name() const;      // "ctx" for "ctx@selftest"
+    std::string cxxopts_names() const;  // "h,help", "ctx"
+    bool repeatable() const { return type == ValueType::Texts || type == ValueType::Ints; }
+};
+
+// The whole table, in declaration order.
+const std::vector<OptionSpec>& option_specs();
+
+// The option with this id; bi::Error(Internal) when there is none (a command lists an id the
+// table lacks: a bug, caught by every test that parses that command).
+const OptionSpec& option_spec(std::string_view id);
+
+// What a value of `kind` must be, for "--passes: 'abc' is not an integer".
+const char* expected_value(ValueKind kind);
+
+}  // namespace bi::cli

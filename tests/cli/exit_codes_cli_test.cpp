@@ -1,11 +1,15 @@
 // bi-run's exit-code table (tools/bi-run/exit_codes.hpp) against what says which code means what:
-// the top-level --help and the exit-code tables in README.md and docs/design.md §11.
+// the top-level --help, each command's help and the exit-code tables in README.md and
+// docs/design.md §11.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
+#include <cctype>
 #include <sstream>
 #include <string>
 #include <vector>
 
+#include "bi-run/command_specs.hpp"
 #include "bi-run/exit_codes.hpp"
 #include "built_paths.hpp"
 #include "run_command.hpp"
@@ -107,4 +111,56 @@ TEST_CASE("exit codes: README.md and docs/design.md list the table", "[cli][exit
         check_table(exit_code_table(bi::testing::read_text(BI_SOURCE_DIR "/docs/design.md"),
                                     "## §11 Exit codes"));
     }
+}
+
+namespace {
+
+// The codes an "Exit status" paragraph names, in order: the number (or numbers joined by '/')
+// after its ':' and after each ", ".
+std::vector<int> codes_named(const std::string& description) {
+    std::string paragraph = description.substr(description.find("Exit status"));
+    for (auto& c : paragraph)
+        if (c == '\n') c = ' ';
+    std::vector<int> codes;
+    for (std::size_t at = 0; at < paragraph.size(); ++at) {
+        const bool after_mark = at >= 2 && (paragraph.compare(at - 2, 2, ": ") == 0 ||
+                                            paragraph.compare(at - 2, 2, ", ") == 0);
+        if (!after_mark || !std::isdigit(static_cast<unsigned char>(paragraph[at]))) continue;
+        std::size_t end = at;
+        while (end < paragraph.size() &&
+               (std::isdigit(static_cast<unsigned char>(paragraph[end])) || paragraph[end] == '/'))
+            ++end;
+        std::istringstream numbers(paragraph.substr(at, end - at));
+        for (std::string number; std::getline(numbers, number, '/');)
+            codes.push_back(std::stoi(number));
+        at = end;
+    }
+    return codes;
+}
+
+}  // namespace
+
+TEST_CASE("exit codes: each command's help names exactly the codes its spec lists", "[cli][exit]") {
+    for (const auto& spec : bi::cli::command_specs()) {
+        INFO(spec.name);
+        REQUIRE(spec.description.find("Exit status") != std::string::npos);
+        CHECK(codes_named(spec.description) == spec.exit_codes);
+        for (const int code : spec.exit_codes) {
+            INFO("code " << code);
+            CHECK(std::any_of(kExitCodes.begin(), kExitCodes.end(),
+                              [code](const auto& entry) { return entry.code == code; }));
+        }
+        // --help prints the same description.
+        std::vector<std::string> argv{BI_RUN_PATH};
+        std::istringstream words{std::string(spec.name)};
+        for (std::string word; words >> word;) argv.push_back(word);
+        argv.push_back("--help");
+        const auto help = bi::testing::run_command(argv);
+        CHECK(help.exit_code == bi::cli::kExitHelp);
+        CHECK(help.out.rfind(spec.description, 0) == 0);
+    }
+    // The parser can fail: a paragraph naming another code does not match.
+    CHECK(codes_named("Exit status: 0 written, 2 usage error.") == std::vector<int>{0, 2});
+    CHECK(codes_named("Exit status: 0 ok, 129/130/143 interrupted.") ==
+          std::vector<int>{0, 129, 130, 143});
 }

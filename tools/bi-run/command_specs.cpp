@@ -1,8 +1,17 @@
 #include "command_specs.hpp"
 
 #include "core/error.hpp"
+#include "exit_codes.hpp"
 
 namespace bi::cli {
+
+namespace {
+
+// A command that ends in a verdict: 0 promotable, 3 not, 2 usage, 1 error, or interrupted.
+const std::vector<int> kVerdictExits{kExitPromotable, kExitNotPromotable, kExitUsage,  kExitError,
+                                     kExitSighup,     kExitSigint,        kExitSigterm};
+
+}  // namespace
 
 const std::vector<CommandSpec>& command_specs() {
     static const std::vector<CommandSpec> kSpecs = {
@@ -33,7 +42,8 @@ const std::vector<CommandSpec>& command_specs() {
          {"Cell", "Server", "Guards", "Requests", "Scoring and work-set", "Mock server", "Baseline",
           "Output"},
          "",
-         ""},
+         "",
+         kVerdictExits},
         {"sweep",
          "Runs run-live over every (ctx, N) of --ctx 4096,8192 --parallel 2,4,8: one cert per\n"
          "cell, one run of arm A per ctx shared by all N at that ctx, a summary table at the\n"
@@ -62,7 +72,8 @@ const std::vector<CommandSpec>& command_specs() {
          {"Cell", "Server", "Guards", "Requests", "Scoring and work-set", "Mock server", "Baseline",
           "Output"},
          "",
-         ""},
+         "",
+         kVerdictExits},
         {"plan",
          "Writes a sweep's cells as a plan file for sharded runs: one group per (model, ctx)\n"
          "holding its N values, sorted, with the options every cell runs with and a plan id.\n"
@@ -87,7 +98,8 @@ const std::vector<CommandSpec>& command_specs() {
             "models-toml", "models-dir", "ready-timeout", "shutdown-grace"}}},
          {},
          "",
-         ""},
+         "",
+         {kExitPromotable, kExitUsage}},
         {"run-mock",
          "Runs one cell (A, A', B and T passes of C) against the built-in continuous-batching "
          "mock\n"
@@ -112,7 +124,8 @@ const std::vector<CommandSpec>& command_specs() {
             "generator-param", "logit-drift-eps", "plugin-timeout", "profile@run-mock"}}},
          {"Cell", "Server", "Guards", "Requests", "Scoring and work-set", "Mock server", "Output"},
          "",
-         ""},
+         "",
+         kVerdictExits},
         {"selftest",
          "Writes a tiny random-weight GGUF model, runs one small cell against your server binary\n"
          "(32 prompts x 64 tokens, /completion with logprobs, exact-match scoring) and reports\n"
@@ -130,7 +143,8 @@ const std::vector<CommandSpec>& command_specs() {
           {"Output", {"quiet", "json", "help"}}},
          {"", "Guards", "Output"},
          "",
-         ""},
+         "",
+         kVerdictExits},
         {"plan-n",
          "Prints the projected footprint (model + KV cache + overhead) of a --parallel N server\n"
          "for N = 1..--max-n at --ctx tokens per slot, against MemAvailable and\n"
@@ -146,7 +160,8 @@ const std::vector<CommandSpec>& command_specs() {
           {"Plan", {"ctx@plan-n", "max-n", "kv-label@plan-n", "max-footprint-gb@plan-n"}}},
          {"Model", "Plan", "Output"},
          "",
-         ""},
+         "",
+         {kExitPromotable, kExitNotPromotable, kExitUsage}},
         {"report",
          "Summarises certs (files, or directories of *.json): a text table by default, or CSV,\n"
          "JSON or Markdown on stdout; --html and --junit write files as well.\n"
@@ -162,7 +177,8 @@ const std::vector<CommandSpec>& command_specs() {
           {"Positional", {"paths"}}},
          {"", "Output"},
          "paths",
-         "CERT.json|DIR... (with --plan: default the plan's directory)"},
+         "CERT.json|DIR... (with --plan: default the plan's directory)",
+         {kExitPromotable, kExitError, kExitUsage}},
         {"verify-cert",
          "Re-check certs: prints each verdict, its source and gates, and every reason a cert is "
          "not promotable. Also reads attest's in-toto envelopes and the upstream tool's v0.1 certs "
@@ -177,7 +193,8 @@ const std::vector<CommandSpec>& command_specs() {
           {"Positional", {"certs"}}},
          {"", "Output"},
          "certs",
-         "CERT.json..."},
+         "CERT.json...",
+         {kExitPromotable, kExitNotPromotable, kExitError, kExitUsage}},
         {"keygen",
          "Writes a new Ed25519 key pair: KEY (the private key, PEM, mode 0600) and KEY.pub (the\n"
          "public key to hand to readers: verify-cert --trusted-key KEY.pub). Never overwrites.\n"
@@ -186,7 +203,8 @@ const std::vector<CommandSpec>& command_specs() {
          {{"", {"out", "help"}}},
          {},
          "",
-         ""},
+         "",
+         {kExitPromotable, kExitUsage}},
         {"attest",
          "Writes CERT as an in-toto attestation: a Statement v1 whose subjects are the cert file\n"
          "(the sha256 of its bytes; its internal digest as an annotation) and the model, server\n"
@@ -203,7 +221,8 @@ const std::vector<CommandSpec>& command_specs() {
          {{"", {"out@attest", "sign-key@attest", "trusted-key", "help", "cert"}}},
          {},
          "cert",
-         "CERT.json"},
+         "CERT.json",
+         {kExitPromotable, kExitError, kExitUsage}},
         {"plugins",
          "List the plugins bi-run would use: the bundled ones (found beside bi-run or in its "
          "installed plugin directory) and each --plugin file, with their versions, ABI, where each "
@@ -216,7 +235,8 @@ const std::vector<CommandSpec>& command_specs() {
           {"Output", {"help"}}},
          {"", "Output"},
          "",
-         ""},
+         "",
+         {kExitPromotable, kExitUsage, kExitError}},
         {"workset",
          "Run a work-set generator plugin and write its rows as a work-set JSON file (or to "
          "stdout). The same arguments give byte-identical output. No server is running here, so "
@@ -232,7 +252,8 @@ const std::vector<CommandSpec>& command_specs() {
           {"Output", {"help"}}},
          {"", "Output"},
          "",
-         ""},
+         "",
+         {kExitPromotable, kExitUsage, kExitError}},
         {"synth-model",
          "Write a random-weight llama-architecture GGUF model that llama.cpp's llama-server loads: "
          "a SentencePiece-style vocabulary (special, byte, printable and common-word tokens), an "
@@ -247,7 +268,8 @@ const std::vector<CommandSpec>& command_specs() {
             "ctx@synth-model", "vocab-words", "dtype@synth-model", "seed@synth-model"}}},
          {},
          "",
-         ""},
+         "",
+         {kExitPromotable, kExitUsage, kExitError}},
         {"baseline record",
          "Runs arm A (--parallel 1, serial) and its repeat A' against a server and keeps them as\n"
          "a baseline file: the work rows, every answer (invariant fields, text and its sha256,\n"
@@ -276,7 +298,8 @@ const std::vector<CommandSpec>& command_specs() {
             "models-toml", "models-dir", "ready-timeout", "shutdown-grace", "dry-run"}}},
          {"Baseline", "Cell", "Server", "Guards", "Requests", "Scoring and work-set", "Output"},
          "",
-         ""},
+         "",
+         kVerdictExits},
         {"baseline check",
          "Runs arm A and A' of a stored baseline (its work rows, model name, ctx, n_predict,\n"
          "endpoint, logprobs, scorer and KV label) against the server given now and compares\n"
@@ -302,7 +325,8 @@ const std::vector<CommandSpec>& command_specs() {
             "models-toml", "models-dir", "ready-timeout", "shutdown-grace", "dry-run"}}},
          {"Baseline", "Cell", "Server", "Guards", "Requests", "Scoring and work-set", "Output"},
          "",
-         ""},
+         "",
+         kVerdictExits},
         {"completion",
          "Prints a completion script for bi-run: its commands, every option of each (from the\n"
          "same tables as --help), and the server kinds, scorers and generators this bi-run\n"
@@ -317,7 +341,8 @@ const std::vector<CommandSpec>& command_specs() {
          {{"", {"plugin", "plugin-dir", "plugin-timeout"}}, {"Output", {"shell", "help"}}},
          {"", "Output"},
          "shell",
-         "bash|zsh|fish"},
+         "bash|zsh|fish",
+         {kExitPromotable, kExitUsage}},
     };
     return kSpecs;
 }

@@ -1,5 +1,6 @@
-// What each bi-run command takes: its description and the options it lists from the option table
-// (option_table.hpp), by group. The one place a command's options are declared.
+// What each bi-run command takes: its description, the options it lists from the option table
+// (option_table.hpp) by group, and the exit statuses it returns. The one place a command's
+// options are declared.
 #pragma once
 
 #include <string>
@@ -20,6 +21,9 @@ struct CommandSpec {
     std::vector<std::string> help_groups;  // the groups --help shows, in order; all when empty
     std::string_view positional;           // the option that takes the words that are not options
     std::string_view positional_help;      // what the usage line shows for them
+    // The exit statuses the command returns, in the order its description's "Exit status"
+    // paragraph names them (each one of kExitCodes; a CLI test checks the paragraph).
+    std::vector<int> exit_codes;
 };
 
 // Every command's spec, in the order `bi-run --help` lists the commands.

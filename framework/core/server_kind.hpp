@@ -64,6 +64,9 @@ struct KindRequest {
     std::string slot_field;        // names a slot for arm B's pins; "": the kind has no slots
     bool model_field = false;      // true: every body names the model ("model": --model)
     std::string tokenize_path;     // POST {"content": text} -> {"tokens": [...]}; "": none
+    // Streaming: `stream_fields` are sent besides "stream": true in every streamed body (what
+    // makes the kind report per-chunk progress and usage, e.g. timings_per_token).
+    Json stream_fields = Json::object();
 };
 
 // Which of the kind's signals show requests computing together (docs/servers.md "What GREEN

@@ -10,18 +10,28 @@
 
 namespace bi::http {
 
-void BoundedSocketImpl::arm(Clock::time_point deadline, std::size_t max_bytes) {
+void BoundedSocketImpl::arm(Clock::time_point deadline, std::size_t max_bytes,
+                            std::chrono::milliseconds max_gap) {
     deadline_ = deadline;
     max_bytes_ = max_bytes;
+    max_gap_ = max_gap;
+    last_data_ = Clock::now();
     received_ = 0;
     expired_ = false;
     over_limit_ = false;
+    stalled_ = false;
 }
 
-Poco::Timespan BoundedSocketImpl::time_left() {
-    const auto left =
-        std::chrono::duration_cast<std::chrono::microseconds>(deadline_ - Clock::now());
+Poco::Timespan BoundedSocketImpl::time_left(bool reading) {
+    const auto now = Clock::now();
+    const bool gap_first = reading && max_gap_.count() > 0 && last_data_ + max_gap_ < deadline_;
+    const auto until = gap_first ? last_data_ + max_gap_ : deadline_;
+    const auto left = std::chrono::duration_cast<std::chrono::microseconds>(until - now);
     if (left.count() <= 0) {
+        if (gap_first) {
+            stalled_ = true;
+            throw Poco::TimeoutException("no data within the stream's gap limit");
+        }
         expired_ = true;
         throw Poco::TimeoutException("the request's deadline passed");
     }
@@ -31,7 +41,7 @@ Poco::Timespan BoundedSocketImpl::time_left() {
 void BoundedSocketImpl::wait_for(int mode) {
     // poll() may round its wait down to whole milliseconds: ask again until the deadline has
     // really passed (time_left() throws then).
-    while (!poll(time_left(), mode | SELECT_ERROR)) {
+    while (!poll(time_left(mode == SELECT_READ), mode | SELECT_ERROR)) {
     }
 }
 
@@ -71,6 +81,7 @@ int BoundedSocketImpl::receiveBytes(void* buffer, int length, int flags) {
             error(errno);
         }
         received_ += static_cast<std::size_t>(n);
+        if (n > 0) last_data_ = Clock::now();
         if (received_ > max_bytes_) {
             over_limit_ = true;
             throw Poco::Net::MessageException("response larger than " + std::to_string(max_bytes_) +

@@ -19,8 +19,12 @@ class BoundedSocketImpl : public Poco::Net::StreamSocketImpl {
 public:
     using Clock = std::chrono::steady_clock;
 
-    void arm(Clock::time_point deadline, std::size_t max_bytes);
+    // `max_gap`: a receive that waits longer than this since the previous one returned data
+    // (or since arm()) throws Poco::TimeoutException with stalled() set; zero: no such limit.
+    void arm(Clock::time_point deadline, std::size_t max_bytes,
+             std::chrono::milliseconds max_gap = std::chrono::milliseconds::zero());
     bool expired() const { return expired_; }
+    bool stalled() const { return stalled_; }
     bool over_limit() const { return over_limit_; }
     std::size_t received() const { return received_; }
 
@@ -31,16 +35,20 @@ public:
 private:
     ~BoundedSocketImpl() override = default;  // reference-counted: Poco deletes it
 
-    // Time left before the deadline; throws (marking expired) when none is.
-    Poco::Timespan time_left();
+    // Time left before the deadline (and, when reading, before the gap limit); throws (marking
+    // expired or stalled) when none is.
+    Poco::Timespan time_left(bool reading = false);
     // Waits for the socket to become readable or writable before the deadline.
     void wait_for(int mode);
 
     Clock::time_point deadline_ = Clock::time_point::max();
+    std::chrono::milliseconds max_gap_{0};
+    Clock::time_point last_data_ = Clock::time_point::min();
     std::size_t max_bytes_ = 0;
     std::size_t received_ = 0;
     bool expired_ = false;
     bool over_limit_ = false;
+    bool stalled_ = false;
 };
 
 }  // namespace bi::http

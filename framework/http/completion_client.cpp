@@ -24,6 +24,43 @@ CompletionOutcome complete(HttpSession& session, const RequestOptions& options,
     return outcome;
 }
 
+StreamedCompletion complete_streamed(HttpSession& session, const RequestOptions& options,
+                                     std::string_view system, std::string_view prompt,
+                                     std::uint64_t seed, const StreamLimits& limits) {
+    RequestOptions streamed = options;
+    streamed.stream = true;
+    const std::string body = build_request_body(streamed, system, prompt, seed);
+    CompletionStream stream(options.endpoint, options.dialect.slot_field, limits.max_chunks);
+    SseReader reader;
+    std::vector<SseEvent> events;
+    StreamedCompletion done;
+    done.sent = std::chrono::steady_clock::now();
+    HttpOutcome sent = session.post_stream(
+        request_path(options), body,
+        [&](std::string_view bytes, std::chrono::steady_clock::time_point arrival) {
+            events.clear();
+            reader.feed(bytes, arrival, events);
+            for (const auto& event : events) stream.add(event);
+        },
+        limits.max_gap);
+    done.outcome.retries = sent.retries;
+    done.trace = stream.trace();
+    if (!sent.ok()) {
+        done.outcome.failure = std::move(sent.failure);
+    } else if (!sent.response.streamed) {
+        done.outcome.failure =
+            Failure{core::FailureMode::BadResponse,
+                    "asked to stream, the server answered " +
+                        (sent.response.content_type.empty() ? std::string("without a content type")
+                                                            : sent.response.content_type)};
+    } else {
+        const int retries = done.outcome.retries;
+        done.outcome = stream.finish(reader.pending());
+        done.outcome.retries = retries;
+    }
+    return done;
+}
+
 TokenCountOutcome tokenize(HttpSession& session, std::string_view text, const std::string& path) {
     core::Json request = core::Json::object();
     request.set("content", text);

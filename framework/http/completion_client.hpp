@@ -2,12 +2,15 @@
 // count through the server's own tokenizer.
 #pragma once
 
+#include <chrono>
+#include <cstddef>
 #include <cstdint>
 #include <optional>
 #include <string_view>
 
 #include "completion_request.hpp"
 #include "completion_response.hpp"
+#include "completion_stream.hpp"
 #include "http_session.hpp"
 
 namespace bi::http {
@@ -18,6 +21,25 @@ namespace bi::http {
 // arm deadline). Never throws for server or transport trouble.
 CompletionOutcome complete(HttpSession& session, const RequestOptions& options,
                            std::string_view system, std::string_view prompt, std::uint64_t seed);
+
+// What bounds a streamed answer besides the session's deadline and size limit.
+struct StreamLimits {
+    std::size_t max_chunks = 1u << 20;  // events, the final ones included
+    std::chrono::milliseconds max_gap = std::chrono::seconds(60);  // between two pieces
+};
+
+struct StreamedCompletion {
+    CompletionOutcome outcome;
+    StreamTrace trace;  // the token chunks as they arrived (those before a failure too)
+    std::chrono::steady_clock::time_point sent;  // when the request was handed to the session
+};
+
+// complete() with options.stream set: the answer is read as server-sent events and assembled
+// (CompletionStream). A 2xx answer that is not an event stream fails "bad_response" (the kind
+// was asked to stream and did not).
+StreamedCompletion complete_streamed(HttpSession& session, const RequestOptions& options,
+                                     std::string_view system, std::string_view prompt,
+                                     std::uint64_t seed, const StreamLimits& limits = {});
 
 struct TokenCountOutcome {
     std::int64_t count = 0;

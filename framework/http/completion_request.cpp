@@ -106,7 +106,10 @@ std::string build_request_body(const RequestOptions& options, std::string_view s
         for (const auto& [name, value] : options.dialect.fields.as_object()) body.set(name, value);
     body.set("temperature", 0.0);
     body.set("seed", static_cast<std::int64_t>(wire_seed(options.fixed_seed.value_or(seed))));
-    body.set("stream", false);
+    body.set("stream", options.stream);
+    if (options.stream && options.dialect.stream_fields.is_object())
+        for (const auto& [name, value] : options.dialect.stream_fields.as_object())
+            body.set(name, value);
     if (options.id_slot && !options.dialect.slot_field.empty())
         body.set(options.dialect.slot_field, *options.id_slot);
     if (options.dialect.model_field) body.set("model", options.model);

@@ -31,7 +31,8 @@ struct RequestOptions {
     std::size_t max_response_bytes = kDefaultMaxResponseBytes;      // per response
     // Paths and kind fields: the default kind's (its kind file) unless the run's kind is set.
     core::KindRequest dialect = io::default_server_kind().request;
-    std::string model;  // sent as "model" when the dialect has model_field
+    std::string model;    // sent as "model" when the dialect has model_field
+    bool stream = false;  // ask for the answer as server-sent events (with dialect.stream_fields)
 };
 
 // Top logprobs asked per token when --logprobs K > 0: max(K, kMinTopLogprobs), since the
@@ -63,6 +64,7 @@ std::uint32_t wire_seed(std::uint64_t seed);
 //               "max_tokens":n, "n_predict":n, and when K > 0 "logprobs":true, "top_logprobs":K'}
 //  Completion: {"prompt":P, "n_predict":n, "temperature":0, "top_k":1, "seed":S,
 //               "cache_prompt":false, "stream":false, "return_tokens":true, and "n_probs":K'}
+// With options.stream, "stream" is true and the dialect's stream_fields are added.
 // The dialect's limit_fields carry n, its fields are added as given, its slot_field carries
 // id_slot and, with model_field, "model" names options.model.
 // with K' = top_logprobs_asked(options) (sent only when K > 0).

@@ -231,15 +231,21 @@ std::string server_error_note(const Json& root) {
 
 CompletionOutcome parse_completion(EndpointKind endpoint, std::string_view body,
                                    std::string_view slot_field) {
-    CompletionOutcome outcome;
-    constexpr auto bad = core::FailureMode::BadResponse;
     Json root;
     try {
         root = io::parse_json(body, "response");
     } catch (const Error& e) {
-        outcome.failure = Failure{bad, e.what()};
+        CompletionOutcome outcome;
+        outcome.failure = Failure{core::FailureMode::BadResponse, e.what()};
         return outcome;
     }
+    return parse_completion_json(endpoint, root, slot_field);
+}
+
+CompletionOutcome parse_completion_json(EndpointKind endpoint, const core::Json& root,
+                                        std::string_view slot_field) {
+    CompletionOutcome outcome;
+    constexpr auto bad = core::FailureMode::BadResponse;
     if (!root.is_object()) {
         outcome.failure = Failure{
             bad, std::string("response is ") + core::type_name(root.type()) + ", expected object"};

@@ -71,4 +71,8 @@ CompletionOutcome parse_completion(
     EndpointKind endpoint, std::string_view body,
     std::string_view slot_field = io::default_server_kind().request.slot_field);
 
+// The same, for an answer already read as JSON (a streamed one, assembled).
+CompletionOutcome parse_completion_json(EndpointKind endpoint, const core::Json& root,
+                                        std::string_view slot_field);
+
 }  // namespace bi::http

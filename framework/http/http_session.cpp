@@ -60,7 +60,18 @@ public:
     explicit BoundedSocket(BoundedSocketImpl* impl) : StreamSocket(impl) {}
 };
 
-enum class AttemptError { None, Timeout, TooLarge, StaleConnection, Transport, Cancelled };
+enum class AttemptError { None, Timeout, Stalled, TooLarge, StaleConnection, Transport, Cancelled };
+
+// What a streamed request adds to a plain one.
+struct StreamRequest {
+    const StreamSink* sink;
+    std::chrono::milliseconds max_gap;
+};
+
+bool is_event_stream(const Poco::Net::HTTPResponse& response) {
+    const std::string type = response.getContentType();
+    return type.rfind("text/event-stream", 0) == 0;
+}
 
 struct Attempt {
     HttpResponse response;
@@ -97,6 +108,7 @@ struct HttpSession::Impl {
     std::size_t max_response_bytes = kDefaultMaxResponseBytes;
     std::unique_ptr<Poco::Net::HTTPClientSession> session;
     BoundedSocketImpl* socket = nullptr;  // owned by `session` (reference-counted)
+    bool delivered = false;  // this attempt handed bytes to a stream sink: it is never retried
 
     // cancel() runs on another thread: it may only shut down our duplicate of the socket in
     // flight, which this thread alone closes, under the mutex, so the descriptor cannot be
@@ -153,9 +165,28 @@ struct HttpSession::Impl {
         return text;
     }
 
+    // Hands the body to the sink piece by piece, as the reads return: a read of the stream
+    // buffer blocks only until some bytes (or the end) arrive.
+    void read_stream(std::istream& in, const StreamSink& sink) {
+        std::streambuf* buffer = in.rdbuf();
+        std::vector<char> piece(kBodyChunk);
+        while (buffer->sgetc() != std::char_traits<char>::eof()) {
+            const auto arrival = Clock::now();
+            const auto available =
+                std::min<std::streamsize>(std::max<std::streamsize>(buffer->in_avail(), 1),
+                                          static_cast<std::streamsize>(piece.size()));
+            const auto n = buffer->sgetn(piece.data(), available);
+            delivered = true;
+            sink(std::string_view(piece.data(), static_cast<std::size_t>(n)), arrival);
+        }
+        if (socket->expired() || socket->stalled() || socket->over_limit())
+            rethrow_network_error("reading the response stream failed");
+    }
+
     // The socket's own flags say what ended the attempt: Poco wraps or swallows its exceptions.
     AttemptError bounded_error(const Poco::Net::HTTPResponse& response) const {
         if (socket && socket->over_limit()) return AttemptError::TooLarge;
+        if (socket && socket->stalled()) return AttemptError::Stalled;
         if (socket && socket->expired()) return AttemptError::Timeout;
         if (response.hasContentLength() &&
             response.getContentLength64() > static_cast<Poco::Int64>(max_response_bytes))
@@ -164,12 +195,14 @@ struct HttpSession::Impl {
     }
 
     Attempt attempt(const std::string& method, std::string_view path, const std::string_view* body,
-                    Clock::time_point deadline) {
+                    Clock::time_point deadline, const StreamRequest* stream) {
         if (!session) open_session();
-        socket->arm(deadline, max_response_bytes);
+        socket->arm(deadline, max_response_bytes,
+                    stream ? stream->max_gap : std::chrono::milliseconds::zero());
         // Poco reads a zero timeout as "wait forever"; the socket enforces the deadline itself.
         session->setTimeout(to_timespan(std::max(timeout, std::chrono::milliseconds(1))));
         const bool reused = session->connected();
+        delivered = false;
         Poco::Net::HTTPRequest request(method, std::string(path), Poco::Net::HTTPMessage::HTTP_1_1);
         request.setKeepAlive(true);
         if (body) {
@@ -184,9 +217,17 @@ struct HttpSession::Impl {
             if (!out.good()) rethrow_network_error("sending the request failed");
             track_inflight();
             std::istream& in = session->receiveResponse(response);
-            std::string text = read_body(in, response);
+            const auto status = static_cast<int>(response.getStatus());
+            const bool streamed =
+                stream && status >= 200 && status < 300 && is_event_stream(response);
+            std::string text;
+            if (streamed)
+                read_stream(in, *stream->sink);
+            else
+                text = read_body(in, response);
             untrack_inflight();
-            result.response = HttpResponse{static_cast<int>(response.getStatus()), std::move(text)};
+            result.response =
+                HttpResponse{status, std::move(text), response.getContentType(), streamed};
             return result;
         } catch (const CancelledSignal&) {
             result.error = AttemptError::Cancelled;
@@ -194,10 +235,12 @@ struct HttpSession::Impl {
             result.error = AttemptError::Timeout;
             result.message = e.displayText();
         } catch (const Poco::Net::NoMessageException& e) {
-            result.error = reused ? AttemptError::StaleConnection : AttemptError::Transport;
+            result.error =
+                reused && !delivered ? AttemptError::StaleConnection : AttemptError::Transport;
             result.message = "connection closed without a response: " + e.displayText();
         } catch (const Poco::Net::ConnectionResetException& e) {
-            result.error = reused ? AttemptError::StaleConnection : AttemptError::Transport;
+            result.error =
+                reused && !delivered ? AttemptError::StaleConnection : AttemptError::Transport;
             result.message = "connection reset: " + e.displayText();
         } catch (const Poco::Exception& e) {
             result.error = AttemptError::Transport;
@@ -216,7 +259,7 @@ struct HttpSession::Impl {
     }
 
     HttpOutcome request(const std::string& method, std::string_view path,
-                        const std::string_view* body) {
+                        const std::string_view* body, const StreamRequest* stream = nullptr) {
         HttpOutcome outcome;
         const auto deadline = Clock::now() + std::max(timeout, std::chrono::milliseconds(1));
         for (int attempt_index = 0;; ++attempt_index) {
@@ -224,7 +267,7 @@ struct HttpSession::Impl {
                 outcome.failure = Failure{core::FailureMode::HttpError, "request cancelled"};
                 return outcome;
             }
-            Attempt a = attempt(method, path, body, deadline);
+            Attempt a = attempt(method, path, body, deadline, stream);
             if (a.error == AttemptError::StaleConnection && attempt_index == 0) {
                 ++outcome.retries;
                 continue;
@@ -241,6 +284,12 @@ struct HttpSession::Impl {
                     outcome.failure = Failure{core::FailureMode::HttpTimeout,
                                               target + "no complete response within " +
                                                   describe_duration(timeout) + " (total deadline)"};
+                    break;
+                case AttemptError::Stalled:
+                    outcome.failure =
+                        Failure{core::FailureMode::HttpTimeout,
+                                target + "no data for " + describe_duration(stream->max_gap) +
+                                    " (stream stalled)"};
                     break;
                 case AttemptError::TooLarge:
                     outcome.failure = Failure{core::FailureMode::BadResponse,
@@ -279,6 +328,12 @@ HttpOutcome HttpSession::get(std::string_view path) {
 
 HttpOutcome HttpSession::post_json(std::string_view path, std::string_view body_text) {
     return impl_->request(Poco::Net::HTTPRequest::HTTP_POST, path, &body_text);
+}
+
+HttpOutcome HttpSession::post_stream(std::string_view path, std::string_view body_text,
+                                     const StreamSink& sink, std::chrono::milliseconds max_gap) {
+    const StreamRequest stream{&sink, max_gap};
+    return impl_->request(Poco::Net::HTTPRequest::HTTP_POST, path, &body_text, &stream);
 }
 
 void HttpSession::set_timeout(std::chrono::milliseconds timeout) {

@@ -5,6 +5,7 @@
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -28,9 +29,15 @@ struct Failure {
 };
 
 struct HttpResponse {
-    int status = 0;  // 0 when no response arrived
-    std::string body;
+    int status = 0;    // 0 when no response arrived
+    std::string body;  // empty for a streamed answer (post_stream)
+    std::string content_type;
+    bool streamed = false;  // post_stream handed the body to its sink as it arrived
 };
+
+// The bytes of a streamed answer as they arrive, each piece with the moment its read returned.
+using StreamSink =
+    std::function<void(std::string_view bytes, std::chrono::steady_clock::time_point arrival)>;
 
 struct HttpOutcome {
     HttpResponse response;           // also filled for a non-2xx answer
@@ -69,6 +76,14 @@ public:
 
     HttpOutcome get(std::string_view path);
     HttpOutcome post_json(std::string_view path, std::string_view body_text);
+
+    // POST whose 2xx text/event-stream answer is read as it arrives: each piece goes to `sink`
+    // and response.streamed is set. Any other answer is read whole, as post_json reads it (a
+    // server that did not stream is the caller's to judge). The deadline and size limit hold
+    // as for every request; besides, a gap longer than `max_gap` between two pieces of the
+    // answer fails it "http_timeout", message "no data for 10 s (stream stalled)".
+    HttpOutcome post_stream(std::string_view path, std::string_view body_text,
+                            const StreamSink& sink, std::chrono::milliseconds max_gap);
 
     void set_timeout(std::chrono::milliseconds timeout);
     std::chrono::milliseconds timeout() const;

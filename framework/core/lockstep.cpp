@@ -1,0 +1,90 @@
+#include "lockstep.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+namespace bi::core {
+
+namespace {
+
+double median(std::vector<double> values) {
+    if (values.empty()) return -1.0;
+    const auto middle = values.begin() + static_cast<std::ptrdiff_t>(values.size() / 2);
+    std::nth_element(values.begin(), middle, values.end());
+    return *middle;
+}
+
+// The decode window of a request: from its first chunk to its last.
+bool decoding_at(const StreamTimeline& r, double t) {
+    return r.steps_ms.size() >= 2 && r.steps_ms.front() <= t && t <= r.steps_ms.back();
+}
+
+// The distance from `t` to the nearest chunk of `r`.
+double nearest(const StreamTimeline& r, double t) {
+    const auto& s = r.steps_ms;
+    const auto above = std::lower_bound(s.begin(), s.end(), t);
+    double best = INFINITY;
+    if (above != s.end()) best = *above - t;
+    if (above != s.begin()) best = std::min(best, t - *std::prev(above));
+    return best;
+}
+
+}  // namespace
+
+bool LockstepEvidence::lockstep_at_n() const {
+    return full_steps >= 2 && lockstep_full_steps >= 2 &&
+           static_cast<double>(lockstep_full_steps) >=
+               kLockstepShare * static_cast<double>(full_steps);
+}
+
+double LockstepEvidence::margin() const {
+    if (full_steps == 0) return -1.0;
+    return static_cast<double>(lockstep_full_steps) / static_cast<double>(full_steps) -
+           kLockstepShare;
+}
+
+LockstepEvidence judge_lockstep(const std::vector<StreamTimeline>& pass, int n) {
+    LockstepEvidence e;
+    e.n = n;
+    const double tolerance = 1.0 / (2.0 * std::max(n, 1));
+    std::vector<double> pair_phases;
+    for (std::size_t i = 0; i < pass.size(); ++i) {
+        const auto& steps = pass[i].steps_ms;
+        if (steps.size() < 2) {
+            e.too_short_ids.push_back(pass[i].id);
+            continue;
+        }
+        std::int64_t shared = 0;
+        std::int64_t judged = 0;
+        std::vector<std::vector<double>> phases(pass.size());
+        for (std::size_t k = 1; k < steps.size(); ++k) {
+            const double gap = steps[k] - steps[k - 1];
+            if (!(gap > 0)) continue;  // two chunks of one step: judged as one
+            ++judged;
+            int together = 1;
+            int decoding = 1;
+            for (std::size_t j = 0; j < pass.size(); ++j) {
+                if (j == i || !decoding_at(pass[j], steps[k])) continue;
+                ++decoding;
+                const double offset = std::min(nearest(pass[j], steps[k]) / gap, 0.5);
+                phases[j].push_back(offset);
+                if (offset <= tolerance) ++together;
+            }
+            if (together >= 2) ++shared;
+            e.peak = std::max(e.peak, together);
+            if (decoding >= n) {
+                ++e.full_steps;
+                if (together >= n) ++e.lockstep_full_steps;
+            }
+        }
+        for (const auto& with_j : phases)
+            if (with_j.size() >= 2) pair_phases.push_back(median(with_j));
+        const bool cobatched = judged > 0 && static_cast<double>(shared) >=
+                                                 kLockstepShare * static_cast<double>(judged);
+        (cobatched ? e.cobatched_ids : e.not_cobatched_ids).push_back(pass[i].id);
+    }
+    e.phase = median(std::move(pair_phases));
+    return e;
+}
+
+}  // namespace bi::core

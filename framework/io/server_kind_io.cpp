@@ -158,7 +158,7 @@ core::KindRequest read_request(const toml::table& root, const std::string& path)
     const toml::table& t = *table;
     toml_read::check_keys(t,
                           {"chat_path", "completion_path", "limit_fields", "fields", "slot_field",
-                           "model_field", "tokenize_path"},
+                           "model_field", "tokenize_path", "stream_fields"},
                           path, "[request]");
     if (auto chat = path_at(t, "chat_path", path, "request"); !chat.empty())
         request.chat_path = std::move(chat);
@@ -173,6 +173,13 @@ core::KindRequest read_request(const toml::table& root, const std::string& path)
         for (const auto owned : kOwnedFields)
             if (request.fields.find(owned))
                 bad(path, "request.fields." + std::string(owned) + ": bi-run sets it itself");
+    }
+    if (const toml::node* fields = t.get("stream_fields")) {
+        if (!fields->is_table()) bad(path, "request.stream_fields must be a table");
+        request.stream_fields = json_of(*fields, path, "request.stream_fields");
+        for (const auto owned : kOwnedFields)
+            if (request.stream_fields.find(owned))
+                bad(path, "request.stream_fields." + std::string(owned) + ": bi-run sets it itself");
     }
     request.slot_field = toml_read::string_at(t, "slot_field", path, "request");
     request.model_field = bool_at(t, "model_field", false, path, "request");

@@ -78,6 +78,9 @@ TEST_CASE("server kind: every way a file can be wrong is refused, naming it", "[
         {kValid + "env = { \"1X\" = \"a\" }\n", "'1X' is not an environment variable name"},
         {kValid + "env = { X = \"{nope}\" }\n", "launch.env.X: unknown placeholder {nope}"},
         {kValid + "[request]\nfields = { seed = 1 }\n", "request.fields.seed: bi-run sets it"},
+        {kValid + "[request]\nstream_fields = { stream = false }\n",
+         "request.stream_fields.stream: bi-run sets it"},
+        {kValid + "[request]\nstream_fields = 1\n", "request.stream_fields must be a table"},
         {kValid + "[request]\nlimit_fields = []\n", "request.limit_fields must name"},
         {kValid + "[request]\nchat = \"/x\"\n", "unknown key 'chat' in [request]"},
         {kValid + "[evidence]\nslots_path = \"/slots\"\n", "evidence.slot_busy must name"},
@@ -210,6 +213,7 @@ model_form = "directory"
 chat_path = "/api/chat"
 limit_fields = ["max_new_tokens"]
 fields = { top_k = 1, options = { mirostat = 0 } }
+stream_fields = { stream_options = { include_usage = true } }
 model_field = true
 [evidence]
 metrics_path = "/stats"
@@ -233,6 +237,7 @@ version_argv = []
     CHECK(kind.request.slot_field.empty());
     CHECK(kind.request.model_field);
     CHECK(kind.request.fields.find("options")->find("mirostat")->as_int() == 0);
+    CHECK(kind.request.stream_fields.find("stream_options")->find("include_usage")->as_bool());
     CHECK(kind.evidence.has_gauge());
     CHECK_FALSE(kind.evidence.has_slots());
     CHECK_FALSE(kind.evidence.has_steps());

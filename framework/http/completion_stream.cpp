@@ -1,5 +1,6 @@
 #include "completion_stream.hpp"
 
+#include <algorithm>
 #include <utility>
 
 #include "core/error.hpp"
@@ -46,6 +47,26 @@ void merge_tool_calls(Json& calls, const Json& pieces) {
 }
 
 }  // namespace
+
+std::vector<double> chunk_times_ms(const StreamTrace& trace,
+                                   std::chrono::steady_clock::time_point origin) {
+    std::vector<double> arrival;
+    arrival.reserve(trace.chunks.size());
+    bool server_clock = !trace.chunks.empty();
+    for (const auto& chunk : trace.chunks) {
+        arrival.push_back(
+            std::chrono::duration<double, std::milli>(chunk.arrival - origin).count());
+        server_clock = server_clock && chunk.server_ms.has_value();
+    }
+    if (!server_clock) return arrival;
+    double offset = arrival.front() - *trace.chunks.front().server_ms;
+    for (std::size_t k = 0; k < arrival.size(); ++k)
+        offset = std::min(offset, arrival[k] - *trace.chunks[k].server_ms);
+    std::vector<double> made;
+    made.reserve(arrival.size());
+    for (const auto& chunk : trace.chunks) made.push_back(offset + *chunk.server_ms);
+    return made;
+}
 
 CompletionStream::CompletionStream(EndpointKind endpoint, std::string slot_field,
                                    std::size_t max_chunks)

@@ -28,6 +28,14 @@ struct StreamTrace {
     std::vector<StreamChunk> chunks;  // the token-carrying chunks, in order
 };
 
+// When each token chunk was made, in ms since `origin`, for the lockstep evidence. With the
+// server's clock on every chunk, its times are placed on the client's clock by the chunk that
+// arrived soonest after it was made (offset = min(arrival - server_ms)): a chunk the client read
+// late then keeps the moment it was made, while a server that made its tokens late cannot hide
+// it (no chunk arrives before it is made). Without that clock, the arrival times.
+std::vector<double> chunk_times_ms(const StreamTrace& trace,
+                                   std::chrono::steady_clock::time_point origin);
+
 // Reads the events of one streamed answer in the dialect of `endpoint`:
 //  Completion  llama-server's /completion stream: objects with "stop"; each partial carries
 //              content, tokens, tokens_predicted and, when asked, completion_probabilities and

@@ -3,6 +3,8 @@
 
 #include <cstdio>
 
+#include "io/json_text.hpp"
+
 namespace bi::mock {
 
 namespace {
@@ -147,6 +149,109 @@ Json chat_completion_body(const CompletionRequest& request, const CompletionOutc
     if (request.want_logprobs)
         choice.set("logprobs", Json::Object{{"content", logprob_list(outcome)}});
     return oai_envelope("chat.completion", outcome, context, std::move(choice));
+}
+
+namespace {
+
+// The timings a chunk carries: the tokens so far and the generation clock at the last of them.
+Json chunk_timings(const CompletionOutcome& so_far, std::size_t token_index) {
+    const auto n = static_cast<std::int64_t>(token_index + 1);
+    const double ms = token_index < so_far.token_ms.size() ? so_far.token_ms[token_index] : 0.0;
+    return Json::Object{{"cache_n", 0},
+                        {"prompt_n", so_far.n_prompt},
+                        {"prompt_ms", so_far.prompt_ms},
+                        {"predicted_n", n},
+                        {"predicted_ms", ms},
+                        {"predicted_per_token_ms", per_token(static_cast<double>(n), ms)},
+                        {"predicted_per_second", per_second(static_cast<double>(n), ms)}};
+}
+
+Json chat_chunk(const CompletionOutcome& outcome, const ReplyContext& context, Json delta,
+                Json finish) {
+    Json choice = Json::Object{
+        {"finish_reason", std::move(finish)}, {"index", 0}, {"delta", std::move(delta)}};
+    return Json::Object{{"choices", Json::Array{std::move(choice)}},
+                        {"created", context.created},
+                        {"id", completion_id(outcome)},
+                        {"model", context.model},
+                        {"system_fingerprint", context.build_info},
+                        {"object", "chat.completion.chunk"}};
+}
+
+}  // namespace
+
+std::vector<std::string> stream_token_events(const CompletionRequest& request,
+                                             const CompletionOutcome& so_far,
+                                             std::size_t token_index, const ReplyContext& context) {
+    const GeneratedToken& token = so_far.tokens[token_index];
+    std::vector<std::string> events;
+    if (request.endpoint == Endpoint::Completion) {
+        Json chunk = Json::Object{{"index", 0},
+                                  {"content", token.chosen.piece},
+                                  {"tokens", Json::Array{Json(token.chosen.id)}},
+                                  {"stop", false},
+                                  {"id_slot", so_far.id_slot},
+                                  {"tokens_predicted", static_cast<std::int64_t>(token_index + 1)},
+                                  {"tokens_evaluated", so_far.n_prompt}};
+        if (request.timings_per_token) chunk.set("timings", chunk_timings(so_far, token_index));
+        if (request.want_logprobs)
+            chunk.set("completion_probabilities", Json::Array{logprob_entry(token)});
+        events.push_back(io::to_json_text(chunk));
+        return events;
+    }
+    if (token_index == 0 && request.endpoint == Endpoint::OaiChat)
+        events.push_back(io::to_json_text(chat_chunk(
+            so_far, context, Json::Object{{"role", "assistant"}, {"content", Json()}}, Json())));
+    Json chunk;
+    if (request.endpoint == Endpoint::OaiChat) {
+        chunk = chat_chunk(so_far, context, Json::Object{{"content", token.chosen.piece}}, Json());
+    } else {
+        chunk = oai_envelope("text_completion", so_far, context,
+                             Json::Object{{"text", token.chosen.piece},
+                                          {"index", 0},
+                                          {"logprobs", Json()},
+                                          {"finish_reason", Json()}});
+        chunk.erase("usage");
+    }
+    Json& choice = chunk["choices"].as_array().front();
+    if (request.want_logprobs)
+        choice.set("logprobs", Json::Object{{"content", Json::Array{logprob_entry(token)}}});
+    chunk.erase("timings");
+    if (request.timings_per_token) chunk.set("timings", chunk_timings(so_far, token_index));
+    events.push_back(io::to_json_text(chunk));
+    return events;
+}
+
+std::vector<std::string> stream_final_events(const CompletionRequest& request,
+                                             const CompletionOutcome& outcome,
+                                             const ReplyContext& context) {
+    if (request.endpoint == Endpoint::Completion) {
+        CompletionRequest streamed = request;
+        streamed.want_logprobs = false;  // sent with each token
+        streamed.return_tokens = false;
+        Json body = completion_body(streamed, outcome, context);
+        body.set("content", "");
+        return {io::to_json_text(body)};
+    }
+    Json last = chat_chunk(outcome, context, Json::object(), finish_reason(outcome));
+    if (request.endpoint == Endpoint::OaiCompletion) {
+        last = oai_envelope("text_completion", outcome, context,
+                            Json::Object{{"text", ""},
+                                         {"index", 0},
+                                         {"logprobs", Json()},
+                                         {"finish_reason", finish_reason(outcome)}});
+        last.erase("usage");
+    }
+    last.set("timings", timings_of(outcome));
+    std::vector<std::string> events{io::to_json_text(last)};
+    if (request.include_usage) {
+        Json usage = chat_chunk(outcome, context, Json::object(), Json());
+        usage.set("choices", Json::array());
+        usage.set("usage", usage_of(outcome));
+        events.push_back(io::to_json_text(usage));
+    }
+    events.push_back("[DONE]");
+    return events;
 }
 
 }  // namespace bi::mock

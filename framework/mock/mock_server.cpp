@@ -53,6 +53,20 @@ void drop_connection(Poco::Net::HTTPServerRequest& request,
     }
 }
 
+// A streamed reply, its events written and flushed as the producer hands them over. A client
+// that hangs up ends the producer's reading with the next write.
+void send_stream(const HttpReply& reply, Poco::Net::HTTPServerResponse& response) {
+    response.setChunkedTransferEncoding(true);
+    response.setKeepAlive(false);
+    std::ostream& out = response.send();
+    for (bool more = true; more && out.good();) {
+        std::string events;
+        more = reply.stream(events);
+        if (!events.empty()) out.write(events.data(), static_cast<std::streamsize>(events.size()));
+        out.flush();
+    }
+}
+
 class Handler : public Poco::Net::HTTPRequestHandler {
 public:
     explicit Handler(MockService& service) : service_(service) {}
@@ -78,6 +92,7 @@ public:
             response.setStatusAndReason(
                 static_cast<Poco::Net::HTTPResponse::HTTPStatus>(reply.status));
             response.setContentType(reply.content_type);
+            if (reply.stream) return send_stream(reply, response);
             response.sendBuffer(reply.body.data(), reply.body.size());
         } catch (...) {
             // A client that vanished mid-request or mid-reply: nothing to answer.

@@ -20,6 +20,14 @@ using core::Json;
 
 constexpr const char* kInvalidRequest = "invalid_request_error";
 
+// A dead server's answer: the connection closes without a reply.
+HttpReply dropped_connection() {
+    HttpReply reply;
+    reply.status = 0;
+    reply.drop_connection = true;
+    return reply;
+}
+
 std::int64_t unix_now() {
     return static_cast<std::int64_t>(std::time(nullptr));
 }
@@ -96,7 +104,7 @@ void MockService::wait_for_stop() {
 
 HttpReply MockService::handle(const HttpCall& call) noexcept {
     try {
-        if (crashed_) return HttpReply{0, "", "", true};
+        if (crashed_) return dropped_connection();
         return route(call);
     } catch (const Error& e) {
         if (e.category() == ErrorCategory::Input || e.category() == ErrorCategory::Json)
@@ -159,6 +167,49 @@ HttpReply MockService::tokenize_reply(const std::string& body) {
     return json_reply(200, Json::Object{{"tokens", std::move(tokens)}});
 }
 
+HttpReply MockService::stream_reply(const CompletionRequest& request, Scheduler::Ticket ticket,
+                                    const ReplyContext& context) {
+    HttpReply reply;
+    reply.content_type = "text/event-stream";
+    // The reader's state lives in the producer: the tokens already sent and whether it is over.
+    struct State {
+        std::size_t sent = 0;
+        bool over = false;
+    };
+    auto state = std::make_shared<State>();
+    reply.stream = [this, request, ticket, context, state](std::string& events) {
+        if (state->over) return false;
+        StreamProgress progress = scheduler_.next_progress(ticket, state->sent);
+        const auto frame = [&events](const std::string& data) {
+            events += "data: " + data + "\n\n";
+        };
+        if (progress.over && progress.outcome.cancelled) {
+            frame(io::to_json_text(error_body(503, "the server is stopping", "unavailable_error")));
+            state->over = true;
+            return false;
+        }
+        // The outcome so far: what the token chunks count and time against.
+        CompletionOutcome so_far = progress.outcome;
+        // Token chunks index the task's whole token list: pad what came before with the count.
+        so_far.tokens.resize(std::max(so_far.tokens.size(), state->sent + progress.tokens.size()));
+        so_far.token_ms.resize(so_far.tokens.size());
+        for (std::size_t i = 0; i < progress.tokens.size(); ++i) {
+            so_far.tokens[state->sent + i] = progress.tokens[i];
+            so_far.token_ms[state->sent + i] = progress.token_ms[i];
+        }
+        for (std::size_t i = 0; i < progress.tokens.size(); ++i)
+            for (const auto& event : stream_token_events(request, so_far, state->sent + i, context))
+                frame(event);
+        state->sent += progress.tokens.size();
+        if (!progress.over) return true;
+        for (const auto& event : stream_final_events(request, progress.outcome, context))
+            frame(event);
+        state->over = true;
+        return false;
+    };
+    return reply;
+}
+
 HttpReply MockService::complete(Endpoint endpoint, const std::string& body) {
     const auto request = parse_completion_request(endpoint, parse_body(body));
     const auto n_prompt = static_cast<int>(request.prompt.size());
@@ -173,11 +224,11 @@ HttpReply MockService::complete(Endpoint endpoint, const std::string& body) {
     }
     if (config_.crash_after >= 0 && completions_.fetch_add(1) >= config_.crash_after) {
         crash();
-        return HttpReply{0, "", "", true};
+        return dropped_connection();
     }
     if (config_.hang) {
         wait_for_stop();
-        if (crashed_) return HttpReply{0, "", "", true};
+        if (crashed_) return dropped_connection();
         return error_reply(503, "the server is stopping", "unavailable_error");
     }
 
@@ -190,13 +241,14 @@ HttpReply MockService::complete(Endpoint endpoint, const std::string& body) {
     job.stop = request.stop;
     job.id_slot = request.id_slot;
     job.params = request.settings;
+    const ReplyContext context{model_name(config_), build_info_, unix_now()};
+    if (request.stream) return stream_reply(request, scheduler_.submit(std::move(job)), context);
     const CompletionOutcome outcome = scheduler_.run(std::move(job));
     if (outcome.cancelled) {
-        if (crashed_) return HttpReply{0, "", "", true};
+        if (crashed_) return dropped_connection();
         return error_reply(503, "the server is stopping", "unavailable_error");
     }
 
-    const ReplyContext context{model_name(config_), build_info_, unix_now()};
     switch (endpoint) {
         case Endpoint::Completion:
             return json_reply(200, completion_body(request, outcome, context));

@@ -9,6 +9,7 @@
 #include <mutex>
 #include <string>
 
+#include "completion_bodies.hpp"
 #include "mock_config.hpp"
 #include "request_parsing.hpp"
 #include "scheduler.hpp"
@@ -26,6 +27,9 @@ struct HttpReply {
     std::string content_type = "application/json; charset=utf-8";
     std::string body;
     bool drop_connection = false;  // close the socket without answering (a dead server)
+    // A streamed answer: the body is empty and each call appends the next events, already framed
+    // ("data: ...\n\n"), blocking until there are some; false after the last.
+    std::function<bool(std::string& events)> stream;
 };
 
 HttpReply json_reply(int status, const core::Json& body);
@@ -52,6 +56,8 @@ public:
 private:
     HttpReply route(const HttpCall& call);
     HttpReply complete(Endpoint endpoint, const std::string& body);
+    HttpReply stream_reply(const CompletionRequest& request, Scheduler::Ticket ticket,
+                           const ReplyContext& context);
     HttpReply tokenize_reply(const std::string& body);
     bool loading() const;
     void crash();

@@ -248,8 +248,12 @@ CompletionRequest parse_completion_request(Endpoint endpoint, const Json& body) 
     if (!body.is_object()) bad("the request body must be a JSON object");
     CompletionRequest request;
     request.endpoint = endpoint;
-    if (bool_field(body, "stream").value_or(false))
-        bad("\"stream\": the mock does not stream; send stream=false");
+    request.stream = bool_field(body, "stream").value_or(false);
+    request.timings_per_token = bool_field(body, "timings_per_token").value_or(false);
+    if (const Json* options = field(body, "stream_options")) {
+        if (!options->is_object()) bad("\"stream_options\" must be an object");
+        request.include_usage = bool_field(*options, "include_usage").value_or(false);
+    }
     if (const auto n = int_field(body, "n", 0, 1000); n && *n != 1)
         bad("\"n\": the mock returns exactly one choice");
     if (endpoint == Endpoint::OaiChat) {

@@ -23,8 +23,11 @@ struct CompletionRequest {
     int n_probs = 0;                        // alternatives per token
     bool return_tokens = false;             // /completion: echo generated ids in "tokens"
     std::vector<std::string> stop;
-    int id_slot = -1;     // the slot asked for ("id_slot"); -1: any free one
-    core::Json settings;  // generation settings as llama-server echoes them
+    int id_slot = -1;                // the slot asked for ("id_slot"); -1: any free one
+    bool stream = false;             // answer as server-sent events, one chunk per token
+    bool timings_per_token = false;  // a stream's chunks carry timings (the generation clock)
+    bool include_usage = false;      // a chat stream ends with a usage chunk
+    core::Json settings;             // generation settings as llama-server echoes them
 };
 
 CompletionRequest parse_completion_request(Endpoint endpoint, const core::Json& body);

@@ -53,6 +53,7 @@ struct Scheduler::Task {
     int slot = -1;
     State state = State::Queued;
     std::vector<GeneratedToken> tokens;
+    std::vector<double> token_ms;
     std::string content;
     std::string stop_type;
     std::string stopping_word;
@@ -153,25 +154,59 @@ Scheduler::Ticket Scheduler::submit(CompletionJob job) {
     return task;
 }
 
-CompletionOutcome Scheduler::wait(const Ticket& ticket) {
-    std::unique_lock<std::mutex> lock(mutex_);
-    Task& task = *ticket;
-    task.done.wait(lock, [&] {
-        return task.state == Task::State::Done || task.state == Task::State::Cancelled;
-    });
+CompletionOutcome Scheduler::outcome_locked(Task& task, bool take) const {
     CompletionOutcome outcome;
     outcome.cancelled = task.state == Task::State::Cancelled;
     outcome.id_slot = task.slot;
     outcome.id_task = task.id;
     outcome.n_prompt = task.n_prompt;
     if (outcome.cancelled) return outcome;
-    outcome.tokens = std::move(task.tokens);
-    outcome.content = std::move(task.content);
+    if (take) {
+        outcome.tokens = std::move(task.tokens);
+        outcome.token_ms = std::move(task.token_ms);
+        outcome.content = std::move(task.content);
+    } else {
+        outcome.tokens = task.tokens;
+        outcome.token_ms = task.token_ms;
+        outcome.content = task.content;
+    }
     outcome.stop_type = task.stop_type;
     outcome.stopping_word = task.stopping_word;
     outcome.prompt_ms = ms_between(task.admitted, task.prompt_finished);
     outcome.predicted_ms = ms_between(task.prompt_finished, task.finished);
     return outcome;
+}
+
+CompletionOutcome Scheduler::wait(const Ticket& ticket) {
+    std::unique_lock<std::mutex> lock(mutex_);
+    Task& task = *ticket;
+    task.done.wait(lock, [&] {
+        return task.state == Task::State::Done || task.state == Task::State::Cancelled;
+    });
+    return outcome_locked(task, true);
+}
+
+StreamProgress Scheduler::next_progress(const Ticket& ticket, std::size_t have) {
+    std::unique_lock<std::mutex> lock(mutex_);
+    Task& task = *ticket;
+    const auto over = [&task] {
+        return task.state == Task::State::Done || task.state == Task::State::Cancelled;
+    };
+    task.done.wait(lock, [&] { return task.tokens.size() > have || over(); });
+    StreamProgress progress;
+    const auto from = static_cast<std::ptrdiff_t>(std::min(have, task.tokens.size()));
+    progress.tokens.assign(task.tokens.begin() + from, task.tokens.end());
+    progress.token_ms.assign(task.token_ms.begin() + from, task.token_ms.end());
+    progress.over = over();
+    if (progress.over) {
+        progress.outcome = outcome_locked(task, false);
+    } else {  // who is answering, so far: the slot, the task and the prompt
+        progress.outcome.id_slot = task.slot;
+        progress.outcome.id_task = task.id;
+        progress.outcome.n_prompt = task.n_prompt;
+        progress.outcome.prompt_ms = ms_between(task.admitted, task.prompt_finished);
+    }
+    return progress;
 }
 
 bool Scheduler::step() {
@@ -254,6 +289,8 @@ void Scheduler::notify_finished(std::unique_lock<std::mutex>& lock) {
     std::vector<Ticket> finished;
     finished.swap(finished_);
     lock.unlock();
+    std::sort(finished.begin(), finished.end());
+    finished.erase(std::unique(finished.begin(), finished.end()), finished.end());
     for (const auto& task : finished) task->done.notify_all();
     lock.lock();
 }
@@ -316,7 +353,9 @@ bool Scheduler::step_locked() {
                                base_token(task.key, context.position, task.job.n_probs),
                                task.job.echo[static_cast<std::size_t>(context.position)]);
         task.tokens.push_back(std::move(token));
+        task.token_ms.push_back(ms_between(task.prompt_finished, now));
         task.content += task.tokens.back().chosen.piece;
+        finished_.push_back(slot.task);  // a streaming reader waits for each token
         ++counters_.tokens_predicted_total;
         counters_.n_tokens_max = std::max<std::uint64_t>(
             counters_.n_tokens_max, static_cast<std::uint64_t>(task.n_prompt) + task.tokens.size());

@@ -42,6 +42,20 @@ struct CompletionOutcome {
     std::string stopping_word;
     double prompt_ms = 0.0;
     double predicted_ms = 0.0;
+    // Per token, the ms from the end of the prompt to the step that made it: the generation
+    // clock a streamed chunk reports (timings.predicted_ms).
+    std::vector<double> token_ms;
+};
+
+// What a streaming reader gets: the tokens made since it last asked, and the outcome once the
+// task is over.
+struct StreamProgress {
+    std::vector<GeneratedToken> tokens;
+    std::vector<double> token_ms;
+    bool over = false;  // done or cancelled
+    // Over: all of the task's tokens, as wait() returns them; else only the slot, task, prompt
+    // size and prompt time.
+    CompletionOutcome outcome;
 };
 
 struct SchedulerOptions {
@@ -101,6 +115,10 @@ public:
     CompletionOutcome wait(const Ticket& ticket);
     CompletionOutcome run(CompletionJob job) { return wait(submit(std::move(job))); }
 
+    // Waits until the task has made more than `have` tokens or is over; what it made after the
+    // first `have`. For a streamed answer, in place of wait().
+    StreamProgress next_progress(const Ticket& ticket, std::size_t have);
+
     // One decode step over every busy slot; false when none was busy.
     bool step();
 
@@ -122,6 +140,7 @@ private:
     // the batch for kConcurrentHold: skip the tick.
     bool solo_past_grace_locked() const;
     void finish_locked(Slot& slot, const std::string& stop_type);
+    CompletionOutcome outcome_locked(Task& task, bool take) const;
     void notify_finished(std::unique_lock<std::mutex>& lock);
     void loop();
     // The wall time of the next paced step.
@@ -133,7 +152,7 @@ private:
     std::condition_variable wake_;
     std::vector<Slot> slots_;
     std::deque<Ticket> queue_;
-    std::vector<Ticket> finished_;  // finished in the last step, not yet notified
+    std::vector<Ticket> finished_;  // finished or given a token in the last step, not yet notified
     SchedulerStats counters_;
     std::int64_t next_task_id_ = 0;
     core::SplitMix64 coin_;  // the Stochastic divergence coin, one draw per arrival

@@ -206,6 +206,25 @@ TEST_CASE("stream: a chat stream whose counts disagree, or that goes on, fails c
         Catch::Contains("usage.completion_tokens 2 but 1 logprob entries were streamed"));
 }
 
+TEST_CASE("stream: chunk times use the server's clock, anchored by the soonest arrival",
+          "[http][stream]") {
+    const auto origin = Clock::now();
+    StreamTrace trace;
+    // Made at 100, 120, 140 ms; the second read 15 ms late, the first and third on time (+1).
+    trace.chunks = {{origin + milliseconds(101), 1, 0.0},
+                    {origin + milliseconds(135), 1, 20.0},
+                    {origin + milliseconds(141), 1, 40.0}};
+    const auto made = chunk_times_ms(trace, origin);
+    REQUIRE(made.size() == 3);
+    CHECK(made[0] == Approx(101.0));
+    CHECK(made[1] == Approx(121.0));
+    CHECK(made[2] == Approx(141.0));
+    // One chunk without the server's clock: the arrival times, as read.
+    trace.chunks[1].server_ms.reset();
+    const auto read = chunk_times_ms(trace, origin);
+    CHECK(read[1] == Approx(135.0));
+}
+
 namespace {
 
 std::string event_stream_head() {

@@ -1,0 +1,130 @@
+// The mock streams as llama-server does: one chunk per token with the generation clock on it,
+// the answer assembled from the chunks equal to the unstreamed one, and concurrent streams of
+// one batch in lockstep, told apart from streams decoded one after another.
+#include <catch2/catch.hpp>
+
+#include <chrono>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "core/lockstep.hpp"
+#include "http/completion_client.hpp"
+#include "io/server_kind_io.hpp"
+#include "test_client.hpp"
+
+using namespace bi;
+using Clock = std::chrono::steady_clock;
+
+namespace {
+
+http::RequestOptions request_options(http::EndpointKind endpoint) {
+    http::RequestOptions options;
+    options.endpoint = endpoint;
+    options.n_predict = 16;
+    options.logprobs = 2;
+    options.dialect = io::default_server_kind().request;
+    return options;
+}
+
+std::string prompt(int i) {
+    return "Request " + std::to_string(i) + ": describe a river in a few words.";
+}
+
+// What must be equal streamed or not: the text, the ids and the logprobs.
+struct Answer {
+    std::string content;
+    std::optional<std::vector<std::int64_t>> ids;
+    std::optional<std::vector<double>> logprobs;
+    bool operator==(const Answer& o) const {
+        return content == o.content && ids == o.ids && logprobs == o.logprobs;
+    }
+};
+
+Answer answer_of(const http::CompletionOutcome& outcome) {
+    INFO((outcome.failure ? outcome.failure->message : std::string()));
+    REQUIRE(outcome.ok());
+    return {outcome.result.content, outcome.result.token_ids, outcome.result.token_logprobs};
+}
+
+http::Endpoint endpoint_of(const mock::MockServer& server) {
+    return {"127.0.0.1", server.port()};
+}
+
+// N streams sent at once: the scheduler is held until each has its slot, so they share every
+// decode step from the first.
+std::vector<http::StreamedCompletion> stream_together(mock::MockServer& server,
+                                                      const http::RequestOptions& options, int n) {
+    std::vector<http::StreamedCompletion> done(static_cast<std::size_t>(n));
+    server.pause();
+    std::vector<std::thread> workers;
+    for (int i = 0; i < n; ++i)
+        workers.emplace_back([&, i] {
+            http::HttpSession session(endpoint_of(server), std::chrono::seconds(30));
+            done[static_cast<std::size_t>(i)] =
+                http::complete_streamed(session, options, "", prompt(i), 7);
+        });
+    const bool lined_up = testing::wait_until([&] {
+        int busy = 0;
+        for (const auto& slot : server.slots()) busy += slot.is_processing;
+        return busy == n;
+    });
+    server.resume();
+    for (auto& worker : workers) worker.join();
+    REQUIRE(lined_up);
+    return done;
+}
+
+std::vector<core::StreamTimeline> timelines(const std::vector<http::StreamedCompletion>& done,
+                                            Clock::time_point origin) {
+    std::vector<core::StreamTimeline> pass;
+    for (std::size_t i = 0; i < done.size(); ++i)
+        pass.push_back({"id" + std::to_string(i), http::chunk_times_ms(done[i].trace, origin)});
+    return pass;
+}
+
+}  // namespace
+
+TEST_CASE("mock stream: assembled answers equal unstreamed ones, and a batch is in lockstep",
+          "[mock][stream]") {
+    auto config = mock::test::fast_config(4);
+    config.tick_ms = 4.0;
+    mock::MockServer server(config);
+    server.start();
+    for (const auto endpoint : {http::EndpointKind::Completion, http::EndpointKind::Chat}) {
+        INFO("endpoint " << http::endpoint_name(endpoint));
+        const auto options = request_options(endpoint);
+        http::HttpSession session(endpoint_of(server), std::chrono::seconds(30));
+        std::vector<Answer> unstreamed;
+        for (int i = 0; i < 4; ++i)
+            unstreamed.push_back(answer_of(http::complete(session, options, "", prompt(i), 7)));
+        const auto origin = Clock::now();
+        const auto streamed = stream_together(server, options, 4);
+        for (std::size_t i = 0; i < streamed.size(); ++i) {
+            CHECK(answer_of(streamed[i].outcome) == unstreamed[i]);
+            REQUIRE(streamed[i].trace.chunks.size() == 16);
+            CHECK(streamed[i].trace.chunks.back().server_ms.has_value());
+        }
+        const auto e = core::judge_lockstep(timelines(streamed, origin), 4);
+        CHECK(e.lockstep_at_n());
+        CHECK(e.cobatched_ids.size() == 4);
+        CHECK(e.peak == 4);
+    }
+}
+
+TEST_CASE("mock stream: streams decoded one after another are not co-batched", "[mock][stream]") {
+    auto config = mock::test::fast_config(4);
+    config.tick_ms = 2.0;
+    mock::MockServer server(config);
+    server.start();
+    const auto options = request_options(http::EndpointKind::Completion);
+    const auto origin = Clock::now();
+    std::vector<http::StreamedCompletion> done;
+    http::HttpSession session(endpoint_of(server), std::chrono::seconds(30));
+    for (int i = 0; i < 4; ++i)
+        done.push_back(http::complete_streamed(session, options, "", prompt(i), 7));
+    const auto e = core::judge_lockstep(timelines(done, origin), 4);
+    CHECK(e.cobatched_ids.empty());
+    CHECK_FALSE(e.lockstep_at_n());
+    CHECK(e.phase == -1.0);
+}

@@ -1,39 +1,19 @@
 // bi-run run-live, sweep and plan-n: cells against the user's own llama-server binary and model,
 // one PID-scoped server at a time, every guard checked before anything starts.
-#include <unistd.h>
-
-#include <cmath>
-#include <cstdio>
-#include <cstdlib>
-#include <filesystem>
 #include <iostream>
-#include <sstream>
 
 #include "command_line.hpp"
 #include "commands.hpp"
-#include "core/cert.hpp"
 #include "core/error.hpp"
-#include "core/sample_size.hpp"
-#include "driver/baseline_run.hpp"
-#include "driver/interrupt.hpp"
 #include "driver/plan_description.hpp"
-#include "driver/run_plan.hpp"
+#include "driver/run_cells.hpp"
 #include "exit_codes.hpp"
 #include "guard_options.hpp"
 #include "io/files.hpp"
-#include "io/model_profile.hpp"
 #include "option_aliases.hpp"
 #include "option_tokens.hpp"
-#include "report/report_html.hpp"
-#include "report/report_model.hpp"
-#include "report/run_summary.hpp"
-#include "report/sensitivity_text.hpp"
-#include "report/verdict_headline.hpp"
 #include "run_setup.hpp"
-#include "server/argv.hpp"
-#include "server/gpu_memory.hpp"
 #include "server/guards.hpp"
-#include "server/model_facts.hpp"
 #include "sweep_shards.hpp"
 #include "trust_options.hpp"
 #include "upstream_options.hpp"
@@ -106,16 +86,6 @@ std::string report_html_option(const cxxopts::ParseResult& args) {
     io::check_output_file(path, "--report-html",
                           args.count("out-dir") ? args["out-dir"].as<std::string>() : "");
     return path;
-}
-
-// The page `bi-run report --html` would write for the certs this run wrote.
-void write_report_html(const std::vector<driver::CellResult>& results, const std::string& path,
-                       bool announce) {
-    std::vector<std::string> certs;
-    certs.reserve(results.size());
-    for (const auto& cell : results) certs.push_back(cell.outcome.cert_path);
-    io::write_file_atomically(path, report::render_html(report::load_report(certs)));
-    if (announce) std::cout << "report: " << path << std::endl;
 }
 
 // The cell commands' aliases plus those only run-live and sweep take.
@@ -198,17 +168,17 @@ int run_live_cells(int raw_argc, char** raw_argv, bool sweep) {
     if (sweep && (args.count("shard") || args.count("shard-count")))
         usage_error(
             "--shard and --shard-count split a planned sweep: give --plan too (see bi-run plan)");
-    CellsOutput output;
-    output.quiet = args.count("quiet") > 0;
-    output.json = args.count("json") > 0;
-    output.dry_run = args.count("dry-run") > 0;
-    output.report_html = report_html_option(args);
+    auto options = cells_options(args);
+    options.sweep = sweep;
+    options.dry_run = args.count("dry-run") > 0;
+    options.report_html = report_html_option(args);
     if (args.count("baseline")) {
-        output.baseline = args["baseline"].as<std::string>();
-        output.baseline_keys = option_tokens(args, "trusted-key");
+        options.baseline = args["baseline"].as<std::string>();
+        options.baseline_keys = option_tokens(args, "trusted-key");
     }
-    const auto run = run_cells(live_request(args, sweep), sweep, output, nullptr);
-    return run.all_promotable ? kExitPromotable : kExitNotPromotable;
+    const auto run =
+        driver::run_cells(live_request(args, sweep), options, printing_hooks(options.json));
+    return run.tally.all_promotable ? kExitPromotable : kExitNotPromotable;
 }
 
 }  // namespace
@@ -233,71 +203,6 @@ std::vector<OptionAlias> plan_option_aliases() {
 
 core::RunRequest sweep_request(const cxxopts::ParseResult& args) {
     return live_request(args, true);
-}
-
-SweepTally run_cells(const core::RunRequest& request, bool sweep, const CellsOutput& output,
-                     const ResumeMode* resume) {
-    // A baseline that cannot be trusted is refused before plugins load or anything launches.
-    std::optional<driver::StoredBaseline> baseline;
-    if (!output.baseline.empty()) {
-        trust::TrustedKeys keys;
-        for (const auto& key : output.baseline_keys) keys.add(key);
-        baseline = driver::load_baseline(output.baseline, std::move(keys));
-    }
-    RunSetup setup = prepare_run(request, sweep, ProfileScope::ModelsFileFirst);
-    setup.quiet = output.quiet;
-    setup.json = output.json;
-    driver::plan_from_request(request, setup);
-    if (baseline) driver::attach_baseline(setup, request, std::move(*baseline));
-    const std::string& report_html = output.report_html;
-    SweepTally run;
-    if (output.dry_run) {
-        std::cout << driver::describe_live_plan(setup.plan)
-                  << driver::describe_passes(setup.plan, driver::work_set_size(setup));
-        if (const auto& b = setup.plan.baseline)
-            std::cout << "baseline check: arm A at ctx " << b->value.ctx << " against "
-                      << b->file.path << " (" << b->file.signature << "), report "
-                      << setup.plan.check_path(b->value.ctx) << "\n";
-        std::cout << std::flush;
-        return run;
-    }
-    if (resume) {
-        if (setup.plan.options.model_alias != resume->model)
-            usage_error("the plan's group names model " + resume->model + " but its options give " +
-                        setup.plan.options.model_alias + " here (another models.toml?)");
-        setup.plan.resume = true;
-        setup.plan.stale_lock_after = resume->stale_lock_after;
-    }
-    driver::install_interrupt_handlers();
-    driver::Progress progress(driver::Progress::detect(setup.quiet), std::cerr);
-    std::vector<driver::SkippedCell> skipped;
-    const auto results = driver::run_plan(
-        setup.plan, *setup.scorer, setup.rows, progress,
-        [&setup](const driver::CellResult& cell) { report_outcome(cell, setup); },
-        [&skipped](const driver::SkippedCell& cell) { skipped.push_back(cell); });
-    for (const auto& cell : results) run.all_promotable &= cell.outcome.promotable;
-    if (!report_html.empty()) write_report_html(results, report_html, !setup.json);
-    for (const auto& cell : skipped) {
-        run.all_promotable &= cell.done && cell.promotable;
-        ++(cell.done ? run.done_before : run.left_to_others);
-    }
-    run.ran = results.size();
-    if (sweep && !setup.json) {
-        std::vector<report::SweepRow> rows;
-        for (const auto& cell : results) {
-            const auto& v = cell.outcome.verdict;
-            rows.push_back({cell.ctx, cell.parallel,
-                            report::verdict_headline(v.status, v.divergence_class, v.anomaly,
-                                                     cell.outcome.promotable),
-                            cell.outcome.promotable});
-        }
-        for (const auto& cell : skipped)
-            rows.push_back({cell.ctx, cell.parallel,
-                            cell.done ? "(skipped: certified before)" : "(skipped: run elsewhere)",
-                            cell.done && cell.promotable});
-        std::cout << report::sweep_table(setup.plan.options.model_alias, rows) << std::flush;
-    }
-    return run;
 }
 
 CommandOptions run_live_options() {

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "core/run_request.hpp"
+#include "driver/run_cells.hpp"
 #include "driver/run_plan.hpp"
 #include "driver/run_setup.hpp"
 #include "option_aliases.hpp"
@@ -77,7 +78,11 @@ void add_server_options(cxxopts::Options& options, bool launches);
 // The server and guard options as a request's target.
 core::TargetRequest target_request(const cxxopts::ParseResult& args);
 
-// Prints the verdict (stdout; one JSON line with --json) and returns the exit status for it.
-int report_outcome(const driver::CellResult& result, const RunSetup& setup);
+// What every cell command runs with: this bi-run's invocation, notes on stderr, --quiet, --json.
+driver::CellsOptions cells_options(const cxxopts::ParseResult& args);
+
+// How the cell commands print: each decided cell's verdict (one JSON line with `json`), a dry
+// run's plan, and, without `json`, the HTML report's path and a sweep's closing table.
+driver::CellHooks printing_hooks(bool json);
 
 }  // namespace bi::cli

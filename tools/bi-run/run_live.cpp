@@ -223,15 +223,10 @@ int sweep_main(int argc, char** argv) {
 
 namespace {
 
-// The model facts plan-n projects from: the GGUF file, or, without it (a CI box that has not the
-// model), --gguf-gb and the KV shape (driver::model_facts names exactly what is missing).
-server::ModelFacts plan_facts(const cxxopts::ParseResult& args, const driver::LiveTarget& target) {
-    driver::ModelShape shape;
-    if (args.count("gguf-gb")) shape.file_gib = number_option(args, "gguf-gb", 0.001, 1e6);
-    if (args.count("n-layer")) shape.n_layer = args["n-layer"].as<std::int64_t>();
-    if (args.count("n-head-kv")) shape.n_head_kv = args["n-head-kv"].as<std::int64_t>();
-    if (args.count("head-dim")) shape.head_dim = args["head-dim"].as<std::int64_t>();
-    return driver::model_facts(target.model, shape);
+// A number option's value when it was given, else nullopt.
+template <typename T>
+std::optional<T> if_given(const cxxopts::ParseResult& args, const char* name) {
+    return args.count(name) ? std::optional<T>(args[name].as<T>()) : std::nullopt;
 }
 
 }  // namespace
@@ -282,24 +277,20 @@ int plan_n_main(int raw_argc, char** raw_argv) {
     auto command = plan_n_options();
     const auto args = parse_command_line(command.options, argc, argv);
     if (printed_help(args, command)) return kExitHelp;
-    core::RunRequest request;
-    if (args.count("profile")) request.profile = args["profile"].as<std::string>();
-    request.target = target_request(args);
-    const driver::LiveTarget target = driver::resolve_target(request);
-    const auto facts = plan_facts(args, target);
-    const auto ctx = args["ctx"].as<std::int64_t>();
-    const int max_n = args["max-n"].as<int>();
-    if (ctx < 16) usage_error("--ctx must be at least 16");
-    if (max_n < 1 || max_n > 1024) usage_error("--max-n must be between 1 and 1024");
-    const std::string kv = args.count("kv-label") ? args["kv-label"].as<std::string>() : target.kv;
-    if (!server::kv_bytes_per_element(kv)) usage_error("--kv-label " + kv + ": unknown cache type");
-    std::optional<double> cap;
-    if (args.count("max-footprint-gb"))
-        cap = driver::footprint_cap(args["max-footprint-gb"].as<double>());
-    const std::string name = args.count("model-alias") ? args["model-alias"].as<std::string>()
-                             : target.model.empty()    ? facts.path
-                                                       : target.model;
-    const auto table = driver::footprint_table(facts, name, ctx, max_n, kv, cap);
+    driver::FootprintRequest request;
+    request.run.profile = given(args, "profile");
+    request.run.target = target_request(args);
+    // Without the model file (a CI box that has not got it), --gguf-gb and the KV shape.
+    if (args.count("gguf-gb")) request.shape.file_gib = number_option(args, "gguf-gb", 0.001, 1e6);
+    request.shape.n_layer = if_given<std::int64_t>(args, "n-layer");
+    request.shape.n_head_kv = if_given<std::int64_t>(args, "n-head-kv");
+    request.shape.head_dim = if_given<std::int64_t>(args, "head-dim");
+    request.ctx = args["ctx"].as<std::int64_t>();
+    request.max_n = args["max-n"].as<int>();
+    request.kv_label = given(args, "kv-label");
+    request.max_footprint_gb = if_given<double>(args, "max-footprint-gb");
+    request.model_name = given(args, "model-alias");
+    const auto table = driver::plan_footprints(request);
     std::cout << table.text << std::flush;
     if (table.largest_fit == 0) return kExitNotPromotable;
     return kExitPromotable;

@@ -179,10 +179,6 @@ core::ScoringRequest scoring_request(const cxxopts::ParseResult& args) {
     return scoring;
 }
 
-RunSetup prepare_run(const core::RunRequest& request, bool allow_lists, ProfileScope scope) {
-    return driver::prepare_run(request, invocation(), allow_lists, scope, std::cerr);
-}
-
 namespace {
 
 void print_cell(const driver::CellResult& result, bool json) {

@@ -56,10 +56,6 @@ void add_scoring_options(cxxopts::Options& options, const std::string& drift_rec
 // --logit-drift-eps as a request's scoring part.
 core::ScoringRequest scoring_request(const cxxopts::ParseResult& args);
 
-// driver::prepare_run for this bi-run, its notes on stderr.
-RunSetup prepare_run(const core::RunRequest& request, bool allow_lists = false,
-                     ProfileScope profile_scope = ProfileScope::PluginOnly);
-
 // A duration option in seconds, as milliseconds: finite, at most 1,000,000 s (so the conversion
 // cannot overflow), and > 0 (or >= 0 when `zero_allowed`); the message names the option.
 std::chrono::milliseconds seconds_option(const cxxopts::ParseResult& args, const char* name,

@@ -7,6 +7,7 @@
 #include <sstream>
 #include <string>
 
+#include "core/error.hpp"
 #include "core/sample_size.hpp"
 #include "core/text.hpp"
 #include "server/argv.hpp"
@@ -174,6 +175,22 @@ FootprintTable footprint_table(const server::ModelFacts& facts, const std::strin
         out << "largest N that fits: " << table.largest_fit << "\n";
     table.text = out.str();
     return table;
+}
+
+FootprintTable plan_footprints(const FootprintRequest& request) {
+    const LiveTarget target = resolve_target(request.run);
+    const auto facts = model_facts(target.model, request.shape);
+    if (request.ctx < 16) usage_error("--ctx must be at least 16");
+    if (request.max_n < 1 || request.max_n > 1024)
+        usage_error("--max-n must be between 1 and 1024");
+    const std::string kv = request.kv_label.value_or(target.kv);
+    if (!server::kv_bytes_per_element(kv)) usage_error("--kv-label " + kv + ": unknown cache type");
+    std::optional<double> cap;
+    if (request.max_footprint_gb) cap = footprint_cap(*request.max_footprint_gb);
+    const std::string name = request.model_name     ? *request.model_name
+                             : target.model.empty() ? facts.path
+                                                    : target.model;
+    return footprint_table(facts, name, request.ctx, request.max_n, kv, cap);
 }
 
 }  // namespace bi::driver

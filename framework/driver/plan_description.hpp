@@ -1,6 +1,6 @@
-// What --dry-run prints: the live plan as it would launch (binary, model, port, memory, every
-// server argv, footprint and cert path per cell) and the C passes with a rough wall time.
-// Nothing is launched; the memory figures are read now.
+// What --dry-run and plan-n print: the live plan as it would launch (binary, model, port, memory,
+// every server argv, footprint and cert path per cell), the C passes with a rough wall time, and
+// the footprint of N = 1..max_n. Nothing is launched; the memory figures are read now.
 #pragma once
 
 #include <cstddef>
@@ -8,7 +8,9 @@
 #include <optional>
 #include <string>
 
+#include "core/run_request.hpp"
 #include "run_plan.hpp"
+#include "run_setup.hpp"
 #include "server/model_facts.hpp"
 
 namespace bi::driver {
@@ -30,5 +32,21 @@ struct FootprintTable {
 FootprintTable footprint_table(const server::ModelFacts& facts, const std::string& model_name,
                                std::int64_t ctx, int max_n, const std::string& kv,
                                std::optional<double> cap_gib);
+
+// What plan-n asks: the profile and target of `run` (binary, model, models.toml), the shape that
+// stands for a model file not at hand, and the table's settings.
+struct FootprintRequest {
+    core::RunRequest run;
+    ModelShape shape;
+    std::int64_t ctx = 0;
+    int max_n = 0;
+    std::optional<std::string> kv_label;     // default: the target's
+    std::optional<double> max_footprint_gb;  // footprint_cap(); absent: none
+    std::optional<std::string> model_name;   // default: the model file
+};
+
+// plan-n's table for the target `request` names: bi::Error(Usage) naming the option for a ctx
+// under 16, a max_n outside 1..1024, an unknown KV label, or what model_facts() lacks.
+FootprintTable plan_footprints(const FootprintRequest& request);
 
 }  // namespace bi::driver

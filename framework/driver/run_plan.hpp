@@ -1,6 +1,6 @@
 // A plan for a cell or a sweep, resolved and checked before anything launches: the target, the
-// guards over every ctx x N, footprints, launcher configs, log and cert paths. The CLI parses
-// options into a plan and runs it; run-mock, run-live, sweep and selftest share run_plan().
+// guards over every ctx x N, footprints, launcher configs, log and cert paths. run_cells() (for
+// run-mock, run-live and sweep) and selftest plan a request and share run_plan().
 #pragma once
 
 #include <chrono>

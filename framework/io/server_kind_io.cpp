@@ -179,7 +179,8 @@ core::KindRequest read_request(const toml::table& root, const std::string& path)
         request.stream_fields = json_of(*fields, path, "request.stream_fields");
         for (const auto owned : kOwnedFields)
             if (request.stream_fields.find(owned))
-                bad(path, "request.stream_fields." + std::string(owned) + ": bi-run sets it itself");
+                bad(path,
+                    "request.stream_fields." + std::string(owned) + ": bi-run sets it itself");
     }
     request.slot_field = toml_read::string_at(t, "slot_field", path, "request");
     request.model_field = bool_at(t, "model_field", false, path, "request");

@@ -218,4 +218,13 @@ Judgement judge(const std::string& path, const JudgeOptions& options) {
     return j;
 }
 
+core::Json attestation_of(const Judgement& judgement, const std::string& name) {
+    if (judgement.kind == FileKind::Upstream)
+        return upstream_attestation_statement(*judgement.upstream, name,
+                                              judgement.loaded.file_sha256);
+    if (!judgement.trusted()) throw Error(ErrorCategory::Io, judgement.problem);
+    return attestation_statement(judgement.loaded.cert, name, judgement.loaded.file_sha256,
+                                 judgement.promotable());
+}
+
 }  // namespace bi::trust

@@ -90,4 +90,8 @@ struct Judgement {
 // Judges one file; never throws for what is in the file (the judgement says it).
 Judgement judge(const std::string& path, const JudgeOptions& options = {});
 
+// The in-toto statement of a judged file named `name`: a trusted cert's, or an upstream cert's
+// (shown for what it is, never PASSED). bi::Error(Io) with the problem for any other file.
+core::Json attestation_of(const Judgement& judgement, const std::string& name);
+
 }  // namespace bi::trust

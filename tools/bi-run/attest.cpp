@@ -31,19 +31,11 @@ int attest_main(int argc, char** argv) {
         signing_key_option(args.count("sign-key") ? args["sign-key"].as<std::string>() : "");
     const auto path = args["cert"].as<std::vector<std::string>>().front();
     const trust::Judgement judgement = trust::judge(path, judge_options(args));
-    const std::string name = std::filesystem::path(path).filename().string();
-    core::Json statement;
-    if (judgement.kind == trust::FileKind::Upstream) {
-        // Read as verify-cert and report read it: shown for what it is, never PASSED.
+    // Read as verify-cert and report read it: shown for what it is, never PASSED.
+    if (judgement.kind == trust::FileKind::Upstream)
         std::cerr << "bi-run attest: note: " << judgement.problem << "\n";
-        statement = trust::upstream_attestation_statement(*judgement.upstream, name,
-                                                          judgement.loaded.file_sha256);
-    } else if (judgement.trusted()) {
-        statement = trust::attestation_statement(
-            judgement.loaded.cert, name, judgement.loaded.file_sha256, judgement.promotable());
-    } else {
-        throw Error(ErrorCategory::Io, judgement.problem);
-    }
+    const core::Json statement =
+        trust::attestation_of(judgement, std::filesystem::path(path).filename().string());
     const auto out = args["out"].as<std::string>();
     io::write_file_atomically(
         out, io::to_json_text(trust::dsse_envelope(statement, key.get()), true) + "\n");

@@ -95,6 +95,121 @@ const bi::cli::Command* named_command(int argc, char** argv, int at, int& words)
     return bi::cli::find_command(std::string(argv[at]) + " " + argv[at + 1]);
 }
 
+// Arguments end up in certs (flags, paths, names), and a cert is JSON text: UTF-8 only. Says
+// which argument is not.
+bool arguments_are_utf8(int argc, char** argv) {
+    for (int i = 1; i < argc; ++i)
+        if (const auto bad = bi::core::first_invalid_utf8(argv[i])) {
+            std::cerr << "bi-run: argument " << i << " is not valid UTF-8 (byte " << *bad << ")\n";
+            return false;
+        }
+    return true;
+}
+
+// The argument after argv[at], or "" when there is none.
+std::string_view next_argument(int argc, char** argv, int at) {
+    return at + 1 < argc ? std::string_view(argv[at + 1]) : std::string_view();
+}
+
+// bi-run with global options and no command: what the plugins offer.
+int describe_plugins(const bi::cli::GlobalOptions& globals) {
+    if (globals.plugins.empty()) {
+        print_usage(std::cerr);
+        return bi::cli::kExitUsage;
+    }
+    bi::cli::ArgvCopy args(bi::cli::with_global_options({"plugins", "--describe"}, globals));
+    return run_command("plugins", bi::cli::plugins_main, args.argc(), args.argv());
+}
+
+// bi-run help --man DIR (argv[at] is "help").
+int write_man_pages(int argc, char** argv, int at) {
+    if (at + 3 != argc) {
+        std::cerr << "bi-run help --man: name one directory to write the man pages into\n";
+        return bi::cli::kExitUsage;
+    }
+    std::ostringstream usage;
+    print_usage(usage);
+    try {
+        for (const auto& file : bi::cli::write_man_pages(argv[at + 2], usage.str()))
+            std::cout << file << "\n";
+    } catch (const bi::Error& e) {
+        std::cerr << "bi-run help --man: " << e.what() << "\n";
+        return bi::cli::kExitError;
+    }
+    return bi::cli::kExitHelp;
+}
+
+// bi-run help COMMAND (argv[at] names it): the command's own --help, or a group's usage.
+int help_for(int argc, char** argv, int at) {
+    int words = 1;
+    const bi::cli::Command* command = named_command(argc, argv, at, words);
+    if (command) {
+        bi::cli::ArgvCopy args({command->name, "--help"});
+        return run_command(command->name, command->main, args.argc(), args.argv());
+    }
+    if (const auto* group = bi::cli::find_group(argv[at])) {
+        print_group_usage(*group, std::cout);
+        return bi::cli::kExitHelp;
+    }
+    std::cerr << "bi-run help: unknown command '" << argv[at] << "' (see bi-run --help)\n";
+    return bi::cli::kExitUsage;
+}
+
+// bi-run -h, --help or help [COMMAND] (argv[at] is the first of them).
+int help(int argc, char** argv, int at) {
+    if (std::string_view(argv[at]) == "help" && at + 1 < argc) return help_for(argc, argv, at + 1);
+    print_usage(std::cout);
+    return bi::cli::kExitHelp;
+}
+
+// bi-run --version [--json] (argv[at] is --version or -V).
+int version(int argc, char** argv, int at) {
+    const bool json = next_argument(argc, argv, at) == "--json";
+    if (at + (json ? 2 : 1) != argc) {
+        std::cerr << "bi-run --version: takes only --json\n";
+        return bi::cli::kExitUsage;
+    }
+    const auto info = bi::cli::build_info();
+    if (json)
+        std::cout << bi::io::to_json_text(bi::cli::version_json(info)) << "\n";
+    else
+        std::cout << bi::cli::version_text(info);
+    return bi::cli::kExitHelp;
+}
+
+// argv[at] names no command: a group's usage (asked for, or with an unknown second word), or an
+// unknown command.
+int no_command(int argc, char** argv, int at) {
+    const std::string_view first = argv[at];
+    const auto* group = bi::cli::find_group(first);
+    if (!group) {
+        std::cerr << "bi-run: unknown command '" << first << "' (see bi-run --help)\n";
+        return bi::cli::kExitUsage;
+    }
+    const auto next = next_argument(argc, argv, at);
+    const bool asked = next == "--help" || next == "-h";
+    if (!asked && at + 1 < argc)
+        std::cerr << "bi-run " << first << ": unknown command '" << next << "'\n";
+    print_group_usage(*group, asked ? std::cout : std::cerr);
+    return asked ? bi::cli::kExitHelp : bi::cli::kExitUsage;
+}
+
+// Runs the command argv[at] names with the arguments after it and the global options.
+int dispatch(int argc, char** argv, int at, const bi::cli::GlobalOptions& globals) {
+    int words = 1;
+    const bi::cli::Command* command = named_command(argc, argv, at, words);
+    if (!command) return no_command(argc, argv, at);
+    if (!command->loads_plugins && !globals.empty()) {
+        std::cerr << "bi-run " << command->name << ": --plugin and --plugin-dir: this command "
+                  << "loads no plugins\n";
+        return bi::cli::kExitUsage;
+    }
+    std::vector<std::string> tokens{command->name};
+    tokens.insert(tokens.end(), argv + at + words, argv + argc);
+    bi::cli::ArgvCopy args(bi::cli::with_global_options(std::move(tokens), globals));
+    return run_command(command->name, command->main, args.argc(), args.argv());
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -102,103 +217,21 @@ int main(int argc, char** argv) {
         print_usage(std::cerr);
         return bi::cli::kExitUsage;
     }
-    // Arguments end up in certs (flags, paths, names), and a cert is JSON text: UTF-8 only.
-    for (int i = 1; i < argc; ++i)
-        if (const auto bad = bi::core::first_invalid_utf8(argv[i])) {
-            std::cerr << "bi-run: argument " << i << " is not valid UTF-8 (byte " << *bad << ")\n";
-            return bi::cli::kExitUsage;
-        }
+    if (!arguments_are_utf8(argc, argv)) return bi::cli::kExitUsage;
     bi::cli::remember_command_line(argc, argv);
     bi::cli::GlobalOptions globals;
-    int first_index = 1;
+    int at = 1;
     try {
-        first_index = bi::cli::read_global_options(argc, argv, globals);
+        at = bi::cli::read_global_options(argc, argv, globals);
     } catch (const bi::Error& e) {
         std::cerr << "bi-run: " << e.what() << "\n";
         return bi::cli::kExitUsage;
     }
-    if (first_index >= argc) {
-        if (globals.plugins.empty()) {
-            print_usage(std::cerr);
-            return bi::cli::kExitUsage;
-        }
-        bi::cli::ArgvCopy args(bi::cli::with_global_options({"plugins", "--describe"}, globals));
-        return run_command("plugins", bi::cli::plugins_main, args.argc(), args.argv());
-    }
-    const std::string_view first = argv[first_index];
-    if (first == "help" && first_index + 1 < argc &&
-        std::string_view(argv[first_index + 1]) == "--man") {
-        if (first_index + 3 != argc) {
-            std::cerr << "bi-run help --man: name one directory to write the man pages into\n";
-            return bi::cli::kExitUsage;
-        }
-        std::ostringstream usage;
-        print_usage(usage);
-        try {
-            for (const auto& file : bi::cli::write_man_pages(argv[first_index + 2], usage.str()))
-                std::cout << file << "\n";
-        } catch (const bi::Error& e) {
-            std::cerr << "bi-run help --man: " << e.what() << "\n";
-            return bi::cli::kExitError;
-        }
-        return bi::cli::kExitHelp;
-    }
-    if (first == "-h" || first == "--help" || first == "help") {
-        if (first == "help" && first_index + 1 < argc) {
-            int words = 1;
-            const bi::cli::Command* command = named_command(argc, argv, first_index + 1, words);
-            if (!command) {
-                if (const auto* group = bi::cli::find_group(argv[first_index + 1])) {
-                    print_group_usage(*group, std::cout);
-                    return bi::cli::kExitHelp;
-                }
-                std::cerr << "bi-run help: unknown command '" << argv[first_index + 1]
-                          << "' (see bi-run --help)\n";
-                return bi::cli::kExitUsage;
-            }
-            bi::cli::ArgvCopy args({command->name, "--help"});
-            return run_command(command->name, command->main, args.argc(), args.argv());
-        }
-        print_usage(std::cout);
-        return bi::cli::kExitHelp;
-    }
-    if (first == "--version" || first == "-V") {
-        const bool json =
-            first_index + 1 < argc && std::string_view(argv[first_index + 1]) == "--json";
-        if (first_index + (json ? 2 : 1) != argc) {
-            std::cerr << "bi-run --version: takes only --json\n";
-            return bi::cli::kExitUsage;
-        }
-        const auto info = bi::cli::build_info();
-        if (json)
-            std::cout << bi::io::to_json_text(bi::cli::version_json(info)) << "\n";
-        else
-            std::cout << bi::cli::version_text(info);
-        return bi::cli::kExitHelp;
-    }
-    int words = 1;
-    const bi::cli::Command* command = named_command(argc, argv, first_index, words);
-    if (!command) {
-        if (const auto* group = bi::cli::find_group(first)) {
-            const bool asked =
-                first_index + 1 < argc && (std::string_view(argv[first_index + 1]) == "--help" ||
-                                           std::string_view(argv[first_index + 1]) == "-h");
-            if (!asked && first_index + 1 < argc)
-                std::cerr << "bi-run " << first << ": unknown command '" << argv[first_index + 1]
-                          << "'\n";
-            print_group_usage(*group, asked ? std::cout : std::cerr);
-            return asked ? bi::cli::kExitHelp : bi::cli::kExitUsage;
-        }
-        std::cerr << "bi-run: unknown command '" << first << "' (see bi-run --help)\n";
-        return bi::cli::kExitUsage;
-    }
-    if (!command->loads_plugins && !globals.empty()) {
-        std::cerr << "bi-run " << command->name << ": --plugin and --plugin-dir: this command "
-                  << "loads no plugins\n";
-        return bi::cli::kExitUsage;
-    }
-    std::vector<std::string> tokens{command->name};
-    tokens.insert(tokens.end(), argv + first_index + words, argv + argc);
-    bi::cli::ArgvCopy args(bi::cli::with_global_options(std::move(tokens), globals));
-    return run_command(command->name, command->main, args.argc(), args.argv());
+    if (at >= argc) return describe_plugins(globals);
+    const std::string_view first = argv[at];
+    if (first == "help" && next_argument(argc, argv, at) == "--man")
+        return write_man_pages(argc, argv, at);
+    if (first == "-h" || first == "--help" || first == "help") return help(argc, argv, at);
+    if (first == "--version" || first == "-V") return version(argc, argv, at);
+    return dispatch(argc, argv, at, globals);
 }

@@ -48,6 +48,74 @@ void write_output(const cxxopts::ParseResult& args, const char* option, const st
 
 }  // namespace
 
+namespace {
+
+// Two certs of one cell: the matrix shows the first.
+void note_conflicts(const report::ReportModel& model) {
+    for (const auto& grid : report::model_grids(model))
+        for (const auto* other : grid.conflicts) {
+            const auto& cell = other->cert().cell;
+            std::cerr << "bi-run report: note: two certs for " << cell.model << " ctx " << cell.ctx
+                      << " N " << cell.dispatch_n << ": "
+                      << grid.at(cell.ctx, cell.dispatch_n)->path << " and " << other->path
+                      << " (the matrix shows the first; that cell answers no largest N)\n";
+        }
+}
+
+// Says on stderr what was skipped and what cannot be trusted; kExitError when any file cannot.
+int note_files(const report::ReportModel& model) {
+    int code = kExitPromotable;
+    const auto problem = [&code](const std::string& line) {
+        std::cerr << "bi-run report: " << line << "\n";
+        code = kExitError;
+    };
+    for (const auto& entry : model.attestations)
+        std::cerr << "bi-run report: note: " << entry.problem << ": skipped\n";
+    // A baseline is the reference checks read, not a result; one that was edited is reported.
+    for (const auto& entry : model.baselines)
+        if (entry.kind == trust::FileKind::Baseline)
+            std::cerr << "bi-run report: note: " << entry.problem << ": skipped\n";
+        else
+            problem(entry.problem);
+    for (const auto& entry : model.checks)
+        if (!entry.trusted_check()) problem(entry.problem);
+    for (const auto& entry : model.entries)
+        if (entry.kind == trust::FileKind::Upstream)
+            std::cerr << "bi-run report: note: " << entry.problem << "\n";
+        else if (!entry.trusted())
+            problem(entry.problem);
+    return code;
+}
+
+// The format asked for on stdout, the text tables by default.
+void print_report(const cxxopts::ParseResult& args, const report::ReportModel& model) {
+    if (args.count("json"))
+        std::cout << io::to_json_text(report::render_json_rows(model)) << std::endl;
+    else if (args.count("csv"))
+        report::render_csv(model, std::cout);
+    else if (args.count("markdown"))
+        std::cout << report::render_markdown(model);
+    else {
+        // Only baseline checks given: their table alone, without an empty cell table above it.
+        if (!model.entries.empty() || model.checks.empty()) report::render_text(model, std::cout);
+        report::render_checks_text(model, std::cout);
+    }
+    std::cout.flush();
+}
+
+// --plan: the plan's cells without a cert in the first directory reported; on stderr when stdout
+// holds a JSON, CSV or Markdown document.
+void print_plan_status(const cxxopts::ParseResult& args, const core::SweepPlan& plan,
+                       const std::vector<std::string>& paths) {
+    std::string dir;
+    for (const auto& path : paths)
+        if (dir.empty() && std::filesystem::is_directory(path)) dir = path;
+    const bool to_stderr = args.count("json") || args.count("csv") || args.count("markdown");
+    (to_stderr ? std::cerr : std::cout) << driver::describe_plan_status(plan, dir) << std::flush;
+}
+
+}  // namespace
+
 int report_main(int argc, char** argv) {
     auto command = command_options("report");
     const auto args = parse_command_line(command, argc, argv);
@@ -62,61 +130,12 @@ int report_main(int argc, char** argv) {
     const auto paths = args.count("paths") ? args["paths"].as<std::vector<std::string>>()
                                            : std::vector<std::string>{plan->out_dir};
     const auto model = report::load_report(paths, judge_options(args));
-    int code = kExitPromotable;
-    for (const auto& grid : report::model_grids(model))
-        for (const auto* other : grid.conflicts) {
-            const auto& cell = other->cert().cell;
-            std::cerr << "bi-run report: note: two certs for " << cell.model << " ctx " << cell.ctx
-                      << " N " << cell.dispatch_n << ": "
-                      << grid.at(cell.ctx, cell.dispatch_n)->path << " and " << other->path
-                      << " (the matrix shows the first; that cell answers no largest N)\n";
-        }
-    for (const auto& entry : model.attestations)
-        std::cerr << "bi-run report: note: " << entry.problem << ": skipped\n";
-    // A baseline is the reference checks read, not a result; one that was edited is reported.
-    for (const auto& entry : model.baselines)
-        if (entry.kind == trust::FileKind::Baseline) {
-            std::cerr << "bi-run report: note: " << entry.problem << ": skipped\n";
-        } else {
-            std::cerr << "bi-run report: " << entry.problem << "\n";
-            code = kExitError;
-        }
-    for (const auto& entry : model.checks)
-        if (!entry.trusted_check()) {
-            std::cerr << "bi-run report: " << entry.problem << "\n";
-            code = kExitError;
-        }
-    for (const auto& entry : model.entries)
-        if (entry.kind == trust::FileKind::Upstream) {
-            std::cerr << "bi-run report: note: " << entry.problem << "\n";
-        } else if (!entry.trusted()) {
-            std::cerr << "bi-run report: " << entry.problem << "\n";
-            code = kExitError;
-        }
+    note_conflicts(model);
+    const int code = note_files(model);
     write_output(args, "html", report::render_html(model));
     write_output(args, "junit", report::render_junit(model));
-    if (args.count("json"))
-        std::cout << io::to_json_text(report::render_json_rows(model)) << std::endl;
-    else if (args.count("csv"))
-        report::render_csv(model, std::cout);
-    else if (args.count("markdown"))
-        std::cout << report::render_markdown(model);
-    else {
-        // Only baseline checks given: their table alone, without an empty cell table above it.
-        if (!model.entries.empty() || model.checks.empty()) report::render_text(model, std::cout);
-        report::render_checks_text(model, std::cout);
-    }
-    std::cout.flush();
-    if (plan) {
-        // Over the first directory reported; on stderr when stdout holds a JSON, CSV or Markdown
-        // document.
-        std::string dir;
-        for (const auto& path : paths)
-            if (dir.empty() && std::filesystem::is_directory(path)) dir = path;
-        const bool to_stderr = args.count("json") || args.count("csv") || args.count("markdown");
-        (to_stderr ? std::cerr : std::cout)
-            << driver::describe_plan_status(*plan, dir) << std::flush;
-    }
+    print_report(args, model);
+    if (plan) print_plan_status(args, *plan, paths);
     return code;
 }
 

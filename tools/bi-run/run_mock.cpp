@@ -7,8 +7,7 @@
 #include "command_line.hpp"
 #include "commands.hpp"
 #include "core/error.hpp"
-#include "driver/interrupt.hpp"
-#include "driver/run_plan.hpp"
+#include "driver/run_cells.hpp"
 #include "exit_codes.hpp"
 #include "io/temporary_directory.hpp"
 #include "mock/mock_config.hpp"
@@ -31,53 +30,57 @@ constexpr double kTickPerTurnaround = 0.5;
 
 }  // namespace
 
+namespace {
+
+// The mock server the options describe, checked (mock::validate).
+mock::MockConfig mock_config(const cxxopts::ParseResult& args) {
+    mock::MockConfig config;
+    config.divergence = mock::parse_divergence(args["divergence"].as<std::string>());
+    config.divergence_p = number_option(args, "divergence-p", 0, 1);
+    const bool realistic = args.count("realistic-pacing") > 0;
+    config.tick_ms =
+        realistic && !args.count("tick-ms") ? 1.0 : number_option(args, "tick-ms", 0, 60000);
+    config.fast_solo_after_ticks = realistic ? -1 : kFastSoloAfterTicks;
+    // A tick the user chose is kept as chosen.
+    config.tick_per_turnaround = realistic || args.count("tick-ms") ? 0.0 : kTickPerTurnaround;
+    config.empty = args.count("empty") > 0;
+    if (args.count("crash-after")) config.crash_after = args["crash-after"].as<std::int64_t>();
+    config.hang = args.count("hang") > 0;
+    config.loading_seconds = number_option(args, "loading-seconds", 0, 3600);
+    config.model_alias = args["model-alias"].as<std::string>();
+    mock::validate(config);
+    return config;
+}
+
+}  // namespace
+
 int run_mock_main(int raw_argc, char** raw_argv) {
     auto aliases = run_option_aliases();
     aliases.push_back({"--batch-divergence", "--divergence", "score"});  // the upstream name
     aliases.push_back(cert_source_option(false));
     ArgvCopy rewritten(apply_aliases(raw_argc, raw_argv, aliases));
-    const int argc = rewritten.argc();
-    char** argv = rewritten.argv();
     auto command = command_options("run-mock");
-    const auto args = parse_command_line(command, argc, argv);
+    const auto args = parse_command_line(command, rewritten.argc(), rewritten.argv());
     if (printed_help(args, command)) return kExitHelp;
-
-    mock::MockConfig base;
-    base.divergence = mock::parse_divergence(args["divergence"].as<std::string>());
-    base.divergence_p = number_option(args, "divergence-p", 0, 1);
-    const bool realistic = args.count("realistic-pacing") > 0;
-    base.tick_ms =
-        realistic && !args.count("tick-ms") ? 1.0 : number_option(args, "tick-ms", 0, 60000);
-    base.fast_solo_after_ticks = realistic ? -1 : kFastSoloAfterTicks;
-    // A tick the user chose is kept as chosen.
-    base.tick_per_turnaround = realistic || args.count("tick-ms") ? 0.0 : kTickPerTurnaround;
-    base.empty = args.count("empty") > 0;
-    if (args.count("crash-after")) base.crash_after = args["crash-after"].as<std::int64_t>();
-    base.hang = args.count("hang") > 0;
-    base.loading_seconds = number_option(args, "loading-seconds", 0, 3600);
-    base.model_alias = args["model-alias"].as<std::string>();
-    mock::validate(base);
-
+    auto options = cells_options(args);
+    options.profile_scope = ProfileScope::PluginOnly;
+    options.mock = std::make_shared<const mock::MockConfig>(mock_config(args));
     core::RunRequest request = run_request(args);
+    auto hooks = printing_hooks(options.json);
     // As upstream's run-mock: no --out-dir, a fresh temporary directory, gone again if no cert
     // reaches it.
     std::optional<io::TemporaryDirectory> temporary;
-    if (request.out_dir.empty()) request.out_dir = temporary.emplace("bi-mock").path();
-    RunSetup setup = prepare_run(request);
-    if (temporary)
-        std::cerr << "bi-run run-mock: note: no --out-dir: writing into " << temporary->path()
-                  << "\n";
-    setup.quiet = args.count("quiet") > 0;
-    setup.json = args.count("json") > 0;
-    driver::install_interrupt_handlers();
-    driver::Progress progress(driver::Progress::detect(setup.quiet), std::cerr);
-    base.seed = setup.plan.options.seed;  // --seed also seeds the stochastic coin
-    setup.plan.mock = std::make_shared<const mock::MockConfig>(base);
-    const auto results = driver::run_plan(setup.plan, *setup.scorer, setup.rows, progress);
+    if (request.out_dir.empty()) {
+        request.out_dir = temporary.emplace("bi-mock").path();
+        hooks.prepared = [&temporary](const RunSetup&) {
+            std::cerr << "bi-run run-mock: note: no --out-dir: writing into " << temporary->path()
+                      << "\n";
+        };
+    }
+    const auto run = driver::run_cells(request, options, hooks);
     if (temporary) temporary->keep();
-    report_outcome(results.front(), setup);
-    return results.front().outcome.verdict.status == core::Status::Green ? kExitPromotable
-                                                                         : kExitNotPromotable;
+    return run.results.front().outcome.verdict.status == core::Status::Green ? kExitPromotable
+                                                                             : kExitNotPromotable;
 }
 
 }  // namespace bi::cli

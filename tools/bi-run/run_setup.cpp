@@ -13,7 +13,6 @@
 #include "core/error.hpp"
 #include "core/run_request.hpp"
 #include "driver/builtin_workset.hpp"
-#include "exit_codes.hpp"
 #include "io/file_hash_cache.hpp"
 #include "io/files.hpp"
 #include "io/json_text.hpp"
@@ -91,19 +90,41 @@ core::ScoringRequest scoring_request(const cxxopts::ParseResult& args) {
     return scoring;
 }
 
-RunSetup prepare_run(const core::RunRequest& request, bool allow_lists, ProfileScope scope) {
-    return driver::prepare_run(request, invocation(), allow_lists, scope, std::cerr);
-}
+namespace {
 
-int report_outcome(const driver::CellResult& result, const RunSetup& setup) {
+void print_cell(const driver::CellResult& result, bool json) {
     const driver::CellOutcome& outcome = result.outcome;
     const report::DecidedCell cell{outcome.cert, outcome.verdict, outcome.cert_path,
                                    outcome.promotable};
-    if (setup.json)
+    if (json)
         std::cout << report::cell_json(cell, version_json(build_info())) << std::endl;
     else
         std::cout << report::cell_text(cell) << std::flush;
-    return outcome.promotable ? kExitPromotable : kExitNotPromotable;
+}
+
+}  // namespace
+
+driver::CellsOptions cells_options(const cxxopts::ParseResult& args) {
+    driver::CellsOptions options;
+    options.invocation = invocation();
+    options.notes = &std::cerr;
+    options.quiet = args.count("quiet") > 0;
+    options.json = args.count("json") > 0;
+    return options;
+}
+
+driver::CellHooks printing_hooks(bool json) {
+    driver::CellHooks hooks;
+    hooks.cell_decided = [json](const driver::CellResult& cell) { print_cell(cell, json); };
+    hooks.dry_run_plan = [](const std::string& plan) { std::cout << plan << std::flush; };
+    if (json) return hooks;
+    hooks.report_written = [](const std::string& path) {
+        std::cout << "report: " << path << std::endl;
+    };
+    hooks.sweep_rows = [](const std::string& model, const std::vector<report::SweepRow>& rows) {
+        std::cout << report::sweep_table(model, rows) << std::flush;
+    };
+    return hooks;
 }
 
 }  // namespace bi::cli

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "core/run_request.hpp"
+#include "driver/run_cells.hpp"
 #include "driver/run_plan.hpp"
 #include "driver/run_setup.hpp"
 #include "option_aliases.hpp"
@@ -41,10 +42,6 @@ core::RunRequest run_request(const cxxopts::ParseResult& args, bool allow_lists 
 // --logit-drift-eps as a request's scoring part.
 core::ScoringRequest scoring_request(const cxxopts::ParseResult& args);
 
-// driver::prepare_run for this bi-run, its notes on stderr.
-RunSetup prepare_run(const core::RunRequest& request, bool allow_lists = false,
-                     ProfileScope profile_scope = ProfileScope::PluginOnly);
-
 // A duration option in seconds, as milliseconds: finite, at most 1,000,000 s (so the conversion
 // cannot overflow), and > 0 (or >= 0 when `zero_allowed`); the message names the option.
 std::chrono::milliseconds seconds_option(const cxxopts::ParseResult& args, const char* name,
@@ -56,7 +53,11 @@ std::size_t max_response_bytes_option(const cxxopts::ParseResult& args);
 // The server and guard options as a request's target.
 core::TargetRequest target_request(const cxxopts::ParseResult& args);
 
-// Prints the verdict (stdout; one JSON line with --json) and returns the exit status for it.
-int report_outcome(const driver::CellResult& result, const RunSetup& setup);
+// What every cell command runs with: this bi-run's invocation, notes on stderr, --quiet, --json.
+driver::CellsOptions cells_options(const cxxopts::ParseResult& args);
+
+// How the cell commands print: each decided cell's verdict (one JSON line with `json`), a dry
+// run's plan, and, without `json`, the HTML report's path and a sweep's closing table.
+driver::CellHooks printing_hooks(bool json);
 
 }  // namespace bi::cli

@@ -50,17 +50,16 @@ int sweep_from_plan(const cxxopts::ParseResult& args) {
         driver::process_environment());
     const std::string out_dir =
         args.count("out-dir") ? args["out-dir"].as<std::string>() : plan.out_dir;
-    ResumeMode resume;
-    resume.stale_lock_after =
+    const auto stale_lock_after =
         std::chrono::duration_cast<std::chrono::seconds>(seconds_option(args, "stale-lock-after"));
-    CellsOutput output;
-    output.quiet = args.count("quiet") > 0;
-    output.json = args.count("json") > 0;
+    auto options = cells_options(args);
+    options.sweep = true;
+    const auto hooks = printing_hooks(options.json);
     const auto shard = driver::run_shard(
         plan, choice, out_dir,
         [&](const core::RunRequest& request, const core::PlanGroup& group) {
-            resume.model = group.model;
-            return run_cells(request, true, output, &resume);
+            options.resume = driver::ResumeMode{group.model, stale_lock_after};
+            return driver::run_cells(request, options, hooks).tally;
         },
         std::cerr);
     if (shard.failed_groups > 0) return kExitError;

@@ -36,6 +36,37 @@ http::Endpoint tokenize_endpoint(const std::string& text) {
     return http::Endpoint{text.substr(0, colon), static_cast<std::uint16_t>(port)};
 }
 
+// The generator's request from the options; bi::Error(Usage) naming a bad one.
+plugin_host::GenerationRequest generation_request(const cxxopts::ParseResult& args) {
+    plugin_host::GenerationRequest request;
+    request.model_id = args["model-id"].as<std::string>();
+    request.ctx = args["ctx"].as<std::int64_t>();
+    request.seed = args["seed"].as<std::uint64_t>();
+    if (request.model_id.empty()) throw Error(ErrorCategory::Usage, "--model-id is empty");
+    if (request.ctx < 1) throw Error(ErrorCategory::Usage, "--ctx must be at least 1");
+    if (args.count("generator-param"))
+        request.parameters =
+            parse_generator_params(args["generator-param"].as<std::vector<std::string>>());
+    return request;
+}
+
+// The generator's rows; nullopt, said on stderr, when the plugin failed on arguments that were
+// fine (exit 1 whatever main makes of the error's category).
+std::optional<std::vector<core::WorkRow>> generated_rows(
+    plugin_host::PluginSet& plugins, const std::string& generator,
+    const plugin_host::GenerationRequest& request, const plugin_host::TokenCounter& count) {
+    try {
+        return plugins.generate_rows(generator, request, count);
+    } catch (const driver::Interrupted&) {
+        throw;
+    } catch (const Error& e) {
+        if (e.category() == ErrorCategory::Usage)
+            throw Error(ErrorCategory::Usage, without_bi_prefix(e.what()));
+        std::cerr << "bi-run workset: " << without_bi_prefix(e.what()) << "\n";
+        return std::nullopt;
+    }
+}
+
 }  // namespace
 
 int workset_main(int raw_argc, char** raw_argv) {
@@ -51,16 +82,7 @@ int workset_main(int raw_argc, char** raw_argv) {
     if (printed_help(args, command)) return kExitHelp;
     if (!args.count("generator")) throw Error(ErrorCategory::Usage, "--generator is required");
 
-    plugin_host::GenerationRequest request;
-    request.model_id = args["model-id"].as<std::string>();
-    request.ctx = args["ctx"].as<std::int64_t>();
-    request.seed = args["seed"].as<std::uint64_t>();
-    if (request.model_id.empty()) throw Error(ErrorCategory::Usage, "--model-id is empty");
-    if (request.ctx < 1) throw Error(ErrorCategory::Usage, "--ctx must be at least 1");
-    if (args.count("generator-param"))
-        request.parameters =
-            parse_generator_params(args["generator-param"].as<std::vector<std::string>>());
-
+    const auto request = generation_request(args);
     plugin_host::PluginSet plugins;
     load_plugins(plugins, args);
     const std::string generator = args["generator"].as<std::string>();
@@ -74,31 +96,21 @@ int workset_main(int raw_argc, char** raw_argv) {
     }
     const plugin_host::TokenCounter count =
         tokens ? tokens->counter() : plugin_host::TokenCounter{};
-    std::vector<core::WorkRow> rows;
-    try {
-        rows = plugins.generate_rows(generator, request, count);
-    } catch (const driver::Interrupted&) {
-        throw;
-    } catch (const Error& e) {
-        if (e.category() == ErrorCategory::Usage)
-            throw Error(ErrorCategory::Usage, without_bi_prefix(e.what()));
-        // The arguments were fine; the plugin failed: exit 1 whatever main makes of the category.
-        std::cerr << "bi-run workset: " << without_bi_prefix(e.what()) << "\n";
-        return kExitError;
-    }
+    const auto rows = generated_rows(plugins, generator, request, count);
+    if (!rows) return kExitError;
     if (tokens && !tokens->failure().empty()) {
         std::cerr << "bi-run workset: --tokenize " << tokenize_at << ": " << tokens->failure()
                   << "; nothing written\n";
         return kExitError;
     }
-    const std::string text = io::workset_to_json_text(rows);
+    const std::string text = io::workset_to_json_text(*rows);
     if (!args.count("out")) {
         std::cout << text << std::flush;
         return kExitPromotable;
     }
     const std::string out = args["out"].as<std::string>();
     io::write_file_atomically(out, text);
-    std::cerr << "bi-run workset: wrote " << rows.size() << " rows to " << out << "\n";
+    std::cerr << "bi-run workset: wrote " << rows->size() << " rows to " << out << "\n";
     return kExitPromotable;
 }
 

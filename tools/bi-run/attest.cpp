@@ -20,9 +20,9 @@
 
 namespace bi::cli {
 
-int attest_main(int argc, char** argv) {
+int attest_main(CommandLine& line, int argc, char** argv) {
     auto command = command_options("attest");
-    const auto args = parse_command_line(command, argc, argv);
+    const auto args = parse_command_line(line, command, argc, argv);
     if (printed_help(args, command)) return kExitHelp;
     if (!args.count("cert") || args["cert"].as<std::vector<std::string>>().size() != 1)
         throw Error(ErrorCategory::Usage, "name exactly one cert file");

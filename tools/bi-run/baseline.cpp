@@ -33,18 +33,18 @@ void read_common_options(const cxxopts::ParseResult& args, core::RunRequest& r) 
 }
 
 // The run options both commands take: --dry-run, --quiet, --json.
-driver::CellsOptions run_options(const cxxopts::ParseResult& args) {
-    auto options = cells_options(args);
+driver::CellsOptions run_options(const CommandLine& line, const cxxopts::ParseResult& args) {
+    auto options = cells_options(line, args);
     options.dry_run = args.count("dry-run") > 0;
     return options;
 }
 
 }  // namespace
 
-int baseline_record_main(int raw_argc, char** raw_argv) {
-    ArgvCopy rewritten(apply_aliases(raw_argc, raw_argv, guard_option_aliases()));
+int baseline_record_main(CommandLine& line, int raw_argc, char** raw_argv) {
+    ArgvCopy rewritten(apply_aliases(raw_argc, raw_argv, line.aliases, guard_option_aliases()));
     auto command = command_options("baseline record");
-    const auto args = parse_command_line(command, rewritten.argc(), rewritten.argv());
+    const auto args = parse_command_line(line, command, rewritten.argc(), rewritten.argv());
     if (printed_help(args, command)) return kExitHelp;
 
     core::RunRequest r;
@@ -59,8 +59,9 @@ int baseline_record_main(int raw_argc, char** raw_argv) {
     r.logprobs = args["logprobs"].as<int>();
     r.seed = args["seed"].as<std::uint64_t>();
     r.scoring = scoring_request(args);
-    const auto outcome = driver::run_baseline_record(
-        r, given(args, "out"), args.count("replace") > 0, run_options(args), printing_hooks(false));
+    const auto outcome =
+        driver::run_baseline_record(r, given(args, "out"), args.count("replace") > 0,
+                                    run_options(line, args), printing_hooks(false));
     if (!outcome) return kExitPromotable;
     if (args.count("json"))
         std::cout << report::record_json(outcome->baseline, outcome->path, outcome->problems,
@@ -72,14 +73,14 @@ int baseline_record_main(int raw_argc, char** raw_argv) {
     return outcome->problems.empty() ? kExitPromotable : kExitNotPromotable;
 }
 
-int baseline_check_main(int raw_argc, char** raw_argv) {
-    ArgvCopy rewritten(apply_aliases(raw_argc, raw_argv, guard_option_aliases()));
+int baseline_check_main(CommandLine& line, int raw_argc, char** raw_argv) {
+    ArgvCopy rewritten(apply_aliases(raw_argc, raw_argv, line.aliases, guard_option_aliases()));
     auto command = command_options("baseline check");
-    const auto args = parse_command_line(command, rewritten.argc(), rewritten.argv());
+    const auto args = parse_command_line(line, command, rewritten.argc(), rewritten.argv());
     if (printed_help(args, command)) return kExitHelp;
     if (!args.count("baseline")) usage_error("--baseline FILE is required (the baseline to check)");
 
-    auto options = run_options(args);
+    auto options = run_options(line, args);
     options.baseline = args["baseline"].as<std::string>();
     options.baseline_keys = option_tokens(args, "trusted-key");
     core::RunRequest base;

@@ -192,15 +192,17 @@ double number_option(const cxxopts::ParseResult& args, const char* name, double 
     return value;
 }
 
-cxxopts::ParseResult parse_command_line(CommandOptions& command_options, int argc, char** argv) {
+cxxopts::ParseResult parse_command_line(CommandLine& line, CommandOptions& command_options,
+                                        int argc, char** argv) {
     cxxopts::Options& options = command_options.options;
     const std::string command = argc > 0 ? std::string("bi-run ") + argv[0] : "bi-run";
     try {
         auto result = options.parse(argc, argv);
         if (!result.unmatched().empty())
             usage_error("unexpected argument '" + result.unmatched().front() + "'");
-        for (const auto& note : take_alias_notes())
+        for (const auto& note : line.aliases.notes)
             std::cerr << command << ": note: " << note << "\n";
+        line.aliases.notes.clear();
         return result;
     } catch (const cxxopts::exceptions::incorrect_argument_type& e) {
         const std::string value = quoted(e.what());

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "command_specs.hpp"
+#include "option_aliases.hpp"
 #include "option_table.hpp"
 
 namespace bi::cli {
@@ -17,6 +18,14 @@ namespace bi::cli {
 // otherwise ("--tick-ms must be between 0 and 60000").
 double number_option(const cxxopts::ParseResult& args, const char* name, double minimum,
                      double maximum);
+
+// One bi-run process's command line: its whole argv, as the cert's provenance records it, and
+// what rewriting aliases learned (so an error names an option as it was typed). main() owns it
+// and hands it to the command it runs; nothing about the command line is kept anywhere else.
+struct CommandLine {
+    std::vector<std::string> argv;
+    AliasLog aliases;
+};
 
 // One command's options as cxxopts parses them, built from its spec (command_specs.hpp) and the
 // option table: --help, the man pages and the completions read the same spec, so no command runs
@@ -34,7 +43,9 @@ CommandOptions command_options(std::string_view name);
 // not a number"), an unknown option
 // ("unknown option --foo (see bi-run run-mock --help)"), a missing value. Anything left over
 // that is not an option is refused too, so a stray word never passes silently.
-cxxopts::ParseResult parse_command_line(CommandOptions& command, int argc, char** argv);
+// The notes of agreeing aliases in `line` are printed on stderr once the whole line parsed.
+cxxopts::ParseResult parse_command_line(CommandLine& line, CommandOptions& command, int argc,
+                                        char** argv);
 
 // When --help was given: prints the help of `command`'s groups on stdout and returns true, so
 // the command returns its success status.

@@ -7,29 +7,31 @@
 
 namespace bi::cli {
 
-int verify_cert_main(int argc, char** argv);
-int run_mock_main(int argc, char** argv);
-int run_live_main(int argc, char** argv);
-int sweep_main(int argc, char** argv);
-int plan_main(int argc, char** argv);
-int plan_n_main(int argc, char** argv);
-int selftest_main(int argc, char** argv);
-int report_main(int argc, char** argv);
-int plugins_main(int argc, char** argv);
-int workset_main(int argc, char** argv);
-int synth_model_main(int argc, char** argv);
-int keygen_main(int argc, char** argv);
-int attest_main(int argc, char** argv);
-int completion_main(int argc, char** argv);
-int baseline_record_main(int argc, char** argv);
-int baseline_check_main(int argc, char** argv);
+struct CommandLine;
+
+int verify_cert_main(CommandLine& line, int argc, char** argv);
+int run_mock_main(CommandLine& line, int argc, char** argv);
+int run_live_main(CommandLine& line, int argc, char** argv);
+int sweep_main(CommandLine& line, int argc, char** argv);
+int plan_main(CommandLine& line, int argc, char** argv);
+int plan_n_main(CommandLine& line, int argc, char** argv);
+int selftest_main(CommandLine& line, int argc, char** argv);
+int report_main(CommandLine& line, int argc, char** argv);
+int plugins_main(CommandLine& line, int argc, char** argv);
+int workset_main(CommandLine& line, int argc, char** argv);
+int synth_model_main(CommandLine& line, int argc, char** argv);
+int keygen_main(CommandLine& line, int argc, char** argv);
+int attest_main(CommandLine& line, int argc, char** argv);
+int completion_main(CommandLine& line, int argc, char** argv);
+int baseline_record_main(CommandLine& line, int argc, char** argv);
+int baseline_check_main(CommandLine& line, int argc, char** argv);
 
 struct Command {
     // One word, or two for a command of a group ("baseline record"): typed as two arguments,
     // named with a '-' where a file or page needs one word (bi-run-baseline-record(1)).
     const char* name;
     const char* summary;
-    int (*main)(int, char**);
+    int (*main)(CommandLine&, int, char**);
     bool loads_plugins = false;  // takes --plugin and --plugin-dir (also before the command)
 };
 

@@ -352,9 +352,9 @@ std::string completion_script(const std::string& shell, const CompletionNames& n
     usage_error("unknown shell '" + shell + "' (bash, zsh or fish)");
 }
 
-int completion_main(int argc, char** argv) {
+int completion_main(CommandLine& line, int argc, char** argv) {
     auto command = command_options("completion");
-    const auto args = parse_command_line(command, argc, argv);
+    const auto args = parse_command_line(line, command, argc, argv);
     if (printed_help(args, command)) return kExitHelp;
     if (!args.count("shell")) usage_error("name the shell: bash, zsh or fish");
     const std::string shell = args["shell"].as<std::string>();

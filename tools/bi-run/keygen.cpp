@@ -11,9 +11,9 @@
 
 namespace bi::cli {
 
-int keygen_main(int argc, char** argv) {
+int keygen_main(CommandLine& line, int argc, char** argv) {
     auto command = command_options("keygen");
-    const auto args = parse_command_line(command, argc, argv);
+    const auto args = parse_command_line(line, command, argc, argv);
     if (printed_help(args, command)) return kExitHelp;
     if (!args.count("out")) throw Error(ErrorCategory::Usage, "--out KEY is required");
     const auto path = args["out"].as<std::string>();

@@ -53,19 +53,22 @@ void print_usage(std::ostream& out) {
 
 // Runs one command, turning whatever it throws into one line on stderr and the exit status; an
 // option is named as the user typed it (an upstream alias, not the name it stands for).
-int run_command(const char* name, int (*command_main)(int, char**), int argc, char** argv) {
+int run_command(bi::cli::CommandLine& line, const char* name,
+                int (*command_main)(bi::cli::CommandLine&, int, char**), int argc, char** argv) {
     const std::string prefix = std::string("bi-run ") + name + ": ";
     try {
-        return command_main(argc, argv);
+        return command_main(line, argc, argv);
     } catch (const cxxopts::exceptions::exception& e) {
-        std::cerr << prefix << bi::cli::as_typed(bi::cli::ascii_quotes(e.what())) << "\n";
+        std::cerr << prefix << bi::cli::as_typed(bi::cli::ascii_quotes(e.what()), line.aliases)
+                  << "\n";
         return bi::cli::kExitUsage;
     } catch (const bi::driver::Interrupted& e) {
         std::cerr << prefix << e.what() << "\n";
         return bi::cli::exit_for_signal(e.signal_number());
     } catch (const bi::Error& e) {
         std::cerr << prefix
-                  << bi::cli::as_typed(bi::cli::ascii_quotes(bi::cli::without_bi_prefix(e.what())))
+                  << bi::cli::as_typed(bi::cli::ascii_quotes(bi::cli::without_bi_prefix(e.what())),
+                                       line.aliases)
                   << "\n";
         return is_bad_input(e.category()) ? bi::cli::kExitUsage : bi::cli::kExitError;
     } catch (const std::exception& e) {
@@ -112,13 +115,13 @@ std::string_view next_argument(int argc, char** argv, int at) {
 }
 
 // bi-run with global options and no command: what the plugins offer.
-int describe_plugins(const bi::cli::GlobalOptions& globals) {
+int describe_plugins(bi::cli::CommandLine& line, const bi::cli::GlobalOptions& globals) {
     if (globals.plugins.empty()) {
         print_usage(std::cerr);
         return bi::cli::kExitUsage;
     }
     bi::cli::ArgvCopy args(bi::cli::with_global_options({"plugins", "--describe"}, globals));
-    return run_command("plugins", bi::cli::plugins_main, args.argc(), args.argv());
+    return run_command(line, "plugins", bi::cli::plugins_main, args.argc(), args.argv());
 }
 
 // bi-run help --man DIR (argv[at] is "help").
@@ -140,12 +143,12 @@ int write_man_pages(int argc, char** argv, int at) {
 }
 
 // bi-run help COMMAND (argv[at] names it): the command's own --help, or a group's usage.
-int help_for(int argc, char** argv, int at) {
+int help_for(bi::cli::CommandLine& line, int argc, char** argv, int at) {
     int words = 1;
     const bi::cli::Command* command = named_command(argc, argv, at, words);
     if (command) {
         bi::cli::ArgvCopy args({command->name, "--help"});
-        return run_command(command->name, command->main, args.argc(), args.argv());
+        return run_command(line, command->name, command->main, args.argc(), args.argv());
     }
     if (const auto* group = bi::cli::find_group(argv[at])) {
         print_group_usage(*group, std::cout);
@@ -156,8 +159,9 @@ int help_for(int argc, char** argv, int at) {
 }
 
 // bi-run -h, --help or help [COMMAND] (argv[at] is the first of them).
-int help(int argc, char** argv, int at) {
-    if (std::string_view(argv[at]) == "help" && at + 1 < argc) return help_for(argc, argv, at + 1);
+int help(bi::cli::CommandLine& line, int argc, char** argv, int at) {
+    if (std::string_view(argv[at]) == "help" && at + 1 < argc)
+        return help_for(line, argc, argv, at + 1);
     print_usage(std::cout);
     return bi::cli::kExitHelp;
 }
@@ -195,7 +199,8 @@ int no_command(int argc, char** argv, int at) {
 }
 
 // Runs the command argv[at] names with the arguments after it and the global options.
-int dispatch(int argc, char** argv, int at, const bi::cli::GlobalOptions& globals) {
+int dispatch(bi::cli::CommandLine& line, int argc, char** argv, int at,
+             const bi::cli::GlobalOptions& globals) {
     int words = 1;
     const bi::cli::Command* command = named_command(argc, argv, at, words);
     if (!command) return no_command(argc, argv, at);
@@ -207,7 +212,7 @@ int dispatch(int argc, char** argv, int at, const bi::cli::GlobalOptions& global
     std::vector<std::string> tokens{command->name};
     tokens.insert(tokens.end(), argv + at + words, argv + argc);
     bi::cli::ArgvCopy args(bi::cli::with_global_options(std::move(tokens), globals));
-    return run_command(command->name, command->main, args.argc(), args.argv());
+    return run_command(line, command->name, command->main, args.argc(), args.argv());
 }
 
 }  // namespace
@@ -218,7 +223,8 @@ int main(int argc, char** argv) {
         return bi::cli::kExitUsage;
     }
     if (!arguments_are_utf8(argc, argv)) return bi::cli::kExitUsage;
-    bi::cli::remember_command_line(argc, argv);
+    // The one record of this command line: the cert's provenance and the aliases typed.
+    bi::cli::CommandLine line{{argv, argv + argc}, {}};
     bi::cli::GlobalOptions globals;
     int at = 1;
     try {
@@ -227,11 +233,11 @@ int main(int argc, char** argv) {
         std::cerr << "bi-run: " << e.what() << "\n";
         return bi::cli::kExitUsage;
     }
-    if (at >= argc) return describe_plugins(globals);
+    if (at >= argc) return describe_plugins(line, globals);
     const std::string_view first = argv[at];
     if (first == "help" && next_argument(argc, argv, at) == "--man")
         return write_man_pages(argc, argv, at);
-    if (first == "-h" || first == "--help" || first == "help") return help(argc, argv, at);
+    if (first == "-h" || first == "--help" || first == "help") return help(line, argc, argv, at);
     if (first == "--version" || first == "-V") return version(argc, argv, at);
-    return dispatch(argc, argv, at, globals);
+    return dispatch(line, argc, argv, at, globals);
 }

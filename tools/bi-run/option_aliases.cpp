@@ -31,24 +31,13 @@ const OptionAlias* alias_of(std::string_view token, const std::vector<OptionAlia
     return nullptr;
 }
 
-// What each canonical option was typed as on this process's command line ("" when ambiguous).
-std::vector<std::pair<std::string, std::string>>& typed_spellings() {
-    static std::vector<std::pair<std::string, std::string>> spellings;
-    return spellings;
-}
-
-void remember_spelling(const std::string& option, const std::string& spelling) {
-    for (auto& [canonical, typed] : typed_spellings())
+void remember_spelling(AliasLog& log, const std::string& option, const std::string& spelling) {
+    for (auto& [canonical, typed] : log.spellings)
         if (canonical == option) {
             if (typed != spelling) typed.clear();
             return;
         }
-    typed_spellings().emplace_back(option, spelling);
-}
-
-std::vector<std::string>& pending_notes() {
-    static std::vector<std::string> notes;
-    return notes;
+    log.spellings.emplace_back(option, spelling);
 }
 
 bool option_char(char c) {
@@ -81,15 +70,9 @@ OptionAlias agreeing_option(const char* spelling, bool (*agrees)(std::string_vie
     return alias;
 }
 
-std::vector<std::string> take_alias_notes() {
-    std::vector<std::string> notes;
-    notes.swap(pending_notes());
-    return notes;
-}
-
-std::string as_typed(const std::string& message) {
+std::string as_typed(const std::string& message, const AliasLog& log) {
     std::string out = message;
-    for (const auto& [option, typed] : typed_spellings())
+    for (const auto& [option, typed] : log.spellings)
         if (!typed.empty()) out = replace_option(out, option, typed);
     return out;
 }
@@ -109,7 +92,7 @@ bool has_option(int argc, char** argv, const std::string& spelling) {
     return false;
 }
 
-std::vector<std::string> apply_aliases(int argc, char** argv,
+std::vector<std::string> apply_aliases(int argc, char** argv, AliasLog& log,
                                        const std::vector<OptionAlias>& aliases) {
     std::vector<std::string> out;
     std::vector<std::pair<std::string, std::string>> used;  // remembered once all are applied
@@ -134,7 +117,7 @@ std::vector<std::string> apply_aliases(int argc, char** argv,
             }
             const std::string given = spelling + " " + std::string(value);
             if (!alias->agrees(value)) usage_error(given + ": " + alias->refusal);
-            pending_notes().push_back(given + ": " + alias->note);
+            log.notes.push_back(given + ": " + alias->note);
             continue;
         }
         if (alias->refusal) usage_error(spelling + ": " + alias->refusal);
@@ -159,7 +142,7 @@ std::vector<std::string> apply_aliases(int argc, char** argv,
         if (!alias->prefix) used.emplace_back(alias->option, spelling);
     }
     for (const auto& [option, spelling] : used)
-        remember_spelling(option, has_option(argc, argv, option) ? std::string() : spelling);
+        remember_spelling(log, option, has_option(argc, argv, option) ? std::string() : spelling);
     return out;
 }
 

@@ -4,6 +4,7 @@
 
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 namespace bi::cli {
@@ -23,6 +24,14 @@ struct OptionAlias {
     // set: with no value (the end of the line or an option next) it is a switch and is dropped;
     // the command reads its presence with has_option (upstream's --ctx-sweep).
     bool switch_too = false;
+};
+
+// What rewriting aliases learned about one command line: the option each alias stood for, as
+// typed ("" when two spellings or the option itself were used), and the notes of the agreeing
+// options it dropped, waiting to be printed once the whole line parsed.
+struct AliasLog {
+    std::vector<std::pair<std::string, std::string>> spellings;  // (option, as typed)
+    std::vector<std::string> notes;
 };
 
 // An upstream option that bi-run takes only when its value is what bi-run does anyway.
@@ -46,20 +55,15 @@ private:
 // argv (argv[0] is the command name) with every alias of `aliases` replaced, as `--x V` or
 // `--x=V`; nothing after "--" is touched. bi::Error(Usage) naming the spelling for a refused one,
 // a missing value, or an alias of a single-valued option given together with that option. The
-// notes of agreeing options wait for take_alias_notes().
-std::vector<std::string> apply_aliases(int argc, char** argv,
+// spellings used and the notes of agreeing options go to `log`.
+std::vector<std::string> apply_aliases(int argc, char** argv, AliasLog& log,
                                        const std::vector<OptionAlias>& aliases);
 
 // `message` with each option that an alias stood for named as the user typed it, so that
 // "--passes must be at least 1" reads "--gate-passes must be at least 1" after --gate-passes 0.
-// apply_aliases records the spellings of this process's command line; main() rewrites every
-// error with this. An option also typed by its own name, or stood for by two spellings, or by
-// a flag with a fixed value, keeps its name.
-std::string as_typed(const std::string& message);
-
-// The notes of the agreeing options apply_aliases dropped ("--cert-source live: ..."), once:
-// parse_command_line prints them when the whole command line parsed.
-std::vector<std::string> take_alias_notes();
+// An option also typed by its own name, or stood for by two spellings, or by a flag with a fixed
+// value, keeps its name.
+std::string as_typed(const std::string& message, const AliasLog& log);
 
 // True when `spelling` (or `spelling=...`) is on the command line before any "--".
 bool has_option(int argc, char** argv, const std::string& spelling);

@@ -60,9 +60,9 @@ std::string origin(const plugin_host::PluginInfo& plugin) {
 
 }  // namespace
 
-int plugins_main(int argc, char** argv) {
+int plugins_main(CommandLine& line, int argc, char** argv) {
     auto command = command_options("plugins");
-    const auto args = parse_command_line(command, argc, argv);
+    const auto args = parse_command_line(line, command, argc, argv);
     if (printed_help(args, command)) return kExitHelp;
 
     plugin_host::PluginSet plugins;

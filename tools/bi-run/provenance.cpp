@@ -10,24 +10,11 @@
 
 namespace bi::cli {
 
-namespace {
-
-std::vector<std::string>& command_line() {
-    static std::vector<std::string> argv;
-    return argv;
-}
-
-}  // namespace
-
-void remember_command_line(int argc, char** argv) {
-    command_line().assign(argv, argv + argc);
-}
-
-driver::Invocation invocation() {
+driver::Invocation invocation(const CommandLine& line) {
     driver::Invocation who;
     who.version = BI_VERSION_STRING;
     if (std::string(BI_GIT_COMMIT).size() > 0) who.commit = std::string(BI_GIT_COMMIT);
-    who.argv = command_line();
+    who.argv = line.argv;
     return who;
 }
 

@@ -5,6 +5,7 @@
 #include <memory>
 #include <string>
 
+#include "command_line.hpp"
 #include "core/cert.hpp"
 #include "driver/run_setup.hpp"
 #include "plugin_host/plugin_set.hpp"
@@ -12,11 +13,8 @@
 
 namespace bi::cli {
 
-// Called once by main() with bi-run's own argv.
-void remember_command_line(int argc, char** argv);
-
 // This bi-run: its version, the commit it was built from and its command line.
-driver::Invocation invocation();
+driver::Invocation invocation(const CommandLine& line);
 
 // The --sign-key file, or $BI_SIGN_KEY when the flag is absent; null when neither is given.
 // Throws bi::Error(Usage) naming the flag or variable when the key cannot be used.

@@ -116,9 +116,9 @@ void print_plan_status(const cxxopts::ParseResult& args, const core::SweepPlan& 
 
 }  // namespace
 
-int report_main(int argc, char** argv) {
+int report_main(CommandLine& line, int argc, char** argv) {
     auto command = command_options("report");
-    const auto args = parse_command_line(command, argc, argv);
+    const auto args = parse_command_line(line, command, argc, argv);
     if (printed_help(args, command)) return kExitHelp;
     if (!args.count("paths") && !args.count("plan"))
         throw Error(ErrorCategory::Usage, "name certs or directories (or --plan)");

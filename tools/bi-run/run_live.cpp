@@ -68,21 +68,21 @@ std::vector<OptionAlias> live_option_aliases() {
 }
 
 // run-live is a sweep of exactly one cell; both share everything but the lists and the table.
-int run_live_cells(int raw_argc, char** raw_argv, bool sweep) {
+int run_live_cells(CommandLine& line, int raw_argc, char** raw_argv, bool sweep) {
     // Upstream's run-live --ctx-sweep (a switch: a per-ctx grid of verdicts over --ctx) runs the
     // sweep, and so does bi-run's own list form, --ctx-sweep A,B.
     sweep = sweep || has_option(raw_argc, raw_argv, "--ctx-sweep");
-    ArgvCopy rewritten(apply_aliases(raw_argc, raw_argv, live_option_aliases()));
+    ArgvCopy rewritten(apply_aliases(raw_argc, raw_argv, line.aliases, live_option_aliases()));
     const int argc = rewritten.argc();
     char** argv = rewritten.argv();
     auto command = command_options(sweep ? "sweep" : "run-live");
-    const auto args = parse_command_line(command, argc, argv);
+    const auto args = parse_command_line(line, command, argc, argv);
     if (printed_help(args, command)) return kExitHelp;
     if (sweep && args.count("plan")) {
         if (args.count("baseline"))
             usage_error(
                 "--baseline checks one run's arm A; a planned sweep's shards run without it");
-        return sweep_from_plan(args);
+        return sweep_from_plan(line, args);
     }
     if (args.count("trusted-key") && !args.count("baseline"))
         usage_error(
@@ -90,7 +90,7 @@ int run_live_cells(int raw_argc, char** raw_argv, bool sweep) {
     if (sweep && (args.count("shard") || args.count("shard-count")))
         usage_error(
             "--shard and --shard-count split a planned sweep: give --plan too (see bi-run plan)");
-    auto options = cells_options(args);
+    auto options = cells_options(line, args);
     options.sweep = sweep;
     options.dry_run = args.count("dry-run") > 0;
     options.report_html = report_html_option(args);
@@ -121,12 +121,12 @@ core::RunRequest sweep_request(const cxxopts::ParseResult& args) {
     return live_request(args, true);
 }
 
-int run_live_main(int argc, char** argv) {
-    return run_live_cells(argc, argv, false);
+int run_live_main(CommandLine& line, int argc, char** argv) {
+    return run_live_cells(line, argc, argv, false);
 }
 
-int sweep_main(int argc, char** argv) {
-    return run_live_cells(argc, argv, true);
+int sweep_main(CommandLine& line, int argc, char** argv) {
+    return run_live_cells(line, argc, argv, true);
 }
 
 namespace {
@@ -139,14 +139,14 @@ std::optional<T> if_given(const cxxopts::ParseResult& args, const char* name) {
 
 }  // namespace
 
-int plan_n_main(int raw_argc, char** raw_argv) {
+int plan_n_main(CommandLine& line, int raw_argc, char** raw_argv) {
     // Upstream's plan-n names the largest N --parallel.
-    ArgvCopy rewritten(
-        apply_aliases(raw_argc, raw_argv, {{"--kv", "--kv-label"}, {"--parallel", "--max-n"}}));
+    ArgvCopy rewritten(apply_aliases(raw_argc, raw_argv, line.aliases,
+                                     {{"--kv", "--kv-label"}, {"--parallel", "--max-n"}}));
     const int argc = rewritten.argc();
     char** argv = rewritten.argv();
     auto command = command_options("plan-n");
-    const auto args = parse_command_line(command, argc, argv);
+    const auto args = parse_command_line(line, command, argc, argv);
     if (printed_help(args, command)) return kExitHelp;
     driver::FootprintRequest request;
     request.run.profile = given(args, "profile");

@@ -54,15 +54,15 @@ mock::MockConfig mock_config(const cxxopts::ParseResult& args) {
 
 }  // namespace
 
-int run_mock_main(int raw_argc, char** raw_argv) {
+int run_mock_main(CommandLine& line, int raw_argc, char** raw_argv) {
     auto aliases = run_option_aliases();
     aliases.push_back({"--batch-divergence", "--divergence", "score"});  // the upstream name
     aliases.push_back(cert_source_option(false));
-    ArgvCopy rewritten(apply_aliases(raw_argc, raw_argv, aliases));
+    ArgvCopy rewritten(apply_aliases(raw_argc, raw_argv, line.aliases, aliases));
     auto command = command_options("run-mock");
-    const auto args = parse_command_line(command, rewritten.argc(), rewritten.argv());
+    const auto args = parse_command_line(line, command, rewritten.argc(), rewritten.argv());
     if (printed_help(args, command)) return kExitHelp;
-    auto options = cells_options(args);
+    auto options = cells_options(line, args);
     options.profile_scope = ProfileScope::PluginOnly;
     options.mock = std::make_shared<const mock::MockConfig>(mock_config(args));
     core::RunRequest request = run_request(args);

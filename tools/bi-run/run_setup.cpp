@@ -104,9 +104,9 @@ void print_cell(const driver::CellResult& result, bool json) {
 
 }  // namespace
 
-driver::CellsOptions cells_options(const cxxopts::ParseResult& args) {
+driver::CellsOptions cells_options(const CommandLine& line, const cxxopts::ParseResult& args) {
     driver::CellsOptions options;
-    options.invocation = invocation();
+    options.invocation = invocation(line);
     options.notes = &std::cerr;
     options.quiet = args.count("quiet") > 0;
     options.json = args.count("json") > 0;

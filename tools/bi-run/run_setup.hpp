@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "command_line.hpp"
 #include "core/run_request.hpp"
 #include "driver/run_cells.hpp"
 #include "driver/run_plan.hpp"
@@ -54,7 +55,7 @@ std::size_t max_response_bytes_option(const cxxopts::ParseResult& args);
 core::TargetRequest target_request(const cxxopts::ParseResult& args);
 
 // What every cell command runs with: this bi-run's invocation, notes on stderr, --quiet, --json.
-driver::CellsOptions cells_options(const cxxopts::ParseResult& args);
+driver::CellsOptions cells_options(const CommandLine& line, const cxxopts::ParseResult& args);
 
 // How the cell commands print: each decided cell's verdict (one JSON line with `json`), a dry
 // run's plan, and, without `json`, the HTML report's path and a sweep's closing table.

@@ -19,14 +19,14 @@
 
 namespace bi::cli {
 
-int selftest_main(int raw_argc, char** raw_argv) {
+int selftest_main(CommandLine& line, int raw_argc, char** raw_argv) {
     auto aliases = guard_option_aliases();
     aliases.push_back({"--gate-passes", "--passes"});
-    ArgvCopy rewritten(apply_aliases(raw_argc, raw_argv, aliases));
+    ArgvCopy rewritten(apply_aliases(raw_argc, raw_argv, line.aliases, aliases));
     const int argc = rewritten.argc();
     char** argv = rewritten.argv();
     auto command = command_options("selftest");
-    const auto args = parse_command_line(command, argc, argv);
+    const auto args = parse_command_line(line, command, argc, argv);
     if (printed_help(args, command)) return kExitHelp;
     driver::SelftestRequest request;
     if (args.count("server-bin")) request.target.server_bin = args["server-bin"].as<std::string>();
@@ -46,7 +46,7 @@ int selftest_main(int raw_argc, char** raw_argv) {
     request.max_response_bytes = args["max-response-bytes"].as<std::string>();
     request.plugin_timeout_s = args["plugin-timeout"].as<double>();
 
-    const auto result = driver::run_selftest(request, invocation(), std::cerr);
+    const auto result = driver::run_selftest(request, invocation(line), std::cerr);
     const auto& outcome = result.outcome;
     const report::SelftestCell summary{
         {outcome.cert, outcome.verdict, outcome.cert_path, outcome.promotable},

@@ -32,7 +32,7 @@
 
 namespace bi::cli {
 
-int sweep_from_plan(const cxxopts::ParseResult& args) {
+int sweep_from_plan(CommandLine& line, const cxxopts::ParseResult& args) {
     static const std::set<std::string> kAllowed = {
         "plan", "shard", "shard-count", "stale-lock-after", "out-dir", "quiet", "json"};
     for (const auto& option : args.arguments())
@@ -52,7 +52,7 @@ int sweep_from_plan(const cxxopts::ParseResult& args) {
         args.count("out-dir") ? args["out-dir"].as<std::string>() : plan.out_dir;
     const auto stale_lock_after =
         std::chrono::duration_cast<std::chrono::seconds>(seconds_option(args, "stale-lock-after"));
-    auto options = cells_options(args);
+    auto options = cells_options(line, args);
     options.sweep = true;
     const auto hooks = printing_hooks(options.json);
     const auto shard = driver::run_shard(
@@ -67,19 +67,19 @@ int sweep_from_plan(const cxxopts::ParseResult& args) {
                                                                          : kExitNotPromotable;
 }
 
-int plan_main(int raw_argc, char** raw_argv) {
-    ArgvCopy rewritten(apply_aliases(raw_argc, raw_argv, plan_option_aliases()));
+int plan_main(CommandLine& line, int raw_argc, char** raw_argv) {
+    ArgvCopy rewritten(apply_aliases(raw_argc, raw_argv, line.aliases, plan_option_aliases()));
     const int argc = rewritten.argc();
     char** argv = rewritten.argv();
     auto command = command_options("plan");
-    const auto args = parse_command_line(command, argc, argv);
+    const auto args = parse_command_line(line, command, argc, argv);
     if (printed_help(args, command)) return kExitHelp;
     const auto profiles =
         driver::plan_profiles(given(args, "profile"), args.count("all-profiles") > 0,
                               given(args, "models-toml"), args.count("model-alias") > 0);
     core::RunRequest request = sweep_request(args);
     request.out_dir = args.count("out-dir") ? args["out-dir"].as<std::string>() : "";
-    const core::SweepPlan plan = driver::plan_sweep(request, profiles, invocation(), std::cerr);
+    const core::SweepPlan plan = driver::plan_sweep(request, profiles, invocation(line), std::cerr);
     const std::string text = io::render_plan(plan);
     std::size_t n_cells = 0;
     for (const auto& group : plan.groups) n_cells += group.parallels.size();

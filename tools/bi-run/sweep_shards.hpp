@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "command_line.hpp"
 #include "core/run_request.hpp"
 #include "driver/sweep.hpp"
 #include "option_aliases.hpp"
@@ -26,6 +27,6 @@ std::vector<OptionAlias> plan_option_aliases();
 core::RunRequest sweep_request(const cxxopts::ParseResult& args);
 
 // `bi-run sweep --plan FILE [--shard K/M]`: the groups of this shard, one sweep each.
-int sweep_from_plan(const cxxopts::ParseResult& args);
+int sweep_from_plan(CommandLine& line, const cxxopts::ParseResult& args);
 
 }  // namespace bi::cli

@@ -25,9 +25,9 @@ std::string megabytes(std::uint64_t bytes) {
 
 }  // namespace
 
-int synth_model_main(int argc, char** argv) {
+int synth_model_main(CommandLine& line, int argc, char** argv) {
     auto command = command_options("synth-model");
-    const auto args = parse_command_line(command, argc, argv);
+    const auto args = parse_command_line(line, command, argc, argv);
     if (printed_help(args, command)) return kExitHelp;
     if (!args.count("out")) usage_error("--out is required");
 

@@ -36,9 +36,9 @@ int verify_one(const std::string& path, const trust::JudgeOptions& o) {
 
 }  // namespace
 
-int verify_cert_main(int argc, char** argv) {
+int verify_cert_main(CommandLine& line, int argc, char** argv) {
     auto command = command_options("verify-cert");
-    const auto args = parse_command_line(command, argc, argv);
+    const auto args = parse_command_line(line, command, argc, argv);
     if (printed_help(args, command)) return kExitHelp;
     if (!args.count("certs")) throw Error(ErrorCategory::Usage, "name at least one cert file");
     const trust::JudgeOptions o = judge_options(args);

@@ -69,16 +69,16 @@ std::optional<std::vector<core::WorkRow>> generated_rows(
 
 }  // namespace
 
-int workset_main(int raw_argc, char** raw_argv) {
+int workset_main(CommandLine& line, int raw_argc, char** raw_argv) {
     ArgvCopy rewritten(
-        apply_aliases(raw_argc, raw_argv,
+        apply_aliases(raw_argc, raw_argv, line.aliases,
                       {{"--model", "", nullptr, nullptr, false,
                         "names a GGUF file elsewhere; the work-set's model name is --model-id"},
                        {"--profile-corner", "--generator-param", nullptr, "corner=", true}}));
     const int argc = rewritten.argc();
     char** argv = rewritten.argv();
     auto command = command_options("workset");
-    const auto args = parse_command_line(command, argc, argv);
+    const auto args = parse_command_line(line, command, argc, argv);
     if (printed_help(args, command)) return kExitHelp;
     if (!args.count("generator")) throw Error(ErrorCategory::Usage, "--generator is required");
 

@@ -1,4 +1,4 @@
-// bi-run's exit-code table (tools/bi-run/exit_codes.hpp) against what says which code means what:
+// bi-run's exit-code table (framework/cli/exit_codes.hpp) against what says which code means what:
 // the top-level --help, each command's help and the exit-code tables in README.md and
 // docs/design.md §11.
 #include <catch2/catch.hpp>
@@ -9,9 +9,9 @@
 #include <string>
 #include <vector>
 
-#include "bi-run/command_specs.hpp"
-#include "bi-run/exit_codes.hpp"
 #include "built_paths.hpp"
+#include "cli/command_specs.hpp"
+#include "cli/exit_codes.hpp"
 #include "run_command.hpp"
 #include "scratch_dir.hpp"
 

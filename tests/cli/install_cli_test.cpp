@@ -13,8 +13,8 @@
 #include <vector>
 
 #include "built_paths.hpp"
+#include "cli/command_line.hpp"
 #include "cli_args.hpp"
-#include "command_line.hpp"
 #include "core/json.hpp"
 #include "io/json_text.hpp"
 #include "run_command.hpp"

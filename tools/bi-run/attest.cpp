@@ -5,11 +5,11 @@
 #include <filesystem>
 #include <iostream>
 
-#include "command_line.hpp"
+#include "cli/command_line.hpp"
+#include "cli/exit_codes.hpp"
 #include "commands.hpp"
 #include "core/cert.hpp"
 #include "core/error.hpp"
-#include "exit_codes.hpp"
 #include "io/file_hash_cache.hpp"
 #include "io/files.hpp"
 #include "io/json_text.hpp"

@@ -5,14 +5,14 @@
 #include <iostream>
 
 #include "build_info.hpp"
-#include "command_line.hpp"
+#include "cli/command_line.hpp"
+#include "cli/exit_codes.hpp"
+#include "cli/option_aliases.hpp"
 #include "commands.hpp"
 #include "core/baseline_documents.hpp"
 #include "core/error.hpp"
 #include "driver/baseline_commands.hpp"
-#include "exit_codes.hpp"
 #include "guard_options.hpp"
-#include "option_aliases.hpp"
 #include "option_tokens.hpp"
 #include "plugin_args.hpp"
 #include "report/baseline_text.hpp"

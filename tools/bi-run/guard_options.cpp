@@ -4,7 +4,7 @@
 
 #include <string>
 
-#include "command_line.hpp"
+#include "cli/command_line.hpp"
 #include "core/error.hpp"
 
 namespace bi::cli {

@@ -8,8 +8,8 @@
 #include <optional>
 #include <vector>
 
+#include "cli/option_aliases.hpp"
 #include "core/run_request.hpp"
-#include "option_aliases.hpp"
 #include "server/guards.hpp"
 
 namespace bi::cli {

@@ -3,10 +3,10 @@
 
 #include <iostream>
 
-#include "command_line.hpp"
+#include "cli/command_line.hpp"
+#include "cli/exit_codes.hpp"
 #include "commands.hpp"
 #include "core/error.hpp"
-#include "exit_codes.hpp"
 #include "trust/signing.hpp"
 
 namespace bi::cli {

@@ -11,14 +11,15 @@
 
 #include "bi/version.hpp"
 #include "build_info.hpp"
+#include "cli/command_specs.hpp"
+#include "cli/exit_codes.hpp"
+#include "cli/manpages.hpp"
+#include "cli/option_aliases.hpp"
 #include "commands.hpp"
 #include "core/error.hpp"
 #include "core/utf8.hpp"
 #include "driver/interrupt.hpp"
-#include "exit_codes.hpp"
 #include "io/json_text.hpp"
-#include "manpages.hpp"
-#include "option_aliases.hpp"
 #include "plugin_args.hpp"
 #include "provenance.hpp"
 
@@ -41,7 +42,7 @@ void print_usage(std::ostream& out) {
            "       bi-run --version [--json]   (version, commit, build and library versions)\n"
            "       bi-run help --man DIR       (write the man pages into DIR)\n\n"
            "commands:\n";
-    for (const auto& command : bi::cli::commands())
+    for (const auto& command : bi::cli::command_specs())
         out << "  " << command.name << std::string(17 - std::strlen(command.name), ' ')
             << command.summary << "\n";
     out << "\nA bare plugin name (libspark.so) is looked up in --plugin-dir, $BI_PLUGIN_PATH, the "
@@ -80,7 +81,7 @@ int run_command(bi::cli::CommandLine& line, const char* name,
 // A group's own usage: its commands and what each does.
 void print_group_usage(const bi::cli::CommandGroup& group, std::ostream& out) {
     out << "bi-run " << group.name << ": " << group.summary << "\n\ncommands:\n";
-    for (const auto& command : bi::cli::commands())
+    for (const auto& command : bi::cli::command_specs())
         if (std::string_view(command.name).rfind(std::string(group.name) + " ", 0) == 0)
             out << "  " << command.name << std::string(17 - std::strlen(command.name), ' ')
                 << command.summary << "\n";
@@ -133,7 +134,8 @@ int write_man_pages(int argc, char** argv, int at) {
     std::ostringstream usage;
     print_usage(usage);
     try {
-        for (const auto& file : bi::cli::write_man_pages(argv[at + 2], usage.str()))
+        for (const auto& file :
+             bi::cli::write_man_pages(argv[at + 2], usage.str(), BI_VERSION_STRING))
             std::cout << file << "\n";
     } catch (const bi::Error& e) {
         std::cerr << "bi-run help --man: " << e.what() << "\n";
@@ -204,7 +206,7 @@ int dispatch(bi::cli::CommandLine& line, int argc, char** argv, int at,
     int words = 1;
     const bi::cli::Command* command = named_command(argc, argv, at, words);
     if (!command) return no_command(argc, argv, at);
-    if (!command->loads_plugins && !globals.empty()) {
+    if (!bi::cli::command_spec(command->name).loads_plugins && !globals.empty()) {
         std::cerr << "bi-run " << command->name << ": --plugin and --plugin-dir: this command "
                   << "loads no plugins\n";
         return bi::cli::kExitUsage;

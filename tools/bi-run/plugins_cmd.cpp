@@ -6,10 +6,10 @@
 #include <filesystem>
 #include <iostream>
 
-#include "command_line.hpp"
+#include "cli/command_line.hpp"
+#include "cli/exit_codes.hpp"
 #include "commands.hpp"
 #include "core/error.hpp"
-#include "exit_codes.hpp"
 #include "plugin_args.hpp"
 #include "plugin_host/bundled_plugins.hpp"
 

@@ -5,7 +5,7 @@
 #include <memory>
 #include <string>
 
-#include "command_line.hpp"
+#include "cli/command_line.hpp"
 #include "core/cert.hpp"
 #include "driver/run_setup.hpp"
 #include "plugin_host/plugin_set.hpp"

@@ -2,15 +2,15 @@
 // one PID-scoped server at a time, every guard checked before anything starts.
 #include <iostream>
 
-#include "command_line.hpp"
+#include "cli/command_line.hpp"
+#include "cli/exit_codes.hpp"
+#include "cli/option_aliases.hpp"
 #include "commands.hpp"
 #include "core/error.hpp"
 #include "driver/plan_description.hpp"
 #include "driver/run_cells.hpp"
-#include "exit_codes.hpp"
 #include "guard_options.hpp"
 #include "io/files.hpp"
-#include "option_aliases.hpp"
 #include "option_tokens.hpp"
 #include "run_setup.hpp"
 #include "server/guards.hpp"

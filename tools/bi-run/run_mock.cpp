@@ -4,14 +4,14 @@
 #include <memory>
 #include <optional>
 
-#include "command_line.hpp"
+#include "cli/command_line.hpp"
+#include "cli/exit_codes.hpp"
+#include "cli/option_aliases.hpp"
 #include "commands.hpp"
 #include "core/error.hpp"
 #include "driver/run_cells.hpp"
-#include "exit_codes.hpp"
 #include "io/temporary_directory.hpp"
 #include "mock/mock_config.hpp"
-#include "option_aliases.hpp"
 #include "run_setup.hpp"
 #include "upstream_options.hpp"
 

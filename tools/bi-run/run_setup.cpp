@@ -8,7 +8,7 @@
 #include <iostream>
 
 #include "build_info.hpp"
-#include "command_line.hpp"
+#include "cli/command_line.hpp"
 #include "core/cert.hpp"
 #include "core/error.hpp"
 #include "core/run_request.hpp"

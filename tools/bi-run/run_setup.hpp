@@ -11,12 +11,12 @@
 #include <string>
 #include <vector>
 
-#include "command_line.hpp"
+#include "cli/command_line.hpp"
+#include "cli/option_aliases.hpp"
 #include "core/run_request.hpp"
 #include "driver/run_cells.hpp"
 #include "driver/run_plan.hpp"
 #include "driver/run_setup.hpp"
-#include "option_aliases.hpp"
 #include "plugin_host/plugin_set.hpp"
 #include "profile_choice.hpp"
 

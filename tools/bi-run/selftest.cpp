@@ -5,12 +5,12 @@
 #include <iostream>
 
 #include "build_info.hpp"
-#include "command_line.hpp"
+#include "cli/command_line.hpp"
+#include "cli/exit_codes.hpp"
+#include "cli/option_aliases.hpp"
 #include "commands.hpp"
 #include "driver/selftest.hpp"
-#include "exit_codes.hpp"
 #include "guard_options.hpp"
-#include "option_aliases.hpp"
 #include "option_tokens.hpp"
 #include "plugin_args.hpp"
 #include "provenance.hpp"

@@ -14,14 +14,14 @@
 #include <string>
 #include <vector>
 
-#include "command_line.hpp"
+#include "cli/command_line.hpp"
+#include "cli/exit_codes.hpp"
 #include "commands.hpp"
 #include "core/error.hpp"
 #include "core/sweep_plan.hpp"
 #include "driver/interrupt.hpp"
 #include "driver/plan_status.hpp"
 #include "driver/sweep.hpp"
-#include "exit_codes.hpp"
 #include "io/files.hpp"
 #include "io/model_profile.hpp"
 #include "io/plan_io.hpp"

@@ -12,10 +12,10 @@
 #include <string>
 #include <vector>
 
-#include "command_line.hpp"
+#include "cli/command_line.hpp"
+#include "cli/option_aliases.hpp"
 #include "core/run_request.hpp"
 #include "driver/sweep.hpp"
-#include "option_aliases.hpp"
 
 namespace bi::cli {
 

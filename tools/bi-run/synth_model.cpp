@@ -6,10 +6,10 @@
 #include <iostream>
 #include <string>
 
-#include "command_line.hpp"
+#include "cli/command_line.hpp"
+#include "cli/exit_codes.hpp"
 #include "commands.hpp"
 #include "core/error.hpp"
-#include "exit_codes.hpp"
 #include "gguf/synth_model.hpp"
 #include "io/files.hpp"
 

@@ -5,7 +5,7 @@
 
 #include <vector>
 
-#include "option_aliases.hpp"
+#include "cli/option_aliases.hpp"
 
 namespace bi::cli {
 

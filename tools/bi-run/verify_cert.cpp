@@ -5,10 +5,10 @@
 
 #include <iostream>
 
-#include "command_line.hpp"
+#include "cli/command_line.hpp"
+#include "cli/exit_codes.hpp"
 #include "commands.hpp"
 #include "core/error.hpp"
-#include "exit_codes.hpp"
 #include "report/verification_text.hpp"
 #include "trust/judge.hpp"
 #include "trust_options.hpp"

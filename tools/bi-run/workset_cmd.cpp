@@ -7,15 +7,15 @@
 #include <iostream>
 #include <optional>
 
-#include "command_line.hpp"
+#include "cli/command_line.hpp"
+#include "cli/exit_codes.hpp"
+#include "cli/option_aliases.hpp"
 #include "commands.hpp"
 #include "core/error.hpp"
 #include "driver/interrupt.hpp"
 #include "driver/token_counter.hpp"
-#include "exit_codes.hpp"
 #include "io/files.hpp"
 #include "io/workset.hpp"
-#include "option_aliases.hpp"
 #include "plugin_args.hpp"
 #include "run_setup.hpp"
 

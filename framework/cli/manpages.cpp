@@ -11,10 +11,10 @@
 #include <string>
 #include <vector>
 
-#include "bi/version.hpp"
 #include "command_line.hpp"
-#include "commands.hpp"
+#include "command_specs.hpp"
 #include "core/error.hpp"
+#include "exit_codes.hpp"
 #include "mock/server_argv.hpp"
 
 namespace bi::cli {
@@ -88,9 +88,9 @@ std::string roff_paragraphs(const std::string& text) {
     return out;
 }
 
-std::string header(const std::string& name, int section, const std::string& summary) {
-    return ".TH " + upper(name) + " " + std::to_string(section) + " \"\" \"bi-run " +
-           BI_VERSION_STRING +
+std::string header(const std::string& name, int section, const std::string& summary,
+                   const std::string& version) {
+    return ".TH " + upper(name) + " " + std::to_string(section) + " \"\" \"bi-run " + version +
            "\" \"bi-run manual\"\n"
            // Option names and paths read best unhyphenated and left-aligned.
            ".nh\n.ad l\n.SH NAME\n" +
@@ -110,12 +110,25 @@ std::string option_item(const OptionEntry& option) {
     return item + "\n";
 }
 
+// One exit status as the exit-code table words it: ".TP\n130\ninterrupted by SIGINT".
+std::string exit_item(int code) {
+    for (const auto& entry : kExitCodes)
+        if (entry.code == code) {
+            std::string meaning(entry.meaning);
+            if (!entry.signal.empty()) meaning += " " + std::string(entry.signal);
+            return ".TP\n" + std::to_string(code) + "\n" + roff_text(meaning) + "\n";
+        }
+    throw Error(ErrorCategory::Internal,
+                "bi: exit status " + std::to_string(code) + " is not in the exit-code table");
+}
+
 const char* const kSeeAlso = ".SH SEE ALSO\n\\fBbi\\-run\\fR(1), \\fBbi\\-run\\-cert\\fR(5)\n";
 
-std::string command_page(const Command& command, const OptionTable& table) {
+std::string command_page(const CommandSpec& command, const OptionTable& table,
+                         const std::string& version) {
     const std::string name = "bi-run-" + one_word(command);
-    std::string page = header(name, 1, command.summary);
-    page += ".SH SYNOPSIS\n\\fBbi\\-run " + roff_text(command.name) + "\\fR " +
+    std::string page = header(name, 1, command.summary, version);
+    page += ".SH SYNOPSIS\n\\fBbi\\-run " + roff_text(std::string(command.name)) + "\\fR " +
             roff_text(table.usage) + "\n";
     page += ".SH DESCRIPTION\n" + roff_paragraphs(table.description);
     page += ".SH OPTIONS\n";
@@ -127,10 +140,11 @@ std::string command_page(const Command& command, const OptionTable& table) {
     return page + kSeeAlso;
 }
 
-std::string main_page(const std::string& usage_text) {
+std::string main_page(const std::string& usage_text, const std::string& version) {
     std::string page = header("bi-run", 1,
                               "does batching change your LLM server's answers? One cert per "
-                              "(model, ctx, N)");
+                              "(model, ctx, N)",
+                              version);
     page +=
         ".SH SYNOPSIS\n\\fBbi\\-run\\fR [\\fB\\-\\-plugin\\fR \\fIFILE\\fR]... "
         "[\\fB\\-\\-plugin\\-dir\\fR \\fIDIR\\fR]... \\fICOMMAND\\fR [\\fIoptions\\fR]\n.br\n"
@@ -144,9 +158,10 @@ std::string main_page(const std::string& usage_text) {
         "(arm C), scores every completion with a plugin scorer, compares exactly and writes one "
         "JSON cert (see \\fBbi\\-run\\-cert\\fR(5)).\n"
         ".SH COMMANDS\n";
-    for (const auto& command : commands())
-        page += ".TP\n\\fB" + roff_text(command.name) + "\\fR\n" + roff_text(command.summary) +
-                "; see \\fBbi\\-run\\-" + roff_text(one_word(command)) + "\\fR(1).\n";
+    for (const auto& command : command_specs())
+        page += ".TP\n\\fB" + roff_text(std::string(command.name)) + "\\fR\n" +
+                roff_text(std::string(command.summary)) + "; see \\fBbi\\-run\\-" +
+                roff_text(one_word(command)) + "\\fR(1).\n";
     page += ".SH USAGE\n" + roff_paragraphs(usage_text);
     page +=
         ".SH ENVIRONMENT\n"
@@ -167,17 +182,18 @@ std::string main_page(const std::string& usage_text) {
         "run in.\n"
         ".TP\n\\fI../share/bi\\-run/kinds/\\fR\nServer kind files (NAME.toml) known to every "
         "user; the shipped kinds are also built into bi-run.\n"
-        ".SH EXIT STATUS\n"
-        "0 a promotable GREEN; 3 a verdict that is not promotable; 2 a usage error or refused "
-        "launch; 1 an error before a verdict; 129, 130, 143 interrupted by SIGHUP, SIGINT, "
-        "SIGTERM. Each command's page says what it returns.\n"
+        ".SH EXIT STATUS\n";
+    for (const auto& entry : kExitCodes) page += exit_item(entry.code);
+    page +=
+        ".PP\nEach command's page says what it returns.\n"
         ".SH SEE ALSO\n\\fBbi\\-run\\-cert\\fR(5), \\fBbi\\-mock\\-server\\fR(1)\n";
     return page;
 }
 
-std::string mock_server_page() {
-    std::string page = header("bi-mock-server", 1,
-                              "a mock llama-server with continuous batching, for tests and demos");
+std::string mock_server_page(const std::string& version) {
+    std::string page =
+        header("bi-mock-server", 1,
+               "a mock llama-server with continuous batching, for tests and demos", version);
     page +=
         ".SH SYNOPSIS\n\\fBbi\\-mock\\-server\\fR [\\fIllama-server flags\\fR] [\\fImock "
         "knobs\\fR]\n"
@@ -201,17 +217,17 @@ void write_page(const fs::path& file, const std::string& text) {
 
 }  // namespace
 
-std::vector<std::string> write_man_pages(const std::string& dir, const std::string& usage_text) {
+std::vector<std::string> write_man_pages(const std::string& dir, const std::string& usage_text,
+                                         const std::string& version) {
     std::error_code ec;
     fs::create_directories(dir, ec);
     if (ec) throw Error(ErrorCategory::Io, dir + ": cannot be created: " + ec.message());
     std::vector<std::pair<std::string, std::string>> pages;
-    pages.emplace_back("bi-run.1", main_page(usage_text));
-    for (const auto& command : commands()) {
+    pages.emplace_back("bi-run.1", main_page(usage_text, version));
+    for (const auto& command : command_specs())
         pages.emplace_back("bi-run-" + one_word(command) + ".1",
-                           command_page(command, option_table(command_spec(command.name))));
-    }
-    pages.emplace_back("bi-mock-server.1", mock_server_page());
+                           command_page(command, option_table(command), version));
+    pages.emplace_back("bi-mock-server.1", mock_server_page(version));
     std::vector<std::string> written;
     for (const auto& [name, text] : pages) {
         write_page(fs::path(dir) / name, text);

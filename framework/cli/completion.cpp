@@ -1,6 +1,6 @@
-// bi-run completion bash|zsh|fish: a completion script written from the same option tables
-// --help prints (each command's options()), with the server kinds, scorers and generators this
-// bi-run knows, so what the shell offers is what the commands accept.
+// The completion scripts, written from the same command specs and option table --help prints,
+// with the server kinds, scorers and generators this bi-run knows, so what the shell offers is
+// what the commands accept.
 #include <cxxopts.hpp>
 
 #include <algorithm>
@@ -13,12 +13,10 @@
 #include <vector>
 
 #include "command_line.hpp"
-#include "commands.hpp"
+#include "command_specs.hpp"
 #include "completion.hpp"
 #include "core/error.hpp"
-#include "driver/server_kinds.hpp"
 #include "exit_codes.hpp"
-#include "plugin_args.hpp"
 
 namespace bi::cli {
 
@@ -89,14 +87,14 @@ std::string short_description(const std::string& text) {
 }
 
 struct CommandEntries {
-    const Command* command;
+    const CommandSpec* command;
     std::vector<OptionEntry> options;
 };
 
 std::vector<CommandEntries> all_command_options() {
     std::vector<CommandEntries> out;
-    for (const auto& command : commands()) {
-        const auto table = option_table(command_spec(command.name));
+    for (const auto& command : command_specs()) {
+        const auto table = option_table(command);
         CommandEntries entry{&command, {}};
         for (const auto& group : table.groups)
             for (const auto& option : group.options) entry.options.push_back(option);
@@ -111,7 +109,7 @@ std::vector<std::string> names_of(const std::vector<CommandEntries>& tables) {
     std::vector<std::string> names;
     names.reserve(tables.size() + 1);
     for (const auto& table : tables) {
-        std::string word = table.command->name;
+        std::string word(table.command->name);
         word = word.substr(0, word.find(' '));
         if (std::find(names.begin(), names.end(), word) == names.end()) names.push_back(word);
     }
@@ -336,12 +334,6 @@ std::string fish_script(const std::vector<CommandEntries>& tables, const Complet
     return out.str();
 }
 
-std::vector<std::string> sorted_unique(std::vector<std::string> words) {
-    std::sort(words.begin(), words.end());
-    words.erase(std::unique(words.begin(), words.end()), words.end());
-    return words;
-}
-
 }  // namespace
 
 std::string completion_script(const std::string& shell, const CompletionNames& names) {
@@ -350,30 +342,6 @@ std::string completion_script(const std::string& shell, const CompletionNames& n
     if (shell == "zsh") return zsh_script(tables, names);
     if (shell == "fish") return fish_script(tables, names);
     usage_error("unknown shell '" + shell + "' (bash, zsh or fish)");
-}
-
-int completion_main(CommandLine& line, int argc, char** argv) {
-    auto command = command_options("completion");
-    const auto args = parse_command_line(line, command, argc, argv);
-    if (printed_help(args, command)) return kExitHelp;
-    if (!args.count("shell")) usage_error("name the shell: bash, zsh or fish");
-    const std::string shell = args["shell"].as<std::string>();
-    if (shell != "bash" && shell != "zsh" && shell != "fish")
-        usage_error("unknown shell '" + shell + "' (bash, zsh or fish)");
-
-    plugin_host::PluginSet plugins;
-    configure_plugin_calls(plugins, args);
-    load_plugins(plugins, args);
-    CompletionNames names;
-    for (const auto& plugin : plugins.list()) {
-        for (const auto& scorer : plugin.scorers) names.scorers.push_back(scorer.id);
-        for (const auto& generator : plugin.generators) names.generators.push_back(generator.id);
-    }
-    names.scorers = sorted_unique(names.scorers);
-    names.generators = sorted_unique(names.generators);
-    names.server_kinds = driver::known_server_kinds({});
-    std::cout << completion_script(shell, names);
-    return kExitPromotable;
 }
 
 }  // namespace bi::cli

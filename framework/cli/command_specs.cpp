@@ -16,6 +16,7 @@ const std::vector<int> kVerdictExits{kExitPromotable, kExitNotPromotable, kExitU
 const std::vector<CommandSpec>& command_specs() {
     static const std::vector<CommandSpec> kSpecs = {
         {"run-live",
+         "verify one cell (model, ctx, N) against your own llama-server",
          "Verifies one cell (model, ctx, N) against a real server: arm A (--parallel 1,\n"
          "serial), A' (its repeat), then on a --parallel N server arm B (serial) and T passes\n"
          "of arm C (N requests at once). Writes one cert; a GREEN is promotable only from a\n"
@@ -43,8 +44,10 @@ const std::vector<CommandSpec>& command_specs() {
           "Output"},
          "",
          "",
-         kVerdictExits},
+         kVerdictExits,
+         true},
         {"sweep",
+         "run-live over several ctx and N values, one cert per cell",
          "Runs run-live over every (ctx, N) of --ctx 4096,8192 --parallel 2,4,8: one cert per\n"
          "cell, one run of arm A per ctx shared by all N at that ctx, a summary table at the\n"
          "end. With --plan (see bi-run plan) it runs its shard of a planned sweep into a\n"
@@ -73,8 +76,10 @@ const std::vector<CommandSpec>& command_specs() {
           "Output"},
          "",
          "",
-         kVerdictExits},
+         kVerdictExits,
+         true},
         {"plan",
+         "write a sweep's cells as a plan file for sharded runs (Slurm, k8s, CI)",
          "Writes a sweep's cells as a plan file for sharded runs: one group per (model, ctx)\n"
          "holding its N values, sorted, with the options every cell runs with and a plan id.\n"
          "Takes sweep's options; --profile may list several models.toml aliases (a,b,c) or\n"
@@ -101,6 +106,7 @@ const std::vector<CommandSpec>& command_specs() {
          "",
          {kExitPromotable, kExitUsage}},
         {"run-mock",
+         "verify one cell against the built-in continuous-batching mock server",
          "Runs one cell (A, A', B and T passes of C) against the built-in continuous-batching "
          "mock\n"
          "server and writes its cert with source \"mock\" - never promotable. With no divergence\n"
@@ -125,8 +131,10 @@ const std::vector<CommandSpec>& command_specs() {
          {"Cell", "Server", "Guards", "Requests", "Scoring and work-set", "Mock server", "Output"},
          "",
          "",
-         kVerdictExits},
+         kVerdictExits,
+         true},
         {"selftest",
+         "prove the harness and the gate on your server with a tiny synthetic model",
          "Writes a tiny random-weight GGUF model, runs one small cell against your server binary\n"
          "(32 prompts x 64 tokens, /completion with logprobs, exact-match scoring) and reports\n"
          "whether serial runs reproduce themselves, whether arm B matches A, how many prompts\n"
@@ -146,6 +154,7 @@ const std::vector<CommandSpec>& command_specs() {
          "",
          kVerdictExits},
         {"plan-n",
+         "print the projected server footprint for N = 1..max",
          "Prints the projected footprint (model + KV cache + overhead) of a --parallel N server\n"
          "for N = 1..--max-n at --ctx tokens per slot, against MemAvailable and\n"
          "--max-footprint-gb. Without the model file, --gguf-gb and the KV shape (--n-layer,\n"
@@ -163,6 +172,7 @@ const std::vector<CommandSpec>& command_specs() {
          "",
          {kExitPromotable, kExitNotPromotable, kExitUsage}},
         {"report",
+         "summarise many certs (or directories of them) in one table",
          "Summarises certs (files, or directories of *.json): a text table by default, or CSV,\n"
          "JSON or Markdown on stdout; --html and --junit write files as well.\n"
          "\n"
@@ -180,6 +190,7 @@ const std::vector<CommandSpec>& command_specs() {
          "CERT.json|DIR... (with --plan: default the plan's directory)",
          {kExitPromotable, kExitError, kExitUsage}},
         {"verify-cert",
+         "re-check cert files and explain why any is not promotable",
          "Re-check certs: prints each verdict, its source and gates, and every reason a cert is "
          "not promotable. Also reads attest's in-toto envelopes and the upstream tool's v0.1 certs "
          "(never promotable).\n"
@@ -196,6 +207,7 @@ const std::vector<CommandSpec>& command_specs() {
          "CERT.json...",
          {kExitPromotable, kExitNotPromotable, kExitError, kExitUsage}},
         {"keygen",
+         "write an Ed25519 key pair for signing certs",
          "Writes a new Ed25519 key pair: KEY (the private key, PEM, mode 0600) and KEY.pub (the\n"
          "public key to hand to readers: verify-cert --trusted-key KEY.pub). Never overwrites.\n"
          "\n"
@@ -206,6 +218,7 @@ const std::vector<CommandSpec>& command_specs() {
          "",
          {kExitPromotable, kExitUsage}},
         {"attest",
+         "export a cert as an in-toto attestation (DSSE envelope)",
          "Writes CERT as an in-toto attestation: a Statement v1 whose subjects are the cert file\n"
          "(the sha256 of its bytes; its internal digest as an annotation) and the model, server\n"
          "binary, work-set and plugin files it names (sha256), with\n"
@@ -224,6 +237,7 @@ const std::vector<CommandSpec>& command_specs() {
          "CERT.json",
          {kExitPromotable, kExitError, kExitUsage}},
         {"plugins",
+         "list the loaded plugins, their versions, scorers and generators",
          "List the plugins bi-run would use: the bundled ones (found beside bi-run or in its "
          "installed plugin directory) and each --plugin file, with their versions, ABI, where each "
          "came from, scorers and generators. A plugin that fails to load is reported in one line.\n"
@@ -236,8 +250,10 @@ const std::vector<CommandSpec>& command_specs() {
          {"", "Output"},
          "",
          "",
-         {kExitPromotable, kExitUsage, kExitError}},
+         {kExitPromotable, kExitUsage, kExitError},
+         true},
         {"workset",
+         "write a generator plugin's work-set to a JSON file",
          "Run a work-set generator plugin and write its rows as a work-set JSON file (or to "
          "stdout). The same arguments give byte-identical output. No server is running here, so "
          "the generator estimates token counts, unless --tokenize names a running server whose "
@@ -253,8 +269,10 @@ const std::vector<CommandSpec>& command_specs() {
          {"", "Output"},
          "",
          "",
-         {kExitPromotable, kExitUsage, kExitError}},
+         {kExitPromotable, kExitUsage, kExitError},
+         true},
         {"synth-model",
+         "write a random-weight llama GGUF model for testing a server",
          "Write a random-weight llama-architecture GGUF model that llama.cpp's llama-server loads: "
          "a SentencePiece-style vocabulary (special, byte, printable and common-word tokens), an "
          "im_start/im_end chat template, weights with std 1/sqrt(fan_in) and an output layer that "
@@ -271,6 +289,7 @@ const std::vector<CommandSpec>& command_specs() {
          "",
          {kExitPromotable, kExitUsage, kExitError}},
         {"baseline record",
+         "run arm A and A' and keep them as a signed baseline for later builds and hosts",
          "Runs arm A (--parallel 1, serial) and its repeat A' against a server and keeps them as\n"
          "a baseline file: the work rows, every answer (invariant fields, text and its sha256,\n"
          "token ids and top logprobs where the server returns them), what A' showed, and the\n"
@@ -299,8 +318,10 @@ const std::vector<CommandSpec>& command_specs() {
          {"Baseline", "Cell", "Server", "Guards", "Requests", "Scoring and work-set", "Output"},
          "",
          "",
-         kVerdictExits},
+         kVerdictExits,
+         true},
         {"baseline check",
+         "compare the server given now with a stored baseline: same, changed, drift only",
          "Runs arm A and A' of a stored baseline (its work rows, model name, ctx, n_predict,\n"
          "endpoint, logprobs, scorer and KV label) against the server given now and compares\n"
          "them item by item with the stored answers, as a cell compares A with C: SAME (every\n"
@@ -326,8 +347,10 @@ const std::vector<CommandSpec>& command_specs() {
          {"Baseline", "Cell", "Server", "Guards", "Requests", "Scoring and work-set", "Output"},
          "",
          "",
-         kVerdictExits},
+         kVerdictExits,
+         true},
         {"completion",
+         "print a bash, zsh or fish completion script for bi-run",
          "Prints a completion script for bi-run: its commands, every option of each (from the\n"
          "same tables as --help), and the server kinds, scorers and generators this bi-run\n"
          "knows (the bundled plugins and each --plugin). Installed packages ship the scripts;\n"
@@ -342,9 +365,47 @@ const std::vector<CommandSpec>& command_specs() {
          {"", "Output"},
          "shell",
          "bash|zsh|fish",
-         {kExitPromotable, kExitUsage}},
+         {kExitPromotable, kExitUsage},
+         true},
     };
     return kSpecs;
+}
+
+const std::vector<CommandGroup>& command_groups() {
+    static const std::vector<CommandGroup> kGroups = {
+        {"baseline", "record a serial baseline, or check another build or host against one"},
+    };
+    return kGroups;
+}
+
+const CommandGroup* find_group(std::string_view name) {
+    for (const auto& group : command_groups())
+        if (name == group.name) return &group;
+    return nullptr;
+}
+
+std::vector<std::string> group_commands(std::string_view group) {
+    std::vector<std::string> words;
+    for (const auto& spec : command_specs()) {
+        const std::string_view name = spec.name;
+        const auto space = name.find(' ');
+        if (space != std::string_view::npos && name.substr(0, space) == group)
+            words.emplace_back(name.substr(space + 1));
+    }
+    return words;
+}
+
+std::string one_word(const CommandSpec& command) {
+    std::string word(command.name);
+    for (char& c : word)
+        if (c == ' ') c = '-';
+    return word;
+}
+
+const CommandSpec* find_command_spec(std::string_view name) {
+    for (const auto& spec : command_specs())
+        if (spec.name == name) return &spec;
+    return nullptr;
 }
 
 const CommandSpec& command_spec(std::string_view name) {

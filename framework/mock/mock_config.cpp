@@ -61,6 +61,24 @@ const char* divergence_name(Divergence mode) {
     return "none";
 }
 
+const char* schedule_name(Schedule schedule) {
+    switch (schedule) {
+        case Schedule::Batched:
+            return "batched";
+        case Schedule::Serial:
+            return "serial";
+        case Schedule::RoundRobin:
+            return "round-robin";
+    }
+    return "batched";  // unreachable: the switch names every schedule (-Werror=switch)
+}
+
+Schedule parse_schedule(std::string_view name) {
+    for (const auto schedule : {Schedule::Batched, Schedule::Serial, Schedule::RoundRobin})
+        if (name == schedule_name(schedule)) return schedule;
+    refuse("unknown schedule '" + std::string(name) + "' (batched, serial, round-robin)");
+}
+
 Divergence parse_divergence(std::string_view name) {
     for (const auto& entry : kDivergenceNames)
         if (name == entry.name) return entry.mode;

@@ -33,6 +33,17 @@ enum class BuildVariant {
     Logprob,  // the chosen prompts' logprobs move slightly: same text and tokens
 };
 
+// How the mock decodes the requests its slots hold. Only Batched is what a continuous-batching
+// server does; the others are the servers a co-batching proof must not be fooled by.
+enum class Schedule {
+    Batched,     // every step makes one token for every request in a slot (llama-server)
+    Serial,      // one request at a time, to its end (the others wait in their slots)
+    RoundRobin,  // one token per step for one request, rotating over those in progress
+};
+const char* schedule_name(Schedule schedule);
+// Accepts "batched", "serial" and "round-robin"; throws bi::Error(Usage).
+Schedule parse_schedule(std::string_view name);
+
 const char* build_variant_name(BuildVariant variant);
 // Accepts "none", "score", "token" and "logprob"; throws bi::Error(Usage).
 BuildVariant parse_build_variant(std::string_view name);
@@ -65,6 +76,11 @@ struct MockConfig {
     double tick_per_turnaround = 0.0;
     Divergence divergence = Divergence::None;
     double divergence_p = 0.5;  // Stochastic only, in [0, 1]
+    Schedule schedule = Schedule::Batched;
+    // true: /slots, /metrics' requests_processing and its busy slots per decode say every
+    // request in a slot computes in every step, whatever the schedule really does (a server that
+    // lies about batching, consistently).
+    bool claims_batched = false;
     BuildVariant build_variant = BuildVariant::None;
     int build_variant_every = 3;    // in 1..1000: 1 changes every prompt
     std::uint64_t seed = 0;         // seeds the Stochastic coin (reproducible per arrival order)

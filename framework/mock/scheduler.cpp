@@ -76,6 +76,8 @@ SchedulerOptions scheduler_options(const MockConfig& config) {
     options.build_variant_every = config.build_variant_every;
     options.seed = config.seed;
     options.empty = config.empty;
+    options.schedule = config.schedule;
+    options.claims_batched = config.claims_batched;
     return options;
 }
 
@@ -295,12 +297,45 @@ void Scheduler::notify_finished(std::unique_lock<std::mutex>& lock) {
     lock.lock();
 }
 
+std::vector<std::size_t> Scheduler::advancing_locked(const std::vector<std::size_t>& busy) {
+    switch (options_.schedule) {
+        case Schedule::Batched:
+            return busy;
+        case Schedule::Serial: {  // the request admitted first, to its end
+            std::size_t first = busy.front();
+            for (const auto i : busy)
+                if (slots_[i].task->admitted < slots_[first].task->admitted) first = i;
+            return {first};
+        }
+        case Schedule::RoundRobin: {  // the next busy slot at or after the turn
+            std::size_t chosen = busy.front();
+            for (const auto i : busy)
+                if (i >= next_turn_) {
+                    chosen = i;
+                    break;
+                }
+            next_turn_ = chosen + 1;
+            return {chosen};
+        }
+    }
+    return busy;  // unreachable: the switch names every schedule (-Werror=switch)
+}
+
+bool Scheduler::reported_computing_locked(std::size_t i) const {
+    if (!slots_[i].processing) return false;
+    if (options_.claims_batched || options_.schedule != Schedule::Serial) return true;
+    // An honest one-at-a-time server computes only the request it is on.
+    return std::find(last_advanced_.begin(), last_advanced_.end(), i) != last_advanced_.end();
+}
+
 bool Scheduler::step_locked() {
     admit_locked();
-    std::vector<std::size_t> busy;
+    std::vector<std::size_t> in_slots;
     for (std::size_t i = 0; i < slots_.size(); ++i)
-        if (slots_[i].processing) busy.push_back(i);
-    if (busy.empty()) return false;
+        if (slots_[i].processing) in_slots.push_back(i);
+    if (in_slots.empty()) return false;
+    const std::vector<std::size_t> busy = advancing_locked(in_slots);
+    last_advanced_ = busy;
 
     const bool co_batched = busy.size() >= 2;
     if (co_batched) last_co_batched_ = Clock::now();
@@ -374,7 +409,7 @@ bool Scheduler::step_locked() {
             finish_locked(slot, task.end_reason);
     }
     ++counters_.n_decode_total;
-    counters_.n_busy_slots_total += busy.size();
+    counters_.n_busy_slots_total += options_.claims_batched ? in_slots.size() : busy.size();
     admit_locked();
     return true;
 }
@@ -388,7 +423,7 @@ std::vector<SlotView> Scheduler::slots() const {
         SlotView view;
         view.id = static_cast<int>(i);
         view.n_ctx = options_.n_ctx;
-        view.is_processing = slot.processing;
+        view.is_processing = reported_computing_locked(i);
         if (slot.task) {
             const Task& task = *slot.task;
             view.id_task = task.id;
@@ -409,8 +444,12 @@ std::vector<SlotView> Scheduler::slots() const {
 SchedulerStats Scheduler::stats() const {
     std::lock_guard<std::mutex> lock(mutex_);
     SchedulerStats stats = counters_;
-    stats.requests_processing = static_cast<int>(std::count_if(
-        slots_.begin(), slots_.end(), [](const Slot& slot) { return slot.processing; }));
+    stats.requests_processing = 0;
+    stats.slots_held = 0;
+    for (std::size_t i = 0; i < slots_.size(); ++i) {
+        stats.requests_processing += reported_computing_locked(i) ? 1 : 0;
+        stats.slots_held += slots_[i].processing ? 1 : 0;
+    }
     stats.requests_deferred = static_cast<int>(queue_.size());
     return stats;
 }

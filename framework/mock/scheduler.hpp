@@ -70,6 +70,8 @@ struct SchedulerOptions {
     int build_variant_every = 3;
     std::uint64_t seed = 0;
     bool empty = false;
+    Schedule schedule = Schedule::Batched;
+    bool claims_batched = false;  // see MockConfig
 };
 SchedulerOptions scheduler_options(const MockConfig& config);
 
@@ -87,7 +89,8 @@ struct SlotView {
 };
 
 struct SchedulerStats {
-    int requests_processing = 0;  // busy slots
+    int requests_processing = 0;  // busy slots, as /slots and /metrics report them
+    int slots_held = 0;           // slots holding a request in progress, whatever is reported
     int requests_deferred = 0;    // queued behind full slots
     std::uint64_t n_decode_total = 0;
     std::uint64_t n_busy_slots_total = 0;  // summed over decode steps
@@ -139,6 +142,10 @@ private:
     // True when one request is alone in the batch past fast_solo_after_ticks and nothing shared
     // the batch for kConcurrentHold: skip the tick.
     bool solo_past_grace_locked() const;
+    // The busy slots this step advances, as the schedule decides.
+    std::vector<std::size_t> advancing_locked(const std::vector<std::size_t>& busy);
+    // Whether /slots and /metrics count slot `i` as computing now.
+    bool reported_computing_locked(std::size_t i) const;
     void finish_locked(Slot& slot, const std::string& stop_type);
     CompletionOutcome outcome_locked(Task& task, bool take) const;
     void notify_finished(std::unique_lock<std::mutex>& lock);
@@ -171,6 +178,8 @@ private:
     std::size_t next_turnaround_ = 0;
     double turnaround_ms_ = 0.0;
     bool stopping_ = false;
+    std::size_t next_turn_ = 0;               // RoundRobin: the slot whose turn is next
+    std::vector<std::size_t> last_advanced_;  // the slots the latest step advanced
     std::thread thread_;
 };
 

@@ -169,6 +169,10 @@ ServerCommandLine parse_llama_argv(const std::vector<std::string>& args) {
             config.seed = seed < 0 ? 0 : static_cast<std::uint64_t>(seed);
         } else if (name == "--divergence") {
             config.divergence = parse_divergence(cursor.value());
+        } else if (name == "--schedule") {
+            config.schedule = parse_schedule(cursor.value());
+        } else if (name == "--claims-batched") {
+            config.claims_batched = true;
         } else if (name == "--divergence-p") {
             config.divergence_p = parse_number(name, cursor.value());
         } else if (name == "--build-variant") {
@@ -238,6 +242,11 @@ std::string llama_argv_usage() {
            "                          for some prompts (score: other words; token: a newline\n"
            "                          starts the text, stripped alike; logprob: moved logprobs)\n"
            "  --build-variant-every=K every K-th prompt by its key is changed (default 3)\n"
+           "  --schedule=S            batched|serial|round-robin: how the slots are decoded\n"
+           "                          (serial: one request to its end at a time; round-robin:\n"
+           "                          one token per step for one request, in turn)\n"
+           "  --claims-batched        /slots and /metrics say every request in a slot computes\n"
+           "                          in every step, whatever the schedule does\n"
            "  --crash-after=K         answer K completions, then exit with status 1\n"
            "  --hang                  completion requests never answer\n"
            "  --ignore-sigterm        keep running on SIGTERM (only SIGKILL/SIGINT stop it)\n"

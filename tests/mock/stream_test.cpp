@@ -3,6 +3,8 @@
 // one batch in lockstep, told apart from streams decoded one after another.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <string>
 #include <thread>
@@ -64,14 +66,10 @@ std::vector<http::StreamedCompletion> stream_together(mock::MockServer& server,
             done[static_cast<std::size_t>(i)] =
                 http::complete_streamed(session, options, "", prompt(i), 7);
         });
-    const bool lined_up = testing::wait_until([&] {
-        int busy = 0;
-        for (const auto& slot : server.slots()) busy += slot.is_processing;
-        return busy == n;
-    });
+    const bool lined_up = testing::wait_until([&] { return server.stats().slots_held == n; });
     server.resume();
     for (auto& worker : workers) worker.join();
-    REQUIRE(lined_up);
+    CHECK(lined_up);
     return done;
 }
 
@@ -127,4 +125,80 @@ TEST_CASE("mock stream: streams decoded one after another are not co-batched", "
     CHECK(e.cobatched_ids.empty());
     CHECK_FALSE(e.lockstep_at_n());
     CHECK(e.phase == -1.0);
+}
+
+namespace {
+
+// Four streams sent at once to a mock decoding with `schedule`; the pass's lockstep evidence and
+// the busy slots per decode its /metrics counters claim over the pass.
+struct SchedulePass {
+    core::LockstepEvidence lockstep;
+    double claimed_per_decode = 0.0;
+    int reported_busy_peak = 0;
+};
+
+SchedulePass run_schedule(mock::Schedule schedule, bool claims_batched) {
+    auto config = mock::test::fast_config(4);
+    config.tick_ms = 2.0;
+    config.schedule = schedule;
+    config.claims_batched = claims_batched;
+    mock::MockServer server(config);
+    server.start();
+    const auto options = request_options(http::EndpointKind::Completion);
+    const auto origin = Clock::now();
+    const auto before = server.stats();
+    SchedulePass pass;
+    std::atomic<bool> done{false};
+    std::thread watcher([&] {  // the most slots /slots says compute at once
+        while (!done) {
+            int busy = 0;
+            for (const auto& slot : server.slots()) busy += slot.is_processing;
+            pass.reported_busy_peak = std::max(pass.reported_busy_peak, busy);
+            std::this_thread::sleep_for(std::chrono::milliseconds(1));
+        }
+    });
+    const auto streamed = stream_together(server, options, 4);
+    done = true;
+    watcher.join();
+    const auto after = server.stats();
+    pass.lockstep = core::judge_lockstep(timelines(streamed, origin), 4);
+    pass.claimed_per_decode =
+        static_cast<double>(after.n_busy_slots_total - before.n_busy_slots_total) /
+        static_cast<double>(after.n_decode_total - before.n_decode_total);
+    for (const auto& s : streamed) REQUIRE(s.outcome.ok());
+    return pass;
+}
+
+}  // namespace
+
+TEST_CASE(
+    "mock stream: one-at-a-time and round-robin servers are not in lockstep, even when "
+    "their counters claim a batch",
+    "[mock][stream][adversarial]") {
+    for (const bool claims : {false, true}) {
+        INFO("claims_batched " << claims);
+        const auto serial = run_schedule(mock::Schedule::Serial, claims);
+        CHECK_FALSE(serial.lockstep.lockstep_at_n());
+        CHECK(serial.lockstep.cobatched_ids.empty());
+        const auto rr = run_schedule(mock::Schedule::RoundRobin, claims);
+        CHECK_FALSE(rr.lockstep.lockstep_at_n());
+        CHECK(rr.lockstep.cobatched_ids.empty());
+        CHECK(rr.lockstep.phase > 0.2);     // time-slicing over four: a quarter of a step apart
+        CHECK(rr.reported_busy_peak == 4);  // /slots truthfully shows four in progress
+        if (claims) {
+            // The counters claim a batch (above N/2 per decode, what the server-signal check
+            // asks; the serial one's claim falls as its requests end): only the streams show
+            // that no two requests ever shared a step.
+            CHECK(serial.claimed_per_decode > 2.0);
+            CHECK(rr.claimed_per_decode == Approx(4.0).margin(0.6));
+            CHECK(serial.reported_busy_peak == 4);
+        } else {
+            CHECK(serial.claimed_per_decode == Approx(1.0));
+            CHECK(rr.claimed_per_decode == Approx(1.0));
+            CHECK(serial.reported_busy_peak == 1);
+        }
+    }
+    const auto batched = run_schedule(mock::Schedule::Batched, false);
+    CHECK(batched.lockstep.lockstep_at_n());
+    CHECK(batched.claimed_per_decode > 3.0);
 }

@@ -19,13 +19,58 @@ using toml_read::parse;
 using toml_read::string_at;
 using toml_read::strings_at;
 
-// A model's flags: `flags`, or `server_flags` as the upstream tool spells it; not both.
-std::vector<std::string> model_flags(const toml::table& model, const std::string& path,
-                                     const std::string& where) {
-    if (model.contains("flags") && model.contains("server_flags"))
-        bad(path, where + " has both flags and server_flags: give one list");
-    return model.contains("server_flags") ? strings_at(model, "server_flags", path, where)
-                                          : strings_at(model, "flags", path, where);
+using toml_read::Row;
+using toml_read::text_row;
+using toml_read::texts_row;
+
+// [defaults]: what every model gets unless its own entry says otherwise.
+struct Defaults {
+    std::string server_bin;
+    std::vector<std::string> server_flags;
+    std::string models_dir;
+    std::string server_kind;
+};
+
+const std::vector<Row<Defaults>>& defaults_rows() {
+    using D = Defaults;
+    static const std::vector<Row<D>> rows{
+        text_row("server_bin", &D::server_bin),
+        texts_row("server_flags", &D::server_flags),
+        text_row("models_dir", &D::models_dir),
+        text_row("server_kind", &D::server_kind),
+    };
+    return rows;
+}
+
+// One [[models]] entry as written.
+struct ModelEntry {
+    std::string alias;
+    std::string gguf;
+    std::string server_bin;
+    std::string kv;
+    std::vector<std::string> flags;  // `flags`, or `server_flags` as the upstream tool spells it
+    std::string server_kind;
+};
+
+const std::vector<Row<ModelEntry>>& model_rows() {
+    using M = ModelEntry;
+    static const std::vector<Row<M>> rows{
+        text_row("alias", &M::alias),
+        text_row("gguf", &M::gguf),
+        text_row("server_bin", &M::server_bin),
+        text_row("kv", &M::kv),
+        {"flags",
+         [](const toml::table& model, const std::string& path, const std::string& where, M& m) {
+             if (model.contains("flags") && model.contains("server_flags"))
+                 bad(path, where + " has both flags and server_flags: give one list");
+             m.flags = model.contains("server_flags")
+                           ? strings_at(model, "server_flags", path, where)
+                           : strings_at(model, "flags", path, where);
+         }},
+        {"server_flags", [](const toml::table&, const std::string&, const std::string&, M&) {}},
+        text_row("server_kind", &M::server_kind),
+    };
+    return rows;
 }
 
 const toml::array* models_of(const toml::table& root, const std::string& path) {
@@ -67,50 +112,43 @@ ModelProfile load_model_profile(const std::string& path, const std::string& alia
                                 const std::string& models_dir) {
     const toml::table root = parse(path);
     check_keys(root, {"defaults", "models"}, path, "the top level");
-    toml::table defaults;
+    Defaults defaults;
     if (const toml::node* node = root.get("defaults")) {
         if (!node->is_table()) bad(path, "[defaults] must be a table");
-        check_keys(*node->as_table(), {"server_bin", "server_flags", "models_dir", "server_kind"},
-                   path,
-                   "[defaults]");  // before the copy, which keeps no source lines
-        defaults = *node->as_table();
+        toml_read::read_rows(*node->as_table(), defaults_rows(), path, "defaults", "[defaults]",
+                             defaults);
     }
-    const std::string dir =
-        models_dir.empty() ? string_at(defaults, "models_dir", path, "defaults") : models_dir;
+    const std::string dir = models_dir.empty() ? defaults.models_dir : models_dir;
 
-    std::string known;
+    // Every entry is read (and so checked) before the one asked for is used.
+    std::vector<ModelEntry> entries;
     const toml::array* models = models_of(root, path);
-    for (std::size_t i = 0; i < models->size(); ++i)
-        if (const toml::table* model = (*models)[i].as_table())
-            check_keys(
-                *model,
-                {"alias", "gguf", "server_bin", "kv", "flags", "server_flags", "server_kind"}, path,
-                "models[" + std::to_string(i) + "]");
     for (std::size_t i = 0; i < models->size(); ++i) {
         const toml::table* model = (*models)[i].as_table();
         const std::string where = "models[" + std::to_string(i) + "]";
         if (!model) bad(path, where + " must be a table");
-        const std::string name = string_at(*model, "alias", path, where);
-        if (name.empty()) bad(path, where + " has no alias");
-        known += (known.empty() ? "" : ", ") + name;
-        if (name != alias) continue;
-
+        ModelEntry entry;
+        toml_read::read_rows(*model, model_rows(), path, where, where, entry);
+        if (entry.alias.empty()) bad(path, where + " has no alias");
+        entries.push_back(std::move(entry));
+    }
+    std::string known;
+    for (std::size_t i = 0; i < entries.size(); ++i) {
+        const ModelEntry& entry = entries[i];
+        known += (known.empty() ? "" : ", ") + entry.alias;
+        if (entry.alias != alias) continue;
+        const std::string where = "models[" + std::to_string(i) + "]";
         ModelProfile profile;
-        profile.alias = name;
-        profile.gguf = substitute(string_at(*model, "gguf", path, where), dir, path);
-        if (profile.gguf.empty()) bad(path, where + " (" + name + ") has no gguf");
-        profile.server_bin = string_at(*model, "server_bin", path, where);
-        if (profile.server_bin.empty())
-            profile.server_bin = string_at(defaults, "server_bin", path, "defaults");
-        profile.server_bin = substitute(profile.server_bin, dir, path);
-        profile.server_kind = string_at(*model, "server_kind", path, where);
-        if (profile.server_kind.empty())
-            profile.server_kind = string_at(defaults, "server_kind", path, "defaults");
-        profile.kv = string_at(*model, "kv", path, where);
-        if (profile.kv.empty()) profile.kv = core::kDefaultKvLabel;
-        profile.server_flags = strings_at(defaults, "server_flags", path, "defaults");
-        for (auto& flag : model_flags(*model, path, where))
-            profile.server_flags.push_back(std::move(flag));
+        profile.alias = entry.alias;
+        profile.gguf = substitute(entry.gguf, dir, path);
+        if (profile.gguf.empty()) bad(path, where + " (" + entry.alias + ") has no gguf");
+        profile.server_bin = substitute(
+            entry.server_bin.empty() ? defaults.server_bin : entry.server_bin, dir, path);
+        profile.server_kind = entry.server_kind.empty() ? defaults.server_kind : entry.server_kind;
+        profile.kv = entry.kv.empty() ? std::string(core::kDefaultKvLabel) : entry.kv;
+        profile.server_flags = defaults.server_flags;
+        profile.server_flags.insert(profile.server_flags.end(), entry.flags.begin(),
+                                    entry.flags.end());
         return profile;
     }
     bad(path, "no model with alias '" + alias + "' (known: " + known + ")");

@@ -64,6 +64,27 @@ bool bool_at(const toml::table& t, const char* key, bool fallback, const std::st
     return node->value<bool>().value_or(fallback);
 }
 
+using toml_read::Row;
+using toml_read::text_row;
+using toml_read::texts_row;
+
+// An endpoint path member ("" when absent).
+template <typename S>
+Row<S> path_row(const char* key, std::string S::*member) {
+    return {key,
+            [key, member](const toml::table& t, const std::string& path, const std::string& where,
+                          S& out) { out.*member = path_at(t, key, path, where); }};
+}
+
+// A true-or-false member.
+template <typename S>
+Row<S> flag_row(const char* key, bool S::*member, bool fallback) {
+    return {key, [key, member, fallback](const toml::table& t, const std::string& path,
+                                         const std::string& where, S& out) {
+                out.*member = bool_at(t, key, fallback, path, where);
+            }};
+}
+
 const toml::table* table_at(const toml::table& root, const char* key, const std::string& path) {
     const toml::node* node = root.get(key);
     if (!node) return nullptr;
@@ -71,55 +92,77 @@ const toml::table* table_at(const toml::table& root, const char* key, const std:
     return node->as_table();
 }
 
+void check_templates(const std::vector<std::string>& tokens, const std::string& path,
+                     const std::string& where) {
+    for (const auto& token : tokens) check_template(token, path, where);
+}
+
+const std::vector<Row<core::KindLaunch>>& launch_rows() {
+    using L = core::KindLaunch;
+    static const std::vector<Row<L>> rows{
+        {"argv",
+         [](const toml::table& t, const std::string& path, const std::string& where, L& launch) {
+             launch.argv = toml_read::strings_at(t, "argv", path, where);
+             if (launch.argv.empty()) bad(path, "launch.argv must list the server's arguments");
+             check_templates(launch.argv, path, "launch.argv");
+         }},
+        {"env",
+         [](const toml::table& t, const std::string& path, const std::string&, L& launch) {
+             const toml::node* env = t.get("env");
+             if (!env) return;
+             if (!env->is_table()) bad(path, "launch.env must be a table of NAME = \"value\"");
+             for (const auto& [key, value] : *env->as_table()) {
+                 const std::string name(key.str());
+                 if (!is_env_name(name))
+                     bad(path, "launch.env: '" + name + "' is not an environment variable name");
+                 if (!value.is_string()) bad(path, "launch.env." + name + " must be a string");
+                 const std::string text = value.value<std::string>().value_or("");
+                 check_template(text, path, "launch.env." + name);
+                 launch.env.emplace_back(name, text);
+             }
+         }},
+        texts_row("managed_flags", &L::managed_flags),
+        {"ready_path",
+         [](const toml::table& t, const std::string& path, const std::string& where, L& launch) {
+             launch.ready_path = path_at(t, "ready_path", path, where);
+             if (launch.ready_path.empty()) launch.ready_path = "/health";
+         }},
+        {"model_form",
+         [](const toml::table& t, const std::string& path, const std::string& where, L& launch) {
+             const auto form = toml_read::string_at(t, "model_form", path, where);
+             if (form == "directory")
+                 launch.model_form = core::ModelForm::Directory;
+             else if (form == "name")
+                 launch.model_form = core::ModelForm::Name;
+             else if (!form.empty() && form != "gguf")
+                 bad(path, "launch.model_form '" + form + "' is not gguf, directory or name");
+         }},
+        text_row("memory_fraction_flag", &L::memory_fraction_flag),
+        {"memory_fraction_default",  // after its flag
+         [](const toml::table& t, const std::string& path, const std::string&, L& launch) {
+             const toml::node* d = t.get("memory_fraction_default");
+             if (!d) return;
+             const auto value = d->value<double>();
+             if (!value || !(*value > 0.0 && *value <= 1.0) || launch.memory_fraction_flag.empty())
+                 bad(path,
+                     "launch.memory_fraction_default must be a fraction in (0, 1], with "
+                     "memory_fraction_flag");
+             launch.memory_fraction_default = *value;
+         }},
+    };
+    return rows;
+}
+
 core::KindLaunch read_launch(const toml::table& root, const std::string& path) {
     const toml::table* table = table_at(root, "launch", path);
     if (!table) bad(path, "no [launch] table");
-    const toml::table& t = *table;
-    toml_read::check_keys(t,
-                          {"argv", "env", "managed_flags", "ready_path", "model_form",
-                           "memory_fraction_flag", "memory_fraction_default"},
-                          path, "[launch]");
     core::KindLaunch launch;
-    launch.argv = toml_read::strings_at(t, "argv", path, "launch");
-    if (launch.argv.empty()) bad(path, "launch.argv must list the server's arguments");
-    for (const auto& token : launch.argv) check_template(token, path, "launch.argv");
-    std::string all;
-    for (const auto& token : launch.argv) all += token + "\n";
-    if (const toml::node* env = t.get("env")) {
-        if (!env->is_table()) bad(path, "launch.env must be a table of NAME = \"value\"");
-        for (const auto& [key, value] : *env->as_table()) {
-            const std::string name(key.str());
-            if (!is_env_name(name))
-                bad(path, "launch.env: '" + name + "' is not an environment variable name");
-            if (!value.is_string()) bad(path, "launch.env." + name + " must be a string");
-            const std::string text = value.value<std::string>().value_or("");
-            check_template(text, path, "launch.env." + name);
-            launch.env.emplace_back(name, text);
-            all += text + "\n";
-        }
-    }
-    launch.managed_flags = toml_read::strings_at(t, "managed_flags", path, "launch");
-    launch.ready_path = path_at(t, "ready_path", path, "launch");
-    if (launch.ready_path.empty()) launch.ready_path = "/health";
-    if (auto form = toml_read::string_at(t, "model_form", path, "launch"); !form.empty()) {
-        if (form == "directory")
-            launch.model_form = core::ModelForm::Directory;
-        else if (form == "name")
-            launch.model_form = core::ModelForm::Name;
-        else if (form != "gguf")
-            bad(path, "launch.model_form '" + form + "' is not gguf, directory or name");
-    }
-    launch.memory_fraction_flag = toml_read::string_at(t, "memory_fraction_flag", path, "launch");
-    if (const toml::node* d = t.get("memory_fraction_default")) {
-        const auto value = d->value<double>();
-        if (!value || !(*value > 0.0 && *value <= 1.0) || launch.memory_fraction_flag.empty())
-            bad(path,
-                "launch.memory_fraction_default must be a fraction in (0, 1], with "
-                "memory_fraction_flag");
-        launch.memory_fraction_default = *value;
-    }
+    toml_read::read_rows(*table, launch_rows(), path, "launch", "[launch]", launch);
     // The model, where the server listens and how many requests it computes at once are what a
     // cell is; a kind that cannot be told them cannot be run.
+    std::string all;
+    for (const auto& token : launch.argv) all += token + "\n";
+    for (const auto& [name, text] : launch.env) all += text + "\n";
     for (const char* needed : {"{port}", "{n}"})
         if (all.find(needed) == std::string::npos)
             bad(path, std::string("launch.argv and launch.env never use ") + needed);
@@ -151,40 +194,54 @@ core::Json json_of(const toml::node& node, const std::string& path, const std::s
 constexpr std::string_view kOwnedFields[] = {"messages", "prompt",   "temperature", "seed",
                                              "stream",   "logprobs", "top_logprobs"};
 
+// A table of body fields as JSON; none of them one bi-run sets itself.
+core::Json body_fields_at(const toml::table& t, const char* key, const std::string& path) {
+    const toml::node* fields = t.get(key);
+    if (!fields) return core::Json::object();
+    const std::string where = std::string("request.") + key;
+    if (!fields->is_table()) bad(path, where + " must be a table");
+    core::Json json = json_of(*fields, path, where);
+    for (const auto owned : kOwnedFields)
+        if (json.find(owned))
+            bad(path, where + "." + std::string(owned) + ": bi-run sets it itself");
+    return json;
+}
+
+const std::vector<Row<core::KindRequest>>& request_rows() {
+    using R = core::KindRequest;
+    static const std::vector<Row<R>> rows{
+        {"chat_path",
+         [](const toml::table& t, const std::string& path, const std::string& where, R& request) {
+             if (auto chat = path_at(t, "chat_path", path, where); !chat.empty())
+                 request.chat_path = std::move(chat);
+         }},
+        path_row("completion_path", &R::completion_path),
+        {"limit_fields",
+         [](const toml::table& t, const std::string& path, const std::string& where, R& request) {
+             if (t.get("limit_fields"))
+                 request.limit_fields = toml_read::strings_at(t, "limit_fields", path, where);
+             if (request.limit_fields.empty())
+                 bad(path,
+                     "request.limit_fields must name the field that limits the answer's length");
+         }},
+        {"fields", [](const toml::table& t, const std::string& path, const std::string&,
+                      R& request) { request.fields = body_fields_at(t, "fields", path); }},
+        {"stream_fields",
+         [](const toml::table& t, const std::string& path, const std::string&, R& request) {
+             request.stream_fields = body_fields_at(t, "stream_fields", path);
+         }},
+        text_row("slot_field", &R::slot_field),
+        flag_row("model_field", &R::model_field, false),
+        path_row("tokenize_path", &R::tokenize_path),
+    };
+    return rows;
+}
+
 core::KindRequest read_request(const toml::table& root, const std::string& path) {
     core::KindRequest request;
     const toml::table* table = table_at(root, "request", path);
     if (!table) return request;
-    const toml::table& t = *table;
-    toml_read::check_keys(t,
-                          {"chat_path", "completion_path", "limit_fields", "fields", "slot_field",
-                           "model_field", "tokenize_path", "stream_fields"},
-                          path, "[request]");
-    if (auto chat = path_at(t, "chat_path", path, "request"); !chat.empty())
-        request.chat_path = std::move(chat);
-    request.completion_path = path_at(t, "completion_path", path, "request");
-    if (t.get("limit_fields"))
-        request.limit_fields = toml_read::strings_at(t, "limit_fields", path, "request");
-    if (request.limit_fields.empty())
-        bad(path, "request.limit_fields must name the field that limits the answer's length");
-    if (const toml::node* fields = t.get("fields")) {
-        if (!fields->is_table()) bad(path, "request.fields must be a table");
-        request.fields = json_of(*fields, path, "request.fields");
-        for (const auto owned : kOwnedFields)
-            if (request.fields.find(owned))
-                bad(path, "request.fields." + std::string(owned) + ": bi-run sets it itself");
-    }
-    if (const toml::node* fields = t.get("stream_fields")) {
-        if (!fields->is_table()) bad(path, "request.stream_fields must be a table");
-        request.stream_fields = json_of(*fields, path, "request.stream_fields");
-        for (const auto owned : kOwnedFields)
-            if (request.stream_fields.find(owned))
-                bad(path,
-                    "request.stream_fields." + std::string(owned) + ": bi-run sets it itself");
-    }
-    request.slot_field = toml_read::string_at(t, "slot_field", path, "request");
-    request.model_field = bool_at(t, "model_field", false, path, "request");
-    request.tokenize_path = path_at(t, "tokenize_path", path, "request");
+    toml_read::read_rows(*table, request_rows(), path, "request", "[request]", request);
     return request;
 }
 
@@ -228,21 +285,28 @@ core::KindEvidence read_evidence(const toml::table& root, const std::string& pat
     return e;
 }
 
+const std::vector<Row<core::KindIdentity>>& identity_rows() {
+    using I = core::KindIdentity;
+    static const std::vector<Row<I>> rows{
+        path_row("props_path", &I::props_path),
+        {"version_argv",  // absent: the default; [] runs nothing
+         [](const toml::table& t, const std::string& path, const std::string& where, I& id) {
+             if (t.get("version_argv"))
+                 id.version_argv = toml_read::strings_at(t, "version_argv", path, where);
+         }},
+        texts_row("binary_names", &I::binary_names),
+        path_row("models_path", &I::models_path),
+        texts_row("probe_argv", &I::probe_argv),
+        texts_row("probe_text", &I::probe_text),
+    };
+    return rows;
+}
+
 core::KindIdentity read_identity(const toml::table& root, const std::string& path) {
     core::KindIdentity identity;
     const toml::table* table = table_at(root, "identity", path);
     if (!table) return identity;
-    toml_read::check_keys(
-        *table,
-        {"props_path", "version_argv", "binary_names", "models_path", "probe_argv", "probe_text"},
-        path, "[identity]");
-    identity.models_path = path_at(*table, "models_path", path, "identity");
-    identity.binary_names = toml_read::strings_at(*table, "binary_names", path, "identity");
-    identity.props_path = path_at(*table, "props_path", path, "identity");
-    if (table->get("version_argv"))
-        identity.version_argv = toml_read::strings_at(*table, "version_argv", path, "identity");
-    identity.probe_argv = toml_read::strings_at(*table, "probe_argv", path, "identity");
-    identity.probe_text = toml_read::strings_at(*table, "probe_text", path, "identity");
+    toml_read::read_rows(*table, identity_rows(), path, "identity", "[identity]", identity);
     const bool empty_text = std::any_of(identity.probe_text.begin(), identity.probe_text.end(),
                                         [](const std::string& t) { return t.empty(); });
     if (identity.probe_argv.empty() != identity.probe_text.empty() || empty_text)
@@ -262,24 +326,33 @@ std::vector<std::string> flag_names_at(const toml::table& t, const char* key,
     return names;
 }
 
+// A flag-names member.
+Row<core::KindFlags> flag_names_row(const char* key,
+                                    std::vector<std::string> core::KindFlags::*member) {
+    return {key,
+            [key, member](const toml::table& t, const std::string& path, const std::string&,
+                          core::KindFlags& flags) { flags.*member = flag_names_at(t, key, path); }};
+}
+
+const std::vector<Row<core::KindFlags>>& flags_rows() {
+    using F = core::KindFlags;
+    static const std::vector<Row<F>> rows{
+        flag_names_row("kv_cache_type_k", &F::kv_cache_type_k),
+        flag_names_row("kv_cache_type_v", &F::kv_cache_type_v),
+        flag_names_row("gpu_layers", &F::gpu_layers),
+        flag_names_row("devices", &F::devices),
+        flag_names_row("split_mode", &F::split_mode),
+        flag_names_row("main_gpu", &F::main_gpu),
+        flag_names_row("tensor_split", &F::tensor_split),
+    };
+    return rows;
+}
+
 core::KindFlags read_flags(const toml::table& root, const std::string& path) {
     core::KindFlags flags;
     const toml::table* table = table_at(root, "flags", path);
     if (!table) return flags;
-    const std::pair<const char*, std::vector<std::string> core::KindFlags::*> rows[] = {
-        {"kv_cache_type_k", &core::KindFlags::kv_cache_type_k},
-        {"kv_cache_type_v", &core::KindFlags::kv_cache_type_v},
-        {"gpu_layers", &core::KindFlags::gpu_layers},
-        {"devices", &core::KindFlags::devices},
-        {"split_mode", &core::KindFlags::split_mode},
-        {"main_gpu", &core::KindFlags::main_gpu},
-        {"tensor_split", &core::KindFlags::tensor_split},
-    };
-    toml_read::check_keys(*table,
-                          {"kv_cache_type_k", "kv_cache_type_v", "gpu_layers", "devices",
-                           "split_mode", "main_gpu", "tensor_split"},
-                          path, "[flags]");
-    for (const auto& [key, member] : rows) flags.*member = flag_names_at(*table, key, path);
+    toml_read::read_rows(*table, flags_rows(), path, "flags", "[flags]", flags);
     if (flags.kv_cache_type_k.empty() != flags.kv_cache_type_v.empty())
         bad(path, "flags: kv_cache_type_k and kv_cache_type_v are given together");
     return flags;

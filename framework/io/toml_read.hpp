@@ -4,6 +4,7 @@
 
 #include <toml++/toml.h>
 
+#include <functional>
 #include <initializer_list>
 #include <string>
 #include <string_view>
@@ -35,5 +36,43 @@ void check_keys(const toml::table& table, std::initializer_list<std::string_view
                 const std::string& path, const std::string& where);
 void check_keys(const toml::table& table, const std::vector<std::string_view>& known,
                 const std::string& path, const std::string& where);
+
+// One key of a TOML table and how its value is read into an S: a table's rows are both the keys
+// a file may use there and the reading of each, so a new key is one row.
+template <typename S>
+struct Row {
+    const char* key;
+    std::function<void(const toml::table& table, const std::string& path, const std::string& where,
+                       S& out)>
+        read;
+};
+
+// Refuses a key no row names (`keys_where` names the table: "[request]", "models[2]"), then
+// reads every row in order; `where` prefixes the keys in messages ("request.chat_path").
+template <typename S>
+void read_rows(const toml::table& table, const std::vector<Row<S>>& rows, const std::string& path,
+               const std::string& where, const std::string& keys_where, S& out) {
+    std::vector<std::string_view> keys;
+    keys.reserve(rows.size());
+    for (const auto& row : rows) keys.emplace_back(row.key);
+    check_keys(table, keys, path, keys_where);
+    for (const auto& row : rows) row.read(table, path, where, out);
+}
+
+// A string member ("" when absent).
+template <typename S>
+Row<S> text_row(const char* key, std::string S::*member) {
+    return {key,
+            [key, member](const toml::table& t, const std::string& path, const std::string& where,
+                          S& out) { out.*member = string_at(t, key, path, where); }};
+}
+
+// A list-of-strings member (empty when absent).
+template <typename S>
+Row<S> texts_row(const char* key, std::vector<std::string> S::*member) {
+    return {key,
+            [key, member](const toml::table& t, const std::string& path, const std::string& where,
+                          S& out) { out.*member = strings_at(t, key, path, where); }};
+}
 
 }  // namespace bi::io::toml_read

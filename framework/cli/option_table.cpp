@@ -9,6 +9,7 @@
 #include "driver/selftest.hpp"
 #include "gguf/synth_model.hpp"
 #include "http/response_limit.hpp"
+#include "mock/mock_config.hpp"
 #include "plugin_host/plugin_set.hpp"
 
 namespace bi::cli {
@@ -267,7 +268,8 @@ const std::vector<OptionSpec>& option_specs() {
              "none"),
         spec("divergence-p", T::Number, K::Number, "Probability for --divergence=stochastic",
              "0.5"),
-        spec("tick-ms", T::Number, K::Number, "Milliseconds per decode step", "0.3"),
+        spec("tick-ms", T::Number, K::Number, "Milliseconds per decode step",
+             text(mock::kDemoTickMs)),
         spec("realistic-pacing", T::Switch, K::Switch,
              "Pace every decode step at 1 ms, even a request alone in the batch (slower; by "
              "default a lone request runs on flat out after a few steps)"),

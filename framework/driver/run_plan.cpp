@@ -78,88 +78,88 @@ void check_cell_names(const RunOptions& options) {
                         "with . or /, no '..', at most 200 characters)");
 }
 
-void plan_live(RunPlan& plan, LivePlan live, bool alias_given,
-               const std::optional<std::string>& kv_label_given) {
-    server::check_binary(live.target.server_bin);
-    if (live.kind.launch.argv.empty()) {  // not resolved by the caller already
-        if (live.target.server_kind.empty()) {
-            auto detected = detect_server_kind(live.target.server_bin, live.kind_dirs);
-            live.kind = std::move(detected.kind);
-            live.kind_how = std::move(detected.how);
-        } else {
-            live.kind = resolve_server_kind(live.target.server_kind, live.kind_dirs);
-        }
+namespace {
+
+// The kind the caller named, else the one the binary's name and probes say.
+void resolve_kind(LivePlan& live) {
+    if (!live.kind.launch.argv.empty()) return;  // resolved by the caller already
+    if (live.target.server_kind.empty()) {
+        auto detected = detect_server_kind(live.target.server_bin, live.kind_dirs);
+        live.kind = std::move(detected.kind);
+        live.kind_how = std::move(detected.how);
+    } else {
+        live.kind = resolve_server_kind(live.target.server_kind, live.kind_dirs);
     }
-    core::check_user_flags(live.kind, live.target.flags);
-    if (live.port) server::check_port(*live.port, live.limits);
-    auto& o = plan.options;
-    o.kind = live.kind;
-    o.request.dialect = live.kind.request;
-    o.request.model = live.target.model;
-    if (o.request.endpoint == http::EndpointKind::Completion &&
-        o.request.dialect.completion_path.empty())
-        throw Error(ErrorCategory::Usage, "--endpoint completion: server kind '" + live.kind.name +
-                                              "' has no native completion endpoint (use chat)");
+}
+
+// The model as the kind takes it: a GGUF file read for its facts, a directory, or a store name.
+void check_live_model(LivePlan& live) {
     const core::ModelForm form = live.kind.launch.model_form;
-    const bool gguf = form == core::ModelForm::Gguf;
-    if (gguf) {
+    if (form == core::ModelForm::Gguf) {
         server::check_model(live.target.model);
         live.facts = server::read_model_facts(live.target.model);
-    } else {
-        if (form == core::ModelForm::Directory)
-            server::check_model_directory(live.target.model);
-        else if (live.target.model.empty())
-            throw Error(ErrorCategory::Guard,
-                        "no model given (--model: a name in the server's store)");
-        live.facts = server::ModelFacts{};
-        live.facts.path = live.target.model;
+        return;
     }
+    if (form == core::ModelForm::Directory)
+        server::check_model_directory(live.target.model);
+    else if (live.target.model.empty())
+        throw Error(ErrorCategory::Guard, "no model given (--model: a name in the server's store)");
+    live.facts = server::ModelFacts{};
+    live.facts.path = live.target.model;
+}
 
-    // The guard projects the KV cache the cert will name. The server's own cache-type flags
-    // decide it; a --kv-label or models.toml `kv` that says otherwise is refused.
+// The KV label the cert names and the cache types the guard projects. The server's own
+// cache-type flags decide them; a --kv-label or models.toml `kv` that says otherwise is refused,
+// and a label with no flags to say it is passed on as flags.
+void plan_kv_cache(RunOptions& o, LivePlan& live,
+                   const std::optional<std::string>& kv_label_given) {
     o.kv_label = kv_label_given ? *kv_label_given : live.target.kv;
     live.kv_types = o.kv_label;
     const auto& names = live.kind.flags;
-    if (gguf && names.has_kv_cache_type()) {
-        // The label and the footprint follow what the server's cache will really hold: its
-        // cache-type flags decide, and a label with no flags to say it is passed on as flags.
-        if (const auto flags = server::kv_cache_from_flags(names, live.target.flags)) {
-            const auto refuse = [&](const std::string& what) {
-                throw Error(ErrorCategory::Usage, what +
-                                                      " contradicts the server's KV flags, which "
-                                                      "give " +
-                                                      flags->label);
-            };
-            if (kv_label_given && *kv_label_given != flags->label)
-                refuse("--kv-label " + *kv_label_given);
-            if (!kv_label_given && live.target.kv_given && live.target.kv != flags->label)
-                refuse("models.toml kv = \"" + live.target.kv + "\"");
-            o.kv_label = flags->label;
-            live.kv_types = flags->types;
-        } else if (o.kv_label != core::kDefaultKvLabel) {
-            const auto slash = o.kv_label.find('/');
-            const std::string k = o.kv_label.substr(0, slash);
-            const std::string v = slash == std::string::npos ? k : o.kv_label.substr(slash + 1);
-            if (!server::kv_bytes_per_element(k) || !server::kv_bytes_per_element(v))
-                throw Error(ErrorCategory::Usage,
-                            "--kv-label " + o.kv_label +
-                                ": not a llama.cpp cache type (f32, f16, "
-                                "bf16, q8_0, q5_1, q5_0, q4_1, q4_0, iq4_nl)");
-            live.target.flags.insert(live.target.flags.end(), {names.kv_cache_type_k.front(), k,
-                                                               names.kv_cache_type_v.front(), v});
-            live.kv_types = k == v ? k : k + "/" + v;
-        }
+    if (live.kind.launch.model_form != core::ModelForm::Gguf || !names.has_kv_cache_type()) return;
+    if (const auto flags = server::kv_cache_from_flags(names, live.target.flags)) {
+        const auto refuse = [&](const std::string& what) {
+            throw Error(ErrorCategory::Usage,
+                        what + " contradicts the server's KV flags, which give " + flags->label);
+        };
+        if (kv_label_given && *kv_label_given != flags->label)
+            refuse("--kv-label " + *kv_label_given);
+        if (!kv_label_given && live.target.kv_given && live.target.kv != flags->label)
+            refuse("models.toml kv = \"" + live.target.kv + "\"");
+        o.kv_label = flags->label;
+        live.kv_types = flags->types;
+        return;
     }
+    if (o.kv_label == core::kDefaultKvLabel) return;
+    const auto slash = o.kv_label.find('/');
+    const std::string k = o.kv_label.substr(0, slash);
+    const std::string v = slash == std::string::npos ? k : o.kv_label.substr(slash + 1);
+    if (!server::kv_bytes_per_element(k) || !server::kv_bytes_per_element(v))
+        throw Error(ErrorCategory::Usage, "--kv-label " + o.kv_label +
+                                              ": not a llama.cpp cache type (f32, f16, "
+                                              "bf16, q8_0, q5_1, q5_0, q4_1, q4_0, iq4_nl)");
+    live.target.flags.insert(live.target.flags.end(),
+                             {names.kv_cache_type_k.front(), k, names.kv_cache_type_v.front(), v});
+    live.kv_types = k == v ? k : k + "/" + v;
+}
+
+// Every cell's projected footprint against the cap and MemAvailable, and, with layers offloaded,
+// the GPU's share against the free memory of the GPUs the server will use (when nvidia-smi lists
+// them); a server that preallocates a fraction of GPU memory needs that much free on each GPU it
+// sees. Only a GGUF's shape and size are known before launch.
+void check_live_memory(const RunPlan& plan, RunOptions& o, LivePlan& live) {
+    const bool gguf = live.kind.launch.model_form == core::ModelForm::Gguf;
     const auto mem = server::mem_available_bytes();
+    const auto footprint = [&](std::int64_t ctx, int n) {
+        return server::project_footprint(live.facts, ctx * n, live.kv_types);
+    };
     for (auto ctx : plan.ctxs)
         for (int n : plan.parallels) {
-            if (!gguf) break;  // only a GGUF's shape and size are known before launch
+            if (!gguf) break;
             server::check_context_without_shape(live.facts, ctx * n);
-            server::check_footprint(server::project_footprint(live.facts, ctx * n, live.kv_types),
-                                    live.limits, mem);
+            server::check_footprint(footprint(ctx, n), live.limits, mem);
         }
-    // With layers offloaded, the GPU's share must fit the free memory of the GPUs the server
-    // will use (when nvidia-smi lists them).
+    const auto& names = live.kind.flags;
     const char* visible = std::getenv("CUDA_VISIBLE_DEVICES");
     const char* device_order = std::getenv("CUDA_DEVICE_ORDER");
     if (const auto layers =
@@ -172,15 +172,10 @@ void plan_live(RunPlan& plan, LivePlan live, bool alias_given,
             for (auto ctx : plan.ctxs)
                 for (int n : plan.parallels)
                     server::check_gpu_footprint(
-                        server::gpu_part(
-                            server::project_footprint(live.facts, ctx * n, live.kv_types),
-                            live.facts, *layers),
-                        *layers, selection);
+                        server::gpu_part(footprint(ctx, n), live.facts, *layers), *layers,
+                        selection);
         }
     }
-
-    // A server that preallocates a fraction of GPU memory needs that much free, on each GPU it
-    // sees, when it starts.
     if (const auto fraction =
             server::memory_fraction(live.target.flags, live.kind.launch.memory_fraction_flag,
                                     live.kind.launch.memory_fraction_default)) {
@@ -191,21 +186,46 @@ void plan_live(RunPlan& plan, LivePlan live, bool alias_given,
                 server::check_memory_fraction(*fraction, live.kind.launch.memory_fraction_flag,
                                               {gpu.total_bytes, 1}, {gpu.free_bytes, 1});
     }
+}
 
+// What the cert records of the model: its file (a directory is hashed as a manifest of its
+// files when the run starts, like a GGUF), or the store name the server resolves at launch.
+core::ModelFileRecord model_file_record(const LivePlan& live) {
+    core::ModelFileRecord record;
+    if (live.kind.launch.model_form == core::ModelForm::Name) {
+        record.path = live.target.model;
+        record.sha256 = std::nullopt;
+        return record;
+    }
+    record.path = live.facts.path;
+    record.size = static_cast<std::int64_t>(live.facts.file_bytes);
+    record.sha256_head = live.facts.sha256_head;
+    record.architecture = live.facts.architecture;
+    return record;
+}
+
+}  // namespace
+
+void plan_live(RunPlan& plan, LivePlan live, bool alias_given,
+               const std::optional<std::string>& kv_label_given) {
+    server::check_binary(live.target.server_bin);
+    resolve_kind(live);
+    core::check_user_flags(live.kind, live.target.flags);
+    if (live.port) server::check_port(*live.port, live.limits);
+    auto& o = plan.options;
+    o.kind = live.kind;
+    o.request.dialect = live.kind.request;
+    o.request.model = live.target.model;
+    if (o.request.endpoint == http::EndpointKind::Completion &&
+        o.request.dialect.completion_path.empty())
+        throw Error(ErrorCategory::Usage, "--endpoint completion: server kind '" + live.kind.name +
+                                              "' has no native completion endpoint (use chat)");
+    check_live_model(live);
+    plan_kv_cache(o, live, kv_label_given);
+    check_live_memory(plan, o, live);
     if (!alias_given) o.model_alias = live.target.alias;
     o.run_labels.server_flags = live.target.flags;
-    o.model_file = core::ModelFileRecord{};
-    o.model_file->path = live.facts.path;
-    o.model_file->size = static_cast<std::int64_t>(live.facts.file_bytes);
-    // A directory is hashed (as a manifest of its files) when the run starts, like a GGUF; a
-    // store name is the server's to resolve.
-    o.model_file->sha256_head = live.facts.sha256_head;
-    o.model_file->architecture = live.facts.architecture;
-    if (form == core::ModelForm::Name) {  // no file: its store digest comes at launch
-        o.model_file = core::ModelFileRecord{};
-        o.model_file->path = live.target.model;
-        o.model_file->sha256 = std::nullopt;
-    }
+    o.model_file = model_file_record(live);
     plan.live = std::move(live);
     check_cell_names(o);
 }

@@ -69,7 +69,7 @@ struct StreamRequest {
 };
 
 bool is_event_stream(const Poco::Net::HTTPResponse& response) {
-    const std::string type = response.getContentType();
+    const std::string& type = response.getContentType();
     return type.rfind("text/event-stream", 0) == 0;
 }
 

@@ -52,6 +52,9 @@ const char* divergence_name(Divergence mode);
 // Accepts the names above in lower case ("none", "score", ...); throws bi::Error(Usage).
 Divergence parse_divergence(std::string_view name);
 
+// run-mock's demo pacing: a decode step shared by several requests, in ms.
+inline constexpr double kDemoTickMs = 0.3;
+
 struct MockConfig {
     std::string host = "127.0.0.1";           // 127.0.0.1 or localhost; nothing else is served
     std::uint16_t port = 0;                   // 0 picks a free port; MockServer::start reports it

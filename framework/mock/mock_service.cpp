@@ -167,8 +167,8 @@ HttpReply MockService::tokenize_reply(const std::string& body) {
     return json_reply(200, Json::Object{{"tokens", std::move(tokens)}});
 }
 
-HttpReply MockService::stream_reply(const CompletionRequest& request, Scheduler::Ticket ticket,
-                                    const ReplyContext& context) {
+HttpReply MockService::stream_reply(const CompletionRequest& request,
+                                    const Scheduler::Ticket& ticket, const ReplyContext& context) {
     HttpReply reply;
     reply.content_type = "text/event-stream";
     // The reader's state lives in the producer: the tokens already sent and whether it is over.

@@ -56,7 +56,7 @@ public:
 private:
     HttpReply route(const HttpCall& call);
     HttpReply complete(Endpoint endpoint, const std::string& body);
-    HttpReply stream_reply(const CompletionRequest& request, Scheduler::Ticket ticket,
+    HttpReply stream_reply(const CompletionRequest& request, const Scheduler::Ticket& ticket,
                            const ReplyContext& context);
     HttpReply tokenize_reply(const std::string& body);
     bool loading() const;

@@ -121,6 +121,75 @@ std::string gpu_names(const std::vector<GpuInfo>& gpus) {
 
 }  // namespace
 
+namespace {
+
+// The GPUs CUDA_VISIBLE_DEVICES lets the server see, in the order it numbers them: indices (in
+// PCI bus order, or else read as the fullest GPUs, least free first: CUDA numbers the fastest
+// first, which nvidia-smi does not say) or UUID prefixes; CUDA stops at the first entry it cannot
+// use or has seen.
+std::vector<GpuInfo> visible_gpus(const std::vector<GpuInfo>& all, const std::string& value,
+                                  bool bus_order) {
+    std::vector<GpuInfo> fullest = all;
+    std::stable_sort(fullest.begin(), fullest.end(), [](const GpuInfo& a, const GpuInfo& b) {
+        return a.free_bytes < b.free_bytes;
+    });
+    std::size_t assumed = 0;
+    std::vector<GpuInfo> seen;
+    const auto was_seen = [&seen](const GpuInfo& gpu) {
+        return std::any_of(seen.begin(), seen.end(), [&](const GpuInfo& g) {
+            return g.uuid == gpu.uuid && g.index == gpu.index;
+        });
+    };
+    for (const auto& entry : split(value, ',')) {
+        const GpuInfo* found = nullptr;
+        if (const auto index = whole_number(entry)) {
+            if (bus_order) {
+                for (const auto& gpu : all)
+                    if (gpu.index == *index) found = &gpu;
+            } else if (static_cast<std::size_t>(*index) < all.size()) {
+                while (assumed < fullest.size() &&
+                       std::any_of(seen.begin(), seen.end(), [&](const GpuInfo& g) {
+                           return g.index == fullest[assumed].index;
+                       }))
+                    ++assumed;
+                if (assumed < fullest.size()) found = &fullest[assumed++];
+            }
+        } else if (!entry.empty()) {
+            for (const auto& gpu : all)
+                if (gpu.uuid.rfind(entry, 0) == 0) found = &gpu;
+        }
+        if (!found || was_seen(*found)) break;
+        seen.push_back(*found);
+    }
+    return seen;
+}
+
+// --device CUDA0,CUDA2 (or none): devices among the visible ones.
+std::vector<GpuInfo> named_devices(const std::vector<GpuInfo>& seen, const std::string& devices) {
+    std::vector<GpuInfo> chosen;
+    if (devices == "none") return chosen;
+    for (const auto& name : split(devices, ',')) {
+        const auto index = name.rfind("CUDA", 0) == 0 ? whole_number(name.substr(4)) : std::nullopt;
+        if (index && static_cast<std::size_t>(*index) < seen.size())
+            chosen.push_back(seen[static_cast<std::size_t>(*index)]);
+    }
+    return chosen;
+}
+
+// --tensor-split's shares, one per GPU (0 for one it gives nothing or cannot be read).
+std::vector<double> tensor_shares(const std::string& text, std::size_t gpus) {
+    const auto parts = split(text, text.find('/') != std::string::npos ? '/' : ',');
+    std::vector<double> shares(gpus, 0.0);
+    for (std::size_t i = 0; i < gpus && i < parts.size(); ++i) {
+        char* end = nullptr;
+        const double share = std::strtod(parts[i].c_str(), &end);
+        if (!parts[i].empty() && *end == '\0' && share > 0) shares[i] = share;
+    }
+    return shares;
+}
+
+}  // namespace
+
 GpuSelection select_gpus(const std::vector<GpuInfo>& all, const char* visible,
                          const char* device_order, const core::KindFlags& names,
                          const std::vector<std::string>& flags) {
@@ -128,57 +197,15 @@ GpuSelection select_gpus(const std::vector<GpuInfo>& all, const char* visible,
     std::vector<GpuInfo> seen = all;
     std::vector<std::string> why;
     if (visible) {
-        const std::string value = visible;
-        why.push_back("CUDA_VISIBLE_DEVICES=" + value);
         const bool bus_order = device_order && std::string(device_order) == "PCI_BUS_ID";
-        // Without PCI bus order CUDA numbers the fastest GPU first, which nvidia-smi's list does
-        // not say: the indices given are then read as the fullest GPUs (least free first).
-        std::vector<GpuInfo> fullest = all;
-        std::stable_sort(fullest.begin(), fullest.end(), [](const GpuInfo& a, const GpuInfo& b) {
-            return a.free_bytes < b.free_bytes;
-        });
-        std::size_t assumed = 0;
-        if (!bus_order)
-            why.back() += " (no CUDA_DEVICE_ORDER=PCI_BUS_ID: the fullest GPUs assumed)";
-        seen.clear();
-        for (const auto& entry : split(value, ',')) {
-            const GpuInfo* found = nullptr;
-            if (const auto index = whole_number(entry)) {
-                if (bus_order) {
-                    for (const auto& gpu : all)
-                        if (gpu.index == *index) found = &gpu;
-                } else if (static_cast<std::size_t>(*index) < all.size()) {
-                    while (assumed < fullest.size() &&
-                           std::any_of(seen.begin(), seen.end(), [&](const GpuInfo& g) {
-                               return g.index == fullest[assumed].index;
-                           }))
-                        ++assumed;
-                    if (assumed < fullest.size()) found = &fullest[assumed++];
-                }
-            } else if (!entry.empty()) {
-                for (const auto& gpu : all)
-                    if (gpu.uuid.rfind(entry, 0) == 0) found = &gpu;
-            }
-            if (!found) break;  // CUDA ignores this entry and every later one
-            const bool repeated = std::any_of(seen.begin(), seen.end(), [&](const GpuInfo& g) {
-                return g.uuid == found->uuid && g.index == found->index;
-            });
-            if (repeated) break;
-            seen.push_back(*found);
-        }
+        why.push_back(
+            std::string("CUDA_VISIBLE_DEVICES=") + visible +
+            (bus_order ? "" : " (no CUDA_DEVICE_ORDER=PCI_BUS_ID: the fullest GPUs assumed)"));
+        seen = visible_gpus(all, visible, bus_order);
     }
-    // --device CUDA0,CUDA2 (or none) names devices among the visible ones.
     if (const auto devices = last_flag(flags, names.devices)) {
         why.push_back(names.devices.front() + " " + *devices);
-        std::vector<GpuInfo> chosen;
-        if (*devices != "none")
-            for (const auto& name : split(*devices, ',')) {
-                const auto index =
-                    name.rfind("CUDA", 0) == 0 ? whole_number(name.substr(4)) : std::nullopt;
-                if (index && static_cast<std::size_t>(*index) < seen.size())
-                    chosen.push_back(seen[static_cast<std::size_t>(*index)]);
-            }
-        seen = chosen;
+        seen = named_devices(seen, *devices);
     }
     const auto split_mode = last_flag(flags, names.split_mode);
     if (split_mode && *split_mode == "none" && !seen.empty()) {
@@ -196,14 +223,7 @@ GpuSelection select_gpus(const std::vector<GpuInfo>& all, const char* visible,
     if (const auto split_text = last_flag(flags, names.tensor_split);
         split_text && seen.size() > 1) {
         why.push_back(names.tensor_split.front() + " " + *split_text);
-        const auto parts =
-            split(*split_text, split_text->find('/') != std::string::npos ? '/' : ',');
-        for (std::size_t i = 0; i < shares.size(); ++i) {
-            char* end = nullptr;
-            const double share = i < parts.size() ? std::strtod(parts[i].c_str(), &end) : 0.0;
-            shares[i] =
-                i < parts.size() && !parts[i].empty() && *end == '\0' && share > 0 ? share : 0.0;
-        }
+        shares = tensor_shares(*split_text, seen.size());
         selection.per_gpu = true;
     }
     double total = 0.0;

@@ -19,12 +19,11 @@ namespace bi::cli {
 
 namespace {
 
-// The demo's pacing: co-batched steps at kFastTickMs still overlap every pass at N, while a
-// request alone in the batch (every serial arm) runs on flat out after a few paced steps. On a
-// slow or loaded machine a shared step stretches to half the client's turnaround, so that the
-// slots stay busy while the client sends its next requests (the step counters then still show
-// about N busy slots per step).
-constexpr const char* kFastTickMs = "0.3";
+// The demo's pacing: co-batched steps at --tick-ms's default (mock::kDemoTickMs) still overlap
+// every pass at N, while a request alone in the batch (every serial arm) runs on flat out after a
+// few paced steps. On a slow or loaded machine a shared step stretches to half the client's
+// turnaround, so that the slots stay busy while the client sends its next requests (the step
+// counters then still show about N busy slots per step).
 constexpr int kFastSoloAfterTicks = 8;
 constexpr double kTickPerTurnaround = 0.5;
 

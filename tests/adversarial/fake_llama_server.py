@@ -7,7 +7,8 @@ advances every computing request by one token per tick, so co-batching is real: 
 /metrics (requests_processing, n_decode_total, n_busy_slots_per_decode) report what the ticker
 did, unless a knob says to lie (--fake-lie-slots: every admitted request is said to compute;
 --fake-serial-jitter: every second asking of a prompt gets another text, serially too;
---fake-phantom-task: every slot not computing is said to hold a task that never ends). Task ids
+--fake-phantom-task: every slot not computing is said to hold a task that never ends;
+--fake-tokenize-fail-after=K: /tokenize answers 500 after K counts). Task ids
 are numbered per request, as llama-server does. Text is a deterministic function of the prompt; knobs change
 parts of the generation when a request shared a batch with enough others. --fake-ik-surface
 serves ik_llama.cpp's evidence instead: /slots entries with an integer state and no
@@ -38,6 +39,7 @@ class Config:
         self.compute_max = None    # at most K requests advance per tick
         self.total_slots = None    # slots the server really runs (and reports)
         self.diverge_at = None     # text changes once a request shared a tick with >= M
+        self.tokenize_fail_after = None  # /tokenize answers 500 after this many counts
         self.surface = "llama"
         self.flags = set()
         positional = []
@@ -65,6 +67,7 @@ class Config:
             elif key == "--fake-compute-max": self.compute_max = int(value())
             elif key == "--fake-total-slots": self.total_slots = int(value())
             elif key == "--fake-diverge-at": self.diverge_at = int(value())
+            elif key == "--fake-tokenize-fail-after": self.tokenize_fail_after = int(value())
             elif key == "--fake-report-model": self.reported_model = value()
             elif key.startswith("--fake-"): self.flags.add(key[len("--fake-"):])
             i += 1
@@ -391,6 +394,13 @@ class Handler(BaseHTTPRequestHandler):
         length = int(self.headers.get("Content-Length", "0"))
         body = json.loads(self.rfile.read(length) or b"{}")
         if self.path == "/tokenize":
+            c = self.config
+            with self.scheduler.lock:
+                c.tokenize_calls = getattr(c, "tokenize_calls", 0) + 1
+                failing = c.tokenize_fail_after is not None and c.tokenize_calls > c.tokenize_fail_after
+            if failing:
+                return self.send_json(500, {"error": {"code": 500,
+                                                      "message": "tokenizer worker crashed"}})
             return self.send_json(200, {"tokens": list(range(len(str(body.get("content", "")).split())))})
         chat = self.path == "/v1/chat/completions"
         if not chat and self.path != "/completion":

@@ -3,6 +3,8 @@
 // status, the cert's status and class, and the reason that names what went wrong.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
+#include <filesystem>
 #include <string>
 #include <vector>
 
@@ -303,4 +305,32 @@ TEST_CASE("ik_llama.cpp: its own evidence earns a GREEN, and its lies do not", "
         CHECK(run.result.exit_code == 3);
         CHECK(str(run.cert, "status") == "failed");
     }
+}
+
+TEST_CASE("a server whose /tokenize fails while the work-set is sized: no cert, its own words",
+          "[adversarial]") {
+    // The generator sizes its rows with the first server's tokenizer; the third count fails. Rows
+    // sized partly by the server and partly by estimate are neither set, so the cell ends there.
+    testing::ScratchDir dir;
+    const std::string model = dir.write("model.gguf", "not really a model");
+    auto argv = testing::fake_cell_argv(model, dir.file("o"));
+    const auto workset = std::find(argv.begin(), argv.end(), "--workset");
+    REQUIRE(workset != argv.end());
+    argv.erase(workset, workset + 2);
+    argv.insert(argv.end(), {"--generator", "spark", "--server-flag=--fake-tokenize-fail-after=2"});
+    const auto result = testing::run_command(argv);
+    INFO(result.out << result.err);
+    CHECK(result.exit_code == 1);
+    CHECK_THAT(result.err,
+               Catch::Contains("/tokenize failed") && Catch::Contains("tokenizer worker crashed"));
+    CHECK_FALSE(std::filesystem::exists(dir.file("o/m__ctx512__N4.json")));
+    // The same server counting every row is sized by it and runs to a verdict.
+    auto control = testing::fake_cell_argv(model, dir.file("c"));
+    const auto at = std::find(control.begin(), control.end(), "--workset");
+    control.erase(at, at + 2);
+    control.insert(control.end(), {"--generator", "spark"});
+    const auto ran = testing::run_command(control);
+    INFO(ran.out << ran.err);
+    CHECK((ran.exit_code == 0 || ran.exit_code == 3));
+    CHECK(std::filesystem::exists(dir.file("c/m__ctx512__N4.json")));
 }

@@ -10,11 +10,15 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 namespace bi::core {
 
 inline constexpr std::uint64_t kDefaultRunSeed = 42;
+
+// The most bytes one server answer may have, headers included, unless a request says otherwise.
+inline constexpr std::uint64_t kDefaultMaxResponseBytes = std::uint64_t{16} << 20;
 
 // The KV cache type a run records and plans for when neither the request nor the models.toml
 // profile names one: llama-server's own default.
@@ -26,10 +30,10 @@ struct ScoringRequest {
     std::vector<std::string> plugin_dirs;  // --plugin-dir
     double plugin_timeout_s = 30.0;
     std::optional<std::string> scorer;
-    std::optional<std::string> scorer_config;   // JSON text
-    std::optional<std::string> workset;         // a work-set file
-    std::optional<std::string> generator;       // a plugin generator id
-    std::vector<std::string> generator_params;  // KEY=VALUE, in order
+    std::optional<std::string> scorer_config;                           // JSON text
+    std::optional<std::string> workset;                                 // a work-set file
+    std::optional<std::string> generator;                               // a plugin generator id
+    std::vector<std::pair<std::string, std::string>> generator_params;  // (KEY, VALUE), in order
     double logit_drift_eps = 0.0;
 };
 
@@ -74,7 +78,7 @@ struct RunRequest {
     double req_timeout_s = 120.0;
     double arm_deadline_s = 0.0;  // 0: no limit
     bool stop_on_red = false;
-    std::string max_response_bytes;  // as given; empty: the default
+    std::uint64_t max_response_bytes = kDefaultMaxResponseBytes;  // per answer, headers included
 
     ScoringRequest scoring;
     TargetRequest target;

@@ -155,9 +155,12 @@ void generator_rows(const std::string& id, const core::ScoringRequest& scoring, 
         usage_error("--generator " + id + ": no loaded plugin offers it (see bi-run plugins)");
     plugin_host::GenerationRequest generation;
     generation.seed = o.seed;
+    // As the cert records them: KEY=VALUE, in order.
+    std::vector<std::string> params;
+    for (const auto& [key, value] : scoring.generator_params) params.push_back(key + "=" + value);
     if (!scoring.generator_params.empty()) {
-        generation.parameters = parse_generator_params(scoring.generator_params);
-        o.run_labels.generator_params = scoring.generator_params;
+        generation.parameters = scoring.generator_params;
+        o.run_labels.generator_params = params;
     }
     auto probe = generation;
     probe.model_id = o.model_alias;
@@ -179,7 +182,7 @@ void generator_rows(const std::string& id, const core::ScoringRequest& scoring, 
         return plugins->generate_rows(id, r, count);
     };
     o.run_labels.generator = id;
-    o.provenance->generator_params = scoring.generator_params;
+    o.provenance->generator_params = params;
     o.provenance->generator_seed = static_cast<std::int64_t>(generation.seed);
 }
 

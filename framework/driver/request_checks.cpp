@@ -89,17 +89,30 @@ std::chrono::milliseconds seconds_value(double seconds, const char* name, bool z
     return std::chrono::milliseconds(static_cast<std::int64_t>(seconds * 1000));
 }
 
-std::size_t max_response_bytes_value(const std::string& text) {
-    constexpr unsigned long long kMin = 1024;
-    constexpr unsigned long long kMax = 1ULL << 30;
+namespace {
+
+constexpr std::uint64_t kMinResponseBytes = 1024;
+constexpr std::uint64_t kMaxResponseBytes = std::uint64_t{1} << 30;
+
+[[noreturn]] void bad_response_bytes(const std::string& text) {
+    usage_error("--max-response-bytes " + text + ": expected a whole number of bytes from " +
+                std::to_string(kMinResponseBytes) + " to " + std::to_string(kMaxResponseBytes));
+}
+
+}  // namespace
+
+std::uint64_t max_response_bytes_value(const std::string& text) {
     const bool digits =
         !text.empty() && text.size() <= 19 &&
         std::all_of(text.begin(), text.end(), [](char c) { return c >= '0' && c <= '9'; });
-    const unsigned long long value = digits ? std::stoull(text) : 0;
-    if (!digits || value < kMin || value > kMax)
-        usage_error("--max-response-bytes " + text + ": expected a whole number of bytes from " +
-                    std::to_string(kMin) + " to " + std::to_string(kMax));
-    return static_cast<std::size_t>(value);
+    if (!digits) bad_response_bytes(text);
+    return checked_max_response_bytes(std::stoull(text));
+}
+
+std::size_t checked_max_response_bytes(std::uint64_t bytes) {
+    if (bytes < kMinResponseBytes || bytes > kMaxResponseBytes)
+        bad_response_bytes(std::to_string(bytes));
+    return static_cast<std::size_t>(bytes);
 }
 
 std::vector<std::pair<std::string, std::string>> parse_generator_params(
@@ -219,9 +232,7 @@ void check_requests(const core::RunRequest& request, RunOptions& o) {
     o.seed = request.seed;
     o.stagger = std::chrono::milliseconds(at_least(request.stagger_ms, "stagger-ms", 0));
     o.request.timeout = seconds_value(request.req_timeout_s, "req-timeout");
-    o.request.max_response_bytes = request.max_response_bytes.empty()
-                                       ? http::kDefaultMaxResponseBytes
-                                       : max_response_bytes_value(request.max_response_bytes);
+    o.request.max_response_bytes = checked_max_response_bytes(request.max_response_bytes);
     if (const auto deadline = seconds_value(request.arm_deadline_s, "arm-deadline", true);
         deadline.count() > 0)
         o.arm_deadline = deadline;

@@ -135,8 +135,11 @@ std::vector<std::int64_t> whole_number_list(const std::string& text, const std::
 std::chrono::milliseconds seconds_value(double seconds, const char* name,
                                         bool zero_allowed = false);
 
-// --max-response-bytes: a whole number of bytes from 1024 to 1 GiB; the message names it.
-std::size_t max_response_bytes_value(const std::string& text);
+// --max-response-bytes as typed: a whole number of bytes from 1024 to 1 GiB; the message names it.
+std::uint64_t max_response_bytes_value(const std::string& text);
+
+// The same range for a request's value.
+std::size_t checked_max_response_bytes(std::uint64_t bytes);
 
 // bi-run, its commit and argv, and every loaded plugin (id, version, path, sha256).
 core::ProvenanceRecord provenance_record(const plugin_host::PluginSet& plugins,

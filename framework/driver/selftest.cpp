@@ -92,9 +92,7 @@ SelftestResult run_selftest(const SelftestRequest& request, const Invocation& in
                                                               : http::EndpointKind::Completion;
     o.request.n_predict = static_cast<int>(request.n_predict);
     o.request.logprobs = 1;
-    o.request.max_response_bytes = request.max_response_bytes.empty()
-                                       ? http::kDefaultMaxResponseBytes
-                                       : max_response_bytes_value(request.max_response_bytes);
+    o.request.max_response_bytes = checked_max_response_bytes(request.max_response_bytes);
     o.out_dir = request.out_dir ? *request.out_dir : io::make_temporary_directory("bi-selftest");
     std::filesystem::create_directories(o.out_dir);
     SelftestFiles files(o.out_dir, !request.out_dir, request.keep);

@@ -27,7 +27,7 @@ struct SelftestRequest {
     std::optional<std::string> out_dir;  // absent: a new temp directory
     bool keep = false;                   // keep that temp directory even when no cert was written
     bool quiet = false;
-    std::string max_response_bytes;  // as given; empty: the default
+    std::uint64_t max_response_bytes = core::kDefaultMaxResponseBytes;
     double plugin_timeout_s = 30.0;
 };
 

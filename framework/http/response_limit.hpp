@@ -3,9 +3,12 @@
 
 #include <cstddef>
 
+#include "core/run_request.hpp"
+
 namespace bi::http {
 
 // 16 MiB: a 4096-token completion with 20 top logprobs per token is about 5 MiB of JSON.
-inline constexpr std::size_t kDefaultMaxResponseBytes = std::size_t{16} << 20;
+inline constexpr std::size_t kDefaultMaxResponseBytes =
+    static_cast<std::size_t>(core::kDefaultMaxResponseBytes);
 
 }  // namespace bi::http

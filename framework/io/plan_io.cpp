@@ -36,7 +36,27 @@ const Table<ScoringRequest>& table() {
         optional("scorer_config", &S::scorer_config, WhenEmpty::WriteNull),
         optional("workset", &S::workset, WhenEmpty::WriteNull),
         optional("generator", &S::generator, WhenEmpty::WriteNull),
-        required("generator_params", &S::generator_params),
+        custom<S>(  // KEY=VALUE strings in the file, as the command line gave them
+            "generator_params",
+            [](const S& r, core::Json& o) {
+                core::Json list = core::Json::array();
+                for (const auto& [key, value] : r.generator_params)
+                    list.push_back(key + "=" + value);
+                o.set("generator_params", std::move(list));
+            },
+            [](const core::Json& o, S& r, const std::string& path) {
+                const core::Json* v = o.find("generator_params");
+                if (!v) shape_error(child(path, "generator_params"), "missing");
+                for (const auto& text : Codec<std::vector<std::string>>::from_json(
+                         *v, child(path, "generator_params"))) {
+                    const auto equals = text.find('=');
+                    if (equals == std::string::npos || equals == 0)
+                        shape_error(child(path, "generator_params"),
+                                    "'" + text + "' is not KEY=VALUE");
+                    r.generator_params.emplace_back(text.substr(0, equals),
+                                                    text.substr(equals + 1));
+                }
+            }),
         required("logit_drift_eps", &S::logit_drift_eps),
     };
     return rows;
@@ -91,7 +111,22 @@ const Table<RunRequest>& table() {
         required("req_timeout_s", &R::req_timeout_s),
         required("arm_deadline_s", &R::arm_deadline_s),
         required("stop_on_red", &R::stop_on_red),
-        required("max_response_bytes", &R::max_response_bytes),
+        custom<R>(  // a decimal string in the file
+            "max_response_bytes",
+            [](const R& r, core::Json& o) {
+                o.set("max_response_bytes", std::to_string(r.max_response_bytes));
+            },
+            [](const core::Json& o, R& r, const std::string& path) {
+                const core::Json* v = o.find("max_response_bytes");
+                if (!v) shape_error(child(path, "max_response_bytes"), "missing");
+                const std::string text =
+                    Codec<std::string>::from_json(*v, child(path, "max_response_bytes"));
+                const bool digits = !text.empty() && text.size() <= 19 &&
+                                    text.find_first_not_of("0123456789") == std::string::npos;
+                if (!digits)
+                    shape_error(child(path, "max_response_bytes"), "expected a whole number");
+                r.max_response_bytes = std::stoull(text);
+            }),
         required("scoring", &R::scoring),
         required("target", &R::target),
         optional("sign_key", &R::sign_key, WhenEmpty::WriteNull),

@@ -62,7 +62,7 @@ TEST_CASE("each out-of-range request field is refused, naming it", "[request]") 
         {"req-timeout", [](RunRequest& r) { r.req_timeout_s = 0; }},
         {"req-timeout", [](RunRequest& r) { r.req_timeout_s = std::nan(""); }},
         {"arm-deadline", [](RunRequest& r) { r.arm_deadline_s = -1; }},
-        {"max-response-bytes", [](RunRequest& r) { r.max_response_bytes = "12"; }},
+        {"max-response-bytes", [](RunRequest& r) { r.max_response_bytes = 12; }},
         {"logit-drift-eps", [](RunRequest& r) { r.scoring.logit_drift_eps = -0.5; }},
         {"out-dir", [](RunRequest& r) { r.out_dir.clear(); }},
     };
@@ -121,6 +121,10 @@ TEST_CASE("lists, durations and byte counts are read strictly", "[request]") {
     CHECK(max_response_bytes_value("1073741824") == 1073741824);
     for (const char* bad : {"1023", "1073741825", "-5", "1e6", "", "99999999999999999999"})
         CHECK_THROWS_AS(max_response_bytes_value(bad), bi::Error);
+    // A request's number is held to the same range.
+    CHECK(bi::driver::checked_max_response_bytes(1024) == 1024);
+    CHECK_THROWS_WITH(bi::driver::checked_max_response_bytes(1023),
+                      Contains("--max-response-bytes 1023: expected a whole number of bytes"));
 
     CHECK(bi::driver::split_path_list("a::b:") == std::vector<std::string>{"a", "b"});
     CHECK(bi::driver::split_path_list(nullptr).empty());

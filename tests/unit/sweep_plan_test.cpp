@@ -105,14 +105,14 @@ TEST_CASE("a plan stores its request as typed fields, every member round-trips, 
     r.req_timeout_s = 7.5;
     r.arm_deadline_s = 60;
     r.stop_on_red = true;
-    r.max_response_bytes = "65536";
+    r.max_response_bytes = 65536;
     r.scoring.plugins = {"libspark.so"};
     r.scoring.plugin_dirs = {"/opt/plugins"};
     r.scoring.plugin_timeout_s = 12;
     r.scoring.scorer = "spark";
     r.scoring.scorer_config = "{\"k\":1}";
     r.scoring.generator = "spark";
-    r.scoring.generator_params = {"families=A2,A4", "n=3"};
+    r.scoring.generator_params = {{"families", "A2,A4"}, {"n", "3"}};
     r.scoring.logit_drift_eps = 0.001;
     r.target.server_bin = "/usr/bin/llama-server";
     r.target.model = "/m.gguf";

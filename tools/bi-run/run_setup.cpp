@@ -34,7 +34,7 @@ std::string string_option(const cxxopts::ParseResult& args, const std::string& n
     return value.count() || value.has_default() ? value.as<std::string>() : std::string();
 }
 
-std::size_t max_response_bytes_option(const cxxopts::ParseResult& args) {
+std::uint64_t max_response_bytes_option(const cxxopts::ParseResult& args) {
     return driver::max_response_bytes_value(args["max-response-bytes"].as<std::string>());
 }
 
@@ -70,7 +70,7 @@ core::RunRequest run_request(const cxxopts::ParseResult& args, bool allow_lists)
     r.req_timeout_s = args["req-timeout"].as<double>();
     r.arm_deadline_s = args["arm-deadline"].as<double>();
     r.stop_on_red = args.count("stop-on-red") > 0;
-    r.max_response_bytes = std::to_string(max_response_bytes_option(args));
+    r.max_response_bytes = max_response_bytes_option(args);
     r.scoring = scoring_request(args);
     r.sign_key = given(args, "sign-key");
     return r;
@@ -83,9 +83,8 @@ core::ScoringRequest scoring_request(const cxxopts::ParseResult& args) {
     scoring.workset = given(args, "workset");
     scoring.generator = given(args, "generator");
     if (args.count("generator-param"))
-        for (const auto& [key, value] :
-             parse_generator_params(args["generator-param"].as<std::vector<std::string>>()))
-            scoring.generator_params.push_back(key + "=" + value);
+        scoring.generator_params =
+            parse_generator_params(args["generator-param"].as<std::vector<std::string>>());
     scoring.logit_drift_eps = number_option(args, "logit-drift-eps", 0, 1e6);
     return scoring;
 }

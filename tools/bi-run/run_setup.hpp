@@ -49,7 +49,7 @@ std::chrono::milliseconds seconds_option(const cxxopts::ParseResult& args, const
                                          bool zero_allowed = false);
 
 // --max-response-bytes: a whole number of bytes from 1024 to 1 GiB; the message names the option.
-std::size_t max_response_bytes_option(const cxxopts::ParseResult& args);
+std::uint64_t max_response_bytes_option(const cxxopts::ParseResult& args);
 
 // The server and guard options as a request's target.
 core::TargetRequest target_request(const cxxopts::ParseResult& args);

@@ -43,7 +43,7 @@ int selftest_main(CommandLine& line, int raw_argc, char** raw_argv) {
     if (args.count("out-dir")) request.out_dir = args["out-dir"].as<std::string>();
     request.keep = args.count("keep") > 0;
     request.quiet = args.count("quiet") > 0;
-    request.max_response_bytes = args["max-response-bytes"].as<std::string>();
+    request.max_response_bytes = max_response_bytes_option(args);
     request.plugin_timeout_s = args["plugin-timeout"].as<double>();
 
     const auto result = driver::run_selftest(request, invocation(line), std::cerr);

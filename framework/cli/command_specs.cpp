@@ -11,6 +11,50 @@ namespace {
 const std::vector<int> kVerdictExits{kExitPromotable, kExitNotPromotable, kExitUsage,  kExitError,
                                      kExitSighup,     kExitSigint,        kExitSigterm};
 
+// The guards of a command that launches servers.
+const OptionGroupSpec kGuards{"Guards",
+                              {"port", "reserved-port", "untouchable-pid", "max-footprint-gb"}};
+
+// What every arm of a cell sends.
+const OptionGroupSpec kRequests{"Requests",
+                                {"endpoint", "logprobs", "seed", "stagger-ms", "req-timeout",
+                                 "arm-deadline", "stop-on-red", "max-response-bytes"}};
+
+// The plugins, the scorer and the work rows of a cell.
+const OptionGroupSpec kScoring{
+    "Scoring and work-set",
+    {"plugin", "plugin-dir", "scorer", "scorer-config", "workset", "generator", "generator-param",
+     "logit-drift-eps", "plugin-timeout"}};
+
+// The live server of a command that launches one.
+const OptionGroupSpec kServer{
+    "Server",
+    {"server-bin", "model", "server-flag", "server-kind", "server-kind-dir", "profile",
+     "models-toml", "models-dir", "ready-timeout", "shutdown-grace", "dry-run"}};
+
+// A stored baseline that arm A is also checked against.
+const OptionGroupSpec kBaseline{"Baseline", {"baseline", "trusted-key"}};
+
+// What a live cell command prints and writes.
+const OptionGroupSpec kLiveOutput{"Output", {"report-html", "sign-key", "quiet", "json", "help"}};
+
+// What a cell command prints and signs.
+const OptionGroupSpec kCellOutput{"Output", {"sign-key", "quiet", "json", "help"}};
+
+// A command whose output group is its help.
+const OptionGroupSpec kHelpOnly{"Output", {"help"}};
+
+// The cells of a sweep or plan: lists of ctx and N.
+const OptionGroupSpec kCellLists{
+    "Cell",
+    {"out-dir", "model-alias", "ctx@sweep", "parallel@sweep", "passes", "target-rate", "confidence",
+     "max-passes", "reps", "n-predict", "kv-label"}};
+
+// The groups --help shows for run-live and sweep, in order.
+const std::vector<std::string> kLiveHelpGroups{
+    "Cell",        "Server",   "Guards", "Requests", "Scoring and work-set",
+    "Mock server", "Baseline", "Output"};
+
 }  // namespace
 
 const std::vector<CommandSpec>& command_specs() {
@@ -25,23 +69,16 @@ const std::vector<CommandSpec>& command_specs() {
          "Exit status: 0 promotable GREEN, 3 a verdict that is not promotable, 2 usage error\n"
          "or refused launch (no cert), 1 error before a verdict (no cert), 129/130/143\n"
          "interrupted.",
-         {{"Baseline", {"baseline", "trusted-key"}},
+         {kBaseline,
           {"Cell",
            {"out-dir", "model-alias", "ctx", "parallel", "passes", "target-rate", "confidence",
             "max-passes", "reps", "n-predict", "kv-label"}},
-          {"Guards", {"port", "reserved-port", "untouchable-pid", "max-footprint-gb"}},
-          {"Output", {"report-html", "sign-key", "quiet", "json", "help"}},
-          {"Requests",
-           {"endpoint", "logprobs", "seed", "stagger-ms", "req-timeout", "arm-deadline",
-            "stop-on-red", "max-response-bytes"}},
-          {"Scoring and work-set",
-           {"plugin", "plugin-dir", "scorer", "scorer-config", "workset", "generator",
-            "generator-param", "logit-drift-eps", "plugin-timeout"}},
-          {"Server",
-           {"server-bin", "model", "server-flag", "server-kind", "server-kind-dir", "profile",
-            "models-toml", "models-dir", "ready-timeout", "shutdown-grace", "dry-run"}}},
-         {"Cell", "Server", "Guards", "Requests", "Scoring and work-set", "Mock server", "Baseline",
-          "Output"},
+          kGuards,
+          kLiveOutput,
+          kRequests,
+          kScoring,
+          kServer},
+         kLiveHelpGroups,
          "",
          "",
          kVerdictExits,
@@ -56,24 +93,15 @@ const std::vector<CommandSpec>& command_specs() {
          "Exit status: 0 when every cell is a promotable GREEN, 3 otherwise, 2 usage error\n"
          "or refused launch, 1 an error before a cell's verdict (cells already done keep\n"
          "their certs), 129/130/143 interrupted (SIGHUP/SIGINT/SIGTERM).",
-         {{"Baseline", {"baseline", "trusted-key"}},
-          {"Cell",
-           {"out-dir", "model-alias", "ctx@sweep", "parallel@sweep", "passes", "target-rate",
-            "confidence", "max-passes", "reps", "n-predict", "kv-label"}},
-          {"Guards", {"port", "reserved-port", "untouchable-pid", "max-footprint-gb"}},
-          {"Output", {"report-html", "sign-key", "quiet", "json", "help"}},
+         {kBaseline,
+          kCellLists,
+          kGuards,
+          kLiveOutput,
           {"Plan", {"plan", "shard", "shard-count", "stale-lock-after"}},
-          {"Requests",
-           {"endpoint", "logprobs", "seed", "stagger-ms", "req-timeout", "arm-deadline",
-            "stop-on-red", "max-response-bytes"}},
-          {"Scoring and work-set",
-           {"plugin", "plugin-dir", "scorer", "scorer-config", "workset", "generator",
-            "generator-param", "logit-drift-eps", "plugin-timeout"}},
-          {"Server",
-           {"server-bin", "model", "server-flag", "server-kind", "server-kind-dir", "profile",
-            "models-toml", "models-dir", "ready-timeout", "shutdown-grace", "dry-run"}}},
-         {"Cell", "Server", "Guards", "Requests", "Scoring and work-set", "Mock server", "Baseline",
-          "Output"},
+          kRequests,
+          kScoring,
+          kServer},
+         kLiveHelpGroups,
          "",
          "",
          kVerdictExits,
@@ -86,18 +114,12 @@ const std::vector<CommandSpec>& command_specs() {
          "--all-profiles takes every one. Run it with bi-run sweep --plan FILE --shard K/M.\n"
          "\n"
          "Exit status: 0 written, 2 usage error.",
-         {{"Cell",
-           {"out-dir", "model-alias", "ctx@sweep", "parallel@sweep", "passes", "target-rate",
-            "confidence", "max-passes", "reps", "n-predict", "kv-label"}},
+         {kCellLists,
           {"Guards", {"reserved-port", "untouchable-pid", "max-footprint-gb"}},
-          {"Output", {"sign-key", "quiet", "json", "help"}},
+          kCellOutput,
           {"Plan", {"all-profiles", "output"}},
-          {"Requests",
-           {"endpoint", "logprobs", "seed", "stagger-ms", "req-timeout", "arm-deadline",
-            "stop-on-red", "max-response-bytes"}},
-          {"Scoring and work-set",
-           {"plugin", "plugin-dir", "scorer", "scorer-config", "workset", "generator",
-            "generator-param", "logit-drift-eps", "plugin-timeout"}},
+          kRequests,
+          kScoring,
           {"Server",
            {"server-bin", "model", "server-flag", "server-kind", "server-kind-dir", "profile",
             "models-toml", "models-dir", "ready-timeout", "shutdown-grace"}}},
@@ -121,10 +143,8 @@ const std::vector<CommandSpec>& command_specs() {
           {"Mock server",
            {"divergence", "divergence-p", "tick-ms", "realistic-pacing", "empty", "crash-after",
             "hang", "loading-seconds"}},
-          {"Output", {"sign-key", "quiet", "json", "help"}},
-          {"Requests",
-           {"endpoint", "logprobs", "seed", "stagger-ms", "req-timeout", "arm-deadline",
-            "stop-on-red", "max-response-bytes"}},
+          kCellOutput,
+          kRequests,
           {"Scoring and work-set",
            {"plugin", "plugin-dir", "scorer", "scorer-config", "workset", "generator",
             "generator-param", "logit-drift-eps", "plugin-timeout", "profile@run-mock"}}},
@@ -147,7 +167,7 @@ const std::vector<CommandSpec>& command_specs() {
             "server-flag@selftest", "passes@selftest", "n-predict@selftest", "ctx@selftest",
             "dtype", "out-dir@selftest", "ready-timeout@selftest", "keep", "plugin-timeout",
             "max-response-bytes"}},
-          {"Guards", {"port", "reserved-port", "untouchable-pid", "max-footprint-gb"}},
+          kGuards,
           {"Output", {"quiet", "json", "help"}}},
          {"", "Guards", "Output"},
          "",
@@ -165,7 +185,7 @@ const std::vector<CommandSpec>& command_specs() {
            {"model", "profile@plan-n", "models-toml", "models-dir@plan-n", "gguf-gb", "n-layer",
             "n-head-kv", "head-dim", "model-alias@plan-n", "server-bin@plan-n",
             "server-flag@plan-n"}},
-          {"Output", {"help"}},
+          kHelpOnly,
           {"Plan", {"ctx@plan-n", "max-n", "kv-label@plan-n", "max-footprint-gb@plan-n"}}},
          {"Model", "Plan", "Output"},
          "",
@@ -183,7 +203,7 @@ const std::vector<CommandSpec>& command_specs() {
          "itself and its signature (or an upstream v0.1 cert, shown as such), 1 otherwise,\n"
          "2 usage error.",
          {{"", {"json@report", "csv", "markdown", "html", "junit", "plan@report", "trusted-key"}},
-          {"Output", {"help"}},
+          kHelpOnly,
           {"Positional", {"paths"}}},
          {"", "Output"},
          "paths",
@@ -200,7 +220,7 @@ const std::vector<CommandSpec>& command_specs() {
          "disagrees with itself (its status, source or gates are not what its own evidence gives), "
          "2 usage error.",
          {{"", {"trusted-key", "require-signature", "expect", "expect-deployment"}},
-          {"Output", {"help"}},
+          kHelpOnly,
           {"Positional", {"certs"}}},
          {"", "Output"},
          "certs",
@@ -244,9 +264,7 @@ const std::vector<CommandSpec>& command_specs() {
          "\n"
          "Exit status: 0 all loaded, 2 a plugin could not be loaded or bad arguments, 1 a plugin "
          "crashed or hung while loading.",
-         {{"", {"plugin", "plugin-dir", "plugin-timeout"}},
-          {"Internal", {"describe"}},
-          {"Output", {"help"}}},
+         {{"", {"plugin", "plugin-dir", "plugin-timeout"}}, {"Internal", {"describe"}}, kHelpOnly},
          {"", "Output"},
          "",
          "",
@@ -265,7 +283,7 @@ const std::vector<CommandSpec>& command_specs() {
          {{"",
            {"generator@workset", "model-id", "ctx@workset", "seed@workset", "generator-param",
             "out@workset", "tokenize", "plugin", "plugin-dir", "plugin-timeout"}},
-          {"Output", {"help"}}},
+          kHelpOnly},
          {"", "Output"},
          "",
          "",
@@ -304,7 +322,7 @@ const std::vector<CommandSpec>& command_specs() {
           {"Cell",
            {"model-alias@baseline-record", "ctx@baseline-record", "reps", "n-predict",
             "kv-label@baseline-record"}},
-          {"Guards", {"port", "reserved-port", "untouchable-pid", "max-footprint-gb"}},
+          kGuards,
           {"Output", {"sign-key@baseline-record", "quiet", "json", "help"}},
           {"Requests",
            {"endpoint", "logprobs@baseline-record", "seed@baseline-record", "req-timeout",
@@ -312,9 +330,7 @@ const std::vector<CommandSpec>& command_specs() {
           {"Scoring and work-set",
            {"plugin", "plugin-dir", "plugin-timeout", "scorer", "scorer-config", "workset",
             "generator", "generator-param", "logit-drift-eps@baseline-record"}},
-          {"Server",
-           {"server-bin", "model", "server-flag", "server-kind", "server-kind-dir", "profile",
-            "models-toml", "models-dir", "ready-timeout", "shutdown-grace", "dry-run"}}},
+          kServer},
          {"Baseline", "Cell", "Server", "Guards", "Requests", "Scoring and work-set", "Output"},
          "",
          "",
@@ -337,13 +353,11 @@ const std::vector<CommandSpec>& command_specs() {
          "interrupted.",
          {{"Baseline", {"baseline@baseline-check", "out@baseline-check", "trusted-key"}},
           {"Cell", {"kv-label@baseline-check"}},
-          {"Guards", {"port", "reserved-port", "untouchable-pid", "max-footprint-gb"}},
+          kGuards,
           {"Output", {"sign-key@baseline-check", "quiet", "json", "help"}},
           {"Requests", {"req-timeout", "arm-deadline@baseline-record", "max-response-bytes"}},
           {"Scoring and work-set", {"plugin", "plugin-dir", "plugin-timeout"}},
-          {"Server",
-           {"server-bin", "model", "server-flag", "server-kind", "server-kind-dir", "profile",
-            "models-toml", "models-dir", "ready-timeout", "shutdown-grace", "dry-run"}}},
+          kServer},
          {"Baseline", "Cell", "Server", "Guards", "Requests", "Scoring and work-set", "Output"},
          "",
          "",

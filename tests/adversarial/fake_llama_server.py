@@ -2,21 +2,90 @@
 """A llama-server work-alike that misbehaves on purpose, for bi-run's adversarial tests.
 
 It takes llama-server's command line (-m, --host, --port, -c, --parallel/-np, --metrics,
---slots; other flags are ignored) plus --fake-* knobs that choose a misbehaviour. A ticker
-advances every computing request by one token per tick, so co-batching is real: /slots,
-/metrics (requests_processing, n_decode_total, n_busy_slots_per_decode) report what the ticker
-did, unless a knob says to lie (--fake-lie-slots: every admitted request is said to compute;
---fake-serial-jitter: every second asking of a prompt gets another text, serially too;
---fake-phantom-task: every slot not computing is said to hold a task that never ends;
---fake-tokenize-fail-after=K: /tokenize answers 500 after K counts). Task ids
-are numbered per request, as llama-server does. Text is a deterministic function of the prompt; knobs change
-parts of the generation when a request shared a batch with enough others. --fake-ik-surface
-serves ik_llama.cpp's evidence instead: /slots entries with an integer state and no
-is_processing, /metrics without the decode counters. --fake-surface=KIND serves another kind's
-HTTP surface and takes its command line (vllm, sglang, tgi, trtllm, ollama, generic): its
-readiness and identity routes, its metrics under its own names (trtllm: a JSON array of the
-steps since the previous answer), no /slots or /props; the chat endpoint is shared.
+--slots; other flags are ignored; --port 0 takes a free port, named in the "listening on" line)
+plus --fake-* knobs that choose a misbehaviour. A ticker advances computing requests by one
+token per tick (--fake-tick-ms, default 2), so co-batching is real: /slots, /metrics
+(requests_processing, n_decode_total, n_busy_slots_per_decode) report what the ticker did,
+unless a knob says to lie. Task ids are numbered per request, as llama-server does. Text is a
+deterministic function of the prompt, one token per tick; knobs change parts of the generation
+when a request shared a batch with enough others.
+
+Scheduling (which admitted requests compute in a tick; the others wait in their slots):
+  --fake-schedule=batched      every admitted request (the default: continuous batching)
+  --fake-schedule=serial       one request at a time, the earliest admitted, to its end
+  --fake-schedule=round-robin  one request per tick, rotating over all admitted ones in order
+  --fake-compute-max=K         at most K per tick, the earliest admitted first (serial is K=1;
+                               with round-robin, K per tick, rotating)
+  --fake-total-slots=S         S slots really run (and are reported), whatever --parallel says
+Lies about the schedule:
+  --fake-lie-slots             /slots and requests_processing (trtllm: numActiveRequests) say
+                               every admitted request computes
+  --fake-lie-counters          n_busy_slots_per_decode (vllm: its tokens-per-step histogram)
+                               counts every admitted request in every decode step
+  A consistent liar, that says N compute together wherever it is asked while computing one at
+  a time: --fake-schedule=serial --fake-lie-slots --fake-lie-counters. Only its token streams'
+  timing (no lockstep) tells it apart from a batching server.
+  --fake-phantom-task          every slot not computing is said to hold a task that never ends
+Answers:
+  --fake-diverge-at=M          tokens made once the request shared a tick with M or more
+                               (itself included) are other tokens
+  --fake-slot-dependent        every slot its own text, batched or not
+  --fake-serial-jitter         every second asking of a prompt gets another text, serially too
+  --fake-drop-logprobs         a request that shared a tick answers without logprobs and token
+                               ids (streamed: chunks made in a shared tick carry no logprobs)
+  --fake-token-count-drift     a request that shared a tick counts one token less than it made
+                               (streamed: the totals, final tokens_predicted or usage, do)
+  --fake-reasoning-drift, --fake-toolcall-drift  chat: reasoning_content / a tool call that says
+                               whether the request shared a tick (streamed: with the last token)
+  --fake-fail-concurrent       503 for a request that arrives while another is in a slot
+  --fake-hang-concurrent       a request that arrives while another is in a slot never answers
+  --fake-ignore-pins           a request's id_slot is not honoured
+  --fake-tokenize-fail-after=K /tokenize answers 500 after K counts
+  --fake-report-model=NAME     the identity routes name NAME instead of the model launched
+  --fake-no-slots, --fake-no-metrics  /slots, /metrics answer 501
+Surfaces: --fake-ik-surface serves ik_llama.cpp's evidence instead: /slots entries with an
+integer state and no is_processing, /metrics without the decode counters. --fake-surface=KIND
+serves another kind's HTTP surface and takes its command line (vllm, sglang, tgi, trtllm, ollama,
+generic): its readiness and identity routes, its metrics under its own names (trtllm: a JSON
+array of the steps since the previous answer), no /slots or /props; the chat endpoint is shared.
+
+Streaming ("stream": true): text/event-stream, chunked, one event per token written when the
+ticker made that token, so the stream's timing is the schedule's. The streamed answer assembles
+to the unstreamed answer of the same request (text, token ids, counts, finish reason, logprobs).
+  /completion (llama surfaces): the real captures' shape (tests/fixtures/llama-server/stream_*):
+    partials {index, content, tokens, stop: false, id_slot: -1, tokens_predicted,
+    tokens_evaluated, timings (with "timings_per_token": true), completion_probabilities (with
+    n_probs)}, then {"stop": true, the slot, the totals, timings}. timings.predicted_ms is the
+    fake's generation clock: ms from the tick that made the request's first token.
+  /v1/chat/completions: chat.completion.chunk events, then "data: [DONE]". llama: a role chunk,
+    one content chunk per token (with timings_per_token: timings; with logprobs:
+    logprobs.content), a finish chunk naming the slot, the usage chunk (stream_options.
+    include_usage) with the totals and timings. ik: the role chunk comes with the first token and
+    every chunk carries usage so far, as ik_llama.cpp's partials do. vllm: role chunk, the finish
+    reason on the last token's chunk, usage on every chunk with
+    stream_options.continuous_usage_stats. tgi: no role chunk (every delta names the role), the
+    finish reason on the last token's chunk. ollama: every delta names the role, a finish chunk.
+    sglang, trtllm, generic: as llama without timings. Only llama's shapes are from captures.
+Stream misbehaviour, applied to every streamed answer (K counts token chunks from 1):
+  --fake-stream-stall[=K]      after K token chunks (default 1) nothing more is sent; the
+                               connection stays open until the client closes it
+  --fake-stream-drip=MS        every event is written one byte at a time, MS ms apart
+  --fake-stream-duplicate[=K]  token chunk K (default 2) is sent twice
+  --fake-stream-after-final    one more token chunk after the final one (chat: after the finish
+                               chunk)
+  --fake-stream-miscount       the totals (final tokens_predicted and timings.predicted_n;
+                               usage.completion_tokens) count one token more than were streamed
+  --fake-stream-error[=FORM]   after the first token chunk, an error event ends the stream:
+                               FORM "data" (default) as llama-server sends one now,
+                               `data: {"error": {"code": 500, "message": ..., "type": ...}}`
+                               (other surfaces: the OpenAI error object); FORM "field" as
+                               llama-server builds before its server split and ik_llama.cpp do,
+                               `error: {...}` (then `data: [DONE]` on the chat route)
+  --fake-stream-no-done        a chat stream ends (the body closes) without `data: [DONE]`
+The knobs that attack the HTTP layer and the process tree are listed above Hostile and
+ProcessKnobs.
 """
+import collections
 import hashlib
 import json
 import os
@@ -36,6 +105,7 @@ class Config:
         self.model = ""
         self.reported_model = None  # the model its identity answers name, when it lies
         self.tick_s = 0.002
+        self.schedule = "batched"  # batched, serial or round-robin
         self.compute_max = None    # at most K requests advance per tick
         self.total_slots = None    # slots the server really runs (and reports)
         self.diverge_at = None     # text changes once a request shared a tick with >= M
@@ -65,6 +135,7 @@ class Config:
             elif not key.startswith("-"): positional.append(arg)
             elif key == "--fake-tick-ms": self.tick_s = float(value()) / 1000.0
             elif key == "--fake-compute-max": self.compute_max = int(value())
+            elif key == "--fake-schedule": self.schedule = value()
             elif key == "--fake-total-slots": self.total_slots = int(value())
             elif key == "--fake-diverge-at": self.diverge_at = int(value())
             elif key == "--fake-tokenize-fail-after": self.tokenize_fail_after = int(value())
@@ -84,17 +155,23 @@ class Config:
             self.reported_model = self.model
         if self.total_slots is None:
             self.total_slots = self.parallel
+        if self.schedule not in ("batched", "serial", "round-robin"):
+            sys.exit(f"fake: unknown --fake-schedule {self.schedule}")
 
     def has(self, flag):
         return flag in self.flags
 
 
 class Request:
-    def __init__(self, prompt, n_predict, slot, task):
+    def __init__(self, prompt, n_predict, slot, task, variant):
         self.prompt, self.n_predict, self.slot, self.task = prompt, n_predict, slot, task
-        self.generated = 0
+        self.variant = variant  # chosen at admission (--fake-slot-dependent, --fake-serial-jitter)
+        self.admitted = time.monotonic()
+        # One entry per token made: (id, the tick's monotonic time, the peak batch so far).
+        self.made = []
         self.peak_batch = 0
         self.computing = False
+        self.released = False
         self.done = threading.Event()
 
 
@@ -108,6 +185,7 @@ class Scheduler:
         self.steps = []  # trtllm: the steps since the last /metrics answer
         self.n_tasks = 0  # task ids, one per admitted request, as llama-server numbers them
         self.asked = {}  # how often each prompt was asked (--fake-serial-jitter)
+        self.turn = 0  # round-robin: the task that computed last
         threading.Thread(target=self.tick, daemon=True).start()
 
     def admit(self, prompt, n_predict, wanted_slot):
@@ -118,40 +196,74 @@ class Scheduler:
                         and 0 <= wanted_slot < len(self.slots)):
                     free = [wanted_slot] if self.slots[wanted_slot] is None else []
                 if free:
-                    self.n_tasks += 1
-                    request = Request(prompt, n_predict, free[0], self.n_tasks)
-                    self.slots[free[0]] = request
-                    return request
+                    break
                 self.lock.wait()
+            slot = free[0]
+            variant = 0
+            if self.config.has("slot-dependent"):
+                variant += 100 * (slot + 1)  # every slot its own text, batched or not
+            if self.config.has("serial-jitter"):  # every second asking answers otherwise
+                asked = self.asked.get(prompt, 0)
+                self.asked[prompt] = asked + 1
+                variant += 1000 * (asked % 2)
+            self.n_tasks += 1
+            request = Request(prompt, n_predict, slot, self.n_tasks, variant)
+            if n_predict <= 0:
+                request.done.set()
+            self.slots[slot] = request
+            return request
 
     def release(self, request):
         with self.lock:
+            if request.released:
+                return
+            request.released = True
             self.slots[request.slot] = None
             self.lock.notify_all()
+
+    def choose(self, active):
+        """The requests that compute in this tick, of those admitted (in admission order)."""
+        schedule = self.config.schedule
+        limit = self.config.compute_max or (len(active) if schedule == "batched" else 1)
+        if schedule == "round-robin":
+            order = ([r for r in active if r.task > self.turn] +
+                     [r for r in active if r.task <= self.turn])
+            batch = order[:limit]
+            if batch:
+                self.turn = batch[-1].task
+            return batch
+        return active[:limit]
 
     def tick(self):
         while True:
             time.sleep(self.config.tick_s)
             with self.lock:
-                active = [r for r in self.slots if r is not None and not r.done.is_set()]
-                limit = self.config.compute_max or len(active)
-                batch = active[:limit]
+                now = time.monotonic()
+                active = sorted((r for r in self.slots if r is not None and not r.done.is_set()),
+                                key=lambda r: r.task)
+                batch = self.choose(active)
                 for r in active:
                     r.computing = r in batch
                 if not batch:
                     continue
                 self.n_decode += 1
-                self.busy_slot_decodes += len(batch)
+                counted = active if self.config.has("lie-counters") else batch
+                self.busy_slot_decodes += len(counted)
                 if self.config.surface == "trtllm" and len(self.steps) < 100000:
                     lie = self.config.has("lie-slots")
                     self.steps.append({"iter": self.n_decode, "numActiveRequests":
                                        len(active) if lie else len(batch)})
+                diverge_at = self.config.diverge_at
                 for r in batch:
                     r.peak_batch = max(r.peak_batch, len(batch))
-                    r.generated += 1
-                    if r.generated >= r.n_predict:
+                    variant = r.variant
+                    if diverge_at is not None and r.peak_batch >= diverge_at:
+                        variant += 1
+                    r.made.append((token_id(r.prompt, len(r.made), variant), now, r.peak_batch))
+                    if len(r.made) >= r.n_predict:
                         r.computing = False
                         r.done.set()
+                self.lock.notify_all()  # a streaming handler writes each token as it is made
 
     def slots_view(self):
         with self.lock:
@@ -294,12 +406,13 @@ class Hostile:
         handler.wfile.write(data)
 
 
-def token_ids(prompt, n, variant):
-    ids = []
-    for pos in range(n):
-        digest = hashlib.sha256(f"{prompt}|{pos}|{variant}".encode()).digest()
-        ids.append(10 + digest[0] % len(WORDS))
-    return ids
+def token_id(prompt, pos, variant):
+    digest = hashlib.sha256(f"{prompt}|{pos}|{variant}".encode()).digest()
+    return 10 + digest[0] % len(WORDS)
+
+
+def word(token):
+    return WORDS[(token - 10) % len(WORDS)]
 
 
 class Handler(BaseHTTPRequestHandler):
@@ -309,6 +422,7 @@ class Handler(BaseHTTPRequestHandler):
     config = None
     scheduler = None
     hostile = None
+    stream_knobs = None
 
     def log_message(self, *args):
         pass
@@ -422,56 +536,342 @@ class Handler(BaseHTTPRequestHandler):
         try:
             if c.has("hang-concurrent") and busy >= 1:
                 time.sleep(3600)
+            if body.get("stream"):
+                return StreamedAnswer(self, request, body, chat).send()
             request.done.wait()
         finally:
             self.scheduler.release(request)
-        shared = request.peak_batch
-        variant = 0
-        if c.diverge_at is not None and shared >= c.diverge_at:
-            variant = 1
-        if c.has("slot-dependent"):
-            variant += 100 * (request.slot + 1)  # every slot its own text, batched or not
-        if c.has("serial-jitter"):  # every second asking of a prompt answers otherwise, alone too
-            with self.scheduler.lock:
-                asked = self.scheduler.asked.get(prompt, 0)
-                self.scheduler.asked[prompt] = asked + 1
-            variant += 1000 * (asked % 2)
-        ids = token_ids(prompt, n_predict, variant)
-        text = " ".join(WORDS[(i - 10) % len(WORDS)] for i in ids)
-        concurrent = shared >= 2
-        drop = c.has("drop-logprobs") and concurrent
-        n_generated = n_predict - (1 if c.has("token-count-drift") and concurrent else 0)
-        probs = [{"id": i, "token": WORDS[(i - 10) % len(WORDS)], "logprob": -0.5,
-                  "top_logprobs": [{"id": i, "token": WORDS[(i - 10) % len(WORDS)], "logprob": -0.5}]}
-                 for i in ids]
-        if chat:
+        return self.send_json(200, Answer(c, request, body, chat).whole())
+
+
+class Answer:
+    """What one finished (or finishing) request answers, unstreamed and chunk by chunk."""
+
+    def __init__(self, config, request, body, chat):
+        self.config, self.request, self.body, self.chat = config, request, body, chat
+        self.prompt_n = len(request.prompt.split())
+        self.want_probs = bool(body.get("logprobs") if chat else body.get("n_probs"))
+
+    def concurrent(self):  # final once the request is done
+        return self.request.peak_batch >= 2
+
+    def total(self):
+        """The count the answer reports: one less than made under --fake-token-count-drift."""
+        drift = self.config.has("token-count-drift") and self.concurrent()
+        return self.request.n_predict - (1 if drift else 0)
+
+    def ids(self):
+        return [made[0] for made in self.request.made]
+
+    def piece(self, k):
+        return ("" if k == 0 else " ") + word(self.request.made[k][0])
+
+    @staticmethod
+    def prob(token):
+        text = word(token)
+        entry = {"id": token, "token": text, "bytes": list(text.encode()), "logprob": -0.5}
+        return {**entry, "top_logprobs": [entry]}
+
+    def reasoning(self):
+        return "thinking " + ("twice" if self.concurrent() else "once")
+
+    def tool_call(self):
+        arguments = json.dumps({"branch": "b-2" if self.concurrent() else "b-1"})
+        return {"type": "function", "id": "call-x",
+                "function": {"name": "create_branch", "arguments": arguments}}
+
+    def whole(self):
+        c, n_generated = self.config, self.total()
+        ids = self.ids()
+        text = " ".join(word(i) for i in ids)
+        drop = c.has("drop-logprobs") and self.concurrent()
+        probs = [self.prob(i) for i in ids]
+        if self.chat:
             message = {"role": "assistant", "content": text}
             if c.has("reasoning-drift"):
-                message["reasoning_content"] = "thinking " + ("twice" if concurrent else "once")
+                message["reasoning_content"] = self.reasoning()
             if c.has("toolcall-drift"):
-                arguments = json.dumps({"branch": "b-2" if concurrent else "b-1"})
-                message["tool_calls"] = [{"type": "function", "id": "call-x",
-                                          "function": {"name": "create_branch",
-                                                       "arguments": arguments}}]
+                message["tool_calls"] = [self.tool_call()]
             choice = {"index": 0, "finish_reason": "length", "message": message}
-            if body.get("logprobs") and not drop:
+            if self.body.get("logprobs") and not drop:
                 choice["logprobs"] = {"content": probs}
-            return self.send_json(200, {
-                "choices": [{**choice}], "object": "chat.completion", "model": c.model,
-                "usage": {"completion_tokens": n_generated, "prompt_tokens": len(prompt.split()),
-                          "total_tokens": n_generated + len(prompt.split())},
-                "id_slot": request.slot,
-                "timings": {"predicted_n": n_generated, "predicted_per_second": 100.0}})
-        out = {"index": 0, "content": text, "id_slot": request.slot, "stop": True,
-               "tokens_predicted": n_generated, "tokens_evaluated": len(prompt.split()),
+            return {"choices": [choice], "object": "chat.completion", "model": c.model,
+                    "usage": {"completion_tokens": n_generated, "prompt_tokens": self.prompt_n,
+                              "total_tokens": n_generated + self.prompt_n},
+                    "id_slot": self.request.slot,
+                    "timings": {"predicted_n": n_generated, "predicted_per_second": 100.0}}
+        out = {"index": 0, "content": text, "id_slot": self.request.slot, "stop": True,
+               "tokens_predicted": n_generated, "tokens_evaluated": self.prompt_n,
                "stop_type": "limit", "model": c.model,
                "timings": {"predicted_n": n_generated, "predicted_per_second": 100.0}}
         if not drop:
-            if body.get("return_tokens"):
+            if self.body.get("return_tokens"):
                 out["tokens"] = ids
-            if body.get("n_probs"):
+            if self.body.get("n_probs"):
                 out["completion_probabilities"] = probs
-        return self.send_json(200, out)
+        return out
+
+    def timings(self, n, k):
+        """llama-server's timings after n tokens, the last made by token k's tick; predicted_ms
+        runs from the tick that made the first token."""
+        made = self.request.made
+        first = made[0][1] if made else self.request.admitted
+        prompt_ms = (first - self.request.admitted) * 1000.0
+        predicted_ms = round((made[k][1] - first) * 1000.0, 3) or 0.001 if made else 0.0
+        per_token = predicted_ms / (n - 1) if n > 1 else 0.0
+        return {"cache_n": 0, "prompt_n": self.prompt_n, "prompt_ms": prompt_ms,
+                "prompt_per_token_ms": prompt_ms / self.prompt_n if self.prompt_n else 0.0,
+                "prompt_per_second": 1000.0 * self.prompt_n / prompt_ms if prompt_ms else 0.0,
+                "predicted_n": n, "predicted_ms": predicted_ms,
+                "predicted_per_token_ms": per_token,
+                "predicted_per_second": 1000.0 / per_token if per_token else 0.0}
+
+
+# How each surface's chat stream is shaped: its role chunk comes before the tokens ("first"),
+# with the first token ("with-first": ik_llama.cpp) or not at all (None: every delta names the
+# role); the finish reason comes in a chunk of its own or on the last token's chunk; the usage so
+# far is on every chunk or only in the usage chunk.
+ChatStreamStyle = collections.namedtuple("ChatStreamStyle",
+                                         "role_chunk finish_on_last_token usage_on_every_chunk")
+CHAT_STREAM_STYLE = {
+    "llama": ChatStreamStyle("first", False, False),
+    "ik": ChatStreamStyle("with-first", False, True),
+    "vllm": ChatStreamStyle("first", True, False),
+    "sglang": ChatStreamStyle("first", False, False),
+    "tgi": ChatStreamStyle(None, True, False),
+    "trtllm": ChatStreamStyle("first", False, False),
+    "ollama": ChatStreamStyle(None, False, False),
+    "generic": ChatStreamStyle("first", False, False),
+}
+
+
+class StreamKnobs:
+    """--fake-stream-*: how a streamed answer misbehaves (module docstring)."""
+
+    def __init__(self, argv):
+        self.stall_at = self.duplicate_at = self.error_form = None
+        self.drip_s = 0.0
+        self.after_final = self.miscount = self.no_done = False
+        for arg in argv:
+            key, eq, value = arg.partition("=")
+            if key == "--fake-stream-stall":
+                self.stall_at = int(value) if eq else 1
+            elif key == "--fake-stream-drip":
+                self.drip_s = float(value) / 1000.0
+            elif key == "--fake-stream-duplicate":
+                self.duplicate_at = int(value) if eq else 2
+            elif key == "--fake-stream-after-final":
+                self.after_final = True
+            elif key == "--fake-stream-miscount":
+                self.miscount = True
+            elif key == "--fake-stream-error":
+                self.error_form = value if eq else "data"
+            elif key == "--fake-stream-no-done":
+                self.no_done = True
+        if self.error_form not in (None, "data", "field"):
+            sys.exit(f"fake: unknown --fake-stream-error form {self.error_form}")
+
+
+class StreamedAnswer:
+    """One streamed answer: each token's event written when the ticker made the token."""
+
+    def __init__(self, handler, request, body, chat):
+        self.handler, self.request, self.chat = handler, request, chat
+        self.config, self.knobs = handler.config, handler.stream_knobs
+        self.answer = Answer(self.config, request, body, chat)
+        surface = self.config.surface
+        ik = surface == "llama" and self.config.has("ik-surface")
+        self.style = CHAT_STREAM_STYLE["ik" if ik else surface]
+        self.llama = surface == "llama"
+        self.per_token_timings = self.llama and bool(body.get("timings_per_token"))
+        options = body.get("stream_options") or {}
+        self.include_usage = bool(options.get("include_usage"))
+        self.continuous_usage = (surface == "vllm" and self.include_usage
+                                 and bool(options.get("continuous_usage_stats")))
+        self.cmpl_id = "chatcmpl-fake%d" % request.task
+        self.created = int(time.time())
+
+    # --- the wire: chunked transfer encoding, one HTTP chunk per event, flushed at once
+    def write(self, data):
+        frame = b"%x\r\n" % len(data) + data + b"\r\n"
+        wfile = self.handler.wfile
+        if self.knobs.drip_s <= 0:
+            wfile.write(frame)
+            wfile.flush()
+            return
+        for i in range(len(frame)):
+            wfile.write(frame[i:i + 1])
+            wfile.flush()
+            time.sleep(self.knobs.drip_s)
+
+    def event(self, body, field="data"):
+        text = body if isinstance(body, str) else json.dumps(body, separators=(",", ":"))
+        self.write(f"{field}: {text}\n\n".encode())
+
+    def end(self):
+        self.handler.wfile.write(b"0\r\n\r\n")
+        self.handler.wfile.flush()
+
+    # --- the events
+    def chat_chunk(self, delta, finish=None, k=None, extra=None, usage=True):
+        """A chunk; with token k's logprobs, timings and (where the surface sends it on every
+        chunk) the usage so far, unless `usage` is false (a finish chunk of its own)."""
+        choice = {"finish_reason": finish, "index": 0, "delta": delta}
+        out = {"choices": [choice], "created": self.created, "id": self.cmpl_id,
+               "model": self.config.model, "system_fingerprint": "b0-fake",
+               "object": "chat.completion.chunk"}
+        if k is not None:
+            made = self.request.made[k]
+            if self.answer.want_probs and not self.dropped(k):
+                choice["logprobs"] = {"content": [self.answer.prob(made[0])]}
+            if self.per_token_timings:
+                out["timings"] = self.answer.timings(k + 1, k)
+        if usage and (self.style.usage_on_every_chunk or self.continuous_usage):
+            n = 0 if k is None else k + 1
+            out["usage"] = self.usage(n)
+        out.update(extra or {})
+        return out
+
+    def usage(self, n):
+        return {"completion_tokens": n, "prompt_tokens": self.answer.prompt_n,
+                "total_tokens": n + self.answer.prompt_n,
+                "prompt_tokens_details": {"cached_tokens": 0}}
+
+    def dropped(self, k):
+        return self.config.has("drop-logprobs") and self.request.made[k][2] >= 2
+
+    def role_delta(self):
+        return {"role": "assistant", "content": None if self.llama else ""}
+
+    def token_event(self, k):
+        """Token k's event (k may be one past the last: --fake-stream-after-final)."""
+        request, last = self.request, k == self.request.n_predict - 1
+        if k >= len(request.made):  # a token never made: the next one, timed as the last
+            request.made.append((token_id(request.prompt, k, request.variant),
+                                 request.made[-1][1], request.made[-1][2]))
+        if not self.chat:
+            out = {"index": 0, "content": self.answer.piece(k), "tokens": [request.made[k][0]],
+                   "stop": False, "id_slot": -1, "tokens_predicted": k + 1,
+                   "tokens_evaluated": self.answer.prompt_n}
+            if self.per_token_timings:
+                out["timings"] = self.answer.timings(k + 1, k)
+            if self.answer.want_probs and not self.dropped(k):
+                out["completion_probabilities"] = [self.answer.prob(request.made[k][0])]
+            return out
+        delta = {"content": self.answer.piece(k)}
+        if self.style.role_chunk is None:
+            delta = {"role": "assistant", **delta}
+        if last and self.config.has("reasoning-drift"):
+            delta["reasoning_content"] = self.answer.reasoning()
+        if last and self.config.has("toolcall-drift"):
+            delta["tool_calls"] = [{"index": 0, **self.answer.tool_call()}]
+        finish_here = last and self.style.finish_on_last_token
+        return self.chat_chunk(delta, "length" if finish_here else None, k,
+                               {"id_slot": request.slot} if finish_here else None)
+
+    def totals(self):
+        offset = 1 if self.knobs.miscount else 0
+        return self.answer.total() + offset
+
+    def final_events(self):
+        """The events after the last token's: the completion's totals; the chat's finish chunk
+        (unless the last token's chunk carried it) and usage chunk."""
+        request, n = self.request, self.totals()
+        last = max(len(request.made) - 1, 0)
+        if not self.chat:
+            return [{"index": 0, "content": "", "tokens": [], "id_slot": request.slot,
+                     "stop": True, "model": self.config.model, "tokens_predicted": n,
+                     "tokens_evaluated": self.answer.prompt_n, "prompt": request.prompt,
+                     "has_new_line": False, "truncated": False, "stop_type": "limit",
+                     "stopping_word": "", "tokens_cached": self.answer.prompt_n + n,
+                     "timings": self.answer.timings(n, last)}]
+        events = []
+        if not self.style.finish_on_last_token:
+            events.append(self.chat_chunk({}, "length", extra={"id_slot": request.slot},
+                                          usage=False))
+        if self.include_usage:
+            usage = {"choices": [], "created": self.created, "id": self.cmpl_id,
+                     "model": self.config.model, "system_fingerprint": "b0-fake",
+                     "object": "chat.completion.chunk", "usage": self.usage(n)}
+            if self.llama:
+                usage["timings"] = self.answer.timings(n, last)
+            events.append(usage)
+        return events
+
+    def error_event(self):
+        if self.llama:
+            return {"code": 500, "message": "the fake failed mid-stream", "type": "server_error"}
+        return {"message": "the fake failed mid-stream", "type": "server_error", "param": None,
+                "code": 500}
+
+    def fail_mid_stream(self):
+        if self.knobs.error_form == "field":
+            self.event(self.error_event(), "error")
+            if self.chat:
+                self.event("[DONE]")
+        else:
+            self.event({"error": self.error_event()})
+        self.handler.close_connection = True
+        self.end()
+
+    def stall(self):
+        """Sends nothing more and holds the connection until the client closes it."""
+        self.handler.close_connection = True
+        try:
+            self.handler.connection.settimeout(3600)
+            while self.handler.connection.recv(4096):
+                pass
+        except OSError:
+            pass
+
+    def next_tokens(self, sent):
+        """Blocks until the ticker made a token after the first `sent`, or the request is done;
+        returns how many are made and whether it is done."""
+        lock = self.handler.scheduler.lock
+        with lock:
+            while len(self.request.made) <= sent and not self.request.done.is_set():
+                lock.wait()
+            return len(self.request.made), self.request.done.is_set()
+
+    def send(self):
+        h, knobs = self.handler, self.knobs
+        h.send_response(200)
+        h.send_header("Content-Type", "text/event-stream")
+        h.send_header("Cache-Control", "no-cache")
+        h.send_header("Transfer-Encoding", "chunked")
+        h.end_headers()
+        try:
+            if self.chat and self.style.role_chunk == "first":
+                self.event(self.chat_chunk(self.role_delta()))
+            sent, done = 0, False
+            while not done:
+                made, done = self.next_tokens(sent)
+                if done:  # the slot is free once its last token is made, as llama-server's
+                    h.scheduler.release(self.request)
+                for k in range(sent, made):
+                    if self.chat and k == 0 and self.style.role_chunk == "with-first":
+                        self.event(self.chat_chunk(self.role_delta(), k=None,
+                                                   extra={"usage": self.usage(1)}))
+                    self.event(self.token_event(k))
+                    sent = k + 1
+                    if knobs.duplicate_at == sent:
+                        self.event(self.token_event(k))
+                    if knobs.stall_at == sent:
+                        return self.stall()
+                    if knobs.error_form and sent == 1:
+                        return self.fail_mid_stream()
+            events = self.final_events()
+            if knobs.after_final:  # right after the final chunk (before the usage chunk)
+                final_was_token = self.chat and self.style.finish_on_last_token
+                events.insert(0 if final_was_token else 1, self.token_event(sent))
+            for event in events:
+                self.event(event)
+            if self.chat and not knobs.no_done:
+                self.event("[DONE]")
+            self.end()
+        except OSError:
+            h.close_connection = True
+        return None
 
 
 # --- Process-tree knobs (bi-run owns everything it starts) ---------------------------------
@@ -543,9 +943,11 @@ def main():
     Handler.config = config
     Handler.scheduler = Scheduler(config)
     Handler.hostile = Hostile(sys.argv[1:])
+    Handler.stream_knobs = StreamKnobs(sys.argv[1:])
     server = ThreadingHTTPServer((config.host, config.port), Handler)
     server.daemon_threads = True
-    print(f"fake llama-server listening on {config.host}:{config.port}", flush=True)
+    port = server.server_address[1]
+    print(f"fake llama-server listening on {config.host}:{port}", flush=True)
     server.serve_forever()
 
 

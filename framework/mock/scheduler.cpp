@@ -17,7 +17,7 @@ constexpr auto kConcurrentHold = std::chrono::milliseconds(100);
 
 // Prompt tokens one decode step evaluates: a long prompt takes steps, as on a real server, so
 // a request's time in the batch grows with its prompt (and a /slots answer can see it there).
-constexpr int kPromptTokensPerStep = 32;
+constexpr int kPromptTokensPerStep = 512;
 
 // A request admitted within this long of a release was the client's next request; a longer
 // wait is a client with nothing more to send, and says nothing of its turnaround.

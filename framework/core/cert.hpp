@@ -15,6 +15,7 @@
 #include "previous_status.hpp"
 #include "run_request.hpp"
 #include "server_kind.hpp"
+#include "throughput.hpp"
 #include "verdict.hpp"
 
 namespace bi::core {
@@ -228,6 +229,8 @@ struct CertContext {
     std::optional<HostRecord> host;
     std::optional<RunRecord> run;
     std::optional<Timings> timings;
+    // Each arm's tokens per second and inter-token latency, and the speedup batching gave.
+    std::optional<Throughput> throughput;
     std::optional<ProvenanceRecord> provenance;
     std::optional<std::vector<PreviousCert>> previous;  // oldest first
     // run-live --baseline: how the cell's arm A compared with a stored baseline. Beside the

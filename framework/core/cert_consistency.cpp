@@ -168,6 +168,7 @@ Verdict gathered_from(const Cert& c) {
             model_identity_problems(v.kind_signals, c.server->props, c.server->props_n,
                                     c.cell.dispatch_n, c.model_file->path);
     settle_overlap(v.gates, c.cell.dispatch_n, pass_servers(c.gates.overlap), v.kind_signals);
+    settle_lockstep(v.gates.lockstep, c.cell.dispatch_n, v.gates.overlap, v.kind_signals);
     v.concurrency_failures = c.divergence.failed_under_concurrency;
     for (const auto& [mode, n] : v.concurrency_failures) v.n_failed_under_concurrency += n;
     const bool any_pass = c.n_passes() > 0;
@@ -279,6 +280,94 @@ std::optional<bool> clean(const std::optional<PairReport>& r) {
 std::optional<bool> clean(const std::optional<UnionReport>& r) {
     if (!r) return std::nullopt;
     return r->clean();
+}
+
+// One pass's stream counts against each other and against its ids' windows: what a consistent
+// recount can still say of numbers edited together.
+void check_pass_streams(const PassLockstep& p, const PassCoverage* coverage, std::int64_t n,
+                        const std::string& at, Lines& out) {
+    const LockstepEvidence& s = p.streams;
+    std::int64_t steps = 0;
+    std::int64_t shared = 0;
+    std::size_t cobatched = 0;
+    std::vector<Interval> windows;
+    for (const auto& id : s.ids) {
+        if (id.shared < 0 || id.shared > id.steps || !(id.first_ms <= id.last_ms))
+            out.push_back(at + ": id " + id.id + " has " + std::to_string(id.shared) +
+                          " shared of " + std::to_string(id.steps) + " steps over [" +
+                          format_general(id.first_ms) + ", " + format_general(id.last_ms) + "] ms");
+        steps += id.steps;
+        shared += id.shared;
+        if (id_cobatched(id.steps, id.shared)) ++cobatched;
+        // In microseconds, ends included (a request decodes at its last chunk), as the judge
+        // counts them; rounding can only widen a window.
+        windows.push_back({static_cast<std::int64_t>(std::floor(id.first_ms * 1000.0)),
+                           static_cast<std::int64_t>(std::ceil(id.last_ms * 1000.0)) + 1});
+    }
+    if (s.lockstep_multi_steps < 0 || s.lockstep_multi_steps > s.multi_steps ||
+        s.multi_steps > steps || (n >= 2 && s.full_steps > s.multi_steps))
+        out.push_back(at + ": " + std::to_string(s.lockstep_multi_steps) + " of " +
+                      std::to_string(s.multi_steps) + " shared steps in lockstep and " +
+                      std::to_string(s.full_steps) + " full steps, but its ids have " +
+                      std::to_string(steps) + " steps");
+    if (s.lockstep_full_steps < 0 || s.lockstep_full_steps > s.full_steps || s.full_steps > steps ||
+        s.lockstep_full_steps > shared)
+        out.push_back(at + ": " + std::to_string(s.lockstep_full_steps) + " of " +
+                      std::to_string(s.full_steps) + " full steps in lockstep, but its ids have " +
+                      std::to_string(shared) + " shared of " + std::to_string(steps) + " steps");
+    if (s.peak < 0 || s.peak > n || (shared > 0) != (s.peak >= 2))
+        out.push_back(at + ": peak " + std::to_string(s.peak) + " with N = " + std::to_string(n) +
+                      " and " + std::to_string(shared) + " shared steps");
+    const std::size_t depth = max_overlap_depth(windows);
+    if (depth < 2 && (s.phase >= 0 || shared > 0))
+        out.push_back(at +
+                      ": no two decode windows overlap, yet a phase or a shared step is "
+                      "recorded");
+    if (s.full_steps > 0 && depth < static_cast<std::size_t>(n))
+        out.push_back(at + ": " + std::to_string(s.full_steps) +
+                      " steps with N decoding, but at "
+                      "most " +
+                      count(depth) + " decode windows overlap");
+    if (!coverage) return;
+    if (coverage->n_judged_by_streams != s.ids.size() || coverage->n_stream_cobatched != cobatched)
+        out.push_back(at + ": " + count(cobatched) + " of " + count(s.ids.size()) +
+                      " judged ids co-batched, but its coverage counts " +
+                      count(coverage->n_stream_cobatched) + " of " +
+                      count(coverage->n_judged_by_streams));
+    if (coverage->n_cobatched < coverage->n_stream_cobatched)
+        out.push_back(at + ": its coverage counts " + count(coverage->n_cobatched) +
+                      " co-batched ids, fewer than the " + count(coverage->n_stream_cobatched) +
+                      " its streams show");
+}
+
+void check_lockstep(const Cert& c, const Verdict& v, Lines& out) {
+    const LockstepGate& g = c.gates.lockstep;
+    if (!g.checked) return;
+    if (g.per_pass.size() != c.n_passes())
+        out.push_back("lockstep lists " + count(g.per_pass.size()) + " pass(es) but the cert has " +
+                      count(c.n_passes()));
+    const auto& coverage = c.gates.cobatch_coverage.per_pass;
+    for (std::size_t t = 0; t < g.per_pass.size(); ++t) {
+        const PassLockstep& p = g.per_pass[t];
+        const std::string at = "lockstep pass " + count(t + 1);
+        if (p.pass != static_cast<int>(t + 1))
+            out.push_back(at + " is numbered " + std::to_string(p.pass));
+        check_pass_streams(p, t < coverage.size() ? &coverage[t] : nullptr, c.cell.dispatch_n, at,
+                           out);
+        if (t < v.gates.lockstep.per_pass.size() &&
+            p.problems != v.gates.lockstep.per_pass[t].problems)
+            out.push_back(at + ": its problems are not what its streams give");
+    }
+    if (g.decided_by != v.gates.lockstep.decided_by)
+        out.push_back("lockstep.decided_by is \"" + std::string(name(g.decided_by)) +
+                      "\" but the kind's signals give \"" +
+                      std::string(name(v.gates.lockstep.decided_by)) + "\"");
+    if (g.ok != v.gates.lockstep.ok)
+        out.push_back("lockstep.ok is " + word(g.ok) + " but its streams give " +
+                      (v.gates.lockstep.ok ? std::string("no problem")
+                                           : "\"" + v.gates.lockstep.problems.front() + "\""));
+    if (g.problems != v.gates.lockstep.problems)
+        out.push_back("lockstep.problems are not what its streams give");
 }
 
 void check_arm_b(const Cert& c, const Verdict& v, Lines& out) {
@@ -447,6 +536,7 @@ std::vector<std::string> cert_disagreements(const Cert& cert) {
     check_overlap(cert, gathered, out);
     check_completion_floor(cert, gathered, out);
     check_coverage(cert, gathered, out);
+    check_lockstep(cert, gathered, out);
     check_arm_b(cert, gathered, out);
     check_serial_self_check(cert, out);
     check_sensitivity(cert, out);

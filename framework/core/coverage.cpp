@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <utility>
 
+#include "lockstep.hpp"
+
 namespace bi::core {
 
 std::size_t max_overlap_depth(const std::vector<Interval>& intervals) {
@@ -89,8 +91,18 @@ void settle_pass_coverage(PassCoverage& coverage) {
     coverage.ok = coverage.attribution_certain && coverage.n_cobatched >= coverage.required;
 }
 
+namespace {
+
+const IdLockstep* judged_id(const LockstepEvidence& streams, const std::string& id) {
+    for (const auto& judged : streams.ids)
+        if (judged.id == id) return &judged;
+    return nullptr;
+}
+
+}  // namespace
+
 PassCoverage pass_coverage(const ArmResults& pass, int pass_index,
-                           const ServerOverlapEvidence* server) {
+                           const ServerOverlapEvidence* server, const LockstepEvidence* streams) {
     PassCoverage coverage;
     coverage.pass = pass_index;
     coverage.n_ids = pass.size();
@@ -118,10 +130,20 @@ PassCoverage pass_coverage(const ArmResults& pass, int pass_index,
         const Interval& current = timed[i].interval;
         const bool earlier = max_end_before > current.start_ns;
         const bool later = i + 1 < timed.size() && timed[i + 1].interval.start_ns < current.end_ns;
-        const bool server_side =
-            !server || server_concurrent_during(server->busy_samples, current.start_ns,
-                                                current.end_ns, timed[i].id_slot);
-        if ((earlier || later) && server_side) {
+        // The streams prove an id co-batched when its tokens shared their steps; an id that
+        // decoded beside requests still in their prefill shares none, so the sampled server
+        // may still show it co-resident.
+        bool cobatched = false;
+        if (const IdLockstep* judged = streams ? judged_id(*streams, *timed[i].id) : nullptr) {
+            ++coverage.n_judged_by_streams;
+            cobatched = id_cobatched(judged->steps, judged->shared);
+            if (cobatched) ++coverage.n_stream_cobatched;
+        }
+        cobatched = cobatched ||
+                    ((earlier || later) &&
+                     (!server || server_concurrent_during(server->busy_samples, current.start_ns,
+                                                          current.end_ns, timed[i].id_slot)));
+        if (cobatched) {
             ++coverage.n_cobatched;
             coverage.cobatched_ids.push_back(*timed[i].id);
         } else

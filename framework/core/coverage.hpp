@@ -22,6 +22,7 @@ struct Interval {
 std::size_t max_overlap_depth(const std::vector<Interval>& intervals);
 
 struct ServerOverlapEvidence;
+struct LockstepEvidence;
 
 // Per pass, from that pass's own intervals only.
 struct PassCoverage {
@@ -34,6 +35,10 @@ struct PassCoverage {
     std::vector<std::string> missing_interval_ids;
     std::vector<std::string> not_cobatched_ids;
     std::vector<std::string> cobatched_ids;  // in memory only: which trials count as hot
+    // Ids the token streams judged (two chunks or more), and of those the ones whose tokens
+    // shared their steps: co-batched whatever the sampled server showed.
+    std::size_t n_judged_by_streams = 0;
+    std::size_t n_stream_cobatched = 0;
     bool ok = false;
 };
 
@@ -46,8 +51,11 @@ void settle_pass_coverage(PassCoverage& coverage);
 
 // `server`, when given, is that pass's own server evidence: an id then counts as co-batched only
 // when its interval overlaps another id's AND the server showed concurrency inside it.
+// `streams`, when given, is the pass's lockstep evidence: an id whose own steps were shared is
+// co-batched, whatever the samples of the server saw (the client's observation wins).
 PassCoverage pass_coverage(const ArmResults& pass, int pass_index,
-                           const ServerOverlapEvidence* server = nullptr);
+                           const ServerOverlapEvidence* server = nullptr,
+                           const LockstepEvidence* streams = nullptr);
 
 // A slot seen computing, and the task it held (the server's own number for one request).
 struct BusySlot {

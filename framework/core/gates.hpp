@@ -6,11 +6,13 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "compare.hpp"
 #include "coverage.hpp"
 #include "forensics.hpp"
+#include "lockstep.hpp"
 #include "overlap.hpp"
 #include "server_kind.hpp"
 #include "trial.hpp"
@@ -35,6 +37,33 @@ struct OverlapGate {
     std::optional<std::int64_t> total_slots;  // the N-slot server's /props
     std::vector<PassOverlap> per_pass;        // each pass's own client and server evidence
     std::vector<std::string> problems;        // why overlap at N is not proven
+};
+
+// One C pass as its token streams showed it (core/lockstep.hpp), with what the cert keeps so that
+// the replay can recount it: each judged id's window and step counts, the full-step counts, the
+// peak and the phase.
+struct PassLockstep {
+    int pass = 0;
+    LockstepEvidence streams;
+    std::vector<std::string> problems;  // why lockstep at N is not shown; empty when it is
+    bool ok() const { return problems.empty(); }
+};
+
+// Which evidence decided that arm C's requests were computed together.
+enum class BatchingEvidence {
+    Server,            // the server's own signals (the arms did not stream)
+    StreamsAndServer,  // the token streams, agreeing with the server's signals
+    Streams,           // the token streams alone (the kind has no signal)
+};
+
+// Co-batching as the client saw it: every C pass must show N streams in lockstep. Checked when
+// the arms streamed; a pass whose server signals say N while its streams do not names both.
+struct LockstepGate {
+    bool checked = false;
+    bool ok = false;
+    BatchingEvidence decided_by = BatchingEvidence::Server;
+    std::vector<PassLockstep> per_pass;
+    std::vector<std::string> problems;  // each pass's, in order
 };
 
 struct CompletionFloorGate {
@@ -82,6 +111,7 @@ struct CertGates {
     std::vector<MissingEvidence> missing_evidence;
     GreedyCheck greedy;
     OverlapGate overlap;
+    LockstepGate lockstep;
     CompletionFloorGate completion_floor;
     CoverageGate cobatch_coverage;
     ArmBCheck arm_b;
@@ -103,10 +133,21 @@ void settle_coverage(CoverageGate& gate, bool any_pass);
 
 // The overlap gate from what it records (total_slots, each pass's client depth, arm B's server)
 // and each pass's server window (`pass_servers`, null: none): the deepest pass, each pass's
-// problems, ok, and whether arm B stayed serial (gates.arm_b.serial).
+// problems, ok, and whether arm B stayed serial (gates.arm_b.serial). With the lockstep gate
+// checked (its passes gathered first), a kind without signals is judged by the streams instead,
+// and a pass whose streams showed all N in lockstep needs no sampled peak of N.
 void settle_overlap(CertGates& gates, std::int64_t dispatch_n,
                     const std::vector<const ServerOverlapEvidence*>& pass_servers,
                     const KindEvidence& evidence);
+
+// Each recorded pass's problems, the gate's problems, ok and decided_by, from the passes' stream
+// counts, N, the overlap gate's per-pass server evidence (settled first) and the kind's signals.
+void settle_lockstep(LockstepGate& gate, std::int64_t dispatch_n, const OverlapGate& overlap,
+                     const KindEvidence& evidence);
+
+// "server", "streams and server", "streams": the cert's words; parse_batching_evidence inverts.
+std::string_view name(BatchingEvidence evidence);
+std::optional<BatchingEvidence> parse_batching_evidence(std::string_view word);
 
 // The gates' summaries of the pair reports: arm B ran and whether A vs B and B vs C held, and
 // A vs A' (ran, passed, compared, divergent ids).

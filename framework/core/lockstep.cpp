@@ -31,16 +31,18 @@ double nearest(const StreamTimeline& r, double t) {
 
 }  // namespace
 
-bool LockstepEvidence::lockstep_at_n() const {
-    return full_steps >= 2 && lockstep_full_steps >= 2 &&
-           static_cast<double>(lockstep_full_steps) >=
-               kLockstepShare * static_cast<double>(full_steps);
+bool id_cobatched(std::int64_t steps, std::int64_t shared) {
+    return steps > 0 && static_cast<double>(shared) >= kLockstepShare * static_cast<double>(steps);
 }
 
-double LockstepEvidence::margin() const {
-    if (full_steps == 0) return -1.0;
-    return static_cast<double>(lockstep_full_steps) / static_cast<double>(full_steps) -
-           kLockstepShare;
+bool in_lockstep(std::int64_t steps, std::int64_t together) {
+    return steps >= 2 && together >= 2 &&
+           static_cast<double>(together) >= kLockstepShare * static_cast<double>(steps);
+}
+
+double lockstep_margin(std::int64_t steps, std::int64_t together) {
+    if (steps <= 0) return -1.0;
+    return static_cast<double>(together) / static_cast<double>(steps) - kLockstepShare;
 }
 
 LockstepEvidence judge_lockstep(const std::vector<StreamTimeline>& pass, int n) {
@@ -72,6 +74,10 @@ LockstepEvidence judge_lockstep(const std::vector<StreamTimeline>& pass, int n) 
             }
             if (together >= 2) ++shared;
             e.peak = std::max(e.peak, together);
+            if (decoding >= 2) {
+                ++e.multi_steps;
+                if (together >= decoding) ++e.lockstep_multi_steps;
+            }
             if (decoding >= n) {
                 ++e.full_steps;
                 if (together >= n) ++e.lockstep_full_steps;
@@ -79,11 +85,29 @@ LockstepEvidence judge_lockstep(const std::vector<StreamTimeline>& pass, int n) 
         }
         for (const auto& with_j : phases)
             if (with_j.size() >= 2) pair_phases.push_back(median(with_j));
-        const bool cobatched = judged > 0 && static_cast<double>(shared) >=
-                                                 kLockstepShare * static_cast<double>(judged);
-        (cobatched ? e.cobatched_ids : e.not_cobatched_ids).push_back(pass[i].id);
+        // Kept to the microsecond: the cert's windows need no more.
+        const auto us = [](double ms) { return std::round(ms * 1000.0) / 1000.0; };
+        e.ids.push_back({pass[i].id, us(steps.front()), us(steps.back()), judged, shared});
+        (id_cobatched(judged, shared) ? e.cobatched_ids : e.not_cobatched_ids)
+            .push_back(pass[i].id);
     }
     e.phase = median(std::move(pair_phases));
+    return e;
+}
+
+LockstepEvidence judge_pass_streams(const ArmResults& pass, int n) {
+    std::vector<StreamTimeline> timelines;
+    std::vector<std::string> unstreamed;
+    for (const auto& [id, trial] : pass) {
+        if (!trial.ok()) continue;
+        if (trial.token_ms)
+            timelines.push_back({id, *trial.token_ms});
+        else
+            unstreamed.push_back(id);
+    }
+    LockstepEvidence e = judge_lockstep(timelines, n);
+    e.too_short_ids.insert(e.too_short_ids.end(), unstreamed.begin(), unstreamed.end());
+    std::sort(e.too_short_ids.begin(), e.too_short_ids.end());
     return e;
 }
 

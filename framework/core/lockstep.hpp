@@ -15,6 +15,8 @@
 #include <string>
 #include <vector>
 
+#include "trial.hpp"
+
 namespace bi::core {
 
 // One request of a pass: when each of its token chunks was made, in ms on the pass's clock,
@@ -25,16 +27,40 @@ struct StreamTimeline {
 };
 
 // The share of an id's decode steps that must be shared for the id to count as co-batched, and
-// the share of a pass's full steps (every request decoding) in which all N must share.
+// the share of a pass's steps with two or more requests decoding (or with all N decoding) in
+// which all of them must make their tokens together.
 inline constexpr double kLockstepShare = 0.5;
+
+// One request's decode window and how many of its steps were judged and shared, what a cert keeps
+// per id so the replay can recount every figure below.
+struct IdLockstep {
+    std::string id;
+    double first_ms = 0.0;    // its first chunk: the prefill done
+    double last_ms = 0.0;     // its last chunk
+    std::int64_t steps = 0;   // decode steps judged (chunks after the first, one per moment)
+    std::int64_t shared = 0;  // of those, steps in which another request made a token too
+};
+
+// Co-batched: shared at least kLockstepShare of its judged steps.
+bool id_cobatched(std::int64_t steps, std::int64_t shared);
+
+// In lockstep: of `steps` steps, at least two and at least kLockstepShare were made together;
+// and how far that share is above kLockstepShare (negative: below; -1 with no step).
+bool in_lockstep(std::int64_t steps, std::int64_t together);
+double lockstep_margin(std::int64_t steps, std::int64_t together);
 
 struct LockstepEvidence {
     int n = 0;
+    std::vector<IdLockstep> ids;                 // the judged ids (two chunks or more), as given
     std::vector<std::string> cobatched_ids;      // shared at least kLockstepShare of their steps
     std::vector<std::string> not_cobatched_ids;  // decoded, but alone or out of step
     std::vector<std::string> too_short_ids;      // fewer than two chunks: nothing to judge
-    // Steps (of any request) at which all N requests were decoding, and of those, the steps in
-    // which all N made a token together.
+    // Steps (of any request) at which two or more requests were decoding, and of those, the steps
+    // in which every one of them made a token together: batching of any width.
+    std::int64_t multi_steps = 0;
+    std::int64_t lockstep_multi_steps = 0;
+    // Steps at which all N requests were decoding, and of those, the steps in which all N made a
+    // token together: batching N wide.
     std::int64_t full_steps = 0;
     std::int64_t lockstep_full_steps = 0;
     int peak = 0;  // the most requests seen making a token in one step
@@ -43,15 +69,21 @@ struct LockstepEvidence {
     // -1 when no two decode windows overlap (one at a time).
     double phase = -1.0;
 
-    // All N made their tokens together in at least kLockstepShare of the full steps (and in at
-    // least two of them).
-    bool lockstep_at_n() const;
-    // How far the full-step share is above kLockstepShare (negative: below); -1 with no full step.
-    double margin() const;
+    // The requests decoding together made their tokens together (in_lockstep over the multi
+    // steps): a server that decodes one at a time or time-slices never is.
+    bool batched() const { return in_lockstep(multi_steps, lockstep_multi_steps); }
+    double batched_margin() const { return lockstep_margin(multi_steps, lockstep_multi_steps); }
+    // All N made their tokens together (in_lockstep over the full steps).
+    bool lockstep_at_n() const { return in_lockstep(full_steps, lockstep_full_steps); }
+    double margin() const { return lockstep_margin(full_steps, lockstep_full_steps); }
 };
 
 // Judges one pass of N concurrent requests. Requests are matched by position only through their
 // times; ids are reported as given.
 LockstepEvidence judge_lockstep(const std::vector<StreamTimeline>& pass, int n);
+
+// judge_lockstep over the answered trials of one C pass that were streamed (TrialRecord::token_ms);
+// an answered trial that was not streamed counts as too short to judge.
+LockstepEvidence judge_pass_streams(const ArmResults& pass, int n);
 
 }  // namespace bi::core

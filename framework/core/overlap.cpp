@@ -27,8 +27,11 @@ std::string hinted(const std::string& text, const std::string& hint) {
 
 // Overlap at N for one pass: client depth and every signal the kind declares reach N, and they
 // agree (llama-server: /slots, /metrics requests_processing, busy slots per decode).
+// `streams_n_wide`: the pass's token streams showed all N decoding in lockstep, so a signal
+// whose samples peaked below N missed it (a short pass between two polls) rather than contradict
+// it; a signal that is missing or whose counters contradict N is still a problem.
 PassOverlap pass_overlap(int pass, std::size_t client_depth, const ServerOverlapEvidence* server,
-                         std::int64_t n, const KindEvidence& spec) {
+                         std::int64_t n, const KindEvidence& spec, bool streams_n_wide) {
     PassOverlap o;
     o.pass = pass;
     o.client_depth = client_depth;
@@ -48,7 +51,7 @@ PassOverlap pass_overlap(int pass, std::size_t client_depth, const ServerOverlap
         if (!server->slots_available)
             o.problems.push_back(at +
                                  hinted(spec.slots_path + " gave no evidence", spec.slots_hint));
-        else if (server->peak_busy_slots < n)
+        else if (server->peak_busy_slots < n && !streams_n_wide)
             o.problems.push_back(at + "server peak busy slots " +
                                  std::to_string(server->peak_busy_slots) + need);
     }
@@ -57,7 +60,7 @@ PassOverlap pass_overlap(int pass, std::size_t client_depth, const ServerOverlap
         if (!server->metrics_available)
             o.problems.push_back(at +
                                  hinted(spec.metrics_path + " gave no " + gauge, spec.gauge_hint));
-        else if (server->peak_requests_processing < n)
+        else if (server->peak_requests_processing < n && !streams_n_wide)
             o.problems.push_back(
                 at + spec.metrics_path + " " + gauge + " peaked at " +
                 std::to_string(server->peak_requests_processing) + need +
@@ -92,7 +95,8 @@ OverlapFinding evaluate_overlap(const OverlapInputs& in) {
     if (const auto problem = cell_overlap_problem(in.dispatch_n, in.total_slots, in.evidence);
         !problem.empty())
         f.problems.push_back(problem);
-    if (!in.evidence.has_any()) f.problems.push_back(std::string(kNoBatchingEvidence));
+    if (!in.evidence.has_any() && !in.streams_judge)
+        f.problems.push_back(std::string(kNoBatchingEvidence));
     f.arm_b_serial = !in.server_b || (in.server_b->peak_busy_slots <= 1 &&
                                       in.server_b->peak_requests_processing <= 1);
     if (!f.arm_b_serial)
@@ -104,8 +108,9 @@ OverlapFinding evaluate_overlap(const OverlapInputs& in) {
     for (std::size_t t = 0; t < in.client_depths.size(); ++t) {
         const ServerOverlapEvidence* server =
             t < in.pass_servers.size() ? in.pass_servers[t] : nullptr;
+        const bool n_wide = t < in.streams_n_wide.size() && in.streams_n_wide[t];
         f.per_pass.push_back(pass_overlap(static_cast<int>(t + 1), in.client_depths[t], server,
-                                          in.dispatch_n, in.evidence));
+                                          in.dispatch_n, in.evidence, n_wide));
         for (const auto& problem : f.per_pass.back().problems) f.problems.push_back(problem);
     }
     if (in.client_depths.empty()) f.problems.push_back("no concurrent pass ran");

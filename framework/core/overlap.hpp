@@ -31,6 +31,11 @@ struct OverlapInputs {
     std::vector<std::size_t> client_depths;                  // one per C pass
     std::vector<const ServerOverlapEvidence*> pass_servers;  // one per C pass; null: none
     KindEvidence evidence = llama_server_evidence();         // the signals the kind declares
+    // The token streams judge co-batching (the lockstep gate): a kind without any signal of its
+    // own is then not short of evidence here.
+    bool streams_judge = false;
+    // Per C pass: its streams showed all N decoding in lockstep (LockstepEvidence::lockstep_at_n).
+    std::vector<bool> streams_n_wide;
 };
 
 // The overlap problem of a kind that declares no co-batching signal at all.

@@ -67,6 +67,9 @@ struct KindRequest {
     // Streaming: `stream_fields` are sent besides "stream": true in every streamed body (what
     // makes the kind report per-chunk progress and usage, e.g. timings_per_token).
     Json stream_fields = Json::object();
+    // Every arm streams its answers (docs/design.md §5.2.1); false: the kind cannot stream, and
+    // its answers are read whole, without the lockstep evidence.
+    bool streams = true;
 };
 
 // Which of the kind's signals show requests computing together (docs/servers.md "What GREEN

@@ -64,6 +64,9 @@ struct TrialRecord {
     std::optional<std::int64_t> complete_ns;
     std::optional<std::int64_t> id_slot;      // the slot the server says it used
     std::optional<std::int64_t> pinned_slot;  // the slot bi-run asked for (arm B), if any
+    // A streamed answer: when each of its token chunks was made, in ms since the run started
+    // (http::chunk_times_ms); the lockstep evidence and the throughput are computed from it.
+    std::optional<std::vector<double>> token_ms;
 
     // Volatile: never compared.
     double wall_ms = 0.0;

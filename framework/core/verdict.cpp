@@ -50,9 +50,11 @@ CellEvidence without_ids(CellEvidence e, const std::vector<std::string>& ids) {
     return e;
 }
 
-bool is_transport_failure(const FailureLabel& label) {
+// A request that got no usable answer: the transport failed, or the answer contradicted itself
+// (a stream whose pieces do not add up).
+bool is_request_failure(const FailureLabel& label) {
     for (auto failure : {FailureMode::HttpTimeout, FailureMode::HttpError, FailureMode::ServerDied,
-                         FailureMode::Oom})
+                         FailureMode::Oom, FailureMode::BadResponse})
         if (label.mode() == failure) return true;
     return false;
 }
@@ -151,21 +153,31 @@ void gather_arm_b(const CellEvidence& e, ArmBCheck& b) {
             ++b.pins_ignored;
 }
 
-// Each pass's co-batch coverage and client depth, then the overlap gate over them.
+// Each pass's token streams, co-batch coverage and client depth, then the overlap and lockstep
+// gates over them.
 void gather_overlap_and_coverage(const CellEvidence& e, Verdict& v) {
     v.gates.overlap.total_slots = e.reported_total_slots;
     v.gates.overlap.server = merge_pass_evidence(e.server_c_passes);
+    v.gates.lockstep.checked = e.streamed;
     std::vector<const ServerOverlapEvidence*> servers;
     for (std::size_t t = 0; t < e.arm_c.size(); ++t) {
+        const int pass = static_cast<int>(t + 1);
         const ServerOverlapEvidence* server =
             t < e.server_c_passes.size() ? &e.server_c_passes[t] : nullptr;
         servers.push_back(server);
-        v.gates.cobatch_coverage.per_pass.push_back(pass_coverage(
-            e.arm_c[t], static_cast<int>(t + 1), server ? server : &kNoServerEvidence));
+        const LockstepEvidence* streams = nullptr;
+        if (e.streamed) {
+            v.gates.lockstep.per_pass.push_back(
+                {pass, judge_pass_streams(e.arm_c[t], static_cast<int>(e.dispatch_n)), {}});
+            streams = &v.gates.lockstep.per_pass.back().streams;
+        }
+        v.gates.cobatch_coverage.per_pass.push_back(
+            pass_coverage(e.arm_c[t], pass, server ? server : &kNoServerEvidence, streams));
         v.gates.overlap.per_pass_client_depth.push_back(
             v.gates.cobatch_coverage.per_pass.back().client_depth);
     }
     settle_overlap(v.gates, e.dispatch_n, servers, e.evidence);
+    settle_lockstep(v.gates.lockstep, e.dispatch_n, v.gates.overlap, e.evidence);
     settle_coverage(v.gates.cobatch_coverage, !e.arm_c.empty());
 }
 
@@ -198,7 +210,7 @@ void count_concurrency_failures(const CellEvidence& e, Verdict& v) {
         if (a == e.arm_a.end() || !a->second.ok()) continue;
         for (const auto& pass : e.arm_c) {
             const auto c = pass.find(id);
-            if (c != pass.end() && is_transport_failure(c->second.failure_mode)) {
+            if (c != pass.end() && is_request_failure(c->second.failure_mode)) {
                 ++v.concurrency_failures[std::string(c->second.failure_mode.word())];
                 ++v.n_failed_under_concurrency;
                 break;

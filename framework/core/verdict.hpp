@@ -44,6 +44,8 @@ struct CellEvidence {
     // The servers named another model than the one launched (model_identity_problems).
     std::vector<std::string> identity_problems;
     bool arm_b_pinned = true;  // arm B named a slot in each request (TrialRecord::pinned_slot)
+    // The arms streamed (TrialRecord::token_ms): the lockstep gate judges C's streams.
+    bool streamed = false;
 };
 
 struct Verdict {

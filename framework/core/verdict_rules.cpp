@@ -2,6 +2,7 @@
 // gives, and the reasons it writes when it fires and when it passes.
 #include "verdict_rules.hpp"
 
+#include <algorithm>
 #include <array>
 #include <map>
 #include <sstream>
@@ -20,6 +21,7 @@ constexpr std::array<std::pair<RuleId, std::string_view>, kRuleCount> kRuleNames
     {RuleId::Incomplete, "incomplete"},
     {RuleId::ServerIdentity, "server_identity"},
     {RuleId::Overlap, "overlap"},
+    {RuleId::Lockstep, "lockstep"},
     {RuleId::MissingEvidence, "missing_evidence"},
     {RuleId::Greedy, "greedy"},
     {RuleId::CompletionFloor, "completion_floor"},
@@ -251,7 +253,37 @@ const VerdictRule kNoOverlap{
     },
 };
 
-// Rule 6: evidence that was requested, or that A has, must be in every compared trial.
+// Rule 6: what the client saw must agree: every pass's token streams in lockstep at N. A server
+// whose own signals say N while its streams show one-at-a-time or time-sliced decoding is named
+// with both; a kind without signals is judged by its streams alone.
+const VerdictRule kLockstep{
+    RuleId::Lockstep,
+    [](const Verdict& v) { return v.gates.lockstep.checked && !v.gates.lockstep.ok; },
+    Status::GreenUnverified,
+    nullptr,
+    [](const Verdict& v) {
+        Reasons r;
+        for (const auto& problem : v.gates.lockstep.problems)
+            r.push_back("no lockstep at N = " + std::to_string(v.dispatch_n) + ": " + problem);
+        r.push_back(verdict_line(v));
+        return r;
+    },
+    [](const Verdict& v) {
+        const LockstepGate& g = v.gates.lockstep;
+        if (!g.checked) return Reasons{};
+        double least = 1.0;
+        int widest = 0;
+        for (const auto& pass : g.per_pass) {
+            least = std::min(least, pass.streams.batched_margin());
+            widest = std::max(widest, pass.streams.peak);
+        }
+        return Reasons{"token streams in lockstep in every pass (margin at least " +
+                       format_fixed(least, 2) + "), " + std::to_string(widest) +
+                       " wide at most: batching decided by the " + std::string(name(g.decided_by))};
+    },
+};
+
+// Rule 7: evidence that was requested, or that A has, must be in every compared trial.
 const VerdictRule kMissingEvidence{
     RuleId::MissingEvidence,
     [](const Verdict& v) { return !v.gates.missing_evidence.empty(); },
@@ -271,7 +303,7 @@ const VerdictRule kMissingEvidence{
     nullptr,
 };
 
-// Rule 7: with temperature 0 and top_k 1 every chosen token must be the server's top-1; a
+// Rule 8: with temperature 0 and top_k 1 every chosen token must be the server's top-1; a
 // server that samples anyway is not running the decoding this cell is about.
 const VerdictRule kGreedy{
     RuleId::Greedy,
@@ -296,7 +328,7 @@ const VerdictRule kGreedy{
     },
 };
 
-// Rule 8: too few genuinely scored completions cannot carry a verdict.
+// Rule 9: too few genuinely scored completions cannot carry a verdict.
 const VerdictRule kCompletionFloorRule{
     RuleId::CompletionFloor,
     [](const Verdict& v) { return !v.gates.completion_floor.ok; },
@@ -316,7 +348,7 @@ const VerdictRule kCompletionFloorRule{
     [](const Verdict&) { return Reasons{"completion floor met in A and every C pass"}; },
 };
 
-// Rule 9: each pass must co-batch most of its ids, with certain attribution.
+// Rule 10: each pass must co-batch most of its ids, with certain attribution.
 const VerdictRule kCoverage{
     RuleId::CobatchCoverage,
     [](const Verdict& v) { return !v.gates.cobatch_coverage.ok; },
@@ -341,7 +373,7 @@ const VerdictRule kCoverage{
     [](const Verdict&) { return Reasons{"co-batch coverage met in every pass"}; },
 };
 
-// Rule 10: A and C agree but B does not: the control moved, so the cell is only AMBER.
+// Rule 11: A and C agree but B does not: the control moved, so the cell is only AMBER.
 const VerdictRule kArmBDisagrees{
     RuleId::AbInvariantDivergence,
     [](const Verdict& v) { return v.ab && !v.ab->clean(); },
@@ -359,7 +391,7 @@ const VerdictRule kArmBDisagrees{
     },
 };
 
-// Rule 11: scores held but the generation itself moved.
+// Rule 12: scores held but the generation itself moved.
 const VerdictRule kGenerationDrift{
     RuleId::GenerationDrift,
     [](const Verdict& v) { return drift_anomaly(v.ac).has_value(); },
@@ -392,9 +424,9 @@ std::optional<RuleId> rule_id(std::string_view name) {
 
 const std::vector<VerdictRule>& verdict_rules() {
     static const std::vector<VerdictRule> kRules{
-        kSerialSelfCheck, kCoBatchingDivergence, kIncomplete,     kOtherModel,
-        kNoOverlap,       kMissingEvidence,      kGreedy,         kCompletionFloorRule,
-        kCoverage,        kArmBDisagrees,        kGenerationDrift};
+        kSerialSelfCheck, kCoBatchingDivergence, kIncomplete, kOtherModel,          kNoOverlap,
+        kLockstep,        kMissingEvidence,      kGreedy,     kCompletionFloorRule, kCoverage,
+        kArmBDisagrees,   kGenerationDrift};
     return kRules;
 }
 

@@ -22,14 +22,15 @@ enum class RuleId : std::uint8_t {
     Incomplete = 3,
     ServerIdentity = 4,
     Overlap = 5,
-    MissingEvidence = 6,
-    Greedy = 7,
-    CompletionFloor = 8,
-    CobatchCoverage = 9,
-    AbInvariantDivergence = 10,
-    GenerationDrift = 11,
+    Lockstep = 6,
+    MissingEvidence = 7,
+    Greedy = 8,
+    CompletionFloor = 9,
+    CobatchCoverage = 10,
+    AbInvariantDivergence = 11,
+    GenerationDrift = 12,
 };
-inline constexpr std::size_t kRuleCount = 11;
+inline constexpr std::size_t kRuleCount = 12;
 
 // "serial_self_check", "ac_invariant_divergence", ...: the rule's name in a cert.
 std::string_view name(RuleId rule);

@@ -94,6 +94,8 @@ CellRunner::CellRunner(ServerLauncher& launcher, plugin_host::ScorerInstance& sc
         throw Error(ErrorCategory::Usage, "--max-passes must be at least 1");
     if (options_.model_alias.empty())
         throw Error(ErrorCategory::Usage, "the cell has no model name (--model-alias)");
+    // Every arm alike: streamed where the kind can stream, so C's streams show co-batching.
+    options_.request.stream = options_.request.dialect.streams;
 }
 
 const core::KindEvidence& CellRunner::evidence_spec() const {
@@ -435,6 +437,7 @@ CellOutcome CellRunner::run_cell(const SerialArms& serial, int parallel,
     const int pins = options_.request.dialect.slot_field.empty() ? 0 : parallel;
     evidence.arm_b_pinned = pins > 0;
     evidence.logprobs_requested = options_.request.logprobs > 0;
+    evidence.streamed = options_.request.stream;
     for (const auto& item : items)
         evidence.prompts[item.test_id] =
             item.system.empty() ? item.prompt : item.system + "\n\n" + item.prompt;
@@ -487,6 +490,7 @@ CellOutcome CellRunner::run_cell(const SerialArms& serial, int parallel,
     if (context.provenance) context.provenance->rows_sha256 = serial.rows_sha256;
     timings.total_s = seconds_since(origin_);
     context.timings = timings;
+    context.throughput = core::measure_throughput(evidence.arm_a, evidence.arm_b, evidence.arm_c);
     outcome.cert = core::build_cert(context, outcome.verdict);
 
     outcome.cert_path =

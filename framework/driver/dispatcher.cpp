@@ -116,6 +116,7 @@ private:
     std::size_t failed_ = 0;
     std::size_t leading_timeouts_ = 0;  // the first requests to finish, while all timed out
     std::map<std::string, std::size_t> failed_by_mode_;
+    std::string first_failure_;  // the first failed request's own words
     std::string gave_up_;
 
     StopReason stop_reason() const { return static_cast<StopReason>(stop_.load()); }
@@ -213,7 +214,18 @@ private:
         const Clock::time_point t0 = Clock::now();
         http::CompletionOutcome outcome;
         try {
-            outcome = http::complete(session, options, item.system, item.prompt, item.seed);
+            if (options.stream) {
+                // A stream's pieces may come no further apart than the request may take whole.
+                http::StreamLimits limits;
+                limits.max_gap = std::min(limits.max_gap, timeout);
+                auto streamed = http::complete_streamed(session, options, item.system, item.prompt,
+                                                        item.seed, limits);
+                if (streamed.outcome.ok())
+                    r.token_ms = http::chunk_times_ms(streamed.trace, request_.origin);
+                outcome = std::move(streamed.outcome);
+            } else {
+                outcome = http::complete(session, options, item.system, item.prompt, item.seed);
+            }
         } catch (const std::exception& e) {
             outcome.failure = http::Failure{core::FailureMode::HttpError,
                                             std::string("client error: ") + e.what()};
@@ -242,8 +254,7 @@ private:
         } else {
             label_failure(r, *outcome.failure);
         }
-        tally(outcome.failure ? std::optional<core::FailureMode>(outcome.failure->mode)
-                              : std::nullopt);
+        tally(outcome.failure ? &*outcome.failure : nullptr);
         // The watcher is not woken here: it looks every kWatchInterval, and a wake-up per
         // request cost the calling thread one context switch per trial.
         done_.fetch_add(1);
@@ -251,15 +262,16 @@ private:
     }
 
     // Counts one finished request and gives the arm up once it is hopeless (see ArmRequest).
-    void tally(std::optional<core::FailureMode> failure) {
+    void tally(const http::Failure* failure) {
         std::lock_guard<std::mutex> lock(give_up_mutex_);
         if (stop_reason() != StopReason::None) return;  // stopped for another reason meanwhile
-        const bool timed_out = failure == core::FailureMode::HttpTimeout;
+        const bool timed_out = failure && failure->mode == core::FailureMode::HttpTimeout;
         if (leading_timeouts_ == finished_ && timed_out) ++leading_timeouts_;
         ++finished_;
         if (failure) {
             ++failed_;
-            ++failed_by_mode_[std::string(core::FailureLabel(*failure).word())];
+            ++failed_by_mode_[std::string(core::FailureLabel(failure->mode).word())];
+            if (first_failure_.empty()) first_failure_ = failure->message;
         }
         const auto timeout_s = std::chrono::duration<double>(request_.request.timeout).count();
         if (request_.first_timeouts > 0 && leading_timeouts_ == request_.first_timeouts &&
@@ -282,7 +294,8 @@ private:
             modes += (modes.empty() ? "" : ", ") + mode + " x" + std::to_string(n);
         gave_up_ = std::to_string(failed_) + " of " + std::to_string(total_) +
                    " request(s) failed (" + modes + "): at most " + std::to_string(may_fail) +
-                   " may fail for the " + seconds_text(floor * 100.0) + "% completion floor";
+                   " may fail for the " + seconds_text(floor * 100.0) + "% completion floor" +
+                   (first_failure_.empty() ? "" : "; the first: " + first_failure_);
         trigger(StopReason::GaveUp);
     }
 

@@ -11,6 +11,7 @@
 #include "progress.hpp"
 #include "report/report_html.hpp"
 #include "report/report_model.hpp"
+#include "report/throughput_text.hpp"
 #include "report/verdict_headline.hpp"
 
 namespace bi::driver {
@@ -64,12 +65,13 @@ std::vector<report::SweepRow> sweep_rows(const std::vector<CellResult>& results,
         rows.push_back({cell.ctx, cell.parallel,
                         report::verdict_headline(v.status, v.divergence_class, v.anomaly,
                                                  cell.outcome.promotable),
-                        cell.outcome.promotable});
+                        cell.outcome.promotable,
+                        report::speedup_text(cell.outcome.cert.throughput)});
     }
     for (const auto& cell : skipped)
         rows.push_back({cell.ctx, cell.parallel,
                         cell.done ? "(skipped: certified before)" : "(skipped: run elsewhere)",
-                        cell.done && cell.promotable});
+                        cell.done && cell.promotable, "-"});
     return rows;
 }
 

@@ -79,6 +79,62 @@ const Table<PassOverlap>& table() {
 }
 
 template <>
+const Table<IdLockstep>& table() {
+    using I = IdLockstep;
+    static const Table<I> rows{
+        required("id", &I::id),           required("first_ms", &I::first_ms),
+        required("last_ms", &I::last_ms), required("steps", &I::steps),
+        required("shared", &I::shared),
+    };
+    return rows;
+}
+
+// The id lists (co-batched or not) are not written: each id's steps and shared steps say it.
+template <>
+const Table<LockstepEvidence>& table() {
+    using L = LockstepEvidence;
+    static const Table<L> rows{
+        required("ids", &L::ids),
+        required("too_short_ids", &L::too_short_ids),
+        required("multi_steps", &L::multi_steps),
+        required("lockstep_multi_steps", &L::lockstep_multi_steps),
+        derived<L>("batched", [](const L& l) { return Json(l.batched()); }),
+        derived<L>("batched_margin", [](const L& l) { return Json(l.batched_margin()); }),
+        required("full_steps", &L::full_steps),
+        required("lockstep_full_steps", &L::lockstep_full_steps),
+        derived<L>("lockstep_at_n", [](const L& l) { return Json(l.lockstep_at_n()); }),
+        derived<L>("margin", [](const L& l) { return Json(l.margin()); }),
+        required("peak", &L::peak),
+        required("phase", &L::phase),
+    };
+    return rows;
+}
+
+template <>
+const Table<PassLockstep>& table() {
+    using P = PassLockstep;
+    static const Table<P> rows{
+        required("pass", &P::pass),
+        inline_members(&P::streams),
+        required("problems", &P::problems),
+        derived<P>("ok", [](const P& p) { return Json(p.ok()); }),
+    };
+    return rows;
+}
+
+template <>
+const Table<LockstepGate>& table() {
+    using G = LockstepGate;
+    static const Table<G> rows{
+        required("ok", &G::ok),
+        required("decided_by", &G::decided_by),
+        required("per_pass", &G::per_pass),
+        required("problems", &G::problems),
+    };
+    return rows;
+}
+
+template <>
 const Table<MissingEvidence>& table() {
     using M = MissingEvidence;
     static const Table<M> rows{
@@ -262,6 +318,8 @@ const Table<PassCoverage>& table() {
         required("attribution_certain", &P::attribution_certain),
         required("missing_interval_ids", &P::missing_interval_ids),
         required("not_cobatched_ids", &P::not_cobatched_ids),
+        unless_default("n_judged_by_streams", &P::n_judged_by_streams),
+        unless_default("n_stream_cobatched", &P::n_stream_cobatched),
         required("ok", &P::ok),
     };
     return rows;
@@ -335,6 +393,20 @@ const Table<CertGates>& table() {
                 if (!overlap) shape_error(child(path, "overlap"), "missing");
                 expect_type(*overlap, Json::Type::Object, child(path, "overlap"));
                 read_rows(*overlap, g.overlap, child(path, "overlap"));
+            }),
+        // Written only when checked (the arms streamed); absent reads unchecked, as certs from
+        // before streaming were judged.
+        custom<CertGates>(
+            "lockstep",
+            [](const CertGates& g, Json& o) {
+                if (g.lockstep.checked) o.set("lockstep", Codec<LockstepGate>::to_json(g.lockstep));
+            },
+            [](const Json& o, CertGates& g, const std::string& path) {
+                const Json* lockstep = o.find("lockstep");
+                g.lockstep =
+                    lockstep ? Codec<LockstepGate>::from_json(*lockstep, child(path, "lockstep"))
+                             : LockstepGate{};
+                g.lockstep.checked = lockstep != nullptr;
             }),
         required("completion_floor", &CertGates::completion_floor),
         required("cobatch_coverage", &CertGates::cobatch_coverage),
@@ -722,6 +794,38 @@ const Table<Timings>& table() {
     return rows;
 }
 
+namespace {
+
+Json number_or_null(const std::optional<double>& value) {
+    return value ? Json(*value) : Json();
+}
+
+}  // namespace
+
+template <>
+const Table<ArmThroughput>& table() {
+    using A = ArmThroughput;
+    static const Table<A> rows{
+        required("arm", &A::arm),
+        required("tokens", &A::tokens),
+        required("seconds", &A::seconds),
+        derived<A>("tokens_per_s", [](const A& a) { return number_or_null(a.tokens_per_s()); }),
+        optional("itl_ms_median", &A::itl_ms_median, kNull),
+        optional("itl_ms_p95", &A::itl_ms_p95, kNull),
+    };
+    return rows;
+}
+
+template <>
+const Table<Throughput>& table() {
+    static const Table<Throughput> rows{
+        required("arms", &Throughput::arms),
+        derived<Throughput>("speedup",
+                            [](const Throughput& t) { return number_or_null(t.speedup()); }),
+    };
+    return rows;
+}
+
 template <>
 const Table<PluginRecord>& table() {
     using P = PluginRecord;
@@ -835,6 +939,7 @@ const Table<Cert>& table() {
         optional("host", &Cert::host),
         optional("run", &Cert::run),
         optional("timings", &Cert::timings),
+        optional("throughput", &Cert::throughput),
         optional("provenance", &Cert::provenance),
         optional("previous", &Cert::previous),
         optional("baseline_check", &Cert::baseline_check),

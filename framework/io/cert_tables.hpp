@@ -71,6 +71,12 @@ struct Codec<DivergenceKind> : NamedEnumCodec<DivergenceKind, name, parse_diverg
     }
 };
 template <>
+struct Codec<BatchingEvidence> : NamedEnumCodec<BatchingEvidence, name, parse_batching_evidence> {
+    static BatchingEvidence from_json(const Json& j, const std::string& path) {
+        return NamedEnumCodec::from_json(j, path, "batching evidence");
+    }
+};
+template <>
 struct Codec<MetricsFormat>
     : NamedEnumCodec<MetricsFormat, metrics_format_name, parse_metrics_format> {
     static MetricsFormat from_json(const Json& j, const std::string& path) {
@@ -91,6 +97,10 @@ BI_CERT_TABLE(CellIdentity)
 BI_CERT_TABLE(ServerOverlapEvidence)
 BI_CERT_TABLE(OverlapGate)
 BI_CERT_TABLE(PassOverlap)
+BI_CERT_TABLE(IdLockstep)
+BI_CERT_TABLE(LockstepEvidence)
+BI_CERT_TABLE(PassLockstep)
+BI_CERT_TABLE(LockstepGate)
 BI_CERT_TABLE(MissingEvidence)
 BI_CERT_TABLE(GreedyViolation)
 BI_CERT_TABLE(GreedyCheck)
@@ -126,6 +136,8 @@ BI_CERT_TABLE(ModelFileRecord)
 BI_CERT_TABLE(HostRecord)
 BI_CERT_TABLE(RunRecord)
 BI_CERT_TABLE(Timings)
+BI_CERT_TABLE(ArmThroughput)
+BI_CERT_TABLE(Throughput)
 BI_CERT_TABLE(PluginRecord)
 BI_CERT_TABLE(ProvenanceRecord)
 BI_CERT_TABLE(PreviousCert)

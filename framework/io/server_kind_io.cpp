@@ -230,6 +230,7 @@ const std::vector<Row<core::KindRequest>>& request_rows() {
          [](const toml::table& t, const std::string& path, const std::string&, R& request) {
              request.stream_fields = body_fields_at(t, "stream_fields", path);
          }},
+        flag_row("streams", &R::streams, true),
         text_row("slot_field", &R::slot_field),
         flag_row("model_field", &R::model_field, false),
         path_row("tokenize_path", &R::tokenize_path),

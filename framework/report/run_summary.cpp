@@ -6,6 +6,7 @@
 #include "baseline_text.hpp"
 #include "io/json_text.hpp"
 #include "sensitivity_text.hpp"
+#include "throughput_text.hpp"
 #include "verdict_headline.hpp"
 
 namespace bi::report {
@@ -60,6 +61,9 @@ std::string cell_text(const DecidedCell& cell) {
         << (cell.promotable ? ", promotable" : ", not promotable") << "]\n";
     for (const auto& reason : cell.verdict.decision_reasons) out << "  - " << reason << "\n";
     for (const auto& line : sensitivity_lines(cert)) out << "  " << line << "\n";
+    if (cert.throughput)
+        if (const auto line = throughput_line(*cert.throughput, cert.cell.dispatch_n))
+            out << "  " << *line << "\n";
     if (cert.verdict.status == core::Status::Green && cert.source != core::Source::Live)
         out << "  (a GREEN against the mock shows the harness works; only a live server's GREEN "
                "is promotable)\n";
@@ -85,6 +89,9 @@ std::string cell_json(const DecidedCell& cell, const core::Json& version) {
         {"n_divergent", cert.divergence.ac.divergent_ids.size()},
         {"trials_counted", cert.sensitivity.per_trial.n},
         {"target_reached", cert.plan ? core::Json(cert.plan->reached) : core::Json()},
+        {"speedup", cert.throughput && cert.throughput->speedup()
+                        ? core::Json(*cert.throughput->speedup())
+                        : core::Json()},
     };
     if (cert.baseline_check)
         summary.set(
@@ -98,12 +105,13 @@ std::string cell_json(const DecidedCell& cell, const core::Json& version) {
 std::string sweep_table(const std::string& model, const std::vector<SweepRow>& rows) {
     std::string out = "\nsummary (" + model + ")\n";
     char line[256];
-    std::snprintf(line, sizeof line, "  %-8s %-4s %-44s %s\n", "ctx", "N", "verdict", "promotable");
+    std::snprintf(line, sizeof line, "  %-8s %-4s %-44s %-10s %s\n", "ctx", "N", "verdict",
+                  "promotable", "speedup");
     out += line;
     for (const auto& row : rows) {
-        std::snprintf(line, sizeof line, "  %-8lld %-4d %-44s %s\n",
+        std::snprintf(line, sizeof line, "  %-8lld %-4d %-44s %-10s %s\n",
                       static_cast<long long>(row.ctx), row.parallel, row.verdict.c_str(),
-                      row.promotable ? "yes" : "no");
+                      row.promotable ? "yes" : "no", row.speedup.c_str());
         out += line;
     }
     return out;

@@ -34,6 +34,7 @@ struct SweepRow {
     int parallel = 0;
     std::string verdict;  // the headline, or why the cell was skipped
     bool promotable = false;
+    std::string speedup = "-";  // C's tokens/s over A's: "2.7x"
 };
 
 // "summary (MODEL)" and one aligned row per cell.

@@ -32,7 +32,8 @@ Answers:
   --fake-slot-dependent        every slot its own text, batched or not
   --fake-serial-jitter         every second asking of a prompt gets another text, serially too
   --fake-drop-logprobs         a request that shared a tick answers without logprobs and token
-                               ids (streamed: chunks made in a shared tick carry no logprobs)
+                               ids (streamed: chunks made in a shared tick carry no logprobs,
+                               and no token ids on /completion)
   --fake-token-count-drift     a request that shared a tick counts one token less than it made
                                (streamed: the totals, final tokens_predicted or usage, do)
   --fake-reasoning-drift, --fake-toolcall-drift  chat: reasoning_content / a tool call that says
@@ -757,6 +758,8 @@ class StreamedAnswer:
                 out["timings"] = self.answer.timings(k + 1, k)
             if self.answer.want_probs and not self.dropped(k):
                 out["completion_probabilities"] = [self.answer.prob(request.made[k][0])]
+            if self.dropped(k):  # the token id goes with its logprobs, as unstreamed
+                del out["tokens"]
             return out
         delta = {"content": self.answer.piece(k)}
         if self.style.role_chunk is None:

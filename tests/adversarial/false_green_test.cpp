@@ -147,25 +147,32 @@ TEST_CASE("root cause 3: a change hidden in reasoning_content or tool_calls is c
 }
 
 TEST_CASE("root cause 3: a changed generated-token count is at least AMBER", "[adversarial]") {
+    // Streamed, a count that disagrees with the tokens streamed is a contradictory answer: the
+    // requests that carried it failed under concurrency, which is RED and named so.
     const auto run = run_fake({"--fake-token-count-drift"});
     INFO(run.result.out);
     REQUIRE(run.cert.is_object());
     CHECK(run.result.exit_code == 3);
-    CHECK(str(run.cert, "status") == "green_with_caveat");
-    CHECK(str(run.cert, "anomaly") == "token_only");
+    CHECK(str(run.cert, "status") == "failed");
+    CHECK(says(run.cert, "failed under concurrency (bad_response"));
 }
 
 TEST_CASE("root cause 4: logprobs or token ids missing under concurrency fail closed",
           "[adversarial]") {
+    // Streamed, chunks without their logprobs are either missing evidence or, where the counts
+    // no longer add up, answers that failed under concurrency: never agreement.
     auto run = run_fake({"--fake-drop-logprobs"}, {"--logprobs", "1"});
     INFO(run.result.out);
     REQUIRE(run.cert.is_object());
-    CHECK(str(run.cert, "status") == "green_unverified");
-    CHECK(says(run.cert, "missing evidence: no token_logprobs in C1"));
+    CHECK(str(run.cert, "status") != "green");
+    CHECK((says(run.cert, "missing evidence: no token_logprobs in C1") ||
+           says(run.cert, "failed under concurrency (bad_response")));
+    // Likewise /completion chunks without their token ids.
     run = run_fake({"--fake-drop-logprobs"}, {"--endpoint", "completion"});
     REQUIRE(run.cert.is_object());
-    CHECK(str(run.cert, "status") == "green_unverified");
-    CHECK(says(run.cert, "missing evidence: no token_ids in C1"));
+    CHECK(str(run.cert, "status") != "green");
+    CHECK((says(run.cert, "missing evidence: no token_ids in C1") ||
+           says(run.cert, "failed under concurrency (bad_response")));
 }
 
 TEST_CASE("root cause 5: items the arm deadline never sent are incomplete, not RED",
@@ -240,19 +247,26 @@ TEST_CASE("a user's kind file: the honest work-alike is a promotable GREEN", "[a
     CHECK(kind->find("slot_pinning")->as_bool() == false);
 }
 
-TEST_CASE("a user's kind file that declares no evidence: a clean run is UNVERIFIED",
+TEST_CASE("a user's kind file that declares no evidence: its token streams decide",
           "[adversarial]") {
     testing::ScratchDir kinds;
     std::string text = kUserKind;
     text = text.substr(0, text.find("[evidence]")) + "[identity]\nprops_path = \"/props\"\n";
     text.replace(text.find("my-llama"), 8, "bare");
     const auto file = kinds.write("bare.toml", text);
-    auto run = run_fake({}, {"--server-kind", file});
+    auto run = run_fake({"--fake-tick-ms=10"}, {"--server-kind", file});
     INFO(run.result.out << run.result.err);
+    REQUIRE(run.cert.is_object());
+    CHECK(str(run.cert, "status") == "green");
+    CHECK(says(run.cert, "batching decided by the streams"));
+    // One request at a time, with /slots and the counters claiming four: nothing the kind
+    // declares is read, and the streams show it.
+    run = run_fake({"--fake-schedule=serial", "--fake-lie-slots", "--fake-lie-counters"},
+                   {"--server-kind", file});
     REQUIRE(run.cert.is_object());
     CHECK(run.result.exit_code == 3);
     CHECK(str(run.cert, "status") == "green_unverified");
-    CHECK(says(run.cert, "this server exposes no evidence that requests were batched"));
+    CHECK(says(run.cert, "the token streams show one request decoding at a time"));
     // A divergence is still an existence proof.
     run = run_fake({"--fake-diverge-at=2"}, {"--server-kind", file});
     REQUIRE(run.cert.is_object());
@@ -333,4 +347,74 @@ TEST_CASE("a server whose /tokenize fails while the work-set is sized: no cert, 
     INFO(ran.out << ran.err);
     CHECK((ran.exit_code == 0 || ran.exit_code == 3));
     CHECK(std::filesystem::exists(dir.file("c/m__ctx512__N4.json")));
+}
+
+// ---- what the token streams show (docs/design.md §5.2.1) ----
+
+TEST_CASE("the consistent liar: serial compute with every llama signal claiming N is not GREEN",
+          "[adversarial]") {
+    // /slots, requests_processing and the busy-slots-per-decode counter all say four computed
+    // together; only one ever did.
+    const auto run =
+        run_fake({"--fake-schedule=serial", "--fake-lie-slots", "--fake-lie-counters"});
+    INFO(run.result.out << run.result.err);
+    REQUIRE(run.cert.is_object());
+    CHECK(run.result.exit_code == 3);
+    CHECK(str(run.cert, "status") == "green_unverified");
+    CHECK(str(*run.cert.find("rule"), "name") == "lockstep");
+    CHECK(says(run.cert, "the server reports 4 computing together"));
+    CHECK(says(run.cert, "but the token streams show one request decoding at a time"));
+}
+
+TEST_CASE("round-robin time-slicing is not GREEN, with honest or lying signals", "[adversarial]") {
+    // Honest: /slots shows four resident, the decode counter one per step.
+    auto run = run_fake({"--fake-schedule=round-robin"});
+    INFO(run.result.out << run.result.err);
+    REQUIRE(run.cert.is_object());
+    CHECK(str(run.cert, "status") == "green_unverified");
+    // Lying: the counter claims four per step too; the streams alternate.
+    run = run_fake({"--fake-schedule=round-robin", "--fake-lie-slots", "--fake-lie-counters"});
+    REQUIRE(run.cert.is_object());
+    CHECK(str(run.cert, "status") == "green_unverified");
+    CHECK(says(run.cert, "the token streams show time-sliced decoding"));
+}
+
+TEST_CASE("honest streams of 3 and of 256 tokens are GREEN", "[adversarial]") {
+    for (const char* n : {"3", "256"}) {
+        const auto run = run_fake({"--fake-tick-ms=1"}, {"--n-predict", n, "--passes", "1"});
+        INFO("n-predict " << n << ": " << run.result.out << run.result.err);
+        REQUIRE(run.cert.is_object());
+        CHECK(str(run.cert, "status") == "green");
+        CHECK(run.result.exit_code == 0);
+        const core::Json* lockstep = run.cert.find("lockstep");
+        REQUIRE(lockstep);
+        CHECK(lockstep->find("ok")->as_bool());
+        CHECK(lockstep->find("decided_by")->as_string() == "streams and server");
+        CHECK(run.cert.find("throughput")->find("speedup")->is_number());
+    }
+}
+
+TEST_CASE("a stream that breaks its own rules is never agreement", "[adversarial]") {
+    // Every answer misbehaves, so the serial arm already fails: no verdict, no cert, and the
+    // reason names what the stream did.
+    const std::vector<std::pair<std::string, std::string>> cases{
+        {"--fake-stream-duplicate=3", "the first: stream:"},
+        {"--fake-stream-after-final", "the first: stream:"},
+        {"--fake-stream-miscount", "the first: stream:"},
+        {"--fake-stream-error=data", "the first: "},
+        {"--fake-stream-stall=2", "timed out"},
+    };
+    for (const auto& [knob, words] : cases) {
+        const auto run = run_fake({knob}, {"--req-timeout", "3"});
+        INFO(knob << ": " << run.result.out << run.result.err);
+        CHECK(run.cert.is_null());
+        CHECK(run.result.exit_code != 0);
+        CHECK(run.result.err.find("no verdict is possible") != std::string::npos);
+        CHECK(run.result.err.find(words) != std::string::npos);
+    }
+    // A stream dripped byte by byte is slow, not wrong.
+    const auto drip = run_fake({"--fake-stream-drip=0"}, {"--passes", "1"});
+    INFO(drip.result.out << drip.result.err);
+    REQUIRE(drip.cert.is_object());
+    CHECK(str(drip.cert, "status") == "green");
 }

@@ -1,9 +1,9 @@
 // Every shipped work-alike kind end to end against fake_llama_server.py's surface of that kind
 // (--fake-surface): launched with the kind's own argv and environment, read through the kind's
 // own readiness, identity and metrics routes. An honest fake earns a promotable GREEN where the
-// kind has a co-batching signal and UNVERIFIED where it has none; a divergent one is RED, a
-// token-count drift AMBER, a server that never reaches N UNVERIFIED; a fake that lies in one
-// signal is caught where the kind has a second.
+// kind has a co-batching signal, and GREEN from its token streams alone where it has none; a
+// divergent one is RED, a token-count drift AMBER, a server that never reaches N UNVERIFIED; a
+// fake that lies in one signal is caught where the kind has a second, or by its streams.
 #include <catch2/catch.hpp>
 
 #include <filesystem>
@@ -113,13 +113,31 @@ void check_kind_with_evidence(const Kind& kind) {
     CHECK(status(run) == "green_unverified");
 }
 
-// UNVERIFIED with the reason, and RED, for a kind without any signal.
-void check_kind_without_evidence(const Kind& kind) {
-    auto run = run_kind(kind);
+// A kind without any signal of its own is judged by its token streams alone: an honest fake is
+// GREEN and the cert says the streams decided; one that decodes a request at a time or one token
+// per step in turn is UNVERIFIED, naming what the streams showed; a divergence is RED. Ticks of
+// 10 ms keep the honest streams' lockstep clear of a loaded machine's timing noise (they carry no
+// server clock: their arrival times are all there is).
+void check_kind_judged_by_streams(const Kind& kind) {
+    auto run = run_kind(kind, {"--fake-tick-ms=10"});
     INFO(kind.name << ": " << run.result.out << run.result.err);
+    CHECK(status(run) == "green");
+    CHECK(run.verify_exit == 0);
+    const core::Json* lockstep = run.cert.find("lockstep");
+    REQUIRE(lockstep);
+    CHECK(lockstep->find("decided_by")->as_string() == "streams");
+    CHECK(says(run, "batching decided by the streams"));
+    CHECK_FALSE(says(run, "this server exposes no evidence that requests were batched"));
+
+    run = run_kind(kind, {"--fake-schedule=serial"});
     CHECK(status(run) == "green_unverified");
     CHECK(run.result.exit_code == 3);
-    CHECK(says(run, "this server exposes no evidence that requests were batched"));
+    CHECK(says(run, "the token streams show one request decoding at a time"));
+
+    run = run_kind(kind, {"--fake-schedule=round-robin"});
+    CHECK(status(run) == "green_unverified");
+    CHECK(says(run, "the token streams show time-sliced decoding"));
+
     run = run_kind(kind, {"--fake-diverge-at=2"});
     CHECK(status(run) == "failed");
 }
@@ -209,9 +227,9 @@ TEST_CASE("kind trtllm-serve: its JSON iteration statistics earn the verdict", "
     check_kind_with_evidence({"trtllm-serve", "trtllm", "directory"});
 }
 
-TEST_CASE("kind ollama: no co-batching signal, so UNVERIFIED or RED", "[adversarial]") {
+TEST_CASE("kind ollama: no co-batching signal, so its token streams decide", "[adversarial]") {
     const Kind ollama{"ollama", "ollama", "name"};
-    check_kind_without_evidence(ollama);
+    check_kind_judged_by_streams(ollama);
     // The store model is recorded by name, with the digest its server lists for it.
     const auto run = run_kind(ollama);
     const core::Json* model = run.cert.find("model_file");
@@ -221,8 +239,9 @@ TEST_CASE("kind ollama: no co-batching signal, so UNVERIFIED or RED", "[adversar
     CHECK_FALSE(model->find("sha256"));
 }
 
-TEST_CASE("kind openai-generic: no co-batching signal, so UNVERIFIED or RED", "[adversarial]") {
-    check_kind_without_evidence({"openai-generic", "generic", "name"});
+TEST_CASE("kind openai-generic: no co-batching signal, so its token streams decide",
+          "[adversarial]") {
+    check_kind_judged_by_streams({"openai-generic", "generic", "name"});
 }
 
 }  // namespace bi

@@ -349,7 +349,7 @@ TEST_CASE("the precedence table is the ordered rule list", "[verdict]") {
     std::vector<std::string> names;
     for (const auto& rule : core::verdict_rules()) names.emplace_back(core::name(rule.id));
     CHECK(names == std::vector<std::string>{"serial_self_check", "ac_invariant_divergence",
-                                            "incomplete", "server_identity", "overlap",
+                                            "incomplete", "server_identity", "overlap", "lockstep",
                                             "missing_evidence", "greedy", "completion_floor",
                                             "cobatch_coverage", "ab_invariant_divergence",
                                             "generation_drift"});

@@ -14,6 +14,7 @@
 #include <set>
 #include <string>
 
+#include "built_paths.hpp"
 #include "core/error.hpp"
 #include "core/sweep_plan.hpp"
 #include "driver/cell_configuration.hpp"
@@ -148,6 +149,45 @@ TEST_CASE("a plan stores its request as typed fields, every member round-trips, 
     bad.replace(bad.find("\"reps\": 2"), 9, "\"reps\": \"2\"");
     CHECK_THROWS_WITH(io::read_plan(dir.write("bad.json", bad)),
                       Catch::Contains("request.reps: expected"));
+}
+
+// A plan as an older bi-run wrote it must read, and one written now must be byte for byte what it
+// wrote: the request's every member set (fractional seconds included) against a golden file. A
+// mismatch leaves full_request.plan.received.json in the build tree.
+TEST_CASE("a plan file's bytes are what bi-run has always written", "[sweep-plan][golden]") {
+    auto plan = three_model_plan();
+    core::sort_plan(plan);
+    auto& r = plan.request;
+    r.model_alias = "alias";
+    r.target_rate = 0.01;
+    r.passes.reset();
+    r.max_passes = 30;
+    r.kv_label = "q8_0";
+    r.endpoint = "completion";
+    r.logprobs = 3;
+    r.stagger_ms = 5;
+    r.req_timeout_s = 7.5;
+    r.arm_deadline_s = 0.25;
+    r.max_response_bytes = 65536;
+    r.scoring.plugins = {"libspark.so"};
+    r.scoring.plugin_timeout_s = 12.125;
+    r.scoring.generator = "spark";
+    r.scoring.generator_params = {{"families", "A2,A4"}};
+    r.target.server_bin = "/usr/bin/llama-server";
+    r.target.ready_timeout_s = 30.5;
+    r.target.shutdown_grace_s = 2;
+    r.target.max_footprint_gb = 20;
+    const std::string name = "full_request.plan";
+    const std::string approved =
+        testing::read_text(std::string(BI_TEST_DATA_DIR) + "/" + name + ".approved.json");
+    const std::string rendered = io::render_plan(plan);
+    if (rendered != approved)
+        io::write_file_atomically(std::string(BI_TEST_OUTPUT_DIR) + "/" + name + ".received.json",
+                                  rendered);
+    CHECK(rendered == approved);
+    testing::ScratchDir dir;
+    const auto back = io::read_plan(dir.write("plan.json", approved));
+    CHECK(io::render_plan(back) == approved);
 }
 
 TEST_CASE("a plan file reads back, and an edited or unsorted one is refused", "[sweep-plan]") {

@@ -104,8 +104,8 @@ void plan_from_request(const core::RunRequest& request, RunSetup& setup) {
     live.kind_dirs = request.target.server_kind_dirs;
     live.limits = guard_limits(request.target);
     live.port = chosen_port(request.target);
-    live.ready_timeout = seconds_value(request.target.ready_timeout_s, "ready-timeout");
-    live.grace = seconds_value(request.target.shutdown_grace_s, "shutdown-grace", true);
+    live.ready_timeout = seconds_value(request.target.ready_timeout, "ready-timeout");
+    live.grace = seconds_value(request.target.shutdown_grace, "shutdown-grace", true);
     plan_live(setup.plan, std::move(live), request.model_alias.has_value(), request.kv_label);
 }
 

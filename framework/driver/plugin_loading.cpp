@@ -52,7 +52,7 @@ std::string resolve_plugin_path(const std::string& name,
 
 std::vector<std::string> load_plugins(plugin_host::PluginSet& plugins,
                                       const core::ScoringRequest& request, std::ostream& notes) {
-    plugins.set_call_timeout(seconds_value(request.plugin_timeout_s, "plugin-timeout"));
+    plugins.set_call_timeout(seconds_value(request.plugin_timeout, "plugin-timeout"));
     driver::install_interrupt_handlers();
     plugins.set_interrupt_check(driver::throw_if_interrupted);
     std::vector<std::string> resolved;

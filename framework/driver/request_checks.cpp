@@ -80,13 +80,15 @@ std::vector<std::int64_t> whole_number_list(const std::string& text, const std::
     return values;
 }
 
-std::chrono::milliseconds seconds_value(double seconds, const char* name, bool zero_allowed) {
+std::chrono::milliseconds seconds_value(core::Seconds seconds, const char* name,
+                                        bool zero_allowed) {
     const std::string flag = std::string("--") + name;
-    if (!std::isfinite(seconds) || seconds > 1e6)
+    const double count = seconds.count();
+    if (!std::isfinite(count) || count > 1e6)
         usage_error(flag + ": expected a number of seconds up to 1000000");
-    if (zero_allowed ? seconds < 0 : !(seconds > 0))
+    if (zero_allowed ? count < 0 : !(count > 0))
         usage_error(flag + (zero_allowed ? " must not be negative" : " must be positive"));
-    return std::chrono::milliseconds(static_cast<std::int64_t>(seconds * 1000));
+    return std::chrono::duration_cast<std::chrono::milliseconds>(seconds);
 }
 
 namespace {
@@ -231,9 +233,9 @@ void check_requests(const core::RunRequest& request, RunOptions& o) {
     o.request.endpoint = *endpoint_kind;
     o.seed = request.seed;
     o.stagger = std::chrono::milliseconds(at_least(request.stagger_ms, "stagger-ms", 0));
-    o.request.timeout = seconds_value(request.req_timeout_s, "req-timeout");
+    o.request.timeout = seconds_value(request.req_timeout, "req-timeout");
     o.request.max_response_bytes = checked_max_response_bytes(request.max_response_bytes);
-    if (const auto deadline = seconds_value(request.arm_deadline_s, "arm-deadline", true);
+    if (const auto deadline = seconds_value(request.arm_deadline, "arm-deadline", true);
         deadline.count() > 0)
         o.arm_deadline = deadline;
     o.stop_on_red = request.stop_on_red;

@@ -130,9 +130,9 @@ std::vector<std::string> split_path_list(const char* text);
 std::vector<std::int64_t> whole_number_list(const std::string& text, const std::string& flag,
                                             std::int64_t minimum, bool allow_lists);
 
-// A duration in seconds as milliseconds: finite, at most 1,000,000 s, and > 0 (or >= 0 when
-// `zero_allowed`); the message names the option.
-std::chrono::milliseconds seconds_value(double seconds, const char* name,
+// A request's time limit as milliseconds (whole ones, fractions cut off): finite, at most
+// 1,000,000 s, and > 0 (or >= 0 when `zero_allowed`); the message names the option.
+std::chrono::milliseconds seconds_value(core::Seconds seconds, const char* name,
                                         bool zero_allowed = false);
 
 // --max-response-bytes as typed: a whole number of bytes from 1024 to 1 GiB; the message names it.

@@ -80,7 +80,7 @@ SelftestResult run_selftest(const SelftestRequest& request, const Invocation& in
     const auto limits = guard_limits(request.target);
     const auto port = chosen_port(request.target);
     if (port) server::check_port(*port, limits);
-    const auto ready_timeout = seconds_value(request.target.ready_timeout_s, "ready-timeout");
+    const auto ready_timeout = seconds_value(request.target.ready_timeout, "ready-timeout");
     const auto parallel = static_cast<int>(request.parallel);
 
     RunPlan plan;
@@ -115,7 +115,7 @@ SelftestResult run_selftest(const SelftestRequest& request, const Invocation& in
 
     plugin_host::PluginSet plugins;
     core::ScoringRequest scoring;
-    scoring.plugin_timeout_s = request.plugin_timeout_s;
+    scoring.plugin_timeout = request.plugin_timeout;
     load_plugins(plugins, scoring, notes);
     auto scorer = plugins.create_scorer("", "");
     o.provenance = provenance_record(plugins, invocation);

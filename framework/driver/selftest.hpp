@@ -28,7 +28,7 @@ struct SelftestRequest {
     bool keep = false;                   // keep that temp directory even when no cert was written
     bool quiet = false;
     std::uint64_t max_response_bytes = core::kDefaultMaxResponseBytes;
-    double plugin_timeout_s = 30.0;
+    core::Seconds plugin_timeout{30.0};
 };
 
 struct SelftestResult {

@@ -59,9 +59,9 @@ TEST_CASE("each out-of-range request field is refused, naming it", "[request]") 
         {"logprobs", [](RunRequest& r) { r.logprobs = 21; }},
         {"endpoint", [](RunRequest& r) { r.endpoint = "embeddings"; }},
         {"stagger-ms", [](RunRequest& r) { r.stagger_ms = -1; }},
-        {"req-timeout", [](RunRequest& r) { r.req_timeout_s = 0; }},
-        {"req-timeout", [](RunRequest& r) { r.req_timeout_s = std::nan(""); }},
-        {"arm-deadline", [](RunRequest& r) { r.arm_deadline_s = -1; }},
+        {"req-timeout", [](RunRequest& r) { r.req_timeout = bi::core::Seconds(0); }},
+        {"req-timeout", [](RunRequest& r) { r.req_timeout = bi::core::Seconds(std::nan("")); }},
+        {"arm-deadline", [](RunRequest& r) { r.arm_deadline = bi::core::Seconds(-1); }},
         {"max-response-bytes", [](RunRequest& r) { r.max_response_bytes = 12; }},
         {"logit-drift-eps", [](RunRequest& r) { r.scoring.logit_drift_eps = -0.5; }},
         {"out-dir", [](RunRequest& r) { r.out_dir.clear(); }},
@@ -79,7 +79,7 @@ TEST_CASE("a good request becomes a plan with its values", "[request]") {
     RunRequest request = mock_request(dir.path());
     request.seed = 7;
     request.stagger_ms = 3;
-    request.arm_deadline_s = 2.5;
+    request.arm_deadline = bi::core::Seconds(2.5);
     request.logprobs = 2;
     request.endpoint = "completion";
     std::ostringstream notes;
@@ -110,11 +110,14 @@ TEST_CASE("lists, durations and byte counts are read strictly", "[request]") {
     CHECK_THROWS_WITH(whole_number_list("8", "ctx", 16, true), Contains("at least 16"));
 
     using bi::driver::seconds_value;
-    CHECK(seconds_value(1.5, "req-timeout") == std::chrono::milliseconds(1500));
-    CHECK(seconds_value(0, "arm-deadline", true) == std::chrono::milliseconds(0));
-    CHECK_THROWS_WITH(seconds_value(0, "req-timeout"), Contains("must be positive"));
-    CHECK_THROWS_WITH(seconds_value(std::numeric_limits<double>::infinity(), "req-timeout"),
-                      Contains("up to 1000000"));
+    CHECK(seconds_value(bi::core::Seconds(1.5), "req-timeout") == std::chrono::milliseconds(1500));
+    CHECK(seconds_value(bi::core::Seconds(0), "arm-deadline", true) ==
+          std::chrono::milliseconds(0));
+    CHECK_THROWS_WITH(seconds_value(bi::core::Seconds(0), "req-timeout"),
+                      Contains("must be positive"));
+    CHECK_THROWS_WITH(
+        seconds_value(bi::core::Seconds(std::numeric_limits<double>::infinity()), "req-timeout"),
+        Contains("up to 1000000"));
 
     using bi::driver::max_response_bytes_value;
     CHECK(max_response_bytes_value("1024") == 1024);

@@ -25,8 +25,8 @@ namespace {
 
 // The request settings both commands take from their options.
 void read_common_options(const cxxopts::ParseResult& args, core::RunRequest& r) {
-    r.req_timeout_s = args["req-timeout"].as<double>();
-    r.arm_deadline_s = args["arm-deadline"].as<double>();
+    r.req_timeout = core::Seconds(args["req-timeout"].as<double>());
+    r.arm_deadline = core::Seconds(args["arm-deadline"].as<double>());
     r.max_response_bytes = max_response_bytes_option(args);
     r.target = target_request(args);
     r.sign_key = given(args, "sign-key");

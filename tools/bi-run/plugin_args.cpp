@@ -68,7 +68,7 @@ core::ScoringRequest plugin_request(const cxxopts::ParseResult& args) {
     if (args.count("plugin-dir"))
         request.plugin_dirs = args["plugin-dir"].as<std::vector<std::string>>();
     if (args.count("plugin-timeout"))
-        request.plugin_timeout_s = args["plugin-timeout"].as<double>();
+        request.plugin_timeout = core::Seconds(args["plugin-timeout"].as<double>());
     return request;
 }
 

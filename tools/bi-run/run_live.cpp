@@ -29,8 +29,10 @@ core::TargetRequest target_request(const cxxopts::ParseResult& args) {
     t.server_flags = option_tokens(args, "server-flag");
     t.models_toml = given(args, "models-toml");
     t.models_dir = given(args, "models-dir");
-    if (args.count("ready-timeout")) t.ready_timeout_s = args["ready-timeout"].as<double>();
-    if (args.count("shutdown-grace")) t.shutdown_grace_s = args["shutdown-grace"].as<double>();
+    if (args.count("ready-timeout"))
+        t.ready_timeout = core::Seconds(args["ready-timeout"].as<double>());
+    if (args.count("shutdown-grace"))
+        t.shutdown_grace = core::Seconds(args["shutdown-grace"].as<double>());
     read_guard_options(args, t);
     return t;
 }

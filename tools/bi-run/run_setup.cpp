@@ -26,7 +26,7 @@ namespace bi::cli {
 
 std::chrono::milliseconds seconds_option(const cxxopts::ParseResult& args, const char* name,
                                          bool zero_allowed) {
-    return driver::seconds_value(args[name].as<double>(), name, zero_allowed);
+    return driver::seconds_value(core::Seconds(args[name].as<double>()), name, zero_allowed);
 }
 
 std::string string_option(const cxxopts::ParseResult& args, const std::string& name) {
@@ -67,8 +67,8 @@ core::RunRequest run_request(const cxxopts::ParseResult& args, bool allow_lists)
     r.logprobs = args["logprobs"].as<int>();
     r.seed = args["seed"].as<std::uint64_t>();
     r.stagger_ms = args["stagger-ms"].as<int>();
-    r.req_timeout_s = args["req-timeout"].as<double>();
-    r.arm_deadline_s = args["arm-deadline"].as<double>();
+    r.req_timeout = core::Seconds(args["req-timeout"].as<double>());
+    r.arm_deadline = core::Seconds(args["arm-deadline"].as<double>());
     r.stop_on_red = args.count("stop-on-red") > 0;
     r.max_response_bytes = max_response_bytes_option(args);
     r.scoring = scoring_request(args);

@@ -152,7 +152,7 @@ const std::vector<OptionSpec>& option_specs() {
         spec("help", T::Switch, K::Switch, "Show this help", {}, {}, 'h'),
         spec("endpoint", T::Text, K::Text,
              "chat (/v1/chat/completions) or completion (/completion, token ids)",
-             kRequest.endpoint),
+             std::string(core::endpoint_name(kRequest.endpoint))),
         spec("logprobs", T::Int, K::Integer,
              "Ask for top logprobs per token: max(K, 2), for the forensics (0 = off; also "
              "--n-probs)",

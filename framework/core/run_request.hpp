@@ -14,6 +14,8 @@
 #include <utility>
 #include <vector>
 
+#include "endpoint_kind.hpp"
+
 namespace bi::core {
 
 inline constexpr std::uint64_t kDefaultRunSeed = 42;
@@ -76,7 +78,7 @@ struct RunRequest {
     std::optional<std::string> kv_label;  // absent: the profile's, else kDefaultKvLabel
 
     // The requests every arm sends.
-    std::string endpoint = "chat";
+    EndpointKind endpoint = EndpointKind::Chat;
     std::int64_t logprobs = 0;
     std::uint64_t seed = kDefaultRunSeed;
     std::int64_t stagger_ms = 0;

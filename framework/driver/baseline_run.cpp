@@ -115,7 +115,7 @@ BaselineSettings baseline_settings(const core::SerialBaseline& b, const std::str
             {b.ctx},
             b.reps,
             b.run.n_predict.value_or(core::RunRequest{}.n_predict),
-            std::string(http::endpoint_name(*endpoint)),
+            *endpoint,
             b.run.logprobs.value_or(0),
             b.run.scorer,
             b.scorer_config,
@@ -128,7 +128,7 @@ BaselineSettings run_settings(const RunPlan& plan) {
             plan.ctxs,
             o.reps,
             o.request.n_predict,
-            std::string(http::endpoint_name(o.request.endpoint)),
+            o.request.endpoint,
             o.request.logprobs,
             o.run_labels.scorer,
             o.scorer_config.empty() ? std::nullopt : std::optional<std::string>(o.scorer_config),
@@ -149,7 +149,8 @@ std::vector<std::string> setting_differences(const BaselineSettings& recorded,
             differ.push_back("--ctx " + std::to_string(ctx) + " (not among this run's)");
     expect("--reps", std::to_string(recorded.reps), std::to_string(run.reps));
     expect("--n-predict", std::to_string(recorded.n_predict), std::to_string(run.n_predict));
-    expect("--endpoint", recorded.endpoint, run.endpoint);
+    expect("--endpoint", std::string(core::endpoint_name(recorded.endpoint)),
+           std::string(core::endpoint_name(run.endpoint)));
     expect("--logprobs", std::to_string(recorded.logprobs), std::to_string(run.logprobs));
     expect("--scorer", recorded.scorer.value_or(""), run.scorer.value_or(""));
     expect("--scorer-config", recorded.scorer_config.value_or("(none)"),

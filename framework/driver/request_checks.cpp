@@ -227,10 +227,7 @@ void check_requests(const core::RunRequest& request, RunOptions& o) {
     o.request.n_predict = at_least(request.n_predict, "n-predict", 1);
     o.request.logprobs = at_least(request.logprobs, "logprobs", 0);
     if (o.request.logprobs > 20) usage_error("--logprobs must be at most 20");
-    const auto endpoint_kind = http::parse_endpoint(request.endpoint);
-    if (!endpoint_kind)
-        usage_error("--endpoint must be chat or completion, not '" + request.endpoint + "'");
-    o.request.endpoint = *endpoint_kind;
+    o.request.endpoint = request.endpoint;
     o.seed = request.seed;
     o.stagger = std::chrono::milliseconds(at_least(request.stagger_ms, "stagger-ms", 0));
     o.request.timeout = seconds_value(request.req_timeout, "req-timeout");

@@ -32,6 +32,15 @@ struct Codec<core::Seconds> {
     }
 };
 
+// The endpoint as the command line names it: "chat" or "completion".
+template <>
+struct Codec<core::EndpointKind>
+    : NamedEnumCodec<core::EndpointKind, core::endpoint_name, core::parse_endpoint> {
+    static core::EndpointKind from_json(const core::Json& j, const std::string& path) {
+        return NamedEnumCodec::from_json(j, path, "endpoint");
+    }
+};
+
 // One row per member; the plan keeps every value (defaults included), so that what a plan means
 // does not change when an option or its default does.
 template <>

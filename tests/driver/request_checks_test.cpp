@@ -57,7 +57,6 @@ TEST_CASE("each out-of-range request field is refused, naming it", "[request]") 
         {"reps", [](RunRequest& r) { r.reps = 0; }},
         {"n-predict", [](RunRequest& r) { r.n_predict = 0; }},
         {"logprobs", [](RunRequest& r) { r.logprobs = 21; }},
-        {"endpoint", [](RunRequest& r) { r.endpoint = "embeddings"; }},
         {"stagger-ms", [](RunRequest& r) { r.stagger_ms = -1; }},
         {"req-timeout", [](RunRequest& r) { r.req_timeout = bi::core::Seconds(0); }},
         {"req-timeout", [](RunRequest& r) { r.req_timeout = bi::core::Seconds(std::nan("")); }},
@@ -81,7 +80,7 @@ TEST_CASE("a good request becomes a plan with its values", "[request]") {
     request.stagger_ms = 3;
     request.arm_deadline = bi::core::Seconds(2.5);
     request.logprobs = 2;
-    request.endpoint = "completion";
+    request.endpoint = bi::core::EndpointKind::Completion;
     std::ostringstream notes;
     const auto setup = bi::driver::prepare_run(request, {"test", std::nullopt, {}}, false,
                                                bi::driver::ProfileScope::PluginOnly, notes);

@@ -99,7 +99,7 @@ TEST_CASE("a plan stores its request as typed fields, every member round-trips, 
     r.confidence = 0.9;
     r.reps = 2;
     r.kv_label = "q8_0";
-    r.endpoint = "completion";
+    r.endpoint = core::EndpointKind::Completion;
     r.logprobs = 3;
     r.seed = 18446744073709551615ULL;  // the largest seed survives the int64 JSON number
     r.stagger_ms = 5;
@@ -149,6 +149,10 @@ TEST_CASE("a plan stores its request as typed fields, every member round-trips, 
     bad.replace(bad.find("\"reps\": 2"), 9, "\"reps\": \"2\"");
     CHECK_THROWS_WITH(io::read_plan(dir.write("bad.json", bad)),
                       Catch::Contains("request.reps: expected"));
+    auto unknown = text;
+    unknown.replace(unknown.find("\"completion\""), 12, "\"grpc\"");
+    CHECK_THROWS_WITH(io::read_plan(dir.write("unknown.json", unknown)),
+                      Catch::Contains("request.endpoint: unknown endpoint 'grpc'"));
 }
 
 // A plan as an older bi-run wrote it must read, and one written now must be byte for byte what it
@@ -163,7 +167,7 @@ TEST_CASE("a plan file's bytes are what bi-run has always written", "[sweep-plan
     r.passes.reset();
     r.max_passes = 30;
     r.kv_label = "q8_0";
-    r.endpoint = "completion";
+    r.endpoint = core::EndpointKind::Completion;
     r.logprobs = 3;
     r.stagger_ms = 5;
     r.req_timeout = core::Seconds(7.5);

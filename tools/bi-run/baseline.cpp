@@ -55,7 +55,7 @@ int baseline_record_main(CommandLine& line, int raw_argc, char** raw_argv) {
     r.reps = args["reps"].as<int>();
     r.n_predict = args["n-predict"].as<int>();
     r.kv_label = given(args, "kv-label");
-    r.endpoint = args["endpoint"].as<std::string>();
+    r.endpoint = endpoint_option(args);
     r.logprobs = args["logprobs"].as<int>();
     r.seed = args["seed"].as<std::uint64_t>();
     r.scoring = scoring_request(args);

@@ -38,6 +38,15 @@ std::uint64_t max_response_bytes_option(const cxxopts::ParseResult& args) {
     return driver::max_response_bytes_value(args["max-response-bytes"].as<std::string>());
 }
 
+core::EndpointKind endpoint_option(const cxxopts::ParseResult& args) {
+    const auto word = args["endpoint"].as<std::string>();
+    const auto endpoint = core::parse_endpoint(word);
+    if (!endpoint)
+        usage_error("--endpoint must be " + std::string(core::kEndpointWords) + ", not '" + word +
+                    "'");
+    return *endpoint;
+}
+
 std::vector<OptionAlias> run_option_aliases() {
     return {
         {"--gate-passes", "--passes"},
@@ -63,7 +72,7 @@ core::RunRequest run_request(const cxxopts::ParseResult& args, bool allow_lists)
     r.reps = args["reps"].as<int>();
     r.n_predict = args["n-predict"].as<int>();
     r.kv_label = given(args, "kv-label");
-    r.endpoint = args["endpoint"].as<std::string>();
+    r.endpoint = endpoint_option(args);
     r.logprobs = args["logprobs"].as<int>();
     r.seed = args["seed"].as<std::uint64_t>();
     r.stagger_ms = args["stagger-ms"].as<int>();

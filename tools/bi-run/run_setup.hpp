@@ -51,6 +51,9 @@ std::chrono::milliseconds seconds_option(const cxxopts::ParseResult& args, const
 // --max-response-bytes: a whole number of bytes from 1024 to 1 GiB; the message names the option.
 std::uint64_t max_response_bytes_option(const cxxopts::ParseResult& args);
 
+// --endpoint: chat or completion; bi::Error(Usage) naming the option and the words otherwise.
+core::EndpointKind endpoint_option(const cxxopts::ParseResult& args);
+
 // The server and guard options as a request's target.
 core::TargetRequest target_request(const cxxopts::ParseResult& args);
 

@@ -36,7 +36,7 @@ struct SelftestResult {
     std::size_t n_prompts = 0;
 };
 
-// Checks the request (bi::Error(Usage) naming the option), writes the model, runs the cell and
+// Checks the request (bi::Error(Usage) naming the field), writes the model, runs the cell and
 // removes the model again. A temp directory made here is removed unless a cert was written or
 // `keep` is set; a directory the user named keeps everything but the model file.
 SelftestResult run_selftest(const SelftestRequest& request, const Invocation& invocation,

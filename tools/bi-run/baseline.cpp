@@ -61,7 +61,7 @@ int baseline_record_main(CommandLine& line, int raw_argc, char** raw_argv) {
     r.scoring = scoring_request(args);
     const auto outcome =
         driver::run_baseline_record(r, given(args, "out"), args.count("replace") > 0,
-                                    run_options(line, args), printing_hooks(false));
+                                    run_options(line, args), printing_hooks(line, false));
     if (!outcome) return kExitPromotable;
     if (args.count("json"))
         std::cout << report::record_json(outcome->baseline, outcome->path, outcome->problems,
@@ -88,7 +88,7 @@ int baseline_check_main(CommandLine& line, int raw_argc, char** raw_argv) {
     base.scoring = plugin_request(args);
     base.kv_label = given(args, "kv-label");
     const auto outcome =
-        driver::run_baseline_check(base, given(args, "out"), options, printing_hooks(false));
+        driver::run_baseline_check(base, given(args, "out"), options, printing_hooks(line, false));
     if (!outcome) return kExitPromotable;
     if (options.json)
         std::cout << report::check_json(outcome->check, outcome->path, version_json(build_info()))

@@ -73,8 +73,8 @@ core::ScoringRequest plugin_request(const cxxopts::ParseResult& args) {
 }
 
 std::vector<std::string> load_plugins(plugin_host::PluginSet& plugins,
-                                      const cxxopts::ParseResult& args) {
-    return driver::load_plugins(plugins, plugin_request(args), std::cerr);
+                                      const cxxopts::ParseResult& args, std::ostream& notes) {
+    return driver::load_plugins(plugins, plugin_request(args), notes);
 }
 
 }  // namespace bi::cli

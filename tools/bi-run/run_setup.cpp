@@ -9,6 +9,7 @@
 
 #include "build_info.hpp"
 #include "cli/command_line.hpp"
+#include "cli/option_naming.hpp"
 #include "core/cert.hpp"
 #include "core/error.hpp"
 #include "core/run_request.hpp"
@@ -26,7 +27,8 @@ namespace bi::cli {
 
 std::chrono::milliseconds seconds_option(const cxxopts::ParseResult& args, const char* name,
                                          bool zero_allowed) {
-    return driver::seconds_value(core::Seconds(args[name].as<double>()), name, zero_allowed);
+    return driver::seconds_value(core::Seconds(args[name].as<double>()), std::string("--") + name,
+                                 zero_allowed);
 }
 
 std::string string_option(const cxxopts::ParseResult& args, const std::string& name) {
@@ -62,9 +64,10 @@ core::RunRequest run_request(const cxxopts::ParseResult& args, bool allow_lists)
     if (const auto alias = string_option(args, "model-alias"); !alias.empty())
         r.model_alias = alias;
     r.profile = given(args, "profile");
-    r.ctxs = driver::whole_number_list(args["ctx"].as<std::string>(), "ctx", 16, allow_lists);
+    using F = core::RequestField;
+    r.ctxs = driver::whole_number_list(args["ctx"].as<std::string>(), F::Ctxs, 16, allow_lists);
     r.parallels =
-        driver::whole_number_list(args["parallel"].as<std::string>(), "parallel", 1, allow_lists);
+        driver::whole_number_list(args["parallel"].as<std::string>(), F::Parallels, 1, allow_lists);
     if (args.count("passes")) r.passes = args["passes"].as<int>();
     if (args.count("target-rate")) r.target_rate = args["target-rate"].as<double>();
     r.confidence = args["confidence"].as<double>();
@@ -115,16 +118,18 @@ void print_cell(const driver::CellResult& result, bool json) {
 driver::CellsOptions cells_options(const CommandLine& line, const cxxopts::ParseResult& args) {
     driver::CellsOptions options;
     options.invocation = invocation(line);
-    options.notes = &std::cerr;
+    options.notes = line.notes;
     options.quiet = args.count("quiet") > 0;
     options.json = args.count("json") > 0;
     return options;
 }
 
-driver::CellHooks printing_hooks(bool json) {
+driver::CellHooks printing_hooks(const CommandLine& line, bool json) {
     driver::CellHooks hooks;
     hooks.cell_decided = [json](const driver::CellResult& cell) { print_cell(cell, json); };
-    hooks.dry_run_plan = [](const std::string& plan) { std::cout << plan << std::flush; };
+    hooks.dry_run_plan = [&line](const std::string& plan) {
+        std::cout << with_options_named(plan, line) << std::flush;
+    };
     if (json) return hooks;
     hooks.report_written = [](const std::string& path) {
         std::cout << "report: " << path << std::endl;

@@ -46,7 +46,7 @@ int selftest_main(CommandLine& line, int raw_argc, char** raw_argv) {
     request.max_response_bytes = max_response_bytes_option(args);
     request.plugin_timeout = core::Seconds(args["plugin-timeout"].as<double>());
 
-    const auto result = driver::run_selftest(request, invocation(line), std::cerr);
+    const auto result = driver::run_selftest(request, invocation(line), *line.notes);
     const auto& outcome = result.outcome;
     const report::SelftestCell summary{
         {outcome.cert, outcome.verdict, outcome.cert_path, outcome.promotable},

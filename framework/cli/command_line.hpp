@@ -3,6 +3,7 @@
 
 #include <cxxopts.hpp>
 
+#include <iostream>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -19,12 +20,15 @@ namespace bi::cli {
 double number_option(const cxxopts::ParseResult& args, const char* name, double minimum,
                      double maximum);
 
-// One bi-run process's command line: its whole argv, as the cert's provenance records it, and
-// what rewriting aliases learned (so an error names an option as it was typed). main() owns it
-// and hands it to the command it runs; nothing about the command line is kept anywhere else.
+// One bi-run process's command line: its whole argv, as the cert's provenance records it, what
+// rewriting aliases learned and the command it runs (so a message names an option as it was
+// typed, option_naming.hpp), and where the driver's notes go. main() owns it and hands it to the
+// command it runs; nothing about the command line is kept anywhere else.
 struct CommandLine {
     std::vector<std::string> argv;
     AliasLog aliases;
+    std::string command;               // "run-live", "baseline record": set once main chose it
+    std::ostream* notes = &std::cerr;  // main's: an OptionNamingStream over std::cerr
 };
 
 // One command's options as cxxopts parses them, built from its spec (command_specs.hpp) and the

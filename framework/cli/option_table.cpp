@@ -1,5 +1,6 @@
 #include "option_table.hpp"
 
+#include <algorithm>
 #include <charconv>
 #include <type_traits>
 
@@ -16,6 +17,7 @@ namespace bi::cli {
 
 namespace {
 
+using F = core::RequestField;
 using K = ValueKind;
 using T = ValueType;
 
@@ -35,13 +37,18 @@ const gguf::ModelSpec kModel{};  // synth-model's
 OptionSpec spec(std::string_view id, ValueType type, ValueKind kind, std::string help,
                 std::optional<std::string> default_value = {}, std::string_view value_name = {},
                 char short_name = 0) {
-    return {id, type, kind, std::move(default_value), value_name, std::move(help), short_name};
+    return {id, type, kind, std::move(default_value), value_name, std::move(help), short_name, {}};
 }
 
 }  // namespace
 
 std::string OptionSpec::long_name() const {
     return std::string(id.substr(0, id.find('@')));
+}
+
+OptionSpec OptionSpec::sets(core::RequestField request_field) && {
+    field = request_field;
+    return std::move(*this);
 }
 
 std::string OptionSpec::cxxopts_names() const {
@@ -57,209 +64,285 @@ const std::vector<OptionSpec>& option_specs() {
              "report goes beside the certs and each cert records its result, never changing its "
              "verdict. The run's settings must be the baseline's; with no work-set of its own the "
              "run sends the baseline's rows",
-             {}, "FILE"),
+             {}, "FILE")
+            .sets(F::Baseline),
         spec("baseline@baseline-check", T::Text, K::File,
-             "The baseline file (bi-run baseline record)", {}, "FILE"),
+             "The baseline file (bi-run baseline record)", {}, "FILE")
+            .sets(F::Baseline),
         spec("trusted-key", T::Texts, K::File,
              "A public key file (or a directory of *.pub / *.pem) whose signatures are trusted "
-             "(repeatable)"),
+             "(repeatable)")
+            .sets(F::BaselineKeys),
         spec("out-dir", T::Text, K::Directory,
-             "Directory the cert is written to (created when missing)"),
+             "Directory the cert is written to (created when missing)")
+            .sets(F::OutDir),
         spec("out-dir@selftest", T::Text, K::Directory,
-             "Where the cert and server log go (default: a new temp directory)"),
+             "Where the cert and server log go (default: a new temp directory)")
+            .sets(F::OutDir),
         spec("model-alias", T::Text, K::Text,
              "The cert's model name (default: the models.toml alias, else the model file's name "
-             "without .gguf)"),
-        spec("model-alias@run-mock", T::Text, K::Text, "The cert's model name", "bi-mock"),
+             "without .gguf)")
+            .sets(F::ModelAlias),
+        spec("model-alias@run-mock", T::Text, K::Text, "The cert's model name", "bi-mock")
+            .sets(F::ModelAlias),
         spec("model-alias@plan-n", T::Text, K::Text,
-             "The model's name in the table (default: the model file)"),
+             "The model's name in the table (default: the model file)")
+            .sets(F::ModelAlias),
         spec("model-alias@baseline-record", T::Text, K::Text,
              "The model's name in the test ids (default: the models.toml alias, else the model "
-             "file's name without .gguf)"),
-        spec("ctx", T::Text, K::Text, "Context per slot, in tokens", text(kRequest.ctxs.front())),
+             "file's name without .gguf)")
+            .sets(F::ModelAlias),
+        spec("ctx", T::Text, K::Text, "Context per slot, in tokens", text(kRequest.ctxs.front()))
+            .sets(F::Ctxs),
         spec("ctx@sweep", T::Text, K::Text,
              "Contexts per slot, in tokens: a comma-separated list, e.g. 4096,8192",
-             text(kRequest.ctxs.front())),
+             text(kRequest.ctxs.front()))
+            .sets(F::Ctxs),
         spec("ctx@selftest", T::Int64, K::Integer,
-             "Context per slot (small: the synthetic model is tiny)", text(kSelftest.ctx)),
-        spec("ctx@plan-n", T::Int64, K::Integer, "Context per slot, in tokens", "2048"),
+             "Context per slot (small: the synthetic model is tiny)", text(kSelftest.ctx))
+            .sets(F::Ctx),
+        spec("ctx@plan-n", T::Int64, K::Integer, "Context per slot, in tokens", "2048")
+            .sets(F::Ctx),
         spec("ctx@workset", T::Int64, K::Integer,
              "Context size per slot, in tokens (the same default as run-live)",
              text(kRequest.ctxs.front())),
         spec("ctx@synth-model", T::Int64, K::Integer,
              "Training context length recorded in the model", text(kModel.ctx)),
         spec("ctx@baseline-record", T::Int64, K::Integer,
-             "Context of the one-slot server, in tokens", "2048"),
+             "Context of the one-slot server, in tokens", "2048")
+            .sets(F::Ctxs),
         spec("parallel", T::Text, K::Text,
              "N: slots of the batched server and requests sent at once",
-             text(kRequest.parallels.front())),
+             text(kRequest.parallels.front()))
+            .sets(F::Parallels),
         spec("parallel@sweep", T::Text, K::Text,
              "Values of N (slots of the batched server, requests sent at once): a comma-separated "
              "list, e.g. 2,4,8",
-             text(kRequest.parallels.front())),
-        spec("parallel@selftest", T::Int, K::Integer, "N", text(kSelftest.parallel)),
+             text(kRequest.parallels.front()))
+            .sets(F::Parallels),
+        spec("parallel@selftest", T::Int, K::Integer, "N", text(kSelftest.parallel))
+            .sets(F::Parallel),
         spec("passes", T::Int, K::Integer, "Concurrent passes of arm C (T; also --gate-passes)",
-             "4"),
-        spec("passes@selftest", T::Int, K::Integer, "Concurrent passes", text(kSelftest.passes)),
+             "4")
+            .sets(F::Passes),
+        spec("passes@selftest", T::Int, K::Integer, "Concurrent passes", text(kSelftest.passes))
+            .sets(F::Passes),
         spec("target-rate", T::Number, K::Number,
              "Planned passes: run C passes until a zero-divergence bound at --confidence rules out "
-             "this flip rate per trial (0 < P < 1; not with --passes)"),
+             "this flip rate per trial (0 < P < 1; not with --passes)")
+            .sets(F::TargetRate),
         spec("confidence", T::Number, K::Number,
              "Confidence of the sensitivity bounds and of --target-rate (0 < C < 1)",
-             text(kRequest.confidence)),
+             text(kRequest.confidence))
+            .sets(F::Confidence),
         spec("max-passes", T::Int, K::Integer, "Cap on the planned passes of --target-rate",
-             text(driver::kDefaultMaxPasses)),
-        spec("reps", T::Int, K::Integer, "Repetitions of every work-set row", text(kRequest.reps)),
+             text(driver::kDefaultMaxPasses))
+            .sets(F::MaxPasses),
+        spec("reps", T::Int, K::Integer, "Repetitions of every work-set row", text(kRequest.reps))
+            .sets(F::Reps),
         spec("n-predict", T::Int, K::Integer, "Tokens to generate per request",
-             text(kRequest.n_predict)),
+             text(kRequest.n_predict))
+            .sets(F::NPredict),
         spec("n-predict@selftest", T::Int, K::Integer, "Tokens per request",
-             text(kSelftest.n_predict)),
+             text(kSelftest.n_predict))
+            .sets(F::NPredict),
         spec("kv-label", T::Text, K::Text,
              "KV cache type recorded in the cert and used by the footprint guard (also --kv)",
-             std::string(core::kDefaultKvLabel)),
+             std::string(core::kDefaultKvLabel))
+            .sets(F::KvLabel),
         spec("kv-label@plan-n", T::Text, K::Text,
-             "KV cache type (f16, q8_0, q4_0 ...; default: the profile's, else f16; also --kv)"),
+             "KV cache type (f16, q8_0, q4_0 ...; default: the profile's, else f16; also --kv)")
+            .sets(F::KvLabel),
         spec("kv-label@baseline-record", T::Text, K::Text,
-             "KV cache type (f16, q8_0, ...; also --kv)"),
+             "KV cache type (f16, q8_0, ...; also --kv)")
+            .sets(F::KvLabel),
         spec("kv-label@baseline-check", T::Text, K::Text,
-             "KV cache type (default: the baseline's, unless the server flags set the cache type)"),
+             "KV cache type (default: the baseline's, unless the server flags set the cache type)")
+            .sets(F::KvLabel),
         spec("port", T::Int, K::Integer,
-             "Experiment port (default: a free loopback port per launch; also --experiment-port)"),
+             "Experiment port (default: a free loopback port per launch; also --experiment-port)")
+            .sets(F::Port),
         spec("reserved-port", T::Ints, K::Integer,
              "A port never bound or addressed (repeatable; also --untouchable-port, "
-             "--baseline-port)"),
-        spec("untouchable-pid", T::Ints, K::Integer, "A PID never signalled (repeatable)"),
+             "--baseline-port)")
+            .sets(F::ReservedPorts),
+        spec("untouchable-pid", T::Ints, K::Integer, "A PID never signalled (repeatable)")
+            .sets(F::UntouchablePids),
         spec("max-footprint-gb", T::Number, K::Number,
              "Refuse when the projected footprint (RAM, and the GPU part when layers are "
              "offloaded) exceeds this many GiB (0 = no cap; MemAvailable and the GPUs' free memory "
-             "are checked all the same)"),
+             "are checked all the same)")
+            .sets(F::MaxFootprintGb),
         spec("max-footprint-gb@plan-n", T::Number, K::Number,
-             "Cap in GiB to compare against (0 = none; MemAvailable still applies)"),
+             "Cap in GiB to compare against (0 = none; MemAvailable still applies)")
+            .sets(F::MaxFootprintGb),
         spec("report-html", T::Text, K::File,
              "At the end, write the HTML report of this run's certs to FILE", {}, "FILE"),
         spec("sign-key", T::Text, K::File,
-             "Ed25519 private key (bi-run keygen) that signs every cert (default: $BI_SIGN_KEY)"),
+             "Ed25519 private key (bi-run keygen) that signs every cert (default: $BI_SIGN_KEY)")
+            .sets(F::SignKey),
         spec("sign-key@attest", T::Text, K::File,
              "Ed25519 private key that signs the envelope (default: $BI_SIGN_KEY)"),
         spec("sign-key@baseline-record", T::Text, K::File,
-             "Ed25519 private key (bi-run keygen) that signs the baseline (default: $BI_SIGN_KEY)"),
+             "Ed25519 private key (bi-run keygen) that signs the baseline (default: $BI_SIGN_KEY)")
+            .sets(F::SignKey),
         spec("sign-key@baseline-check", T::Text, K::File,
              "Ed25519 private key (bi-run keygen) that signs the check report (default: "
-             "$BI_SIGN_KEY)"),
+             "$BI_SIGN_KEY)")
+            .sets(F::SignKey),
         spec("quiet", T::Switch, K::Switch, "No progress on stderr"),
         spec("json", T::Switch, K::Switch, "Print a one-line JSON summary on stdout"),
         spec("json@report", T::Switch, K::Switch, "One JSON array on stdout"),
         spec("help", T::Switch, K::Switch, "Show this help", {}, {}, 'h'),
         spec("endpoint", T::Text, K::Text,
              "chat (/v1/chat/completions) or completion (/completion, token ids)",
-             kRequest.endpoint),
+             std::string(core::endpoint_name(kRequest.endpoint)))
+            .sets(F::Endpoint),
         spec("logprobs", T::Int, K::Integer,
              "Ask for top logprobs per token: max(K, 2), for the forensics (0 = off; also "
              "--n-probs)",
-             text(kRequest.logprobs)),
+             text(kRequest.logprobs))
+            .sets(F::Logprobs),
         spec("logprobs@baseline-record", T::Int, K::Integer,
-             "Ask for top logprobs per token: max(K, 2) (0 = off; also --n-probs)", "0"),
+             "Ask for top logprobs per token: max(K, 2) (0 = off; also --n-probs)", "0")
+            .sets(F::Logprobs),
         spec("seed", T::Count, K::Count,
              "Seeds the C pass permutations and the work-set generator (recorded in the cert)",
-             text(kRequest.seed)),
+             text(kRequest.seed))
+            .sets(F::Seed),
         spec("seed@workset", T::Count, K::Count,
              "Seeds the generator (the same default as run-live, so --profile runs this set)",
              text(kRequest.seed)),
         spec("seed@synth-model", T::Count, K::Count, "Weight seed", text(kModel.seed)),
-        spec("seed@baseline-record", T::Count, K::Count, "Seeds the work-set generator", "42"),
+        spec("seed@baseline-record", T::Count, K::Count, "Seeds the work-set generator", "42")
+            .sets(F::Seed),
         spec("stagger-ms", T::Int, K::Integer, "Delay between the first requests of the N workers",
-             text(kRequest.stagger_ms)),
+             text(kRequest.stagger_ms))
+            .sets(F::StaggerMs),
         spec("req-timeout", T::Number, K::Number,
              "Seconds one request may take in all (connect to last byte)",
-             text(kRequest.req_timeout_s)),
+             text(kRequest.req_timeout.count()))
+            .sets(F::ReqTimeout),
         spec("arm-deadline", T::Number, K::Number,
-             "Seconds one arm or pass may take (0 = no limit)", text(kRequest.arm_deadline_s)),
+             "Seconds one arm or pass may take (0 = no limit)", text(kRequest.arm_deadline.count()))
+            .sets(F::ArmDeadline),
         spec("arm-deadline@baseline-record", T::Number, K::Number,
-             "Seconds one arm may take (0 = no limit)", "0"),
+             "Seconds one arm may take (0 = no limit)", "0")
+            .sets(F::ArmDeadline),
         spec("stop-on-red", T::Switch, K::Switch,
-             "Stop the C passes at the first invariant divergence"),
+             "Stop the C passes at the first invariant divergence")
+            .sets(F::StopOnRed),
         spec("max-response-bytes", T::Text, K::Text,
              "Most bytes one server answer may have, headers included",
-             text(http::kDefaultMaxResponseBytes)),
+             text(http::kDefaultMaxResponseBytes))
+            .sets(F::MaxResponseBytes),
         spec("plugin", T::Texts, K::File,
              "Plugin .so to load besides the bundled ones (repeatable; a bare name is searched "
-             "for)"),
+             "for)")
+            .sets(F::Plugins),
         spec("plugin-dir", T::Texts, K::Directory,
-             "Directory searched first for a bare --plugin name (repeatable)"),
-        spec("scorer", T::Text, K::Word, "Scorer id (default: exact)"),
-        spec("scorer-config", T::Text, K::File, "JSON text handed to the scorer (default: {})"),
-        spec("workset", T::Text, K::File,
-             "Work-set JSON file (or - for standard input, or a FIFO)"),
-        spec("generator", T::Text, K::Word, "Work-set generator id (from a plugin)"),
+             "Directory searched first for a bare --plugin name (repeatable)")
+            .sets(F::PluginDirs),
+        spec("scorer", T::Text, K::Word, "Scorer id (default: exact)").sets(F::Scorer),
+        spec("scorer-config", T::Text, K::File, "JSON text handed to the scorer (default: {})")
+            .sets(F::ScorerConfig),
+        spec("workset", T::Text, K::File, "Work-set JSON file (or - for standard input, or a FIFO)")
+            .sets(F::Workset),
+        spec("generator", T::Text, K::Word, "Work-set generator id (from a plugin)")
+            .sets(F::Generator),
         spec("generator@workset", T::Text, K::Word, "Generator id (see bi-run plugins)"),
-        spec("generator-param", T::Texts, K::Text, "KEY=VALUE for the generator (repeatable)"),
+        spec("generator-param", T::Texts, K::Text, "KEY=VALUE for the generator (repeatable)")
+            .sets(F::GeneratorParams),
         spec("logit-drift-eps", T::Number, K::Number,
              "Logprob-only drift smaller than this is not counted as drift (0 = exact; recorded in "
              "the cert)",
-             text(kRequest.scoring.logit_drift_eps)),
+             text(kRequest.scoring.logit_drift_eps))
+            .sets(F::LogitDriftEps),
         spec("logit-drift-eps@baseline-record", T::Number, K::Number,
              "Logprob-only drift smaller than this is not counted as drift (0 = exact; recorded, "
              "and used by every check against this baseline)",
-             "0"),
+             "0")
+            .sets(F::LogitDriftEps),
         spec("plugin-timeout", T::Number, K::Number,
              "Seconds one plugin call (load, create, score, generate) may take before its plugin "
              "host is killed",
-             text(plugin_host::kDefaultPluginTimeout.count())),
-        spec("server-bin", T::Text, K::File, "The llama-server (or work-alike) binary"),
+             text(plugin_host::kDefaultPluginTimeout.count()))
+            .sets(F::PluginTimeout),
+        spec("server-bin", T::Text, K::File, "The llama-server (or work-alike) binary")
+            .sets(F::ServerBin),
         spec("server-bin@plan-n", T::Text, K::File,
-             "Ignored here (accepted for symmetry with run-live)"),
-        spec("model", T::Text, K::File, "The GGUF model file"),
+             "Ignored here (accepted for symmetry with run-live)")
+            .sets(F::ServerBin),
+        spec("model", T::Text, K::File, "The GGUF model file").sets(F::Model),
         spec("server-flag", T::Texts, K::Text,
              "One extra server argv token, commas kept (repeatable; --server-flag=-t for dash "
-             "values)"),
+             "values)")
+            .sets(F::ServerFlags),
         spec("server-flag@selftest", T::Texts, K::Text,
-             "One extra server argv token, commas kept (repeatable)"),
-        spec("server-flag@plan-n", T::Texts, K::Text, "Ignored here (accepted for symmetry)"),
+             "One extra server argv token, commas kept (repeatable)")
+            .sets(F::ServerFlags),
+        spec("server-flag@plan-n", T::Texts, K::Text, "Ignored here (accepted for symmetry)")
+            .sets(F::ServerFlags),
         spec("server-kind", T::Text, K::Word,
              "The server's kind: a name (llama-server, ik_llama.cpp, vllm, sglang, tgi, "
              "trtllm-serve, ollama, openai-generic, or a NAME.toml in --server-kind-dir or "
              "$BI_SERVER_KIND_PATH) or a kind file (default: the profile's, else the kind the "
-             "binary's name and probes say, else llama-server)"),
+             "binary's name and probes say, else llama-server)")
+            .sets(F::ServerKind),
         spec("server-kind@selftest", T::Text, K::Word,
              "The server's kind, a name or a kind file (default: the kind the binary's name and "
-             "probes say, else llama-server)"),
+             "probes say, else llama-server)")
+            .sets(F::ServerKind),
         spec("server-kind-dir", T::Texts, K::Directory,
-             "Directory searched first for a --server-kind name (repeatable)"),
+             "Directory searched first for a --server-kind name (repeatable)")
+            .sets(F::ServerKindDirs),
         spec("profile", T::Text, K::Text,
              "A models.toml alias (sets binary, model, flags, KV label), or a measurement profile: "
              "a plugin generator + scorer of that id, e.g. spark, whose model is then "
              "--model-alias's models.toml entry or --server-bin and --model (the models file wins "
-             "when the name is both)"),
+             "when the name is both)")
+            .sets(F::Profile),
         spec("profile@run-mock", T::Text, K::Text,
-             "A measurement profile: the plugin generator and scorer of that id (e.g. spark)"),
-        spec("profile@plan-n", T::Text, K::Text, "A model alias from models.toml"),
+             "A measurement profile: the plugin generator and scorer of that id (e.g. spark)")
+            .sets(F::Profile),
+        spec("profile@plan-n", T::Text, K::Text, "A model alias from models.toml").sets(F::Profile),
         spec("models-toml", T::Text, K::File,
-             "The models file (default: $BI_MODELS_TOML, else ./models.toml)"),
+             "The models file (default: $BI_MODELS_TOML, else ./models.toml)")
+            .sets(F::ModelsToml),
         spec("models-dir", T::Text, K::Directory,
-             "Replaces {MODELS_DIR} in models.toml (default: $MODELS_DIR)"),
-        spec("models-dir@plan-n", T::Text, K::Directory, "Replaces {MODELS_DIR} in models.toml"),
+             "Replaces {MODELS_DIR} in models.toml (default: $MODELS_DIR)")
+            .sets(F::ModelsDir),
+        spec("models-dir@plan-n", T::Text, K::Directory, "Replaces {MODELS_DIR} in models.toml")
+            .sets(F::ModelsDir),
         spec("ready-timeout", T::Number, K::Number, "Seconds a server may take to answer /health",
-             text(kRequest.target.ready_timeout_s)),
+             text(kRequest.target.ready_timeout.count()))
+            .sets(F::ReadyTimeout),
         spec("ready-timeout@selftest", T::Number, K::Number, "Seconds the server may take to load",
-             "120"),
+             "120")
+            .sets(F::ReadyTimeout),
         spec("shutdown-grace", T::Number, K::Number,
              "Seconds between SIGTERM and SIGKILL at teardown, on every path (a second interrupt: "
              "SIGKILL at once)",
-             text(kRequest.target.shutdown_grace_s)),
-        spec("dry-run", T::Switch, K::Switch, "Print the plan and launch nothing"),
-        spec("plan", T::Text, K::File, "Run the groups of this plan file (see bi-run plan)"),
+             text(kRequest.target.shutdown_grace.count()))
+            .sets(F::ShutdownGrace),
+        spec("dry-run", T::Switch, K::Switch, "Print the plan and launch nothing").sets(F::DryRun),
+        spec("plan", T::Text, K::File, "Run the groups of this plan file (see bi-run plan)")
+            .sets(F::Plan),
         spec("plan@report", T::Text, K::File,
              "Also state this plan's id and list its cells that have no cert yet", {}, "PLAN"),
         spec("shard", T::Text, K::Text,
-             "K/M: run groups i with i mod M == K (default: from the scheduler)"),
+             "K/M: run groups i with i mod M == K (default: from the scheduler)")
+            .sets(F::Shard),
         spec("shard-count", T::Int, K::Integer,
              "M, the number of shards, where the scheduler gives only an index (Kubernetes "
-             "JOB_COMPLETION_INDEX)"),
+             "JOB_COMPLETION_INDEX)")
+            .sets(F::ShardCount),
         spec("stale-lock-after", T::Number, K::Number,
              "Seconds after which a cell's lock whose holder cannot be checked (another host) is "
              "taken over",
              "86400"),
-        spec("all-profiles", T::Switch, K::Switch, "One set of groups per models.toml alias"),
+        spec("all-profiles", T::Switch, K::Switch, "One set of groups per models.toml alias")
+            .sets(F::AllProfiles),
         spec("output", T::Text, K::File, "Write the plan here (default: stdout)"),
         spec("divergence", T::Text, K::Text,
              "How co-batched requests change: none, score, token, logprob, stochastic, "
@@ -279,18 +362,23 @@ const std::vector<OptionSpec>& option_specs() {
              "Never answer completion requests (use with --req-timeout)"),
         spec("loading-seconds", T::Number, K::Number,
              "Answer 503 'Loading model' this long after start", "0"),
-        spec("dtype", T::Text, K::Text, "Model matrices: f32 or f16", kSelftest.dtype),
+        spec("dtype", T::Text, K::Text, "Model matrices: f32 or f16", kSelftest.dtype)
+            .sets(F::Dtype),
         spec("dtype@synth-model", T::Text, K::Text,
              "Matrix type: f32 or f16 (norm weights stay f32)", "f32"),
         spec("keep", T::Switch, K::Switch,
              "Keep the temp directory (server log) even when the selftest fails"),
         spec("gguf-gb", T::Number, K::Number,
-             "Size of the model file in GiB, when the file is not at hand"),
-        spec("n-layer", T::Int64, K::Integer, "Layers (block_count), with --gguf-gb"),
+             "Size of the model file in GiB, when the file is not at hand")
+            .sets(F::ShapeFileGib),
+        spec("n-layer", T::Int64, K::Integer, "Layers (block_count), with --gguf-gb")
+            .sets(F::ShapeNLayer),
         spec("n-head-kv", T::Int64, K::Integer,
-             "KV heads (attention.head_count_kv), with --gguf-gb"),
-        spec("head-dim", T::Int64, K::Integer, "Width of one K or V head, with --gguf-gb"),
-        spec("max-n", T::Int, K::Integer, "Largest N (also --parallel)", "8"),
+             "KV heads (attention.head_count_kv), with --gguf-gb")
+            .sets(F::ShapeNHeadKv),
+        spec("head-dim", T::Int64, K::Integer, "Width of one K or V head, with --gguf-gb")
+            .sets(F::ShapeHeadDim),
+        spec("max-n", T::Int, K::Integer, "Largest N (also --parallel)", "8").sets(F::MaxN),
         spec("csv", T::Switch, K::Switch,
              "CSV on stdout, one row per cell, the text table's columns"),
         spec("markdown", T::Switch, K::Switch,
@@ -315,11 +403,13 @@ const std::vector<OptionSpec>& option_specs() {
         spec("out@baseline-record", T::Text, K::File,
              "The baseline file to write (default: baselines/MODEL__ctxCTX.baseline.json; its "
              "directory is created)",
-             {}, "FILE"),
+             {}, "FILE")
+            .sets(F::Out),
         spec("out@baseline-check", T::Text, K::File,
              "The check report to write (default: beside the baseline, "
              "MODEL__ctxCTX.baseline-check.json; replaced when a check completes)",
-             {}, "FILE"),
+             {}, "FILE")
+            .sets(F::Out),
         spec("cert", T::Texts, K::File, "The cert"),
         spec("describe", T::Switch, K::Switch, "Describe the --plugin files only"),
         spec("model-id", T::Text, K::Text,
@@ -336,7 +426,7 @@ const std::vector<OptionSpec>& option_specs() {
         spec("ff", T::Int64, K::Integer, "Feed-forward width", text(kModel.ff)),
         spec("vocab-words", T::Int64, K::Integer,
              "Words from the built-in list to include (-1: all)", text(kModel.vocab_words)),
-        spec("replace", T::Switch, K::Switch, "Record over an existing --out"),
+        spec("replace", T::Switch, K::Switch, "Record over an existing --out").sets(F::Replace),
         spec("shell", T::Text, K::Text, "bash, zsh or fish"),
     };
     return kSpecs;
@@ -347,6 +437,16 @@ const OptionSpec& option_spec(std::string_view id) {
         if (spec.id == id) return spec;
     throw Error(ErrorCategory::Internal,
                 "bi: option " + std::string(id) + " is not in the option table");
+}
+
+std::vector<core::RequestField> fields_without_option(const std::vector<OptionSpec>& specs) {
+    std::vector<core::RequestField> missing;
+    for (const auto field : core::request_fields()) {
+        const bool set = std::any_of(specs.begin(), specs.end(),
+                                     [field](const OptionSpec& s) { return s.field == field; });
+        if (!set) missing.push_back(field);
+    }
+    return missing;
 }
 
 const char* expected_value(ValueKind kind) {

@@ -1,12 +1,16 @@
-// Every option of every bi-run command, declared once: its name, what its value is, its help and
-// its default. Commands list the options they take by id (command_specs.hpp); cxxopts, --help,
-// the man pages, the completion scripts and the parse errors all read this one table.
+// Every option of every bi-run command, declared once: its name, what its value is, its help, its
+// default and the request field it sets. Commands list the options they take by id
+// (command_specs.hpp); cxxopts, --help, the man pages, the completion scripts, the parse errors
+// and the naming of request fields in the driver's messages (option_naming.hpp) all read this one
+// table.
 #pragma once
 
 #include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
+
+#include "core/request_field.hpp"
 
 namespace bi::cli {
 
@@ -36,10 +40,15 @@ struct OptionSpec {
     std::string_view value_name;  // the placeholder --help shows ("FILE"); empty: "arg"
     std::string help;
     char short_name = 0;  // 'h' for -h, or none
+    // The field of the driver's request the option's value goes to; none for an option the
+    // command reads itself (report, verify-cert, the mock's knobs, ...).
+    std::optional<core::RequestField> field;
 
     std::string long_name() const;      // "ctx" for "ctx@selftest"
     std::string cxxopts_names() const;  // "h,help", "ctx"
     bool repeatable() const { return type == ValueType::Texts || type == ValueType::Ints; }
+    // This spec, setting `request_field`: spec(...).sets(F::Ctxs) in the table.
+    OptionSpec sets(core::RequestField request_field) &&;
 };
 
 // The whole table, in declaration order.
@@ -48,6 +57,10 @@ const std::vector<OptionSpec>& option_specs();
 // The option with this id; bi::Error(Internal) when there is none (a command lists an id the
 // table lacks: a bug, caught by every test that parses that command).
 const OptionSpec& option_spec(std::string_view id);
+
+// The fields of core::request_fields() that no option in `specs` sets: a message that names one
+// could not be told as an option (a CLI test checks the table leaves none).
+std::vector<core::RequestField> fields_without_option(const std::vector<OptionSpec>& specs);
 
 // What a value of `kind` must be, for "--passes: 'abc' is not an integer".
 const char* expected_value(ValueKind kind);

@@ -6,6 +6,7 @@
 // (the default of another member, the models.toml profile's value).
 #pragma once
 
+#include <chrono>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -13,9 +14,15 @@
 #include <utility>
 #include <vector>
 
+#include "endpoint_kind.hpp"
+
 namespace bi::core {
 
 inline constexpr std::uint64_t kDefaultRunSeed = 42;
+
+// A time limit as a request gives it: seconds, fractions kept as typed ("0.5"); the driver
+// checks its range and converts it to the clock it runs on.
+using Seconds = std::chrono::duration<double>;
 
 // The most bytes one server answer may have, headers included, unless a request says otherwise.
 inline constexpr std::uint64_t kDefaultMaxResponseBytes = std::uint64_t{16} << 20;
@@ -28,7 +35,7 @@ inline constexpr std::string_view kDefaultKvLabel = "f16";
 struct ScoringRequest {
     std::vector<std::string> plugins;      // --plugin, as given (a bare name is searched for)
     std::vector<std::string> plugin_dirs;  // --plugin-dir
-    double plugin_timeout_s = 30.0;
+    Seconds plugin_timeout{30.0};
     std::optional<std::string> scorer;
     std::optional<std::string> scorer_config;                           // JSON text
     std::optional<std::string> workset;                                 // a work-set file
@@ -47,8 +54,8 @@ struct TargetRequest {
     std::vector<std::string> server_kind_dirs;  // searched for a bare kind name
     std::optional<std::string> models_toml;     // default: $BI_MODELS_TOML, else ./models.toml
     std::optional<std::string> models_dir;      // default: $MODELS_DIR
-    double ready_timeout_s = 600.0;
-    double shutdown_grace_s = 10.0;
+    Seconds ready_timeout{600.0};
+    Seconds shutdown_grace{10.0};
     std::optional<std::int64_t> port;  // absent: a free loopback port per launch
     std::vector<std::int64_t> reserved_ports;
     std::vector<std::int64_t> untouchable_pids;
@@ -71,12 +78,12 @@ struct RunRequest {
     std::optional<std::string> kv_label;  // absent: the profile's, else kDefaultKvLabel
 
     // The requests every arm sends.
-    std::string endpoint = "chat";
+    EndpointKind endpoint = EndpointKind::Chat;
     std::int64_t logprobs = 0;
     std::uint64_t seed = kDefaultRunSeed;
     std::int64_t stagger_ms = 0;
-    double req_timeout_s = 120.0;
-    double arm_deadline_s = 0.0;  // 0: no limit
+    Seconds req_timeout{120.0};
+    Seconds arm_deadline{0.0};  // 0: no limit
     bool stop_on_red = false;
     std::uint64_t max_response_bytes = kDefaultMaxResponseBytes;  // per answer, headers included
 

@@ -6,6 +6,7 @@
 
 #include "cell_runner.hpp"
 #include "core/error.hpp"
+#include "core/request_field.hpp"
 #include "http/completion_request.hpp"
 #include "interrupt.hpp"
 #include "io/baseline_io.hpp"
@@ -17,6 +18,9 @@
 #include "trust/judge.hpp"
 
 namespace bi::driver {
+
+using core::field_ref;
+using F = core::RequestField;
 
 namespace fs = std::filesystem;
 
@@ -38,7 +42,7 @@ core::SerialBaseline run_serial_side(RunPlan plan, const std::string& path,
     const fs::path target(path);
     plan.options.out_dir = target.has_parent_path() ? target.parent_path().string() : ".";
     plan.log_file = target.filename().string() + ".server.log";
-    plan.out_option = "--out";
+    plan.out_option = F::Out;
     check_cell_names(plan.options);
     std::error_code ec;
     fs::create_directories(plan.options.out_dir, ec);
@@ -65,8 +69,9 @@ bool same_file(const std::string& a, const std::string& b) {
 std::string file_problem(const std::string& path) {
     std::error_code ec;
     const auto status = fs::status(path, ec);
-    if (!fs::exists(status)) return "--baseline " + path + ": no such file";
-    if (!fs::is_regular_file(status)) return "--baseline " + path + ": not a regular file";
+    if (!fs::exists(status)) return field_ref(F::Baseline) + " " + path + ": no such file";
+    if (!fs::is_regular_file(status))
+        return field_ref(F::Baseline) + " " + path + ": not a regular file";
     return "";
 }
 
@@ -91,9 +96,8 @@ StoredBaseline load_baseline(const std::string& path, trust::TrustedKeys trusted
     // Given keys, only a signature that verifies under one of them will do: an unsigned
     // baseline is as good as an edited one.
     if (!options.trusted.empty() && j.signature.state != trust::SignatureState::Verified)
-        untrusted(path + ": " + j.signature.line +
-                  ", and --trusted-key asks for a signature "
-                  "by a trusted key");
+        untrusted(path + ": " + j.signature.line + ", and " + field_ref(F::BaselineKeys) +
+                  " asks for a signature by a trusted key");
     StoredBaseline stored;
     stored.value = *j.baseline->value;
     stored.file = {path, j.baseline->file_sha256, stored.value.digest.value_or(""),
@@ -115,7 +119,7 @@ BaselineSettings baseline_settings(const core::SerialBaseline& b, const std::str
             {b.ctx},
             b.reps,
             b.run.n_predict.value_or(core::RunRequest{}.n_predict),
-            std::string(http::endpoint_name(*endpoint)),
+            *endpoint,
             b.run.logprobs.value_or(0),
             b.run.scorer,
             b.scorer_config,
@@ -128,7 +132,7 @@ BaselineSettings run_settings(const RunPlan& plan) {
             plan.ctxs,
             o.reps,
             o.request.n_predict,
-            std::string(http::endpoint_name(o.request.endpoint)),
+            o.request.endpoint,
             o.request.logprobs,
             o.run_labels.scorer,
             o.scorer_config.empty() ? std::nullopt : std::optional<std::string>(o.scorer_config),
@@ -138,28 +142,28 @@ BaselineSettings run_settings(const RunPlan& plan) {
 std::vector<std::string> setting_differences(const BaselineSettings& recorded,
                                              const BaselineSettings& run) {
     std::vector<std::string> differ;
-    const auto expect = [&differ](const char* name, const std::string& was,
-                                  const std::string& now) {
-        if (was != now)
-            differ.push_back(std::string(name) + " " + was + " (this run: " + now + ")");
+    const auto expect = [&differ](F field, const std::string& was, const std::string& now) {
+        if (was != now) differ.push_back(field_ref(field) + " " + was + " (this run: " + now + ")");
     };
-    expect("--model-alias", recorded.model, run.model);
+    expect(F::ModelAlias, recorded.model, run.model);
     for (const auto ctx : recorded.ctxs)
         if (std::find(run.ctxs.begin(), run.ctxs.end(), ctx) == run.ctxs.end())
-            differ.push_back("--ctx " + std::to_string(ctx) + " (not among this run's)");
-    expect("--reps", std::to_string(recorded.reps), std::to_string(run.reps));
-    expect("--n-predict", std::to_string(recorded.n_predict), std::to_string(run.n_predict));
-    expect("--endpoint", recorded.endpoint, run.endpoint);
-    expect("--logprobs", std::to_string(recorded.logprobs), std::to_string(run.logprobs));
-    expect("--scorer", recorded.scorer.value_or(""), run.scorer.value_or(""));
-    expect("--scorer-config", recorded.scorer_config.value_or("(none)"),
+            differ.push_back(field_ref(F::Ctxs) + " " + std::to_string(ctx) +
+                             " (not among this run's)");
+    expect(F::Reps, std::to_string(recorded.reps), std::to_string(run.reps));
+    expect(F::NPredict, std::to_string(recorded.n_predict), std::to_string(run.n_predict));
+    expect(F::Endpoint, std::string(core::endpoint_name(recorded.endpoint)),
+           std::string(core::endpoint_name(run.endpoint)));
+    expect(F::Logprobs, std::to_string(recorded.logprobs), std::to_string(run.logprobs));
+    expect(F::Scorer, recorded.scorer.value_or(""), run.scorer.value_or(""));
+    expect(F::ScorerConfig, recorded.scorer_config.value_or("(none)"),
            run.scorer_config.value_or("(none)"));
     const auto eps = [](double value) {
         std::ostringstream out;
         out << value;
         return out.str();
     };
-    expect("--logit-drift-eps", eps(recorded.logit_drift_eps), eps(run.logit_drift_eps));
+    expect(F::LogitDriftEps, eps(recorded.logit_drift_eps), eps(run.logit_drift_eps));
     return differ;
 }
 
@@ -193,13 +197,14 @@ void attach_baseline(RunSetup& setup, const core::RunRequest& request, StoredBas
         std::string list;
         for (const auto& line : differ) list += (list.empty() ? "" : ", ") + line;
         throw Error(ErrorCategory::Usage,
-                    "--baseline " + stored.file.path + " was recorded with " + list +
+                    field_ref(F::Baseline) + " " + stored.file.path + " was recorded with " + list +
                         ": run with the baseline's settings, or record a new baseline");
     }
     if (same_file(setup.plan.check_path(b.ctx), stored.file.path))
-        throw Error(ErrorCategory::Usage, "--baseline " + stored.file.path +
+        throw Error(ErrorCategory::Usage, field_ref(F::Baseline) + " " + stored.file.path +
                                               " is where this run writes its check report; keep "
-                                              "the baseline outside --out-dir or rename it");
+                                              "the baseline outside " +
+                                              field_ref(F::OutDir) + " or rename it");
     const auto& scoring = request.scoring;
     if (!scoring.workset && !scoring.generator && setup.plugin_profile.empty()) {
         setup.rows = stored_rows(b);
@@ -213,13 +218,14 @@ RecordOutcome record_baseline(const RunPlan& plan, plugin_host::ScorerInstance& 
                               const std::string& path, bool replace) {
     const auto refuse_existing = [&] {
         throw Error(ErrorCategory::Usage,
-                    "--out " + path +
-                        ": a file is there; a baseline is a reference to keep, so give "
-                        "--replace to record over it, or another --out");
+                    field_ref(F::Out) + " " + path +
+                        ": a file is there; a baseline is a reference to keep, so give " +
+                        field_ref(F::Replace) + " to record over it, or another " +
+                        field_ref(F::Out));
     };
     std::error_code ec;
     if (!replace && fs::exists(fs::symlink_status(path, ec))) refuse_existing();
-    io::check_output_file(path, "--out", fs::path(path).parent_path().string());
+    io::check_output_file(path, field_ref(F::Out), fs::path(path).parent_path().string());
     RecordOutcome outcome;
     outcome.path = path;
     const auto* signer = plan.options.sign_key.get();
@@ -249,10 +255,10 @@ CheckOutcome check_baseline(const RunPlan& plan, plugin_host::ScorerInstance& sc
                             Progress& progress, const StoredBaseline& stored,
                             const std::string& path) {
     if (same_file(path, stored.file.path))
-        throw Error(ErrorCategory::Usage, "--out " + path +
+        throw Error(ErrorCategory::Usage, field_ref(F::Out) + " " + path +
                                               " is the baseline itself; the check report goes to "
                                               "a file of its own");
-    io::check_output_file(path, "--out", fs::path(path).parent_path().string());
+    io::check_output_file(path, field_ref(F::Out), fs::path(path).parent_path().string());
     CheckOutcome outcome;
     outcome.path = path;
     const auto* signer = plan.options.sign_key.get();

@@ -56,7 +56,7 @@ struct BaselineSettings {
     std::vector<std::int64_t> ctxs;
     std::int64_t reps = 1;
     std::int64_t n_predict = 0;
-    std::string endpoint;  // "chat" or "completion"
+    core::EndpointKind endpoint = core::EndpointKind::Chat;
     std::int64_t logprobs = 0;
     std::optional<std::string> scorer;
     std::optional<std::string> scorer_config;

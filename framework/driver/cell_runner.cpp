@@ -13,6 +13,7 @@
 #include "core/coverage.hpp"
 #include "core/error.hpp"
 #include "core/permutation.hpp"
+#include "core/request_field.hpp"
 #include "core/sample_size.hpp"
 #include "core/sha256.hpp"
 #include "core/union.hpp"
@@ -84,16 +85,19 @@ CellRunner::CellRunner(ServerLauncher& launcher, plugin_host::ScorerInstance& sc
       options_(std::move(options)),
       progress_(progress),
       origin_(clock::now()) {
-    if (options_.passes < 1) throw Error(ErrorCategory::Usage, "--passes must be at least 1");
-    if (options_.reps < 1) throw Error(ErrorCategory::Usage, "--reps must be at least 1");
+    if (options_.passes < 1)
+        usage_error(core::field_ref(core::RequestField::Passes) + " must be at least 1");
+    if (options_.reps < 1)
+        usage_error(core::field_ref(core::RequestField::Reps) + " must be at least 1");
     if (options_.target_rate && !(*options_.target_rate > 0.0 && *options_.target_rate < 1.0))
-        throw Error(ErrorCategory::Usage, "--target-rate must be between 0 and 1");
+        usage_error(core::field_ref(core::RequestField::TargetRate) + " must be between 0 and 1");
     if (!(options_.confidence > 0.0 && options_.confidence < 1.0))
-        throw Error(ErrorCategory::Usage, "--confidence must be between 0 and 1");
+        usage_error(core::field_ref(core::RequestField::Confidence) + " must be between 0 and 1");
     if (options_.max_passes < 1)
-        throw Error(ErrorCategory::Usage, "--max-passes must be at least 1");
+        usage_error(core::field_ref(core::RequestField::MaxPasses) + " must be at least 1");
     if (options_.model_alias.empty())
-        throw Error(ErrorCategory::Usage, "the cell has no model name (--model-alias)");
+        usage_error("the cell has no model name (" +
+                    core::field_ref(core::RequestField::ModelAlias) + ")");
     // Every arm alike: streamed where the kind can stream, so C's streams show co-batching.
     options_.request.stream = options_.request.dialect.streams;
 }
@@ -301,7 +305,8 @@ CellRunner::PassesRun CellRunner::run_passes(ServerHandle& server,
             }
             if (options_.stop_on_red && pass.diverged && t < options_.passes) {
                 result.stopped_early = true;
-                progress_.note("--stop-on-red: stopping after pass " + std::to_string(t) +
+                progress_.note(core::field_ref(core::RequestField::StopOnRed) +
+                               ": stopping after pass " + std::to_string(t) +
                                "; the verdict cannot change");
                 break;
             }
@@ -330,10 +335,10 @@ CellRunner::PassesRun CellRunner::run_passes(ServerHandle& server,
                          10.0) +
             " s at arm A's " + short_number(std::round(request_s * 1000.0)) + " ms per request";
     }
-    progress_.note("--target-rate " + short_number(plan.target_rate) + ": " +
-                   std::to_string(plan.trials_needed) + " counted trials needed, at least " +
-                   std::to_string(min_passes) + " and at most " + std::to_string(plan.max_passes) +
-                   " passes" + estimate);
+    progress_.note(core::field_ref(core::RequestField::TargetRate) + " " +
+                   short_number(plan.target_rate) + ": " + std::to_string(plan.trials_needed) +
+                   " counted trials needed, at least " + std::to_string(min_passes) +
+                   " and at most " + std::to_string(plan.max_passes) + " passes" + estimate);
     const std::string of = "<=" + std::to_string(plan.max_passes);
     std::optional<core::PlanEnd> end;
     bool gave_up = false;
@@ -362,7 +367,8 @@ CellRunner::PassesRun CellRunner::run_passes(ServerHandle& server,
         progress_.note("invariant divergence in pass " + std::to_string(plan.passes_used) +
                        ": a RED needs no more samples");
     else if (!plan.reached && !gave_up)
-        progress_.note("--max-passes " + std::to_string(plan.max_passes) +
+        progress_.note(core::field_ref(core::RequestField::MaxPasses) + " " +
+                       std::to_string(plan.max_passes) +
                        " reached before the target: the cert states the bound achieved");
     result.plan = plan;
     return result;
@@ -406,7 +412,8 @@ core::SerialBaseline CellRunner::serial_baseline(const SerialArms& serial) const
 
 CellOutcome CellRunner::run_cell(const SerialArms& serial, int parallel,
                                  const std::optional<core::BaselineCheckSummary>& baseline_check) {
-    if (parallel < 1) throw Error(ErrorCategory::Usage, "--parallel must be at least 1");
+    if (parallel < 1)
+        usage_error(core::field_ref(core::RequestField::Parallels) + " must be at least 1");
     const auto& items = serial.items;
     core::Timings timings = serial.timings;
     core::CellEvidence evidence;

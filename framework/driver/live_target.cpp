@@ -7,9 +7,13 @@
 #include <filesystem>
 
 #include "core/error.hpp"
+#include "core/request_field.hpp"
 #include "io/model_profile.hpp"
 
 namespace bi::driver {
+
+using core::field_ref;
+using F = core::RequestField;
 
 namespace {
 
@@ -45,8 +49,8 @@ LiveTarget resolve_target(const core::RunRequest& request, bool profile_is_model
         const std::string file = models_file_path(t.models_toml);
         const std::string dir = t.models_dir ? *t.models_dir : env_or("MODELS_DIR", "");
         if (!std::filesystem::exists(file))
-            usage_error("--profile needs a models file: " + file +
-                        " not found (see --models-toml)");
+            usage_error(field_ref(F::Profile) + " needs a models file: " + file +
+                        " not found (see " + field_ref(F::ModelsToml) + ")");
         const auto profile = io::load_model_profile(file, *request.profile, dir);
         target = {profile.server_bin, profile.gguf,         profile.alias,
                   profile.kv,         profile.server_flags, profile.server_kind};
@@ -75,18 +79,19 @@ LiveTarget measured_target(const core::RunRequest& request, const std::string& p
     }
     LiveTarget target = resolve_target(request, false);
     if (!target.server_bin.empty() && !target.model.empty()) return target;
-    const std::string form = "--profile " + profile +
+    const std::string form = field_ref(F::Profile) + " " + profile +
                              " is a measurement profile (generator and scorer), not a "
                              "models.toml alias: ";
-    const std::string or_explicit = "; or give --server-bin and --model";
+    const std::string or_explicit =
+        "; or give " + field_ref(F::ServerBin) + " and " + field_ref(F::Model);
     if (!request.model_alias)
-        usage_error(form + "name the model with --model-alias ALIAS (an alias in " + file + ")" +
-                    or_explicit);
-    const std::string alias = "--model-alias " + *request.model_alias;
+        usage_error(form + "name the model with " + field_ref(F::ModelAlias) +
+                    " ALIAS (an alias in " + file + ")" + or_explicit);
+    const std::string alias = field_ref(F::ModelAlias) + " " + *request.model_alias;
     std::error_code ec;
     if (!std::filesystem::is_regular_file(file, ec))
         usage_error(form + alias + " names a models.toml entry, but " + file +
-                    " is not there (see --models-toml)" + or_explicit);
+                    " is not there (see " + field_ref(F::ModelsToml) + ")" + or_explicit);
     std::string known;
     for (const auto& name : io::list_models(file).aliases)
         known += (known.empty() ? "" : ", ") + name;
@@ -104,46 +109,48 @@ void plan_from_request(const core::RunRequest& request, RunSetup& setup) {
     live.kind_dirs = request.target.server_kind_dirs;
     live.limits = guard_limits(request.target);
     live.port = chosen_port(request.target);
-    live.ready_timeout = seconds_value(request.target.ready_timeout_s, "ready-timeout");
-    live.grace = seconds_value(request.target.shutdown_grace_s, "shutdown-grace", true);
+    live.ready_timeout = seconds_value(request.target.ready_timeout, F::ReadyTimeout);
+    live.grace = seconds_value(request.target.shutdown_grace, F::ShutdownGrace, true);
     plan_live(setup.plan, std::move(live), request.model_alias.has_value(), request.kv_label);
 }
 
 server::ModelFacts model_facts(const std::string& model, const ModelShape& shape) {
-    const char* kShape[] = {"n-layer", "n-head-kv", "head-dim"};
+    const F kShape[] = {F::ShapeNLayer, F::ShapeNHeadKv, F::ShapeHeadDim};
     const std::optional<std::int64_t> given[] = {shape.n_layer, shape.n_head_kv, shape.head_dim};
+    const std::string file_gib = field_ref(F::ShapeFileGib);
     if (!shape.file_gib) {
         for (std::size_t i = 0; i < 3; ++i)
             if (given[i])
-                usage_error(std::string("--") + kShape[i] +
-                            " describes a model without its file: give "
-                            "--gguf-gb too (or --model and no shape)");
+                usage_error(field_ref(kShape[i]) + " describes a model without its file: give " +
+                            file_gib + " too (or " + field_ref(F::Model) + " and no shape)");
         if (model.empty())
-            usage_error(
-                "name the model: --model FILE, --profile ALIAS, or --gguf-gb with --n-layer, "
-                "--n-head-kv and --head-dim");
+            usage_error("name the model: " + field_ref(F::Model) + " FILE, " +
+                        field_ref(F::Profile) + " ALIAS, or " + file_gib + " with " +
+                        field_ref(F::ShapeNLayer) + ", " + field_ref(F::ShapeNHeadKv) + " and " +
+                        field_ref(F::ShapeHeadDim));
         server::check_model(model);
         return server::read_model_facts(model);
     }
-    if (!model.empty()) usage_error("--gguf-gb stands for the model file: leave out --model");
+    if (!model.empty())
+        usage_error(file_gib + " stands for the model file: leave out " + field_ref(F::Model));
     std::string missing;
     for (std::size_t i = 0; i < 3; ++i)
-        if (!given[i]) missing += std::string(missing.empty() ? "" : ", ") + "--" + kShape[i];
-    if (!missing.empty()) usage_error("--gguf-gb needs the KV shape too: missing " + missing);
+        if (!given[i]) missing += std::string(missing.empty() ? "" : ", ") + field_ref(kShape[i]);
+    if (!missing.empty()) usage_error(file_gib + " needs the KV shape too: missing " + missing);
     const double gib = *shape.file_gib;
-    if (!(gib >= 0.001 && gib <= 1e6)) usage_error("--gguf-gb must be between 0.001 and 1e+06");
-    const auto whole = [](std::int64_t value, const char* name) {
+    if (!(gib >= 0.001 && gib <= 1e6)) usage_error(file_gib + " must be between 0.001 and 1e+06");
+    const auto whole = [](std::int64_t value, F field) {
         if (value < 1 || value > 1000000)
-            usage_error(std::string("--") + name + " must be between 1 and 1000000");
+            usage_error(field_ref(field) + " must be between 1 and 1000000");
         return value;
     };
     server::ModelFacts facts;
-    facts.path = "(--gguf-gb)";
+    facts.path = "(" + file_gib + ")";
     facts.file_bytes = static_cast<std::uint64_t>(gib * 1024.0 * 1024.0 * 1024.0);
-    facts.n_layer = whole(*shape.n_layer, "n-layer");
-    facts.n_head_kv = whole(*shape.n_head_kv, "n-head-kv");
+    facts.n_layer = whole(*shape.n_layer, F::ShapeNLayer);
+    facts.n_head_kv = whole(*shape.n_head_kv, F::ShapeNHeadKv);
     facts.n_head = facts.n_head_kv;
-    facts.key_length = facts.value_length = whole(*shape.head_dim, "head-dim");
+    facts.key_length = facts.value_length = whole(*shape.head_dim, F::ShapeHeadDim);
     facts.n_embd = *facts.key_length * *facts.n_head_kv;
     return facts;
 }

@@ -8,6 +8,7 @@
 #include <string>
 
 #include "core/error.hpp"
+#include "core/request_field.hpp"
 #include "core/sample_size.hpp"
 #include "core/text.hpp"
 #include "server/argv.hpp"
@@ -16,6 +17,9 @@
 #include "server/model_facts.hpp"
 
 namespace bi::driver {
+
+using core::field_ref;
+using F = core::RequestField;
 
 namespace {
 
@@ -39,14 +43,15 @@ std::string describe_passes(const RunPlan& plan, std::optional<std::size_t> n_it
     out << "  C passes       ";
     if (o.target_rate) {
         if (!n_items) {
-            out << "--target-rate: " << core::trials_needed(*o.target_rate, o.confidence)
+            out << field_ref(F::TargetRate) << ": "
+                << core::trials_needed(*o.target_rate, o.confidence)
                 << " counted trials needed, at most " << o.max_passes
                 << " passes (work-set size unknown before launch)\n";
             return out.str();
         }
         const auto e = core::estimate_passes(*o.target_rate, o.confidence, *n_items, o.max_passes);
         passes = std::min(e.min_passes, o.max_passes);
-        out << "--target-rate " << *o.target_rate << " at " << o.confidence * 100
+        out << field_ref(F::TargetRate) << " " << *o.target_rate << " at " << o.confidence * 100
             << "%: " << e.trials_needed << " counted trials needed; " << *n_items
             << " items give at least " << e.min_passes << " pass(es), capped at " << o.max_passes
             << (e.within_cap ? "" : " (the cap comes first: the target cannot be reached)")
@@ -74,7 +79,7 @@ std::string describe_live_plan(const RunPlan& plan) {
     const auto mem = server::mem_available_bytes();
     const server::ServerCommand command{live.target.server_bin, live.target.model,
                                         live.target.flags, live.kind};
-    out << "plan (--dry-run: nothing is launched)\n"
+    out << "plan (" << field_ref(F::DryRun) << ": nothing is launched)\n"
         << "  server binary  " << live.target.server_bin << "\n"
         << "  server kind    " << live.kind.name << " (" << live.kind.source
         << (live.kind_how.empty() ? "" : ", " + live.kind_how) << ")\n"
@@ -169,7 +174,8 @@ FootprintTable footprint_table(const server::ModelFacts& facts, const std::strin
         out << row;
     }
     if (table.largest_fit == 0)
-        out << "no N from 1 to " << max_n << " fits" << (cap_gib ? " under --max-footprint-gb" : "")
+        out << "no N from 1 to " << max_n << " fits"
+            << (cap_gib ? " under " + field_ref(F::MaxFootprintGb) : std::string())
             << (mem ? " and MemAvailable" : "") << "\n";
     else
         out << "largest N that fits: " << table.largest_fit << "\n";
@@ -180,11 +186,12 @@ FootprintTable footprint_table(const server::ModelFacts& facts, const std::strin
 FootprintTable plan_footprints(const FootprintRequest& request) {
     const LiveTarget target = resolve_target(request.run);
     const auto facts = model_facts(target.model, request.shape);
-    if (request.ctx < 16) usage_error("--ctx must be at least 16");
+    if (request.ctx < 16) usage_error(field_ref(F::Ctx) + " must be at least 16");
     if (request.max_n < 1 || request.max_n > 1024)
-        usage_error("--max-n must be between 1 and 1024");
+        usage_error(field_ref(F::MaxN) + " must be between 1 and 1024");
     const std::string kv = request.kv_label.value_or(target.kv);
-    if (!server::kv_bytes_per_element(kv)) usage_error("--kv-label " + kv + ": unknown cache type");
+    if (!server::kv_bytes_per_element(kv))
+        usage_error(field_ref(F::KvLabel) + " " + kv + ": unknown cache type");
     std::optional<double> cap;
     if (request.max_footprint_gb) cap = footprint_cap(*request.max_footprint_gb);
     const std::string name = request.model_name     ? *request.model_name

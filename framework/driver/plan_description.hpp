@@ -45,7 +45,7 @@ struct FootprintRequest {
     std::optional<std::string> model_name;   // default: the model file
 };
 
-// plan-n's table for the target `request` names: bi::Error(Usage) naming the option for a ctx
+// plan-n's table for the target `request` names: bi::Error(Usage) naming the field for a ctx
 // under 16, a max_n outside 1..1024, an unknown KV label, or what model_facts() lacks.
 FootprintTable plan_footprints(const FootprintRequest& request);
 

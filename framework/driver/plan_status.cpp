@@ -5,6 +5,7 @@
 
 #include "core/cert.hpp"
 #include "core/error.hpp"
+#include "core/request_field.hpp"
 #include "io/files.hpp"
 #include "io/plan_io.hpp"
 #include "run_plan.hpp"
@@ -72,7 +73,8 @@ core::SweepPlan read_plan_option(const std::string& path) {
     try {
         return io::read_plan(path);
     } catch (const Error& e) {
-        throw Error(ErrorCategory::Usage, std::string("--plan: ") + e.what());
+        throw Error(ErrorCategory::Usage,
+                    core::field_ref(core::RequestField::Plan) + ": " + e.what());
     }
 }
 

@@ -22,7 +22,7 @@ struct PlanCellStatus {
 std::vector<PlanCellStatus> plan_cells_without_cert(const core::SweepPlan& plan,
                                                     const std::string& dir);
 
-// The plan file --plan names; bi::Error(Usage) "--plan: ..." when it cannot be read.
+// The plan file --plan names; bi::Error(Usage) "`plan`: ..." when it cannot be read.
 core::SweepPlan read_plan_option(const std::string& path);
 
 // "plan ID: K of M cell(s) certified in DIR" and a line per cell without a cert (its state, file

@@ -7,6 +7,7 @@
 
 #include "builtin_workset.hpp"
 #include "core/error.hpp"
+#include "core/request_field.hpp"
 #include "core/sha256.hpp"
 #include "core/utf8.hpp"
 #include "interrupt.hpp"
@@ -17,6 +18,9 @@
 #include "plugin_host/plugin_fault.hpp"
 
 namespace bi::driver {
+
+using core::field_ref;
+using F = core::RequestField;
 
 namespace {
 
@@ -44,15 +48,15 @@ std::string resolve_plugin_path(const std::string& name,
         if (fs::is_regular_file(candidate, ec)) return candidate.string();
         searched += (searched.empty() ? "" : ", ") + dir;
     }
-    usage_error("--plugin " + name +
-                ": not found in --plugin-dir, $BI_PLUGIN_PATH, the bundled plugin "
-                "directory or the current directory (searched: " +
+    usage_error(field_ref(F::Plugins) + " " + name + ": not found in " + field_ref(F::PluginDirs) +
+                ", $BI_PLUGIN_PATH, the bundled plugin directory or the current directory "
+                "(searched: " +
                 searched + ")");
 }
 
 std::vector<std::string> load_plugins(plugin_host::PluginSet& plugins,
                                       const core::ScoringRequest& request, std::ostream& notes) {
-    plugins.set_call_timeout(seconds_value(request.plugin_timeout_s, "plugin-timeout"));
+    plugins.set_call_timeout(seconds_value(request.plugin_timeout, F::PluginTimeout));
     driver::install_interrupt_handlers();
     plugins.set_interrupt_check(driver::throw_if_interrupted);
     std::vector<std::string> resolved;
@@ -60,7 +64,9 @@ std::vector<std::string> load_plugins(plugin_host::PluginSet& plugins,
         plugins.load_bundled();
         for (const auto& name : request.plugins) {
             const std::string path = resolve_plugin_path(name, request.plugin_dirs);
-            if (path != name) notes << "bi-run: note: --plugin " << name << " is " << path << "\n";
+            if (path != name)
+                notes << "bi-run: note: " << field_ref(F::Plugins) << " " << name << " is " << path
+                      << "\n";
             const auto before = bundled_paths(plugins);
             plugins.load(path);
             resolved.push_back(path);
@@ -87,14 +93,15 @@ std::string chosen_plugin_profile(const core::RunRequest& request,
         return "";
     if (!plugins.has_generator(name) || !plugins.has_scorer(name)) {
         if (scope == ProfileScope::PluginOnly)
-            usage_error("--profile " + name +
+            usage_error(field_ref(F::Profile) + " " + name +
                         ": no loaded plugin offers both a generator and a scorer with that id (see "
                         "bi-run plugins)");
         return "";
     }
     if (request.scoring.generator || (request.scoring.scorer && !request.scoring.scorer->empty()))
-        usage_error("--profile " + name + " selects the generator and scorer '" + name +
-                    "'; leave out --generator and --scorer, or leave out --profile");
+        usage_error(field_ref(F::Profile) + " " + name + " selects the generator and scorer '" +
+                    name + "'; leave out " + field_ref(F::Generator) + " and " +
+                    field_ref(F::Scorer) + ", or leave out " + field_ref(F::Profile));
     return name;
 }
 
@@ -117,7 +124,7 @@ core::ProvenanceRecord provenance_record(const plugin_host::PluginSet& plugins,
 }
 
 std::shared_ptr<const trust::SigningKey> signing_key(const std::string& flag_value) {
-    if (!flag_value.empty()) return trust::SigningKey::load(flag_value, "--sign-key");
+    if (!flag_value.empty()) return trust::SigningKey::load(flag_value, field_ref(F::SignKey));
     const char* env = std::getenv("BI_SIGN_KEY");
     if (env && *env) return trust::SigningKey::load(env, "$BI_SIGN_KEY");
     return nullptr;
@@ -135,10 +142,11 @@ void workset_file_rows(const std::string& path, RunSetup& setup, std::ostream& n
         text = io::read_file_or_stream(path);  // fail now, before any server starts
         rows = io::parse_workset_text(text, path == "-" ? "standard input" : path, &warnings);
     } catch (const Error& e) {
-        usage_error(std::string("--workset: ") + e.what());
+        usage_error(field_ref(F::Workset) + ": " + e.what());
     }
     for (const auto& warning : warnings) notes << "bi-run: warning: " << warning << "\n";
-    if (rows.empty()) usage_error("--workset " + path + ": the work-set has no rows");
+    if (rows.empty())
+        usage_error(field_ref(F::Workset) + " " + path + ": the work-set has no rows");
     setup.rows = [rows](const plugin_host::TokenCounter&, const std::string&, std::int64_t) {
         return rows;
     };
@@ -152,7 +160,8 @@ void workset_file_rows(const std::string& path, RunSetup& setup, std::ostream& n
 void generator_rows(const std::string& id, const core::ScoringRequest& scoring, RunSetup& setup) {
     auto& o = setup.plan.options;
     if (!setup.plugins->has_generator(id))
-        usage_error("--generator " + id + ": no loaded plugin offers it (see bi-run plugins)");
+        usage_error(field_ref(F::Generator) + " " + id +
+                    ": no loaded plugin offers it (see bi-run plugins)");
     plugin_host::GenerationRequest generation;
     generation.seed = o.seed;
     // As the cert records them: KEY=VALUE, in order.
@@ -170,7 +179,8 @@ void generator_rows(const std::string& id, const core::ScoringRequest& scoring, 
     } catch (const plugin_host::PluginFault&) {
         throw;  // the plugin failed, not its parameters: the message says so already
     } catch (const Error& e) {
-        throw Error(e.category(), "--generator " + id + ": " + without_bi_prefix(e.what()));
+        throw Error(e.category(),
+                    field_ref(F::Generator) + " " + id + ": " + without_bi_prefix(e.what()));
     }
     // The plugin set lives in the RunSetup, on the heap, for as long as the run.
     const plugin_host::PluginSet* plugins = setup.plugins.get();
@@ -190,7 +200,8 @@ void generator_rows(const std::string& id, const core::ScoringRequest& scoring, 
 void choose_work_rows(const core::ScoringRequest& scoring, RunSetup& setup, std::ostream& notes) {
     const bool profile_generates = !setup.plugin_profile.empty() && !scoring.workset;
     if (scoring.workset && scoring.generator)
-        usage_error("--workset and --generator cannot be used together");
+        usage_error(field_ref(F::Workset) + " and " + field_ref(F::Generator) +
+                    " cannot be used together");
     if (scoring.workset) {
         workset_file_rows(*scoring.workset, setup, notes);
     } else if (scoring.generator || profile_generates) {

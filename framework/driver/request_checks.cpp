@@ -9,9 +9,13 @@
 #include <filesystem>
 
 #include "core/error.hpp"
+#include "core/request_field.hpp"
 #include "plugin_host/plugin_info.hpp"
 
 namespace bi::driver {
+
+using core::field_ref;
+using F = core::RequestField;
 
 namespace {
 
@@ -20,15 +24,18 @@ namespace {
 // leaves nothing behind.
 std::string prepare_out_dir(const std::string& dir) {
     namespace fs = std::filesystem;
-    if (dir.empty()) usage_error("--out-dir is required (the directory the cert is written to)");
+    if (dir.empty())
+        usage_error(field_ref(F::OutDir) + " is required (the directory the cert is written to)");
     std::error_code ec;
     fs::path existing = fs::absolute(dir, ec);
     while (!existing.empty() && !fs::exists(existing, ec) && existing != existing.parent_path())
         existing = existing.parent_path();
     if (!fs::is_directory(existing, ec))
-        usage_error("--out-dir " + dir + ": " + existing.string() + " is not a directory");
+        usage_error(field_ref(F::OutDir) + " " + dir + ": " + existing.string() +
+                    " is not a directory");
     if (::access(existing.c_str(), W_OK) != 0)
-        usage_error("--out-dir " + dir + ": " + existing.string() + " is not writable");
+        usage_error(field_ref(F::OutDir) + " " + dir + ": " + existing.string() +
+                    " is not writable");
     return dir;
 }
 
@@ -49,8 +56,9 @@ std::vector<std::string> split_path_list(const char* text) {
     return dirs;
 }
 
-std::vector<std::int64_t> whole_number_list(const std::string& text, const std::string& flag,
+std::vector<std::int64_t> whole_number_list(const std::string& text, core::RequestField field,
                                             std::int64_t minimum, bool allow_lists) {
+    const std::string flag = field_ref(field);
     std::vector<std::int64_t> values;
     std::size_t start = 0;
     while (start <= text.size()) {
@@ -65,28 +73,33 @@ std::vector<std::int64_t> whole_number_list(const std::string& text, const std::
             used = 0;
         }
         if (item.empty() || used != item.size())
-            usage_error("--" + flag + " " + text + ": expected a whole number" +
+            usage_error(flag + " " + text + ": expected a whole number" +
                         (allow_lists ? " or a comma-separated list" : ""));
-        if (value < minimum)
-            usage_error("--" + flag + " must be at least " + std::to_string(minimum));
+        if (value < minimum) usage_error(flag + " must be at least " + std::to_string(minimum));
         if (std::find(values.begin(), values.end(), value) != values.end())
-            usage_error("--" + flag + " " + text + ": " + item + " is listed twice");
+            usage_error(flag + " " + text + ": " + item + " is listed twice");
         values.push_back(value);
         if (comma == std::string::npos) break;
         start = comma + 1;
     }
     if (values.size() > 1 && !allow_lists)
-        usage_error("--" + flag + " takes one value here; bi-run sweep runs several cells");
+        usage_error(flag + " takes one value here; bi-run sweep runs several cells");
     return values;
 }
 
-std::chrono::milliseconds seconds_value(double seconds, const char* name, bool zero_allowed) {
-    const std::string flag = std::string("--") + name;
-    if (!std::isfinite(seconds) || seconds > 1e6)
+std::chrono::milliseconds seconds_value(core::Seconds seconds, core::RequestField field,
+                                        bool zero_allowed) {
+    return seconds_value(seconds, field_ref(field), zero_allowed);
+}
+
+std::chrono::milliseconds seconds_value(core::Seconds seconds, const std::string& flag,
+                                        bool zero_allowed) {
+    const double count = seconds.count();
+    if (!std::isfinite(count) || count > 1e6)
         usage_error(flag + ": expected a number of seconds up to 1000000");
-    if (zero_allowed ? seconds < 0 : !(seconds > 0))
+    if (zero_allowed ? count < 0 : !(count > 0))
         usage_error(flag + (zero_allowed ? " must not be negative" : " must be positive"));
-    return std::chrono::milliseconds(static_cast<std::int64_t>(seconds * 1000));
+    return std::chrono::duration_cast<std::chrono::milliseconds>(seconds);
 }
 
 namespace {
@@ -95,8 +108,9 @@ constexpr std::uint64_t kMinResponseBytes = 1024;
 constexpr std::uint64_t kMaxResponseBytes = std::uint64_t{1} << 30;
 
 [[noreturn]] void bad_response_bytes(const std::string& text) {
-    usage_error("--max-response-bytes " + text + ": expected a whole number of bytes from " +
-                std::to_string(kMinResponseBytes) + " to " + std::to_string(kMaxResponseBytes));
+    usage_error(field_ref(F::MaxResponseBytes) + " " + text +
+                ": expected a whole number of bytes from " + std::to_string(kMinResponseBytes) +
+                " to " + std::to_string(kMaxResponseBytes));
 }
 
 }  // namespace
@@ -122,14 +136,12 @@ std::vector<std::pair<std::string, std::string>> parse_generator_params(
         const auto equals = piece.find('=');
         if (equals == std::string::npos) {
             if (params.empty())
-                throw Error(ErrorCategory::Usage,
-                            "--generator-param '" + piece + "': expected KEY=VALUE");
+                usage_error(field_ref(F::GeneratorParams) + " '" + piece + "': expected KEY=VALUE");
             params.back().second += "," + piece;
             continue;
         }
         if (equals == 0)
-            throw Error(ErrorCategory::Usage,
-                        "--generator-param '" + piece + "': the key is empty");
+            usage_error(field_ref(F::GeneratorParams) + " '" + piece + "': the key is empty");
         params.emplace_back(piece.substr(0, equals), piece.substr(equals + 1));
     }
     return params;
@@ -138,7 +150,8 @@ std::vector<std::pair<std::string, std::string>> parse_generator_params(
 std::optional<double> footprint_cap(double gb) {
     if (gb == 0) return std::nullopt;
     if (!(gb >= 0.001 && gb <= 1e6))
-        usage_error("--max-footprint-gb must be 0 (no cap) or between 0.001 and 1e+06");
+        usage_error(field_ref(F::MaxFootprintGb) +
+                    " must be 0 (no cap) or between 0.001 and 1e+06");
     return gb;
 }
 
@@ -147,12 +160,12 @@ server::GuardLimits guard_limits(const core::TargetRequest& target) {
     if (target.max_footprint_gb) limits.max_footprint_gb = footprint_cap(*target.max_footprint_gb);
     for (auto port : target.reserved_ports) {
         if (port < 1 || port > 65535)
-            usage_error("--reserved-port " + std::to_string(port) + ": not a port");
+            usage_error(field_ref(F::ReservedPorts) + " " + std::to_string(port) + ": not a port");
         limits.reserved_ports.push_back(static_cast<std::uint16_t>(port));
     }
     for (auto pid : target.untouchable_pids) {
         if (pid < 1 || pid > 2147483647)
-            usage_error("--untouchable-pid " + std::to_string(pid) + ": not a PID");
+            usage_error(field_ref(F::UntouchablePids) + " " + std::to_string(pid) + ": not a PID");
         limits.untouchable_pids.push_back(static_cast<int>(pid));
     }
     return limits;
@@ -161,7 +174,8 @@ server::GuardLimits guard_limits(const core::TargetRequest& target) {
 std::optional<std::uint16_t> chosen_port(const core::TargetRequest& target) {
     if (!target.port) return std::nullopt;
     const auto port = *target.port;
-    if (port < 1 || port > 65535) usage_error("--port " + std::to_string(port) + ": not a port");
+    if (port < 1 || port > 65535)
+        usage_error(field_ref(F::Port) + " " + std::to_string(port) + ": not a port");
     return static_cast<std::uint16_t>(port);
 }
 
@@ -170,75 +184,80 @@ namespace {
 // One slot count and context per cell; only a sweep lists several.
 void check_cells(const core::RunRequest& request, bool allow_lists, RunPlan& plan) {
     if (!allow_lists && (request.ctxs.size() != 1 || request.parallels.size() != 1))
-        usage_error("--ctx and --parallel take one value here; bi-run sweep runs several cells");
+        usage_error(field_ref(F::Ctxs) + " and " + field_ref(F::Parallels) +
+                    " take one value here; bi-run sweep runs several cells");
     if (request.ctxs.empty() || request.parallels.empty())
-        usage_error("--ctx and --parallel need at least one value");
+        usage_error(field_ref(F::Ctxs) + " and " + field_ref(F::Parallels) +
+                    " need at least one value");
     plan.ctxs = request.ctxs;
     for (auto n : request.parallels) {
-        if (n < 1) usage_error("--parallel must be at least 1");
-        if (n > 4096) usage_error("--parallel " + std::to_string(n) + ": at most 4096");
+        if (n < 1) usage_error(field_ref(F::Parallels) + " must be at least 1");
+        if (n > 4096)
+            usage_error(field_ref(F::Parallels) + " " + std::to_string(n) + ": at most 4096");
         plan.parallels.push_back(static_cast<int>(n));
     }
     // llama-server keeps a context size in 32 bits: refuse what would wrap before any launch.
     constexpr std::int64_t kMaxContext = 2147483647;
     for (auto ctx : plan.ctxs) {
-        if (ctx < 16) usage_error("--ctx must be at least 16");
-        if (ctx > kMaxContext) usage_error("--ctx " + std::to_string(ctx) + ": at most 2147483647");
+        if (ctx < 16) usage_error(field_ref(F::Ctxs) + " must be at least 16");
+        if (ctx > kMaxContext)
+            usage_error(field_ref(F::Ctxs) + " " + std::to_string(ctx) + ": at most 2147483647");
         for (int n : plan.parallels)
             if (ctx * n > kMaxContext)
-                usage_error("--ctx " + std::to_string(ctx) + " x --parallel " + std::to_string(n) +
-                            " = " + std::to_string(ctx * n) +
+                usage_error(field_ref(F::Ctxs) + " " + std::to_string(ctx) + " x " +
+                            field_ref(F::Parallels) + " " + std::to_string(n) + " = " +
+                            std::to_string(ctx * n) +
                             " tokens for the N-slot server: at most 2147483647");
     }
 }
 
-int at_least(std::int64_t value, const char* name, std::int64_t minimum) {
+int at_least(std::int64_t value, F field, std::int64_t minimum) {
     if (value < minimum)
-        usage_error("--" + std::string(name) + " must be at least " + std::to_string(minimum));
-    if (value > 1000000000) usage_error("--" + std::string(name) + " must be at most 1000000000");
+        usage_error(field_ref(field) + " must be at least " + std::to_string(minimum));
+    if (value > 1000000000) usage_error(field_ref(field) + " must be at most 1000000000");
     return static_cast<int>(value);
 }
 
 // T passes, or planned passes up to a target rate.
 void check_passes(const core::RunRequest& request, RunOptions& o) {
-    o.passes = at_least(request.passes.value_or(4), "passes", 1);
+    o.passes = at_least(request.passes.value_or(4), F::Passes, 1);
     o.confidence = request.confidence;
     if (!(o.confidence > 0.0 && o.confidence < 1.0))
-        usage_error("--confidence must be between 0 and 1 (exclusive), e.g. 0.95");
-    o.max_passes = at_least(request.max_passes.value_or(kDefaultMaxPasses), "max-passes", 1);
+        usage_error(field_ref(F::Confidence) + " must be between 0 and 1 (exclusive), e.g. 0.95");
+    o.max_passes = at_least(request.max_passes.value_or(kDefaultMaxPasses), F::MaxPasses, 1);
     if (request.target_rate) {
         const double rate = *request.target_rate;
         if (!(rate > 0.0 && rate < 1.0))
-            usage_error("--target-rate must be between 0 and 1 (exclusive), e.g. 0.01");
+            usage_error(field_ref(F::TargetRate) +
+                        " must be between 0 and 1 (exclusive), e.g. 0.01");
         if (request.passes)
-            usage_error("--target-rate plans the passes itself: leave out --passes");
+            usage_error(field_ref(F::TargetRate) + " plans the passes itself: leave out " +
+                        field_ref(F::Passes));
         o.target_rate = rate;
     } else if (request.max_passes) {
-        usage_error(
-            "--max-passes caps the planned passes of --target-rate: give --target-rate too");
+        usage_error(field_ref(F::MaxPasses) + " caps the planned passes of " +
+                    field_ref(F::TargetRate) + ": give " + field_ref(F::TargetRate) + " too");
     }
 }
 
 // What every request of the cell asks for, and how long it may take.
 void check_requests(const core::RunRequest& request, RunOptions& o) {
-    o.reps = at_least(request.reps, "reps", 1);
-    o.request.n_predict = at_least(request.n_predict, "n-predict", 1);
-    o.request.logprobs = at_least(request.logprobs, "logprobs", 0);
-    if (o.request.logprobs > 20) usage_error("--logprobs must be at most 20");
-    const auto endpoint_kind = http::parse_endpoint(request.endpoint);
-    if (!endpoint_kind)
-        usage_error("--endpoint must be chat or completion, not '" + request.endpoint + "'");
-    o.request.endpoint = *endpoint_kind;
+    o.reps = at_least(request.reps, F::Reps, 1);
+    o.request.n_predict = at_least(request.n_predict, F::NPredict, 1);
+    o.request.logprobs = at_least(request.logprobs, F::Logprobs, 0);
+    if (o.request.logprobs > 20) usage_error(field_ref(F::Logprobs) + " must be at most 20");
+    o.request.endpoint = request.endpoint;
     o.seed = request.seed;
-    o.stagger = std::chrono::milliseconds(at_least(request.stagger_ms, "stagger-ms", 0));
-    o.request.timeout = seconds_value(request.req_timeout_s, "req-timeout");
+    o.stagger = std::chrono::milliseconds(at_least(request.stagger_ms, F::StaggerMs, 0));
+    o.request.timeout = seconds_value(request.req_timeout, F::ReqTimeout);
     o.request.max_response_bytes = checked_max_response_bytes(request.max_response_bytes);
-    if (const auto deadline = seconds_value(request.arm_deadline_s, "arm-deadline", true);
+    if (const auto deadline = seconds_value(request.arm_deadline, F::ArmDeadline, true);
         deadline.count() > 0)
         o.arm_deadline = deadline;
     o.stop_on_red = request.stop_on_red;
     const double eps = request.scoring.logit_drift_eps;
-    if (!(eps >= 0 && eps <= 1e6)) usage_error("--logit-drift-eps must be between 0 and 1e+06");
+    if (!(eps >= 0 && eps <= 1e6))
+        usage_error(field_ref(F::LogitDriftEps) + " must be between 0 and 1e+06");
     o.logit_drift_eps = eps;
 }
 

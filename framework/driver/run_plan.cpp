@@ -13,6 +13,7 @@
 #include "core/baseline_documents.hpp"
 #include "core/cert.hpp"
 #include "core/error.hpp"
+#include "core/request_field.hpp"
 #include "core/run_request.hpp"
 #include "core/text.hpp"
 #include "io/baseline_io.hpp"
@@ -24,6 +25,9 @@
 #include "server_kinds.hpp"
 
 namespace bi::driver {
+
+using core::field_ref;
+using F = core::RequestField;
 
 std::string RunPlan::cert_path(std::int64_t ctx, int parallel) const {
     return options.out_dir + "/" + core::cert_file_name(options.model_alias, ctx, parallel);
@@ -60,7 +64,7 @@ server::Footprint RunPlan::footprint(std::int64_t ctx, int parallel) const {
 void check_cell_names(const RunOptions& options) {
     if (!server::kv_bytes_per_element(options.kv_label))
         throw Error(ErrorCategory::Usage,
-                    "--kv-label " + options.kv_label +
+                    field_ref(F::KvLabel) + " " + options.kv_label +
                         ": not a llama.cpp cache type (f32, f16, bf16, q8_0, q5_1, q5_0, q4_1, "
                         "q4_0, iq4_nl)");
     const std::string& model = options.model_alias;
@@ -73,7 +77,7 @@ void check_cell_names(const RunOptions& options) {
                        std::all_of(model.begin(), model.end(), plain_char);
     if (!plain)
         throw Error(ErrorCategory::Usage,
-                    "--model-alias '" + model +
+                    field_ref(F::ModelAlias) + " '" + model +
                         "': not a plain model name (letters, digits and . _ - + /, not starting "
                         "with . or /, no '..', at most 200 characters)");
 }
@@ -103,7 +107,8 @@ void check_live_model(LivePlan& live) {
     if (form == core::ModelForm::Directory)
         server::check_model_directory(live.target.model);
     else if (live.target.model.empty())
-        throw Error(ErrorCategory::Guard, "no model given (--model: a name in the server's store)");
+        throw Error(ErrorCategory::Guard,
+                    "no model given (" + field_ref(F::Model) + ": a name in the server's store)");
     live.facts = server::ModelFacts{};
     live.facts.path = live.target.model;
 }
@@ -123,7 +128,7 @@ void plan_kv_cache(RunOptions& o, LivePlan& live,
                         what + " contradicts the server's KV flags, which give " + flags->label);
         };
         if (kv_label_given && *kv_label_given != flags->label)
-            refuse("--kv-label " + *kv_label_given);
+            refuse(field_ref(F::KvLabel) + " " + *kv_label_given);
         if (!kv_label_given && live.target.kv_given && live.target.kv != flags->label)
             refuse("models.toml kv = \"" + live.target.kv + "\"");
         o.kv_label = flags->label;
@@ -135,7 +140,7 @@ void plan_kv_cache(RunOptions& o, LivePlan& live,
     const std::string k = o.kv_label.substr(0, slash);
     const std::string v = slash == std::string::npos ? k : o.kv_label.substr(slash + 1);
     if (!server::kv_bytes_per_element(k) || !server::kv_bytes_per_element(v))
-        throw Error(ErrorCategory::Usage, "--kv-label " + o.kv_label +
+        throw Error(ErrorCategory::Usage, field_ref(F::KvLabel) + " " + o.kv_label +
                                               ": not a llama.cpp cache type (f32, f16, "
                                               "bf16, q8_0, q5_1, q5_0, q4_1, q4_0, iq4_nl)");
     live.target.flags.insert(live.target.flags.end(),
@@ -218,7 +223,8 @@ void plan_live(RunPlan& plan, LivePlan live, bool alias_given,
     o.request.model = live.target.model;
     if (o.request.endpoint == http::EndpointKind::Completion &&
         o.request.dialect.completion_path.empty())
-        throw Error(ErrorCategory::Usage, "--endpoint completion: server kind '" + live.kind.name +
+        throw Error(ErrorCategory::Usage, field_ref(F::Endpoint) + " completion: server kind '" +
+                                              live.kind.name +
                                               "' has no native completion endpoint (use chat)");
     check_live_model(live);
     plan_kv_cache(o, live, kv_label_given);
@@ -241,7 +247,7 @@ std::unique_ptr<io::FileLock> lock_target(const RunPlan& plan, const std::string
         return io::FileLock::try_lock(target + ".lock", holder, plan.stale_lock_after, took_over);
     } catch (const Error& e) {
         throw Error(ErrorCategory::Usage,
-                    plan.out_option + " " + plan.options.out_dir + ": " + e.what());
+                    field_ref(plan.out_option) + " " + plan.options.out_dir + ": " + e.what());
     }
 }
 
@@ -259,7 +265,7 @@ std::vector<std::unique_ptr<io::FileLock>> lock_outputs(const RunPlan& plan,
             throw Error(ErrorCategory::Usage,
                         target + " is being written by another bi-run" +
                             (holder.empty() ? std::string() : " (pid " + holder + ")") +
-                            "; wait for it to finish or use another " + plan.out_option);
+                            "; wait for it to finish or use another " + field_ref(plan.out_option));
         if (!took_over.empty()) progress.notice(took_over);
         locks.push_back(std::move(lock));
     }
@@ -403,7 +409,8 @@ std::vector<CellResult> run_plan(const RunPlan& plan, plugin_host::ScorerInstanc
     std::error_code ec;
     std::filesystem::create_directories(plan.options.out_dir, ec);
     if (ec)
-        throw Error(ErrorCategory::Io, "--out-dir " + plan.options.out_dir + ": " + ec.message());
+        throw Error(ErrorCategory::Io,
+                    field_ref(F::OutDir) + " " + plan.options.out_dir + ": " + ec.message());
     std::vector<std::unique_ptr<io::FileLock>> locks;
     if (!plan.resume) locks = lock_cells(plan, progress);
     RunOptions options = plan.options;

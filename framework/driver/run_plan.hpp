@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "cell_runner.hpp"
+#include "core/request_field.hpp"
 #include "io/files.hpp"
 #include "live_launcher.hpp"
 #include "server/gpu_memory.hpp"
@@ -76,8 +77,9 @@ struct RunPlan {
     // run-live --baseline: the arm A of the baseline's ctx is checked against it, the check
     // report written to check_path() and summarised in that ctx's certs.
     std::shared_ptr<const StoredBaseline> baseline;
-    // The option that named the output directory, for messages ("--out" for a baseline run).
-    std::string out_option = "--out-dir";
+    // The field that named the output directory, for messages (the baseline file for a
+    // baseline run).
+    core::RequestField out_option = core::RequestField::OutDir;
 
     std::string cert_path(std::int64_t ctx, int parallel) const;
     std::string check_path(std::int64_t ctx) const;

@@ -1,9 +1,10 @@
-// A run request made ready to run: every field checked (bi::Error(Usage) naming the option it
-// came from), plugins loaded, the scorer created, the work-set source chosen, the output
-// directory proven writable, provenance recorded, and for a live run the target resolved from
-// the request or models.toml. Nothing is launched here; run_plan() runs what this prepares.
-// Three units implement it: request_checks.cpp (the fields), plugin_loading.cpp (plugins,
-// scorer, work rows, provenance) and live_target.cpp (the server, model and guards).
+// A run request made ready to run: every field checked (bi::Error(Usage) naming the field,
+// core::field_ref, which bi-run names as the option the user typed), plugins loaded, the scorer
+// created, the work-set source chosen, the output directory proven writable, provenance recorded,
+// and for a live run the target resolved from the request or models.toml. Nothing is launched here;
+// run_plan() runs what this prepares. Three units implement it: request_checks.cpp (the fields),
+// plugin_loading.cpp (plugins, scorer, work rows, provenance) and live_target.cpp (the server,
+// model and guards).
 #pragma once
 
 #include <chrono>
@@ -17,6 +18,7 @@
 #include <vector>
 
 #include "core/cert.hpp"
+#include "core/request_field.hpp"
 #include "core/run_request.hpp"
 #include "plugin_host/plugin_set.hpp"
 #include "run_plan.hpp"
@@ -50,7 +52,7 @@ struct RunSetup {
 };
 
 // Checks every field of `request` that needs no plugin or server (the output directory, the
-// signing key, cells, passes, request settings) into `plan`: bi::Error(Usage) naming the option
+// signing key, cells, passes, request settings) into `plan`: bi::Error(Usage) naming the field
 // of the first that is out of range. request_checks.cpp.
 void check_request(const core::RunRequest& request, bool allow_lists, RunPlan& plan);
 
@@ -79,7 +81,8 @@ LiveTarget resolve_target(const core::RunRequest& request, bool profile_is_model
 server::GuardLimits guard_limits(const core::TargetRequest& target);
 
 // --max-footprint-gb GB as a cap: 0 is none (as the upstream tool reads it; MemAvailable and the
-// GPUs' free memory are checked all the same), else 0.001 to 1e6. bi::Error(Usage) naming it.
+// GPUs' free memory are checked all the same), else 0.001 to 1e6. bi::Error(Usage) naming the
+// field.
 std::optional<double> footprint_cap(double gb);
 std::optional<std::uint16_t> chosen_port(const core::TargetRequest& target);
 
@@ -126,16 +129,20 @@ std::vector<std::pair<std::string, std::string>> parse_generator_params(
 std::vector<std::string> split_path_list(const char* text);
 
 // "4096" or, when `allow_lists` (sweep), "4096,8192": whole numbers >= `minimum`, none twice.
-// bi::Error(Usage) naming --`flag`.
-std::vector<std::int64_t> whole_number_list(const std::string& text, const std::string& flag,
+// bi::Error(Usage) naming `field`.
+std::vector<std::int64_t> whole_number_list(const std::string& text, core::RequestField field,
                                             std::int64_t minimum, bool allow_lists);
 
-// A duration in seconds as milliseconds: finite, at most 1,000,000 s, and > 0 (or >= 0 when
-// `zero_allowed`); the message names the option.
-std::chrono::milliseconds seconds_value(double seconds, const char* name,
+// A request's time limit as milliseconds (whole ones, fractions cut off): finite, at most
+// 1,000,000 s, and > 0 (or >= 0 when `zero_allowed`); the message names `field`, or in the second
+// form begins with `what` ("--stale-lock-after": a limit that is no request field).
+std::chrono::milliseconds seconds_value(core::Seconds seconds, core::RequestField field,
+                                        bool zero_allowed = false);
+std::chrono::milliseconds seconds_value(core::Seconds seconds, const std::string& what,
                                         bool zero_allowed = false);
 
-// --max-response-bytes as typed: a whole number of bytes from 1024 to 1 GiB; the message names it.
+// --max-response-bytes as typed: a whole number of bytes from 1024 to 1 GiB; the message names
+// the field.
 std::uint64_t max_response_bytes_value(const std::string& text);
 
 // The same range for a request's value.
@@ -146,7 +153,7 @@ core::ProvenanceRecord provenance_record(const plugin_host::PluginSet& plugins,
                                          const Invocation& invocation);
 
 // The key file given, else $BI_SIGN_KEY; null when neither is given. bi::Error(Usage) naming
-// --sign-key or the variable when the key cannot be used.
+// the field or the variable when the key cannot be used.
 std::shared_ptr<const trust::SigningKey> signing_key(const std::string& path);
 
 // A model described without its file (plan-n on a machine that has not got it): its size and KV

@@ -8,6 +8,7 @@
 
 #include "builtin_workset.hpp"
 #include "core/error.hpp"
+#include "core/request_field.hpp"
 #include "core/run_request.hpp"
 #include "gguf/synth_model.hpp"
 #include "interrupt.hpp"
@@ -20,6 +21,9 @@
 #include "server_kinds.hpp"
 
 namespace bi::driver {
+
+using core::field_ref;
+using F = core::RequestField;
 
 namespace {
 
@@ -52,23 +56,24 @@ private:
 
 // Everything that can be refused is refused before the model is written; returns the kind.
 core::ServerKind checked_kind(const SelftestRequest& r) {
-    if (!r.target.server_bin) usage_error("--server-bin is required");
-    if (r.parallel < 2) usage_error("--parallel must be at least 2 (a selftest needs co-batching)");
-    if (r.parallel > 64) usage_error("--parallel must be at most 64 for a selftest");
+    if (!r.target.server_bin) usage_error(field_ref(F::ServerBin) + " is required");
+    if (r.parallel < 2)
+        usage_error(field_ref(F::Parallel) + " must be at least 2 (a selftest needs co-batching)");
+    if (r.parallel > 64) usage_error(field_ref(F::Parallel) + " must be at most 64 for a selftest");
     server::check_binary(*r.target.server_bin);  // plan_live checks the rest
     auto kind = r.target.server_kind
                     ? resolve_server_kind(*r.target.server_kind, r.target.server_kind_dirs)
                     : detect_server_kind(*r.target.server_bin, r.target.server_kind_dirs).kind;
     core::check_user_flags(kind, r.target.server_flags);
     if (kind.launch.model_form != core::ModelForm::Gguf)
-        usage_error("--server-kind " + kind.name +
+        usage_error(field_ref(F::ServerKind) + " " + kind.name +
                     ": a selftest writes a GGUF model, and this kind " + "takes a model " +
                     std::string(core::model_form_name(kind.launch.model_form)));
-    if (!gguf::tensor_type_named(r.dtype)) usage_error("--dtype must be f32 or f16");
-    if (r.passes < 1) usage_error("--passes must be at least 1");
-    if (r.n_predict < 1) usage_error("--n-predict must be at least 1");
-    if (r.ctx < 256) usage_error("--ctx must be at least 256");
-    if (r.ctx > 1 << 20) usage_error("--ctx must be at most 1048576 for a selftest");
+    if (!gguf::tensor_type_named(r.dtype)) usage_error(field_ref(F::Dtype) + " must be f32 or f16");
+    if (r.passes < 1) usage_error(field_ref(F::Passes) + " must be at least 1");
+    if (r.n_predict < 1) usage_error(field_ref(F::NPredict) + " must be at least 1");
+    if (r.ctx < 256) usage_error(field_ref(F::Ctx) + " must be at least 256");
+    if (r.ctx > 1 << 20) usage_error(field_ref(F::Ctx) + " must be at most 1048576 for a selftest");
     return kind;
 }
 
@@ -80,7 +85,7 @@ SelftestResult run_selftest(const SelftestRequest& request, const Invocation& in
     const auto limits = guard_limits(request.target);
     const auto port = chosen_port(request.target);
     if (port) server::check_port(*port, limits);
-    const auto ready_timeout = seconds_value(request.target.ready_timeout_s, "ready-timeout");
+    const auto ready_timeout = seconds_value(request.target.ready_timeout, F::ReadyTimeout);
     const auto parallel = static_cast<int>(request.parallel);
 
     RunPlan plan;
@@ -115,7 +120,7 @@ SelftestResult run_selftest(const SelftestRequest& request, const Invocation& in
 
     plugin_host::PluginSet plugins;
     core::ScoringRequest scoring;
-    scoring.plugin_timeout_s = request.plugin_timeout_s;
+    scoring.plugin_timeout = request.plugin_timeout;
     load_plugins(plugins, scoring, notes);
     auto scorer = plugins.create_scorer("", "");
     o.provenance = provenance_record(plugins, invocation);

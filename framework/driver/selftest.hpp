@@ -28,7 +28,7 @@ struct SelftestRequest {
     bool keep = false;                   // keep that temp directory even when no cert was written
     bool quiet = false;
     std::uint64_t max_response_bytes = core::kDefaultMaxResponseBytes;
-    double plugin_timeout_s = 30.0;
+    core::Seconds plugin_timeout{30.0};
 };
 
 struct SelftestResult {
@@ -36,7 +36,7 @@ struct SelftestResult {
     std::size_t n_prompts = 0;
 };
 
-// Checks the request (bi::Error(Usage) naming the option), writes the model, runs the cell and
+// Checks the request (bi::Error(Usage) naming the field), writes the model, runs the cell and
 // removes the model again. A temp directory made here is removed unless a cert was written or
 // `keep` is set; a directory the user named keeps everything but the model file.
 SelftestResult run_selftest(const SelftestRequest& request, const Invocation& invocation,

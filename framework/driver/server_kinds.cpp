@@ -9,6 +9,7 @@
 #include <set>
 
 #include "core/error.hpp"
+#include "core/request_field.hpp"
 #include "core/text.hpp"
 #include "io/server_kind_io.hpp"
 #include "run_setup.hpp"
@@ -79,8 +80,8 @@ core::ServerKind resolve_server_kind(const std::string& name_or_path,
         if (kind.name == name_or_path) return kind;
     std::string known;
     for (const auto& name : known_server_kinds(dirs)) known += (known.empty() ? "" : ", ") + name;
-    throw Error(ErrorCategory::Usage, "--server-kind " + name_or_path +
-                                          ": no such server kind (known: " + known +
+    throw Error(ErrorCategory::Usage, core::field_ref(core::RequestField::ServerKind) + " " +
+                                          name_or_path + ": no such server kind (known: " + known +
                                           "; or give a kind file's path)");
 }
 
@@ -141,10 +142,11 @@ DetectedKind detect_server_kind(const std::string& binary, const std::vector<std
     const auto& chosen = probed.empty() ? unprobed : probed;
     std::string list;
     for (const auto* kind : chosen) list += (list.empty() ? "" : ", ") + kind->name;
-    throw Error(ErrorCategory::Usage, "--server-bin " + binary + ": the kinds " + list +
-                                          " all launch a binary named " + file +
-                                          (probed.empty() ? "" : " and answer their probes") +
-                                          "; choose one with --server-kind");
+    throw Error(ErrorCategory::Usage,
+                core::field_ref(core::RequestField::ServerBin) + " " + binary + ": the kinds " +
+                    list + " all launch a binary named " + file +
+                    (probed.empty() ? "" : " and answer their probes") + "; choose one with " +
+                    core::field_ref(core::RequestField::ServerKind));
 }
 
 }  // namespace bi::driver

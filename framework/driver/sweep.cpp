@@ -8,12 +8,16 @@
 #include <utility>
 
 #include "core/error.hpp"
+#include "core/request_field.hpp"
 #include "core/text.hpp"
 #include "interrupt.hpp"
 #include "io/model_profile.hpp"
 #include "io/plan_io.hpp"
 
 namespace bi::driver {
+
+using core::field_ref;
+using F = core::RequestField;
 
 namespace {
 
@@ -42,10 +46,9 @@ void absolute_paths(core::RunRequest& request) {
         // Every shard reads the plan's work-set again: a stream would be read once.
         struct stat st {};
         if (*workset == "-" || (::stat(workset->c_str(), &st) == 0 && !S_ISREG(st.st_mode)))
-            throw Error(ErrorCategory::Usage,
-                        "--workset " + *workset +
-                            ": a plan's shards each read the work-set, so it must be a regular "
-                            "file, not a stream");
+            usage_error(field_ref(F::Workset) + " " + *workset +
+                        ": a plan's shards each read the work-set, so it must be a regular file, "
+                        "not a stream");
     }
     make_absolute(request.scoring.workset);
     auto& target = request.target;
@@ -81,8 +84,8 @@ SweepCells sweep_cells(const core::RunRequest& request, const Invocation& invoca
     SweepCells cells{request.model_alias.value_or(target.alias), setup.plan.ctxs,
                      setup.plan.parallels};
     if (cells.model.empty())
-        usage_error(
-            "the sweep names no model: give --profile ALIAS, --model FILE or --model-alias");
+        usage_error("the sweep names no model: give " + field_ref(F::Profile) + " ALIAS, " +
+                    field_ref(F::Model) + " FILE or " + field_ref(F::ModelAlias));
     setup.plan.options.model_alias = cells.model;
     check_cell_names(setup.plan.options);
     return cells;
@@ -104,7 +107,7 @@ core::SweepPlan plan_sweep(const core::RunRequest& request,
         core::RunRequest cell_request = request;
         cell_request.profile = profile;
         const auto cells = sweep_cells(cell_request, invocation, notes);
-        const std::string from = profile ? "--profile " + *profile : "the options";
+        const std::string from = profile ? field_ref(F::Profile) + " " + *profile : "the options";
         for (auto ctx : cells.ctxs) {
             const auto [it, fresh] = seen.emplace(std::make_pair(cells.model, ctx), from);
             if (!fresh)
@@ -134,22 +137,24 @@ core::ShardChoice choose_shard(const std::optional<std::string>& shard,
     std::optional<int> count;
     if (shard_count) {
         if (*shard_count < 1 || *shard_count > 1000000)
-            usage_error("--shard-count must be between 1 and 1000000");
+            usage_error(field_ref(F::ShardCount) + " must be between 1 and 1000000");
         count = static_cast<int>(*shard_count);
     }
     if (shard) {
         const auto parsed = core::parse_shard(*shard);
-        if (!parsed) usage_error("--shard " + *shard + ": expected K/M with 0 <= K < M, e.g. 0/4");
+        const std::string given = field_ref(F::Shard) + " " + *shard;
+        if (!parsed) usage_error(given + ": expected K/M with 0 <= K < M, e.g. 0/4");
         if (count && *count != parsed->count)
-            usage_error("--shard " + *shard + " and --shard-count " + std::to_string(*count) +
+            usage_error(given + " and " + field_ref(F::ShardCount) + " " + std::to_string(*count) +
                         " disagree");
-        return {*parsed, "--shard " + *shard};
+        return {*parsed, given};
     }
     if (auto from_env = core::shard_from_environment(env, count)) return *from_env;
     if (count)
-        usage_error("--shard-count " + std::to_string(*count) +
-                    " needs an index: JOB_COMPLETION_INDEX, BI_SHARD_INDEX or --shard K/M");
-    return {{0, 1}, "no --shard and no scheduler variables: the whole plan"};
+        usage_error(field_ref(F::ShardCount) + " " + std::to_string(*count) +
+                    " needs an index: JOB_COMPLETION_INDEX, BI_SHARD_INDEX or " +
+                    field_ref(F::Shard) + " K/M");
+    return {{0, 1}, "no " + field_ref(F::Shard) + " and no scheduler variables: the whole plan"};
 }
 
 core::EnvLookup process_environment() {
@@ -166,23 +171,27 @@ std::vector<std::optional<std::string>> plan_profiles(const std::optional<std::s
                                                       bool model_alias_given) {
     std::vector<std::optional<std::string>> chosen;
     if (all_profiles) {
-        if (profiles) usage_error("--all-profiles and --profile cannot be used together");
+        if (profiles)
+            usage_error(field_ref(F::AllProfiles) + " and " + field_ref(F::Profile) +
+                        " cannot be used together");
         const std::string file = models_file_path(models_toml);
         if (!std::filesystem::exists(file))
-            usage_error("--all-profiles needs a models file: " + file +
-                        " not found (see --models-toml)");
+            usage_error(field_ref(F::AllProfiles) + " needs a models file: " + file +
+                        " not found (see " + field_ref(F::ModelsToml) + ")");
         for (const auto& alias : io::list_models(file).aliases) chosen.emplace_back(alias);
-        if (chosen.empty()) usage_error("--all-profiles: " + file + " defines no [[models]]");
+        if (chosen.empty())
+            usage_error(field_ref(F::AllProfiles) + ": " + file + " defines no [[models]]");
     } else if (profiles) {
         for (const auto& name : split_commas(*profiles)) {
-            if (name.empty()) usage_error("--profile: an empty name in the list");
+            if (name.empty()) usage_error(field_ref(F::Profile) + ": an empty name in the list");
             chosen.emplace_back(name);
         }
     } else {
         chosen.emplace_back();
     }
     if (chosen.size() > 1 && model_alias_given)
-        usage_error("--model-alias names one model; with several profiles each alias is its name");
+        usage_error(field_ref(F::ModelAlias) +
+                    " names one model; with several profiles each alias is its name");
     return chosen;
 }
 

@@ -41,13 +41,13 @@ core::RunRequest group_request(const core::SweepPlan& plan, const core::PlanGrou
                                const std::string& out_dir);
 
 // The shard this task runs: `shard` ("K/M"), else the scheduler's environment, else the whole
-// plan; `shard_count` is --shard-count. bi::Error(Usage) naming the option or variable.
+// plan; `shard_count` is --shard-count. bi::Error(Usage) naming the field or variable.
 core::ShardChoice choose_shard(const std::optional<std::string>& shard,
                                std::optional<std::int64_t> shard_count, const core::EnvLookup& env);
 
 // The profiles a plan covers: one per models.toml alias (`all_profiles`, from the models file
 // `models_toml` names), one per name of a comma-separated --profile list, or one empty entry
-// for the request's own target. bi::Error(Usage) naming the option for an empty name, a models
+// for the request's own target. bi::Error(Usage) naming the field for an empty name, a models
 // file that is missing or has no models, both options at once, or a --model-alias given
 // (`model_alias_given`) with several profiles.
 std::vector<std::optional<std::string>> plan_profiles(const std::optional<std::string>& profiles,

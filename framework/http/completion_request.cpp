@@ -71,22 +71,6 @@ std::optional<EndpointKind> endpoint_of_path(std::string_view path) {
     return std::nullopt;
 }
 
-std::string_view endpoint_name(EndpointKind endpoint) {
-    switch (endpoint) {
-        case EndpointKind::Chat:
-            return "chat";
-        case EndpointKind::Completion:
-            return "completion";
-    }
-    return "";  // unreachable: the switch names every kind (-Werror=switch)
-}
-
-std::optional<EndpointKind> parse_endpoint(std::string_view name) {
-    for (const auto kind : {EndpointKind::Chat, EndpointKind::Completion})
-        if (endpoint_name(kind) == name) return kind;
-    return std::nullopt;
-}
-
 std::uint32_t wire_seed(std::uint64_t seed) {
     return static_cast<std::uint32_t>(seed % kRandomSeedSentinel);
 }

@@ -9,16 +9,17 @@
 #include <string>
 #include <string_view>
 
+#include "core/endpoint_kind.hpp"
 #include "core/server_kind.hpp"
 #include "io/server_kind_io.hpp"
 #include "response_limit.hpp"
 
 namespace bi::http {
 
-enum class EndpointKind {
-    Chat,        // POST /v1/chat/completions (default)
-    Completion,  // POST /completion (returns generated token ids)
-};
+// The request's endpoint and its words are core's: a RunRequest holds one.
+using core::endpoint_name;
+using core::EndpointKind;
+using core::parse_endpoint;
 
 struct RequestOptions {
     EndpointKind endpoint = EndpointKind::Chat;
@@ -46,9 +47,6 @@ std::string_view request_path(EndpointKind endpoint);
 // The dialect's path for the endpoint ("" when the kind has no native completion endpoint).
 const std::string& request_path(const RequestOptions& options);
 
-// The --endpoint word: "chat" or "completion"; parse_endpoint is its inverse.
-std::string_view endpoint_name(EndpointKind endpoint);
-std::optional<EndpointKind> parse_endpoint(std::string_view name);
 // The kind whose request_path(EndpointKind) is `path` (what a cert's or baseline's run.endpoint
 // records); nullopt for any other.
 std::optional<EndpointKind> endpoint_of_path(std::string_view path);

@@ -23,6 +23,24 @@ struct HasTable<TargetRequest> : std::true_type {};
 template <>
 struct HasTable<RunRequest> : std::true_type {};
 
+// A time limit is a number of seconds in the file (the keys end in _s), as it always was.
+template <>
+struct Codec<core::Seconds> {
+    static core::Json to_json(core::Seconds v) { return Codec<double>::to_json(v.count()); }
+    static core::Seconds from_json(const core::Json& j, const std::string& path) {
+        return core::Seconds(Codec<double>::from_json(j, path));
+    }
+};
+
+// The endpoint as the command line names it: "chat" or "completion".
+template <>
+struct Codec<core::EndpointKind>
+    : NamedEnumCodec<core::EndpointKind, core::endpoint_name, core::parse_endpoint> {
+    static core::EndpointKind from_json(const core::Json& j, const std::string& path) {
+        return NamedEnumCodec::from_json(j, path, "endpoint");
+    }
+};
+
 // One row per member; the plan keeps every value (defaults included), so that what a plan means
 // does not change when an option or its default does.
 template <>
@@ -31,7 +49,7 @@ const Table<ScoringRequest>& table() {
     static const Table<S> rows{
         required("plugins", &S::plugins),
         required("plugin_dirs", &S::plugin_dirs),
-        required("plugin_timeout_s", &S::plugin_timeout_s),
+        required("plugin_timeout_s", &S::plugin_timeout),
         optional("scorer", &S::scorer, WhenEmpty::WriteNull),
         optional("scorer_config", &S::scorer_config, WhenEmpty::WriteNull),
         optional("workset", &S::workset, WhenEmpty::WriteNull),
@@ -73,8 +91,8 @@ const Table<TargetRequest>& table() {
         unless_default("server_kind_dirs", &T::server_kind_dirs),
         optional("models_toml", &T::models_toml, WhenEmpty::WriteNull),
         optional("models_dir", &T::models_dir, WhenEmpty::WriteNull),
-        required("ready_timeout_s", &T::ready_timeout_s),
-        required("shutdown_grace_s", &T::shutdown_grace_s),
+        required("ready_timeout_s", &T::ready_timeout),
+        required("shutdown_grace_s", &T::shutdown_grace),
         optional("port", &T::port, WhenEmpty::WriteNull),
         required("reserved_ports", &T::reserved_ports),
         required("untouchable_pids", &T::untouchable_pids),
@@ -108,8 +126,8 @@ const Table<RunRequest>& table() {
                 r.seed = static_cast<std::uint64_t>(Codec<std::int64_t>::from_json(*v, path));
             }),
         required("stagger_ms", &R::stagger_ms),
-        required("req_timeout_s", &R::req_timeout_s),
-        required("arm_deadline_s", &R::arm_deadline_s),
+        required("req_timeout_s", &R::req_timeout),
+        required("arm_deadline_s", &R::arm_deadline),
         required("stop_on_red", &R::stop_on_red),
         custom<R>(  // a decimal string in the file
             "max_response_bytes",

@@ -84,8 +84,8 @@ TEST_CASE("a run whose settings differ from the baseline's is refused, naming ea
         FAIL("attached");
     } catch (const bi::Error& e) {
         CHECK(e.category() == bi::ErrorCategory::Usage);
-        CHECK_THAT(e.what(), Contains("n-predict 32 (this run: 9)"));
-        CHECK_THAT(e.what(), Contains("ctx 512 (not among this run's)"));
+        CHECK_THAT(e.what(), Contains("`n_predict` 32 (this run: 9)"));
+        CHECK_THAT(e.what(), Contains("`ctxs` 512 (not among this run's)"));
     }
     CHECK(cell->setup.plan.baseline == nullptr);
 }
@@ -135,6 +135,6 @@ TEST_CASE("the request derived from a baseline runs exactly its settings", "[bas
     changed.ctxs = {1024};
     const auto differ = bi::driver::setting_differences(recorded, changed);
     REQUIRE(differ.size() == 2);
-    CHECK(differ[0] == "--ctx 512 (not among this run's)");
-    CHECK(differ[1] == "--n-predict 32 (this run: 9)");
+    CHECK(differ[0] == "`ctxs` 512 (not among this run's)");
+    CHECK(differ[1] == "`n_predict` 32 (this run: 9)");
 }

@@ -9,7 +9,7 @@ core::RunRequest mock_request(const std::string& out_dir) {
     request.ctxs = {512};
     request.parallels = {4};
     request.passes = 2;
-    request.req_timeout_s = 30;
+    request.req_timeout = std::chrono::seconds(30);
     return request;
 }
 

@@ -14,6 +14,7 @@
 #include <set>
 #include <string>
 
+#include "built_paths.hpp"
 #include "core/error.hpp"
 #include "core/sweep_plan.hpp"
 #include "driver/cell_configuration.hpp"
@@ -98,17 +99,17 @@ TEST_CASE("a plan stores its request as typed fields, every member round-trips, 
     r.confidence = 0.9;
     r.reps = 2;
     r.kv_label = "q8_0";
-    r.endpoint = "completion";
+    r.endpoint = core::EndpointKind::Completion;
     r.logprobs = 3;
     r.seed = 18446744073709551615ULL;  // the largest seed survives the int64 JSON number
     r.stagger_ms = 5;
-    r.req_timeout_s = 7.5;
-    r.arm_deadline_s = 60;
+    r.req_timeout = core::Seconds(7.5);
+    r.arm_deadline = std::chrono::seconds(60);
     r.stop_on_red = true;
     r.max_response_bytes = 65536;
     r.scoring.plugins = {"libspark.so"};
     r.scoring.plugin_dirs = {"/opt/plugins"};
-    r.scoring.plugin_timeout_s = 12;
+    r.scoring.plugin_timeout = std::chrono::seconds(12);
     r.scoring.scorer = "spark";
     r.scoring.scorer_config = "{\"k\":1}";
     r.scoring.generator = "spark";
@@ -121,8 +122,8 @@ TEST_CASE("a plan stores its request as typed fields, every member round-trips, 
     r.target.models_dir = "/models";
     r.target.server_kind = "ik_llama.cpp";
     r.target.server_kind_dirs = {"/etc/kinds", "/home/me/kinds"};
-    r.target.ready_timeout_s = 30;
-    r.target.shutdown_grace_s = 2;
+    r.target.ready_timeout = std::chrono::seconds(30);
+    r.target.shutdown_grace = std::chrono::seconds(2);
     r.target.reserved_ports = {8080};
     r.target.untouchable_pids = {1};
     r.target.max_footprint_gb = 20;
@@ -148,6 +149,49 @@ TEST_CASE("a plan stores its request as typed fields, every member round-trips, 
     bad.replace(bad.find("\"reps\": 2"), 9, "\"reps\": \"2\"");
     CHECK_THROWS_WITH(io::read_plan(dir.write("bad.json", bad)),
                       Catch::Contains("request.reps: expected"));
+    auto unknown = text;
+    unknown.replace(unknown.find("\"completion\""), 12, "\"grpc\"");
+    CHECK_THROWS_WITH(io::read_plan(dir.write("unknown.json", unknown)),
+                      Catch::Contains("request.endpoint: unknown endpoint 'grpc'"));
+}
+
+// A plan as an older bi-run wrote it must read, and one written now must be byte for byte what it
+// wrote: the request's every member set (fractional seconds included) against a golden file. A
+// mismatch leaves full_request.plan.received.json in the build tree.
+TEST_CASE("a plan file's bytes are what bi-run has always written", "[sweep-plan][golden]") {
+    auto plan = three_model_plan();
+    core::sort_plan(plan);
+    auto& r = plan.request;
+    r.model_alias = "alias";
+    r.target_rate = 0.01;
+    r.passes.reset();
+    r.max_passes = 30;
+    r.kv_label = "q8_0";
+    r.endpoint = core::EndpointKind::Completion;
+    r.logprobs = 3;
+    r.stagger_ms = 5;
+    r.req_timeout = core::Seconds(7.5);
+    r.arm_deadline = core::Seconds(0.25);
+    r.max_response_bytes = 65536;
+    r.scoring.plugins = {"libspark.so"};
+    r.scoring.plugin_timeout = core::Seconds(12.125);
+    r.scoring.generator = "spark";
+    r.scoring.generator_params = {{"families", "A2,A4"}};
+    r.target.server_bin = "/usr/bin/llama-server";
+    r.target.ready_timeout = core::Seconds(30.5);
+    r.target.shutdown_grace = std::chrono::seconds(2);
+    r.target.max_footprint_gb = 20;
+    const std::string name = "full_request.plan";
+    const std::string approved =
+        testing::read_text(std::string(BI_TEST_DATA_DIR) + "/" + name + ".approved.json");
+    const std::string rendered = io::render_plan(plan);
+    if (rendered != approved)
+        io::write_file_atomically(std::string(BI_TEST_OUTPUT_DIR) + "/" + name + ".received.json",
+                                  rendered);
+    CHECK(rendered == approved);
+    testing::ScratchDir dir;
+    const auto back = io::read_plan(dir.write("plan.json", approved));
+    CHECK(io::render_plan(back) == approved);
 }
 
 TEST_CASE("a plan file reads back, and an edited or unsorted one is refused", "[sweep-plan]") {

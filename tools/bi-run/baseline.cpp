@@ -25,8 +25,8 @@ namespace {
 
 // The request settings both commands take from their options.
 void read_common_options(const cxxopts::ParseResult& args, core::RunRequest& r) {
-    r.req_timeout_s = args["req-timeout"].as<double>();
-    r.arm_deadline_s = args["arm-deadline"].as<double>();
+    r.req_timeout = core::Seconds(args["req-timeout"].as<double>());
+    r.arm_deadline = core::Seconds(args["arm-deadline"].as<double>());
     r.max_response_bytes = max_response_bytes_option(args);
     r.target = target_request(args);
     r.sign_key = given(args, "sign-key");
@@ -55,13 +55,13 @@ int baseline_record_main(CommandLine& line, int raw_argc, char** raw_argv) {
     r.reps = args["reps"].as<int>();
     r.n_predict = args["n-predict"].as<int>();
     r.kv_label = given(args, "kv-label");
-    r.endpoint = args["endpoint"].as<std::string>();
+    r.endpoint = endpoint_option(args);
     r.logprobs = args["logprobs"].as<int>();
     r.seed = args["seed"].as<std::uint64_t>();
     r.scoring = scoring_request(args);
     const auto outcome =
         driver::run_baseline_record(r, given(args, "out"), args.count("replace") > 0,
-                                    run_options(line, args), printing_hooks(false));
+                                    run_options(line, args), printing_hooks(line, false));
     if (!outcome) return kExitPromotable;
     if (args.count("json"))
         std::cout << report::record_json(outcome->baseline, outcome->path, outcome->problems,
@@ -88,7 +88,7 @@ int baseline_check_main(CommandLine& line, int raw_argc, char** raw_argv) {
     base.scoring = plugin_request(args);
     base.kv_label = given(args, "kv-label");
     const auto outcome =
-        driver::run_baseline_check(base, given(args, "out"), options, printing_hooks(false));
+        driver::run_baseline_check(base, given(args, "out"), options, printing_hooks(line, false));
     if (!outcome) return kExitPromotable;
     if (options.json)
         std::cout << report::check_json(outcome->check, outcome->path, version_json(build_info()))

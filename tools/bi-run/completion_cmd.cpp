@@ -36,7 +36,7 @@ int completion_main(CommandLine& line, int argc, char** argv) {
 
     plugin_host::PluginSet plugins;
     configure_plugin_calls(plugins, args);
-    load_plugins(plugins, args);
+    load_plugins(plugins, args, *line.notes);
     CompletionNames names;
     for (const auto& plugin : plugins.list()) {
         for (const auto& scorer : plugin.scorers) names.scorers.push_back(scorer.id);

@@ -15,6 +15,7 @@
 #include "cli/exit_codes.hpp"
 #include "cli/manpages.hpp"
 #include "cli/option_aliases.hpp"
+#include "cli/option_naming.hpp"
 #include "commands.hpp"
 #include "core/error.hpp"
 #include "core/utf8.hpp"
@@ -52,11 +53,13 @@ void print_usage(std::ostream& out) {
            "SIGHUP/SIGINT/SIGTERM.\n";
 }
 
-// Runs one command, turning whatever it throws into one line on stderr and the exit status; an
-// option is named as the user typed it (an upstream alias, not the name it stands for).
+// Runs one command, turning whatever it throws into one line on stderr and the exit status; a
+// request field is named as the option that sets it, and an option as the user typed it (an
+// upstream alias, not the name it stands for).
 int run_command(bi::cli::CommandLine& line, const char* name,
                 int (*command_main)(bi::cli::CommandLine&, int, char**), int argc, char** argv) {
     const std::string prefix = std::string("bi-run ") + name + ": ";
+    line.command = name;
     try {
         return command_main(line, argc, argv);
     } catch (const cxxopts::exceptions::exception& e) {
@@ -67,9 +70,9 @@ int run_command(bi::cli::CommandLine& line, const char* name,
         std::cerr << prefix << e.what() << "\n";
         return bi::cli::exit_for_signal(e.signal_number());
     } catch (const bi::Error& e) {
-        std::cerr << prefix
-                  << bi::cli::as_typed(bi::cli::ascii_quotes(bi::cli::without_bi_prefix(e.what())),
-                                       line.aliases)
+        const std::string message =
+            bi::cli::with_options_named(bi::without_bi_prefix(e.what()), line);
+        std::cerr << prefix << bi::cli::as_typed(bi::cli::ascii_quotes(message), line.aliases)
                   << "\n";
         return is_bad_input(e.category()) ? bi::cli::kExitUsage : bi::cli::kExitError;
     } catch (const std::exception& e) {
@@ -226,7 +229,10 @@ int main(int argc, char** argv) {
     }
     if (!arguments_are_utf8(argc, argv)) return bi::cli::kExitUsage;
     // The one record of this command line: the cert's provenance and the aliases typed.
-    bi::cli::CommandLine line{{argv, argv + argc}, {}};
+    bi::cli::CommandLine line{{argv, argv + argc}, {}, {}};
+    // The driver's notes and progress, with its request fields named as the options that set them.
+    bi::cli::OptionNamingStream notes(std::cerr, line);
+    line.notes = &notes;
     bi::cli::GlobalOptions globals;
     int at = 1;
     try {

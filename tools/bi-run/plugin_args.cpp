@@ -68,13 +68,13 @@ core::ScoringRequest plugin_request(const cxxopts::ParseResult& args) {
     if (args.count("plugin-dir"))
         request.plugin_dirs = args["plugin-dir"].as<std::vector<std::string>>();
     if (args.count("plugin-timeout"))
-        request.plugin_timeout_s = args["plugin-timeout"].as<double>();
+        request.plugin_timeout = core::Seconds(args["plugin-timeout"].as<double>());
     return request;
 }
 
 std::vector<std::string> load_plugins(plugin_host::PluginSet& plugins,
-                                      const cxxopts::ParseResult& args) {
-    return driver::load_plugins(plugins, plugin_request(args), std::cerr);
+                                      const cxxopts::ParseResult& args, std::ostream& notes) {
+    return driver::load_plugins(plugins, plugin_request(args), notes);
 }
 
 }  // namespace bi::cli

@@ -20,9 +20,9 @@ namespace bi::cli {
 void configure_plugin_calls(plugin_host::PluginSet& plugins, const cxxopts::ParseResult& args);
 
 // driver::load_plugins with the request's --plugin, --plugin-dir and --plugin-timeout, notes
-// on stderr.
+// on `notes` (the command line's).
 std::vector<std::string> load_plugins(plugin_host::PluginSet& plugins,
-                                      const cxxopts::ParseResult& args);
+                                      const cxxopts::ParseResult& args, std::ostream& notes);
 
 // --plugin, --plugin-dir and --plugin-timeout as a request's scoring part.
 core::ScoringRequest plugin_request(const cxxopts::ParseResult& args);

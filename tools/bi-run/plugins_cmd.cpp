@@ -66,7 +66,7 @@ int plugins_main(CommandLine& line, int argc, char** argv) {
     if (printed_help(args, command)) return kExitHelp;
 
     plugin_host::PluginSet plugins;
-    const auto named = load_plugins(plugins, args);
+    const auto named = load_plugins(plugins, args, *line.notes);
     const bool describe = args.count("describe") > 0;
     for (const auto& plugin : plugins.list()) {
         if (describe && std::none_of(named.begin(), named.end(), [&](const std::string& path) {

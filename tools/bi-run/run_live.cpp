@@ -5,6 +5,7 @@
 #include "cli/command_line.hpp"
 #include "cli/exit_codes.hpp"
 #include "cli/option_aliases.hpp"
+#include "cli/option_naming.hpp"
 #include "commands.hpp"
 #include "core/error.hpp"
 #include "driver/plan_description.hpp"
@@ -29,8 +30,10 @@ core::TargetRequest target_request(const cxxopts::ParseResult& args) {
     t.server_flags = option_tokens(args, "server-flag");
     t.models_toml = given(args, "models-toml");
     t.models_dir = given(args, "models-dir");
-    if (args.count("ready-timeout")) t.ready_timeout_s = args["ready-timeout"].as<double>();
-    if (args.count("shutdown-grace")) t.shutdown_grace_s = args["shutdown-grace"].as<double>();
+    if (args.count("ready-timeout"))
+        t.ready_timeout = core::Seconds(args["ready-timeout"].as<double>());
+    if (args.count("shutdown-grace"))
+        t.shutdown_grace = core::Seconds(args["shutdown-grace"].as<double>());
     read_guard_options(args, t);
     return t;
 }
@@ -99,7 +102,7 @@ int run_live_cells(CommandLine& line, int raw_argc, char** raw_argv, bool sweep)
         options.baseline_keys = option_tokens(args, "trusted-key");
     }
     const auto run =
-        driver::run_cells(live_request(args, sweep), options, printing_hooks(options.json));
+        driver::run_cells(live_request(args, sweep), options, printing_hooks(line, options.json));
     return run.tally.all_promotable ? kExitPromotable : kExitNotPromotable;
 }
 
@@ -162,7 +165,7 @@ int plan_n_main(CommandLine& line, int raw_argc, char** raw_argv) {
     request.max_footprint_gb = if_given<double>(args, "max-footprint-gb");
     request.model_name = given(args, "model-alias");
     const auto table = driver::plan_footprints(request);
-    std::cout << table.text << std::flush;
+    std::cout << with_options_named(table.text, line) << std::flush;
     if (table.largest_fit == 0) return kExitNotPromotable;
     return kExitPromotable;
 }

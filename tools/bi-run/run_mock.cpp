@@ -65,7 +65,7 @@ int run_mock_main(CommandLine& line, int raw_argc, char** raw_argv) {
     options.profile_scope = ProfileScope::PluginOnly;
     options.mock = std::make_shared<const mock::MockConfig>(mock_config(args));
     core::RunRequest request = run_request(args);
-    auto hooks = printing_hooks(options.json);
+    auto hooks = printing_hooks(line, options.json);
     // As upstream's run-mock: no --out-dir, a fresh temporary directory, gone again if no cert
     // reaches it.
     std::optional<io::TemporaryDirectory> temporary;

@@ -9,6 +9,7 @@
 
 #include "build_info.hpp"
 #include "cli/command_line.hpp"
+#include "cli/option_naming.hpp"
 #include "core/cert.hpp"
 #include "core/error.hpp"
 #include "core/run_request.hpp"
@@ -26,7 +27,8 @@ namespace bi::cli {
 
 std::chrono::milliseconds seconds_option(const cxxopts::ParseResult& args, const char* name,
                                          bool zero_allowed) {
-    return driver::seconds_value(args[name].as<double>(), name, zero_allowed);
+    return driver::seconds_value(core::Seconds(args[name].as<double>()), std::string("--") + name,
+                                 zero_allowed);
 }
 
 std::string string_option(const cxxopts::ParseResult& args, const std::string& name) {
@@ -36,6 +38,15 @@ std::string string_option(const cxxopts::ParseResult& args, const std::string& n
 
 std::uint64_t max_response_bytes_option(const cxxopts::ParseResult& args) {
     return driver::max_response_bytes_value(args["max-response-bytes"].as<std::string>());
+}
+
+core::EndpointKind endpoint_option(const cxxopts::ParseResult& args) {
+    const auto word = args["endpoint"].as<std::string>();
+    const auto endpoint = core::parse_endpoint(word);
+    if (!endpoint)
+        usage_error("--endpoint must be " + std::string(core::kEndpointWords) + ", not '" + word +
+                    "'");
+    return *endpoint;
 }
 
 std::vector<OptionAlias> run_option_aliases() {
@@ -53,9 +64,10 @@ core::RunRequest run_request(const cxxopts::ParseResult& args, bool allow_lists)
     if (const auto alias = string_option(args, "model-alias"); !alias.empty())
         r.model_alias = alias;
     r.profile = given(args, "profile");
-    r.ctxs = driver::whole_number_list(args["ctx"].as<std::string>(), "ctx", 16, allow_lists);
+    using F = core::RequestField;
+    r.ctxs = driver::whole_number_list(args["ctx"].as<std::string>(), F::Ctxs, 16, allow_lists);
     r.parallels =
-        driver::whole_number_list(args["parallel"].as<std::string>(), "parallel", 1, allow_lists);
+        driver::whole_number_list(args["parallel"].as<std::string>(), F::Parallels, 1, allow_lists);
     if (args.count("passes")) r.passes = args["passes"].as<int>();
     if (args.count("target-rate")) r.target_rate = args["target-rate"].as<double>();
     r.confidence = args["confidence"].as<double>();
@@ -63,12 +75,12 @@ core::RunRequest run_request(const cxxopts::ParseResult& args, bool allow_lists)
     r.reps = args["reps"].as<int>();
     r.n_predict = args["n-predict"].as<int>();
     r.kv_label = given(args, "kv-label");
-    r.endpoint = args["endpoint"].as<std::string>();
+    r.endpoint = endpoint_option(args);
     r.logprobs = args["logprobs"].as<int>();
     r.seed = args["seed"].as<std::uint64_t>();
     r.stagger_ms = args["stagger-ms"].as<int>();
-    r.req_timeout_s = args["req-timeout"].as<double>();
-    r.arm_deadline_s = args["arm-deadline"].as<double>();
+    r.req_timeout = core::Seconds(args["req-timeout"].as<double>());
+    r.arm_deadline = core::Seconds(args["arm-deadline"].as<double>());
     r.stop_on_red = args.count("stop-on-red") > 0;
     r.max_response_bytes = max_response_bytes_option(args);
     r.scoring = scoring_request(args);
@@ -106,16 +118,18 @@ void print_cell(const driver::CellResult& result, bool json) {
 driver::CellsOptions cells_options(const CommandLine& line, const cxxopts::ParseResult& args) {
     driver::CellsOptions options;
     options.invocation = invocation(line);
-    options.notes = &std::cerr;
+    options.notes = line.notes;
     options.quiet = args.count("quiet") > 0;
     options.json = args.count("json") > 0;
     return options;
 }
 
-driver::CellHooks printing_hooks(bool json) {
+driver::CellHooks printing_hooks(const CommandLine& line, bool json) {
     driver::CellHooks hooks;
     hooks.cell_decided = [json](const driver::CellResult& cell) { print_cell(cell, json); };
-    hooks.dry_run_plan = [](const std::string& plan) { std::cout << plan << std::flush; };
+    hooks.dry_run_plan = [&line](const std::string& plan) {
+        std::cout << with_options_named(plan, line) << std::flush;
+    };
     if (json) return hooks;
     hooks.report_written = [](const std::string& path) {
         std::cout << "report: " << path << std::endl;

@@ -51,14 +51,19 @@ std::chrono::milliseconds seconds_option(const cxxopts::ParseResult& args, const
 // --max-response-bytes: a whole number of bytes from 1024 to 1 GiB; the message names the option.
 std::uint64_t max_response_bytes_option(const cxxopts::ParseResult& args);
 
+// --endpoint: chat or completion; bi::Error(Usage) naming the option and the words otherwise.
+core::EndpointKind endpoint_option(const cxxopts::ParseResult& args);
+
 // The server and guard options as a request's target.
 core::TargetRequest target_request(const cxxopts::ParseResult& args);
 
-// What every cell command runs with: this bi-run's invocation, notes on stderr, --quiet, --json.
+// What every cell command runs with: this bi-run's invocation, the command line's notes stream,
+// --quiet, --json.
 driver::CellsOptions cells_options(const CommandLine& line, const cxxopts::ParseResult& args);
 
 // How the cell commands print: each decided cell's verdict (one JSON line with `json`), a dry
-// run's plan, and, without `json`, the HTML report's path and a sweep's closing table.
-driver::CellHooks printing_hooks(bool json);
+// run's plan (its request fields named as `line`'s options), and, without `json`, the HTML
+// report's path and a sweep's closing table.
+driver::CellHooks printing_hooks(const CommandLine& line, bool json);
 
 }  // namespace bi::cli

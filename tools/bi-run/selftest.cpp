@@ -33,7 +33,7 @@ int selftest_main(CommandLine& line, int raw_argc, char** raw_argv) {
     request.target.server_flags = option_tokens(args, "server-flag");
     request.target.server_kind = given(args, "server-kind");
     request.target.server_kind_dirs = option_tokens(args, "server-kind-dir");
-    request.target.ready_timeout_s = args["ready-timeout"].as<double>();
+    request.target.ready_timeout = core::Seconds(args["ready-timeout"].as<double>());
     read_guard_options(args, request.target);
     request.parallel = args["parallel"].as<int>();
     request.passes = args["passes"].as<int>();
@@ -44,9 +44,9 @@ int selftest_main(CommandLine& line, int raw_argc, char** raw_argv) {
     request.keep = args.count("keep") > 0;
     request.quiet = args.count("quiet") > 0;
     request.max_response_bytes = max_response_bytes_option(args);
-    request.plugin_timeout_s = args["plugin-timeout"].as<double>();
+    request.plugin_timeout = core::Seconds(args["plugin-timeout"].as<double>());
 
-    const auto result = driver::run_selftest(request, invocation(line), std::cerr);
+    const auto result = driver::run_selftest(request, invocation(line), *line.notes);
     const auto& outcome = result.outcome;
     const report::SelftestCell summary{
         {outcome.cert, outcome.verdict, outcome.cert_path, outcome.promotable},

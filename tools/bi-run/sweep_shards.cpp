@@ -54,14 +54,14 @@ int sweep_from_plan(CommandLine& line, const cxxopts::ParseResult& args) {
         std::chrono::duration_cast<std::chrono::seconds>(seconds_option(args, "stale-lock-after"));
     auto options = cells_options(line, args);
     options.sweep = true;
-    const auto hooks = printing_hooks(options.json);
+    const auto hooks = printing_hooks(line, options.json);
     const auto shard = driver::run_shard(
         plan, choice, out_dir,
         [&](const core::RunRequest& request, const core::PlanGroup& group) {
             options.resume = driver::ResumeMode{group.model, stale_lock_after};
             return driver::run_cells(request, options, hooks).tally;
         },
-        std::cerr);
+        *line.notes);
     if (shard.failed_groups > 0) return kExitError;
     return shard.total.left_to_others == 0 && shard.total.all_promotable ? kExitPromotable
                                                                          : kExitNotPromotable;
@@ -79,7 +79,8 @@ int plan_main(CommandLine& line, int raw_argc, char** raw_argv) {
                               given(args, "models-toml"), args.count("model-alias") > 0);
     core::RunRequest request = sweep_request(args);
     request.out_dir = args.count("out-dir") ? args["out-dir"].as<std::string>() : "";
-    const core::SweepPlan plan = driver::plan_sweep(request, profiles, invocation(line), std::cerr);
+    const core::SweepPlan plan =
+        driver::plan_sweep(request, profiles, invocation(line), *line.notes);
     const std::string text = io::render_plan(plan);
     std::size_t n_cells = 0;
     for (const auto& group : plan.groups) n_cells += group.parallels.size();

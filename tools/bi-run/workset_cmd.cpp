@@ -84,7 +84,7 @@ int workset_main(CommandLine& line, int raw_argc, char** raw_argv) {
 
     const auto request = generation_request(args);
     plugin_host::PluginSet plugins;
-    load_plugins(plugins, args);
+    load_plugins(plugins, args, *line.notes);
     const std::string generator = args["generator"].as<std::string>();
     // Without --tokenize the generator estimates; with it, the rows are those a live run on
     // that server's model sends (one counter and one failure policy, as a cell's).

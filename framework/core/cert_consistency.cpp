@@ -289,6 +289,7 @@ void check_pass_streams(const PassLockstep& p, const PassCoverage* coverage, std
     const LockstepEvidence& s = p.streams;
     std::int64_t steps = 0;
     std::int64_t shared = 0;
+    std::int64_t shared_decoding = 0;
     std::size_t cobatched = 0;
     std::vector<Interval> windows;
     for (const auto& id : s.ids) {
@@ -298,6 +299,8 @@ void check_pass_streams(const PassLockstep& p, const PassCoverage* coverage, std
                           format_general(id.first_ms) + ", " + format_general(id.last_ms) + "] ms");
         steps += id.steps;
         shared += id.shared;
+        // A one-token answer's step is judged beside the others' decode steps, not among them.
+        if (id.first_ms < id.last_ms) shared_decoding += id.shared;
         if (id_cobatched(id.steps, id.shared)) ++cobatched;
         // In microseconds, ends included (a request decodes at its last chunk), as the judge
         // counts them; rounding can only widen a window.
@@ -310,12 +313,13 @@ void check_pass_streams(const PassLockstep& p, const PassCoverage* coverage, std
                       std::to_string(s.multi_steps) + " shared steps in lockstep and " +
                       std::to_string(s.full_steps) + " full steps, but its ids have " +
                       std::to_string(steps) + " steps");
+    // With N = 1 every step is full and none is shared: the N-wide counts say nothing there.
     if (s.lockstep_full_steps < 0 || s.lockstep_full_steps > s.full_steps || s.full_steps > steps ||
-        s.lockstep_full_steps > shared)
+        (n >= 2 && s.lockstep_full_steps > shared))
         out.push_back(at + ": " + std::to_string(s.lockstep_full_steps) + " of " +
                       std::to_string(s.full_steps) + " full steps in lockstep, but its ids have " +
                       std::to_string(shared) + " shared of " + std::to_string(steps) + " steps");
-    if (s.peak < 0 || s.peak > n || (shared > 0) != (s.peak >= 2))
+    if (s.peak < 0 || s.peak > n || (shared_decoding > 0) != (s.peak >= 2))
         out.push_back(at + ": peak " + std::to_string(s.peak) + " with N = " + std::to_string(n) +
                       " and " + std::to_string(shared) + " shared steps");
     const std::size_t depth = max_overlap_depth(windows);

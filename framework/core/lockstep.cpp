@@ -29,6 +29,27 @@ double nearest(const StreamTimeline& r, double t) {
     return best;
 }
 
+// Kept to the microsecond: the cert's windows need no more.
+double round_us(double ms) {
+    return std::round(ms * 1000.0) / 1000.0;
+}
+
+// Whether another request, decoding at the single chunk of request i, made a token within the
+// tolerance of its own step there (its interval up to its nearest chunk).
+bool single_step_shared(const std::vector<StreamTimeline>& pass, std::size_t i, double tolerance) {
+    const double t = pass[i].steps_ms.front();
+    for (std::size_t j = 0; j < pass.size(); ++j) {
+        const auto& s = pass[j].steps_ms;
+        if (j == i || !decoding_at(pass[j], t)) continue;
+        auto at = std::lower_bound(s.begin(), s.end(), t);
+        if (at == s.end() || (at != s.begin() && t - *std::prev(at) < *at - t)) --at;
+        const auto k = static_cast<std::size_t>(at - s.begin());
+        const double gap = k > 0 ? s[k] - s[k - 1] : s[1] - s[0];
+        if (gap > 0 && std::abs(s[k] - t) <= tolerance * gap) return true;
+    }
+    return false;
+}
+
 }  // namespace
 
 bool id_cobatched(std::int64_t steps, std::int64_t shared) {
@@ -52,7 +73,16 @@ LockstepEvidence judge_lockstep(const std::vector<StreamTimeline>& pass, int n) 
     std::vector<double> pair_phases;
     for (std::size_t i = 0; i < pass.size(); ++i) {
         const auto& steps = pass[i].steps_ms;
-        if (steps.size() < 2) {
+        if (steps.size() == 1) {
+            // One token, made by the step that ended its prefill: shared when a request then
+            // decoding made a token in that same step.
+            const bool together = single_step_shared(pass, i, tolerance);
+            e.ids.push_back(
+                {pass[i].id, round_us(steps[0]), round_us(steps[0]), 1, together ? 1 : 0});
+            (together ? e.cobatched_ids : e.not_cobatched_ids).push_back(pass[i].id);
+            continue;
+        }
+        if (steps.empty()) {
             e.too_short_ids.push_back(pass[i].id);
             continue;
         }
@@ -85,9 +115,8 @@ LockstepEvidence judge_lockstep(const std::vector<StreamTimeline>& pass, int n) 
         }
         for (const auto& with_j : phases)
             if (with_j.size() >= 2) pair_phases.push_back(median(with_j));
-        // Kept to the microsecond: the cert's windows need no more.
-        const auto us = [](double ms) { return std::round(ms * 1000.0) / 1000.0; };
-        e.ids.push_back({pass[i].id, us(steps.front()), us(steps.back()), judged, shared});
+        e.ids.push_back(
+            {pass[i].id, round_us(steps.front()), round_us(steps.back()), judged, shared});
         (id_cobatched(judged, shared) ? e.cobatched_ids : e.not_cobatched_ids)
             .push_back(pass[i].id);
     }

@@ -35,9 +35,11 @@ inline constexpr double kLockstepShare = 0.5;
 // per id so the replay can recount every figure below.
 struct IdLockstep {
     std::string id;
-    double first_ms = 0.0;    // its first chunk: the prefill done
-    double last_ms = 0.0;     // its last chunk
-    std::int64_t steps = 0;   // decode steps judged (chunks after the first, one per moment)
+    double first_ms = 0.0;  // its first chunk: the prefill done
+    double last_ms = 0.0;   // its last chunk
+    // Decode steps judged (chunks after the first, one per moment); for a one-token answer, the
+    // step that made it.
+    std::int64_t steps = 0;
     std::int64_t shared = 0;  // of those, steps in which another request made a token too
 };
 
@@ -54,7 +56,7 @@ struct LockstepEvidence {
     std::vector<IdLockstep> ids;                 // the judged ids (two chunks or more), as given
     std::vector<std::string> cobatched_ids;      // shared at least kLockstepShare of their steps
     std::vector<std::string> not_cobatched_ids;  // decoded, but alone or out of step
-    std::vector<std::string> too_short_ids;      // fewer than two chunks: nothing to judge
+    std::vector<std::string> too_short_ids;      // no token chunk: nothing to judge
     // Steps (of any request) at which two or more requests were decoding, and of those, the steps
     // in which every one of them made a token together: batching of any width.
     std::int64_t multi_steps = 0;

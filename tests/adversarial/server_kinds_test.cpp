@@ -17,6 +17,7 @@
 #include "io/cert_io.hpp"
 #include "io/files.hpp"
 #include "io/json_text.hpp"
+#include "processes.hpp"
 #include "run_command.hpp"
 #include "scratch_dir.hpp"
 
@@ -242,6 +243,36 @@ TEST_CASE("kind ollama: no co-batching signal, so its token streams decide", "[a
 TEST_CASE("kind openai-generic: no co-batching signal, so its token streams decide",
           "[adversarial]") {
     check_kind_judged_by_streams({"openai-generic", "generic", "name"});
+}
+
+TEST_CASE("every honest kind keeps its GREEN, twice over, with every core loaded",
+          "[adversarial][busy]") {
+    // Two busy processes beside the run: the client, the fake and the poller are all
+    // descheduled at times. The kinds without a signal stream without a server clock, so their
+    // steps are timed on arrival; 10 ms ticks keep their lockstep clear of that noise, as a real
+    // server's steps of tens of ms do.
+    struct Honest {
+        Kind kind;
+        std::vector<std::string> fake;
+    };
+    const std::vector<Honest> kinds{
+        {{"llama-server", "llama", "gguf"}, {}},
+        {{"ik_llama.cpp", "llama", "gguf"}, {"--fake-ik-surface"}},
+        {{"vllm", "vllm", "directory"}, {"--fake-tick-ms=10"}},
+        {{"sglang", "sglang", "directory"}, {"--fake-tick-ms=10"}},
+        {{"tgi", "tgi", "directory"}, {"--fake-tick-ms=10"}},
+        {{"trtllm-serve", "trtllm", "directory"}, {"--fake-tick-ms=10"}},
+        {{"ollama", "ollama", "name"}, {"--fake-tick-ms=10"}},
+        {{"openai-generic", "generic", "name"}, {"--fake-tick-ms=10"}},
+    };
+    const testing::CoreLoad load;
+    for (int round = 1; round <= 2; ++round)
+        for (const auto& honest : kinds) {
+            const auto run = run_kind(honest.kind, honest.fake);
+            INFO("round " << round << ", " << honest.kind.name << ": " << run.result.out
+                          << run.result.err);
+            CHECK(status(run) == "green");
+        }
 }
 
 }  // namespace bi

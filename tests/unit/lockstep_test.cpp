@@ -123,10 +123,18 @@ TEST_CASE("lockstep: timing noise beyond g/(2N) fails closed, and short streams 
           "[unit][lockstep]") {
     const auto noisy = judge_lockstep(batched(8, 32, kStep), 8);
     CHECK_FALSE(noisy.lockstep_at_n());
+    // A one-token answer is judged by the step that made it: shared when it came with the
+    // decoding requests' tokens, not between them; an answer without a token is too short.
     auto pass = batched(4, 32, 0.1);
-    pass.push_back({"short", {5.0}});
+    pass.push_back({"in-step", {10 * kStep + 0.05}});
+    pass.push_back({"between", {10 * kStep + kStep / 2}});
     pass.push_back({"empty", {}});
     const auto e = judge_lockstep(pass, 4);
-    CHECK(e.too_short_ids == std::vector<std::string>{"short", "empty"});
-    CHECK(e.cobatched_ids.size() == 4);
+    CHECK(e.too_short_ids == std::vector<std::string>{"empty"});
+    CHECK(e.cobatched_ids.size() == 5);
+    CHECK(e.not_cobatched_ids == std::vector<std::string>{"between"});
+    REQUIRE(e.ids.size() == 6);
+    CHECK(e.ids[4].steps == 1);
+    CHECK(e.ids[4].shared == 1);
+    CHECK(e.ids[5].shared == 0);
 }

@@ -19,6 +19,7 @@
 #include "plugin_score.hpp"
 #include "process_usage.hpp"
 #include "report.hpp"
+#include "stream_parse.hpp"
 #include "verdict_speed.hpp"
 
 #ifndef BI_BENCH_VERSION
@@ -32,8 +33,8 @@ constexpr int kExitUsage = 2;
 
 // "mock" selects both mock-throughput runs.
 const std::vector<std::string> kMeasurementNames = {
-    "rss",  "verdict",          "dispatch",    "dispatch-external",
-    "mock", "mock-completions", "mock-health", "plugin-score"};
+    "rss",         "verdict",      "dispatch", "dispatch-external", "mock", "mock-completions",
+    "mock-health", "plugin-score", "streams"};
 
 struct Invocation {
     bi::bench::BenchLimits limits;
@@ -76,7 +77,7 @@ Invocation parse(int argc, char** argv, bool& exit_now) {
         ("time-limit", "seconds after which a run stops early (default 30)",
          cxxopts::value<double>())
         ("only", "comma-separated subset of: rss, verdict, dispatch, dispatch-external, mock "
-                 "(= mock-completions + mock-health), plugin-score",
+                 "(= mock-completions + mock-health), plugin-score, streams",
          cxxopts::value<std::vector<std::string>>())
         ("mock-server", "bi-mock-server binary (default: beside bi-bench)",
          cxxopts::value<std::string>())
@@ -180,6 +181,10 @@ std::vector<bi::bench::Measurement> run_all(const Invocation& inv) {
     if (wanted("mock") || wanted("mock-health")) {
         say("mock throughput (GET /health)");
         results.push_back(measure_mock_throughput(limits, MockRoute::Health));
+    }
+    if (wanted("streams")) {
+        say("stream parsing and the lockstep judge");
+        results.push_back(measure_stream_parse(limits));
     }
     if (wanted("plugin-score")) {
         say("scorer calls, in process and in the plugin host");

@@ -323,10 +323,10 @@ void check_pass_streams(const PassLockstep& p, const PassCoverage* coverage, std
         out.push_back(at + ": peak " + std::to_string(s.peak) + " with N = " + std::to_string(n) +
                       " and " + std::to_string(shared) + " shared steps");
     const std::size_t depth = max_overlap_depth(windows);
-    if (depth < 2 && (s.phase >= 0 || shared > 0))
+    if (depth < 2 && (s.phase >= 0 || shared > 0 || s.multi_steps > 0))
         out.push_back(at +
-                      ": no two decode windows overlap, yet a phase or a shared step is "
-                      "recorded");
+                      ": no two decode windows overlap, yet a phase, a shared step or a step "
+                      "with two decoding is recorded");
     if (s.full_steps > 0 && depth < static_cast<std::size_t>(n))
         out.push_back(at + ": " + std::to_string(s.full_steps) +
                       " steps with N decoding, but at "

@@ -399,3 +399,88 @@ TEST_CASE("check_promotable lists every disagreement as a reason", "[cert][consi
     CHECK_THAT(p.reasons.front(),
                Catch::StartsWith("the cert disagrees with itself: status is green but"));
 }
+
+namespace {
+
+// The C passes streamed: each id's token times, ten ids of a pass in groups of four decoding at
+// once. `how` places each id's tokens: "batched" (every decoding request makes its token in the
+// same step), "serial" (one request after another, no overlapping windows) or "round-robin"
+// (four overlapping windows whose tokens take turns).
+core::CellEvidence streamed_cell(const std::string& how) {
+    auto e = clean_cell();
+    e.streamed = true;
+    for (auto& pass : e.arm_c) {
+        int i = 0;
+        for (auto& [id, r] : pass) {
+            std::vector<double> times;
+            const double group = 1000.0 * (i / 4);
+            for (int k = 0; k < 16; ++k) {
+                if (how == "batched") times.push_back(group + 4.0 * k + 0.001 * (i % 4));
+                if (how == "serial") times.push_back(100.0 * i + 4.0 * k);
+                if (how == "round-robin") times.push_back(group + 4.0 * k + 1.0 * (i % 4));
+            }
+            r.token_ms = times;
+            ++i;
+        }
+    }
+    return e;
+}
+
+}  // namespace
+
+TEST_CASE("a streamed cell's lockstep gate agrees with itself, honest or lying",
+          "[cert][consistency]") {
+    for (const std::string how : {"batched", "serial", "round-robin"}) {
+        const auto cert = cert_of(streamed_cell(how));
+        INFO(how);
+        REQUIRE(cert.gates.lockstep.checked);
+        CHECK(core::cert_disagreements(cert).empty());
+        CHECK(core::cert_disagreements(round_tripped(cert)).empty());
+        if (how == "batched") {
+            CHECK(cert.verdict.status == core::Status::Green);
+            CHECK(cert.gates.lockstep.ok);
+        } else {
+            // The server's samples say four computed together; the streams do not.
+            CHECK(cert.verdict.status == core::Status::GreenUnverified);
+            CHECK(cert.verdict.rule->name == "lockstep");
+            CHECK(says(cert.verdict.decision_reasons, "the server reports 4 computing together"));
+        }
+    }
+}
+
+TEST_CASE("an edit to the lockstep gate's numbers is caught", "[cert][consistency]") {
+    const auto liar = round_tripped(cert_of(streamed_cell("serial")));
+    // The liar's passes made to look batched, derived fields and all, problems and verdict kept:
+    // its ids still share no step, and its windows never overlap.
+    auto cert = liar;
+    for (auto& pass : cert.gates.lockstep.per_pass) {
+        pass.streams.multi_steps = 100;
+        pass.streams.lockstep_multi_steps = 100;
+    }
+    auto lines = core::cert_disagreements(cert);
+    CHECK(says(lines, "lockstep pass 1: no two decode windows overlap, yet a phase"));
+    CHECK(says(lines, "lockstep pass 1: its problems are not what its streams give"));
+    // ... and with its problems and ok cleared too, the gate and the verdict disagree.
+    for (auto& pass : cert.gates.lockstep.per_pass) pass.problems.clear();
+    cert.gates.lockstep.problems.clear();
+    cert.gates.lockstep.ok = true;
+    lines = core::cert_disagreements(cert);
+    CHECK(says(lines, "lockstep.ok is true but its streams give"));
+
+    // An id said to share more steps than it has.
+    cert = round_tripped(cert_of(streamed_cell("batched")));
+    cert.gates.lockstep.per_pass[0].streams.ids[0].shared = 99;
+    CHECK(says(core::cert_disagreements(cert), "has 99 shared of 15 steps"));
+    // A phase where no two windows overlap.
+    cert = liar;
+    cert.gates.lockstep.per_pass[1].streams.phase = 0.01;
+    CHECK(says(core::cert_disagreements(cert), "no two decode windows overlap, yet a phase"));
+    // The coverage's stream counts.
+    cert = round_tripped(cert_of(streamed_cell("batched")));
+    cert.gates.cobatch_coverage.per_pass[0].n_stream_cobatched = 3;
+    CHECK(says(core::cert_disagreements(cert), "judged ids co-batched, but its coverage counts 3"));
+    // Which evidence decided.
+    cert = round_tripped(cert_of(streamed_cell("batched")));
+    cert.gates.lockstep.decided_by = core::BatchingEvidence::Streams;
+    CHECK(says(core::cert_disagreements(cert), "lockstep.decided_by is \"streams\""));
+}

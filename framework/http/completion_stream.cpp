@@ -81,6 +81,18 @@ void CompletionStream::add(const SseEvent& event) {
     if (++events_ > max_chunks_)
         return fail(core::FailureMode::BadResponse,
                     "more than " + std::to_string(max_chunks_) + " chunks");
+    if (event.error_field) {
+        std::string words = event.data;
+        try {
+            const Json error = io::parse_json(event.data, "error event");
+            if (const Json* message = error.is_object() ? error.find("message") : nullptr;
+                message && message->is_string())
+                words = message->as_string();
+        } catch (const Error&) {
+            // not JSON: its text is the server's words
+        }
+        return fail(core::FailureMode::HttpError, "the server sent an error: " + words);
+    }
     if (done_seen_) return fail(core::FailureMode::BadResponse, "a chunk after [DONE]");
     if (endpoint_ == EndpointKind::Chat && event.data == "[DONE]") {
         if (!final_seen_)

@@ -12,12 +12,15 @@ namespace bi::http {
 struct SseEvent {
     std::string data;  // the event's data lines, joined by '\n'
     std::chrono::steady_clock::time_point arrival;
+    // The event came as an "error:" field, not "data:": how older llama-server builds and
+    // ik_llama.cpp report a failure mid-stream; `data` then holds its value.
+    bool error_field = false;
 };
 
 // Incremental parser: lines end in "\n", "\r\n" or "\r" (also when split across reads); a line
 // starting with ':' is a comment (keep-alive pings); "data:" lines add to the event, a blank line
-// ends it; other fields (event, id, retry) are read and ignored. An event without data lines is
-// not an event.
+// ends it; an "error:" line makes it an error event (SseEvent::error_field); other fields (event,
+// id, retry) are read and ignored. An event without data or error lines is not an event.
 class SseReader {
 public:
     // Appends to `out` every event that `bytes` completes.
@@ -33,6 +36,7 @@ private:
     std::string line_;
     std::string data_;
     bool has_data_ = false;
+    bool error_field_ = false;
     bool after_cr_ = false;  // the previous byte ended a line with '\r': a '\n' next is its pair
 };
 

@@ -135,9 +135,11 @@ void check_kind_judged_by_streams(const Kind& kind) {
     CHECK(run.result.exit_code == 3);
     CHECK(says(run, "the token streams show one request decoding at a time"));
 
+    // Timed on arrival, tokens taking turns 3 ms apart may now and then look together: what the
+    // streams show is named either way, and it is not lockstep.
     run = run_kind(kind, {"--fake-schedule=round-robin"});
     CHECK(status(run) == "green_unverified");
-    CHECK(says(run, "the token streams show time-sliced decoding"));
+    CHECK(says(run, "no lockstep at N = 4: pass 1: the token streams show"));
 
     run = run_kind(kind, {"--fake-diverge-at=2"});
     CHECK(status(run) == "failed");

@@ -137,6 +137,25 @@ TEST_CASE("stream: a repeated, lost or late chunk and a broken stream fail close
     CHECK_THAT(failed(broken.finish(true)), Catch::Contains("in the middle of a chunk"));
 }
 
+TEST_CASE("sse: an error field makes an error event, its value the server's words",
+          "[http][stream]") {
+    SseReader reader;
+    const auto events = read_all(
+        {"data: {\"a\":1}\n\n", "error: {\"message\":\"out of KV\"}\n\n", "data: x\n\n"}, reader);
+    REQUIRE(events.size() == 3);
+    CHECK_FALSE(events[0].error_field);
+    CHECK(events[1].error_field);
+    CHECK(events[1].data == "{\"message\":\"out of KV\"}");
+    CHECK_FALSE(events[2].error_field);
+
+    CompletionStream stream(EndpointKind::Completion, "id_slot", 16);
+    stream.add(events[1]);
+    const auto outcome = stream.finish(false);
+    REQUIRE_FALSE(outcome.ok());
+    CHECK(outcome.failure->mode == FailureMode::HttpError);
+    CHECK(outcome.failure->message == "stream: the server sent an error: out of KV");
+}
+
 TEST_CASE("stream: an error event fails with the server's own words", "[http][stream]") {
     const auto outcome =
         assemble(EndpointKind::Completion,

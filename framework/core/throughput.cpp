@@ -86,6 +86,7 @@ Throughput measure_throughput(const ArmResults& arm_a, const std::optional<ArmRe
     t.arms.push_back(measure("A", {&arm_a}));
     if (arm_b) t.arms.push_back(measure("B", {&*arm_b}));
     std::vector<const ArmResults*> passes;
+    passes.reserve(arm_c.size());
     for (const auto& pass : arm_c) passes.push_back(&pass);
     if (!passes.empty()) t.arms.push_back(measure("C", passes));
     return t;

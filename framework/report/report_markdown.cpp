@@ -4,6 +4,7 @@
 #include <sstream>
 
 #include "report_baselines.hpp"
+#include "throughput_text.hpp"
 #include "verdict_headline.hpp"
 
 namespace bi::report {
@@ -18,7 +19,11 @@ std::string cell_word(const ReportEntry* entry) {
     if (!entry) return "·";
     if (!entry->trusted()) return "**INVALID**";
     std::string word = "**" + std::string(verdict_word(entry->cert().verdict.status)) + "**";
-    return entry->promotion.promotable ? word + " ★" : word;
+    if (entry->promotion.promotable) word += " ★";
+    // What batching bought, where the cert measured it.
+    if (const auto& throughput = entry->cert().throughput; throughput && throughput->speedup())
+        word += " " + speedup_text(throughput);
+    return word;
 }
 
 void render_grid(const ModelGrid& grid, std::ostream& out) {

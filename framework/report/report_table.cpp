@@ -5,6 +5,7 @@
 #include "core/cert_consistency.hpp"
 #include "core/cert_history.hpp"
 #include "sensitivity_text.hpp"
+#include "throughput_text.hpp"
 #include "verdict_headline.hpp"
 
 namespace bi::report {
@@ -70,6 +71,7 @@ std::vector<TableRow> table_rows(const ReportModel& model) {
         row.per_trial = bound_cell(c.sensitivity.per_trial);
         row.per_prompt = bound_cell(c.sensitivity.per_prompt);
         row.history = core::flaky_note(c);
+        row.speedup = speedup_text(c.throughput);
         rows.push_back(std::move(row));
     }
     return rows;
@@ -77,15 +79,16 @@ std::vector<TableRow> table_rows(const ReportModel& model) {
 
 void render_text(const ReportModel& model, std::ostream& out) {
     char line[512];
-    std::snprintf(line, sizeof line, "%-32s %7s %4s  %-38s %-6s %-10s %8s %-16s %s\n", "model",
-                  "ctx", "N", "verdict", "source", "promotable", "diverged", "per_trial",
-                  "per_prompt");
+    std::snprintf(line, sizeof line, "%-32s %7s %4s  %-38s %-6s %-10s %8s %-16s %-16s %s\n",
+                  "model", "ctx", "N", "verdict", "source", "promotable", "diverged", "per_trial",
+                  "per_prompt", "speedup");
     out << line;
     for (const auto& r : table_rows(model)) {
-        std::snprintf(line, sizeof line, "%-32s %7lld %4lld  %-38s %-6s %-10s %8zu %-16s %s\n",
-                      r.model.c_str(), static_cast<long long>(r.ctx), static_cast<long long>(r.n),
-                      r.verdict.c_str(), r.source.c_str(), r.promotable ? "yes" : "no", r.diverged,
-                      r.per_trial.c_str(), r.per_prompt.c_str());
+        std::snprintf(line, sizeof line,
+                      "%-32s %7lld %4lld  %-38s %-6s %-10s %8zu %-16s %-16s %s\n", r.model.c_str(),
+                      static_cast<long long>(r.ctx), static_cast<long long>(r.n), r.verdict.c_str(),
+                      r.source.c_str(), r.promotable ? "yes" : "no", r.diverged,
+                      r.per_trial.c_str(), r.per_prompt.c_str(), r.speedup.c_str());
         out << line;
         if (!r.history.empty()) out << "    " << r.history << "\n";
     }
@@ -94,12 +97,13 @@ void render_text(const ReportModel& model, std::ostream& out) {
 }
 
 void render_csv(const ReportModel& model, std::ostream& out) {
-    out << "model,ctx,N,verdict,source,promotable,diverged,per_trial,per_prompt,history\r\n";
+    out << "model,ctx,N,verdict,source,promotable,diverged,per_trial,per_prompt,history,speedup"
+           "\r\n";
     for (const auto& r : table_rows(model))
         out << csv_field(r.model) << ',' << r.ctx << ',' << r.n << ',' << csv_field(r.verdict)
             << ',' << csv_field(r.source) << ',' << (r.promotable ? "yes" : "no") << ','
             << r.diverged << ',' << csv_field(r.per_trial) << ',' << csv_field(r.per_prompt) << ','
-            << csv_field(r.history) << "\r\n";
+            << csv_field(r.history) << ',' << csv_field(r.speedup) << "\r\n";
 }
 
 core::Json render_json_rows(const ReportModel& model) {
@@ -144,7 +148,10 @@ core::Json render_json_rows(const ReportModel& model) {
             {"n_divergent", r.diverged},
             {"history", r.history},
             {"per_trial", bound_json(c.sensitivity.per_trial)},
-            {"per_prompt", bound_json(c.sensitivity.per_prompt)}});
+            {"per_prompt", bound_json(c.sensitivity.per_prompt)},
+            {"speedup", c.throughput && c.throughput->speedup()
+                            ? core::Json(*c.throughput->speedup())
+                            : core::Json()}});
     }
     return rows;
 }

@@ -21,9 +21,10 @@ struct TableRow {
     std::string source;
     bool promotable = false;
     std::size_t diverged = 0;
-    std::string per_trial;   // bound_cell(): "<=0.0231 n=128", or the observed rate with its n
-    std::string per_prompt;  // the same over distinct items, the conservative one
-    std::string history;     // "flaky: RED 1 of 3 runs" when the cert's history has a RED, or ""
+    std::string per_trial;      // bound_cell(): "<=0.0231 n=128", or the observed rate with its n
+    std::string per_prompt;     // the same over distinct items, the conservative one
+    std::string history;        // "flaky: RED 1 of 3 runs" when the cert's history has a RED, or ""
+    std::string speedup = "-";  // C's tokens/s over A's ("1.64x"), from the cert's throughput
 };
 
 // One row per usable cert and per upstream cert, in the model's order; other files have no row.

@@ -53,10 +53,8 @@ TEST_CASE("report --csv: a header and one row per usable cert, verdict word firs
     // The fixtures hold one edited cert: shown, and the exit status says a file was not sound.
     CHECK(r.exit_code == 1);
     CHECK_THAT(r.err, Catch::Contains(": digest mismatch: the cert was edited or corrupted"));
-    CHECK_THAT(
-        r.out,
-        Catch::StartsWith(
-            "model,ctx,N,verdict,source,promotable,diverged,per_trial,per_prompt,history\r\n"));
+    CHECK_THAT(r.out, Catch::StartsWith("model,ctx,N,verdict,source,promotable,diverged,per_trial,"
+                                        "per_prompt,history,speedup\r\n"));
     CHECK_THAT(r.out,
                Catch::Contains("tiny/rand-256,512,4,\"RED (failed, co_batching)\",live,no,1,"));
     CHECK_THAT(r.out, Catch::Contains("tiny/rand-256,512,2,GREEN (promotable),live,yes,0,"));

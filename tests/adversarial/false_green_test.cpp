@@ -248,6 +248,33 @@ TEST_CASE("a user's kind file: the honest work-alike is a promotable GREEN", "[a
     CHECK(kind->find("slot_pinning")->as_bool() == false);
 }
 
+TEST_CASE("a user's kind file that cannot stream: answers read whole, the server's signals decide",
+          "[adversarial]") {
+    testing::ScratchDir kinds;
+    std::string text = kUserKind;
+    text.replace(text.find("[request]\n"), 10, "[request]\nstreams = false\n");
+    kinds.write("my-llama.toml", text);
+    // The time-slicer whose gauge lies: without streams only its one signal speaks, and it says
+    // four. This is what a kind gives up by not streaming (docs/servers.md).
+    auto run = run_fake({}, {"--server-kind", "my-llama", "--server-kind-dir", kinds.path()});
+    INFO(run.result.out << run.result.err);
+    REQUIRE(run.cert.is_object());
+    CHECK(str(run.cert, "status") == "green");
+    CHECK_FALSE(run.cert.find("lockstep"));
+    CHECK_FALSE(says(run.cert, "token streams"));
+    run = run_fake({"--fake-schedule=round-robin", "--fake-lie-slots"},
+                   {"--server-kind", "my-llama", "--server-kind-dir", kinds.path()});
+    REQUIRE(run.cert.is_object());
+    CHECK(str(run.cert, "status") == "green");
+    // Streamed, the same server is caught by its streams.
+    kinds.write("my-llama.toml", kUserKind);
+    run = run_fake({"--fake-schedule=round-robin", "--fake-lie-slots"},
+                   {"--server-kind", "my-llama", "--server-kind-dir", kinds.path()});
+    REQUIRE(run.cert.is_object());
+    CHECK(str(run.cert, "status") == "green_unverified");
+    CHECK(str(*run.cert.find("rule"), "name") == "lockstep");
+}
+
 TEST_CASE("a user's kind file that declares no evidence: its token streams decide",
           "[adversarial]") {
     testing::ScratchDir kinds;

@@ -178,6 +178,18 @@ Verdict gathered_from(const Cert& c) {
     return v;
 }
 
+// A gate's recorded ok and problems against what its evidence settles to; `source` says what
+// settled them, with its verb ("its evidence gives").
+void check_settled(const std::string& ok_name, const std::string& problems_name,
+                   const std::string& source, bool ok, const Lines& problems, bool settled_ok,
+                   const Lines& settled_problems, Lines& out) {
+    if (ok != settled_ok)
+        out.push_back(
+            ok_name + " is " + word(ok) + " but " + source + " " +
+            (settled_ok ? std::string("no problem") : "\"" + settled_problems.front() + "\""));
+    if (problems != settled_problems) out.push_back(problems_name + " are not what " + source);
+}
+
 void check_overlap(const Cert& c, const Verdict& v, Lines& out) {
     const OverlapGate& g = c.gates.overlap;
     const auto& coverage = c.gates.cobatch_coverage.per_pass;
@@ -195,12 +207,8 @@ void check_overlap(const Cert& c, const Verdict& v, Lines& out) {
     if (g.per_pass.size() != c.n_passes())
         out.push_back("overlap lists server evidence for " + count(g.per_pass.size()) +
                       " pass(es) of " + count(c.n_passes()));
-    if (g.ok != v.gates.overlap.ok)
-        out.push_back("overlap_ok is " + word(g.ok) + " but its evidence gives " +
-                      (v.gates.overlap.ok ? std::string("no problem")
-                                          : "\"" + v.gates.overlap.problems.front() + "\""));
-    if (g.problems != v.gates.overlap.problems)
-        out.push_back("overlap.problems are not what its evidence gives");
+    check_settled("overlap_ok", "overlap.problems", "its evidence gives", g.ok, g.problems,
+                  v.gates.overlap.ok, v.gates.overlap.problems, out);
     for (std::size_t t = 0; t < g.per_pass.size() && t < v.gates.overlap.per_pass.size(); ++t)
         if (g.per_pass[t].problems != v.gates.overlap.per_pass[t].problems ||
             g.per_pass[t].client_depth != v.gates.overlap.per_pass[t].client_depth)
@@ -366,12 +374,8 @@ void check_lockstep(const Cert& c, const Verdict& v, Lines& out) {
         out.push_back("lockstep.decided_by is \"" + std::string(name(g.decided_by)) +
                       "\" but the kind's signals give \"" +
                       std::string(name(v.gates.lockstep.decided_by)) + "\"");
-    if (g.ok != v.gates.lockstep.ok)
-        out.push_back("lockstep.ok is " + word(g.ok) + " but its streams give " +
-                      (v.gates.lockstep.ok ? std::string("no problem")
-                                           : "\"" + v.gates.lockstep.problems.front() + "\""));
-    if (g.problems != v.gates.lockstep.problems)
-        out.push_back("lockstep.problems are not what its streams give");
+    check_settled("lockstep.ok", "lockstep.problems", "its streams give", g.ok, g.problems,
+                  v.gates.lockstep.ok, v.gates.lockstep.problems, out);
 }
 
 void check_arm_b(const Cert& c, const Verdict& v, Lines& out) {

@@ -220,6 +220,16 @@ const VerdictRule kOtherModel{
     nullptr,
 };
 
+// A gate's problems, each after `what` and N, then the verdict line.
+Reasons problem_reasons(const Verdict& v, const std::string& what,
+                        const std::vector<std::string>& problems) {
+    Reasons r;
+    for (const auto& problem : problems)
+        r.push_back(what + std::to_string(v.dispatch_n) + ": " + problem);
+    r.push_back(verdict_line(v));
+    return r;
+}
+
 // Rule 5: without proof that N requests really shared a batch in every pass, agreement proves
 // nothing; every evidence source the server offers must agree.
 const VerdictRule kNoOverlap{
@@ -228,11 +238,7 @@ const VerdictRule kNoOverlap{
     Status::GreenUnverified,
     nullptr,
     [](const Verdict& v) {
-        Reasons r;
-        for (const auto& problem : v.gates.overlap.problems)
-            r.push_back("no real overlap at N = " + std::to_string(v.dispatch_n) + ": " + problem);
-        r.push_back(verdict_line(v));
-        return r;
+        return problem_reasons(v, "no real overlap at N = ", v.gates.overlap.problems);
     },
     [](const Verdict& v) {
         const KindEvidence& e = v.kind_signals;
@@ -262,11 +268,7 @@ const VerdictRule kLockstep{
     Status::GreenUnverified,
     nullptr,
     [](const Verdict& v) {
-        Reasons r;
-        for (const auto& problem : v.gates.lockstep.problems)
-            r.push_back("no lockstep at N = " + std::to_string(v.dispatch_n) + ": " + problem);
-        r.push_back(verdict_line(v));
-        return r;
+        return problem_reasons(v, "no lockstep at N = ", v.gates.lockstep.problems);
     },
     [](const Verdict& v) {
         const LockstepGate& g = v.gates.lockstep;

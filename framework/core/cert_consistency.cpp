@@ -295,6 +295,9 @@ std::optional<bool> clean(const std::optional<UnionReport>& r) {
 void check_pass_streams(const PassLockstep& p, const PassCoverage* coverage, std::int64_t n,
                         const std::string& at, Lines& out) {
     const LockstepEvidence& s = p.streams;
+    if (s.n != n)
+        out.push_back(at + ": judged at N = " + std::to_string(s.n) +
+                      " in a cell of N = " + std::to_string(n));
     std::int64_t steps = 0;
     std::int64_t shared = 0;
     std::int64_t shared_decoding = 0;

@@ -24,7 +24,9 @@ std::string unbatched_shape(const LockstepEvidence& s) {
                format_fixed(s.phase, 2) + " of a step)";
     return "the requests decoding together made their tokens together in only " +
            std::to_string(s.lockstep_multi_steps) + " of " + std::to_string(s.multi_steps) +
-           " steps (need " + format_percent(kLockstepShare, 0) + ")";
+           " steps (need " + format_percent(kLockstepShare, 0) + "), at a median phase of " +
+           format_fixed(s.phase, 2) + " of a step (need at most " +
+           format_fixed(1.0 / (2.0 * static_cast<double>(std::max(s.n, 1))), 2) + ")";
 }
 
 // What the streams of a pass show when they never had all N decoding in lockstep.

@@ -66,6 +66,12 @@ double lockstep_margin(std::int64_t steps, std::int64_t together) {
     return static_cast<double>(together) / static_cast<double>(steps) - kLockstepShare;
 }
 
+double LockstepEvidence::batched_margin() const {
+    double margin = lockstep_margin(multi_steps, lockstep_multi_steps);
+    if (n >= 2 && phase >= 0.0) margin = std::max(margin, 0.5 - static_cast<double>(n) * phase);
+    return margin;
+}
+
 LockstepEvidence judge_lockstep(const std::vector<StreamTimeline>& pass, int n) {
     LockstepEvidence e;
     e.n = n;

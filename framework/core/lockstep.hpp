@@ -71,10 +71,15 @@ struct LockstepEvidence {
     // -1 when no two decode windows overlap (one at a time).
     double phase = -1.0;
 
-    // The requests decoding together made their tokens together (in_lockstep over the multi
-    // steps): a server that decodes one at a time or time-slices never is.
-    bool batched() const { return in_lockstep(multi_steps, lockstep_multi_steps); }
-    double batched_margin() const { return lockstep_margin(multi_steps, lockstep_multi_steps); }
+    // The requests decoding together made their tokens together: in_lockstep over the multi
+    // steps, or, where the server's own clock stamps tokens of one step some way apart (it
+    // writes one answer after another) so that a step's share falls short, a median phase of
+    // at most 1 / (2N) — half the 1 / N that time-slicing over N gives at the least. A server
+    // that decodes one at a time (phase -1) or time-slices is neither.
+    bool batched() const { return batched_margin() >= 0.0 && multi_steps >= 2 && peak >= 2; }
+    // The larger of the share's margin and the phase's, 0.5 - N * phase (0.5 in perfect
+    // lockstep, 0 at 1 / (2N), negative beyond).
+    double batched_margin() const;
     // All N made their tokens together (in_lockstep over the full steps).
     bool lockstep_at_n() const { return in_lockstep(full_steps, lockstep_full_steps); }
     double margin() const { return lockstep_margin(full_steps, lockstep_full_steps); }

@@ -27,14 +27,10 @@ std::string hinted(const std::string& text, const std::string& hint) {
 
 // Overlap at N for one pass: client depth and every signal the kind declares reach N, and they
 // agree (llama-server: /slots, /metrics requests_processing, busy slots per decode).
-// How many answers of a pass showing nothing computing at all contradict streams that show N
-// decoding: fewer may all have fallen outside a short pass.
-constexpr std::size_t kIdleSamples = 5;
-
 // `streams_n_wide`: the pass's token streams showed all N decoding in lockstep, so a signal
-// whose samples peaked below N missed it (a short pass between two polls) rather than contradict
-// it; a signal that is missing, that showed nothing computing in kIdleSamples answers or more, or
-// whose counters contradict N is still a problem.
+// whose samples peaked below N missed it (a short pass between two polls, a client descheduled
+// between its requests) rather than contradict it: the streams are what the client saw. A signal
+// that does not answer, or counters that contradict N, are still problems.
 PassOverlap pass_overlap(int pass, std::size_t client_depth, const ServerOverlapEvidence* server,
                          std::int64_t n, const KindEvidence& spec, bool streams_n_wide) {
     PassOverlap o;
@@ -52,14 +48,11 @@ PassOverlap pass_overlap(int pass, std::size_t client_depth, const ServerOverlap
     o.server.busy_samples.clear();
     if (static_cast<std::int64_t>(client_depth) < n)
         o.problems.push_back(at + "client depth " + std::to_string(client_depth) + need);
-    const auto missed = [&](std::int64_t peak) {
-        return streams_n_wide && (peak > 0 || server->n_samples < kIdleSamples);
-    };
     if (spec.has_slots()) {
         if (!server->slots_available)
             o.problems.push_back(at +
                                  hinted(spec.slots_path + " gave no evidence", spec.slots_hint));
-        else if (server->peak_busy_slots < n && !missed(server->peak_busy_slots))
+        else if (server->peak_busy_slots < n && !streams_n_wide)
             o.problems.push_back(at + "server peak busy slots " +
                                  std::to_string(server->peak_busy_slots) + need);
     }
@@ -68,7 +61,7 @@ PassOverlap pass_overlap(int pass, std::size_t client_depth, const ServerOverlap
         if (!server->metrics_available)
             o.problems.push_back(at +
                                  hinted(spec.metrics_path + " gave no " + gauge, spec.gauge_hint));
-        else if (server->peak_requests_processing < n && !missed(server->peak_requests_processing))
+        else if (server->peak_requests_processing < n && !streams_n_wide)
             o.problems.push_back(
                 at + spec.metrics_path + " " + gauge + " peaked at " +
                 std::to_string(server->peak_requests_processing) + need +

@@ -94,6 +94,7 @@ template <>
 const Table<LockstepEvidence>& table() {
     using L = LockstepEvidence;
     static const Table<L> rows{
+        required("n", &L::n),
         required("ids", &L::ids),
         required("too_short_ids", &L::too_short_ids),
         required("multi_steps", &L::multi_steps),

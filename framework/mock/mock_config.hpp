@@ -54,6 +54,9 @@ Divergence parse_divergence(std::string_view name);
 
 // run-mock's demo pacing: a decode step shared by several requests, in ms.
 inline constexpr double kDemoTickMs = 0.3;
+// How much of the client's turnaround a shared step lasts at the least, unless a tick was chosen
+// (MockConfig::tick_per_turnaround): run-mock's pacing, and bi-mock-server's without --tick-ms.
+inline constexpr double kTickPerTurnaround = 0.5;
 
 struct MockConfig {
     std::string host = "127.0.0.1";           // 127.0.0.1 or localhost; nothing else is served

@@ -131,6 +131,10 @@ ServerCommandLine parse_llama_argv(const std::vector<std::string>& args) {
     MockConfig& config = line.config;
     config.port = kDefaultPort;
     config.metrics = false;  // llama-server serves /metrics only with --metrics
+    // Without --tick-ms, a shared step lasts at least half the client's turnaround: on a loaded
+    // machine (or under a sanitizer) the batch's steps then stay longer than the client's timing
+    // noise, as a real model's steps of milliseconds do.
+    config.tick_per_turnaround = kTickPerTurnaround;
     int ctx_size = kDefaultCtx;
     std::optional<int> parallel;
 
@@ -192,6 +196,7 @@ ServerCommandLine parse_llama_argv(const std::vector<std::string>& args) {
             config.loading_seconds = parse_number(name, cursor.value());
         } else if (name == "--tick-ms") {
             config.tick_ms = parse_number(name, cursor.value());
+            config.tick_per_turnaround = 0.0;  // a tick chosen is kept as chosen
         } else if (!name.empty() && name[0] == '-' && !is_number(name)) {
             auto value = cursor.optional_value(is_value_flag(name));
             line.ignored.push_back(value ? name + " " + *value : name);
@@ -252,7 +257,8 @@ std::string llama_argv_usage() {
            "  --ignore-sigterm        keep running on SIGTERM (only SIGKILL/SIGINT stop it)\n"
            "  --empty                 every completion is empty\n"
            "  --loading-seconds=S     answer 503 \"Loading model\" for S seconds\n"
-           "  --tick-ms=MS            wall time of one decode step (default 1; 0 = flat out)\n"
+           "  --tick-ms=MS            wall time of one decode step, kept as given (default 1,\n"
+           "                          stretched to half the client's turnaround; 0 = flat out)\n"
            "\n"
            "SIGTERM or SIGINT stops it cleanly (exit 0).\n";
 }

@@ -456,6 +456,7 @@ TEST_CASE("an edit to the lockstep gate's numbers is caught", "[cert][consistenc
     for (auto& pass : cert.gates.lockstep.per_pass) {
         pass.streams.multi_steps = 100;
         pass.streams.lockstep_multi_steps = 100;
+        pass.streams.peak = 4;
     }
     auto lines = core::cert_disagreements(cert);
     CHECK(says(lines, "lockstep pass 1: no two decode windows overlap, yet a phase"));

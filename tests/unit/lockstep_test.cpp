@@ -138,3 +138,26 @@ TEST_CASE("lockstep: timing noise beyond g/(2N) fails closed, and short streams 
     CHECK(e.ids[4].shared == 1);
     CHECK(e.ids[5].shared == 0);
 }
+
+TEST_CASE("lockstep: a batch whose tokens are stamped one answer after another is still batched",
+          "[unit][lockstep]") {
+    // The server writes the four answers of a step one after another, 0, 0.05, 0.1 and 0.2 of
+    // a step late: most steps miss the g / (2N) tolerance, but the median phase stays under
+    // 1 / (2N), where time-slicing over four can never go (its tokens are g / 4 apart).
+    const double late[] = {0.0, 0.05, 0.10, 0.20};
+    std::vector<StreamTimeline> pass;
+    for (int r = 0; r < 4; ++r) {
+        StreamTimeline t{id(r), {}};
+        for (int k = 0; k < 32; ++k) t.steps_ms.push_back((k + late[r]) * kStep);
+        pass.push_back(std::move(t));
+    }
+    const auto stamped = judge_lockstep(pass, 4);
+    CHECK(stamped.lockstep_multi_steps * 2 < stamped.multi_steps);  // the share alone fails
+    CHECK(stamped.phase <= 1.0 / 8.0);
+    CHECK(stamped.batched());
+    CHECK(stamped.batched_margin() >= 0.0);
+    const auto sliced = judge_lockstep(round_robin(4, 32), 4);
+    CHECK(sliced.phase > 1.0 / 8.0);
+    CHECK_FALSE(sliced.batched());
+    CHECK(sliced.batched_margin() < 0.0);
+}

@@ -25,7 +25,6 @@ namespace {
 // turnaround, so that the slots stay busy while the client sends its next requests (the step
 // counters then still show about N busy slots per step).
 constexpr int kFastSoloAfterTicks = 8;
-constexpr double kTickPerTurnaround = 0.5;
 
 }  // namespace
 
@@ -41,7 +40,8 @@ mock::MockConfig mock_config(const cxxopts::ParseResult& args) {
         realistic && !args.count("tick-ms") ? 1.0 : number_option(args, "tick-ms", 0, 60000);
     config.fast_solo_after_ticks = realistic ? -1 : kFastSoloAfterTicks;
     // A tick the user chose is kept as chosen.
-    config.tick_per_turnaround = realistic || args.count("tick-ms") ? 0.0 : kTickPerTurnaround;
+    config.tick_per_turnaround =
+        realistic || args.count("tick-ms") ? 0.0 : mock::kTickPerTurnaround;
     config.empty = args.count("empty") > 0;
     if (args.count("crash-after")) config.crash_after = args["crash-after"].as<std::int64_t>();
     config.hang = args.count("hang") > 0;

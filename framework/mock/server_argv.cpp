@@ -197,6 +197,9 @@ ServerCommandLine parse_llama_argv(const std::vector<std::string>& args) {
         } else if (name == "--tick-ms") {
             config.tick_ms = parse_number(name, cursor.value());
             config.tick_per_turnaround = 0.0;  // a tick chosen is kept as chosen
+        } else if (name == "--fast-solo-after") {
+            config.fast_solo_after_ticks =
+                static_cast<int>(parse_integer(name, cursor.value(), 0, 1000000));
         } else if (!name.empty() && name[0] == '-' && !is_number(name)) {
             auto value = cursor.optional_value(is_value_flag(name));
             line.ignored.push_back(value ? name + " " + *value : name);
@@ -259,6 +262,8 @@ std::string llama_argv_usage() {
            "  --loading-seconds=S     answer 503 \"Loading model\" for S seconds\n"
            "  --tick-ms=MS            wall time of one decode step, kept as given (default 1,\n"
            "                          stretched to half the client's turnaround; 0 = flat out)\n"
+           "  --fast-solo-after=K     a request alone in the batch for more than K steps runs\n"
+           "                          on flat out (serial arms need no pacing); default: paced\n"
            "\n"
            "SIGTERM or SIGINT stops it cleanly (exit 0).\n";
 }

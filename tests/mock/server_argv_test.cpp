@@ -91,9 +91,10 @@ TEST_CASE("ignored flags never swallow the next flag", "[mock][argv]") {
 }
 
 TEST_CASE("the mock's knobs, in both spellings", "[mock][argv]") {
-    auto config = parse({"--divergence=score", "--divergence-p=0.25", "--crash-after=3", "--hang",
-                         "--empty", "--loading-seconds=1.5", "--tick-ms=0", "--seed=9"})
-                      .config;
+    auto config =
+        parse({"--divergence=score", "--divergence-p=0.25", "--crash-after=3", "--hang", "--empty",
+               "--loading-seconds=1.5", "--tick-ms=0", "--seed=9", "--fast-solo-after=8"})
+            .config;
     CHECK(config.divergence == Divergence::Score);
     CHECK(config.divergence_p == 0.25);
     CHECK(config.crash_after == 3);
@@ -102,6 +103,8 @@ TEST_CASE("the mock's knobs, in both spellings", "[mock][argv]") {
     CHECK(config.loading_seconds == 1.5);
     CHECK(config.tick_ms == 0.0);
     CHECK(config.seed == 9);
+    CHECK(config.fast_solo_after_ticks == 8);
+    CHECK(parse({}).config.fast_solo_after_ticks == -1);  // every step paced unless asked
     CHECK(parse({"--divergence", "contamination"}).config.divergence == Divergence::Contamination);
     CHECK(parse({"--divergence", "token"}).config.divergence == Divergence::Token);
     CHECK(parse({"--divergence=logprob"}).config.divergence == Divergence::Logprob);
@@ -117,6 +120,7 @@ TEST_CASE("bad values are one-line usage errors naming the flag", "[mock][argv]"
     CHECK_THAT(error_of({"--divergence=bogus"}), Catch::Contains("bogus"));
     CHECK_THAT(error_of({"-np", "0"}), Catch::Contains("-np"));
     CHECK_THAT(error_of({"--tick-ms=fast"}), Catch::Contains("--tick-ms"));
+    CHECK_THAT(error_of({"--fast-solo-after=-1"}), Catch::Contains("--fast-solo-after"));
     CHECK_THAT(error_of({"stray"}), Catch::Contains("stray"));
     CHECK_THAT(error_of({"-c", "2", "-np", "4"}), Catch::Contains("no context"));
 }

@@ -9,6 +9,7 @@
 #include <string_view>
 #include <vector>
 
+#include "cold_cache.hpp"
 #include "compare.hpp"
 #include "coverage.hpp"
 #include "forensics.hpp"
@@ -107,6 +108,9 @@ struct GreedyCheck {
 };
 
 struct CertGates {
+    // Checked for runs from a server kind (CellEvidence::cache_witness); nullopt in certs from
+    // before it, which were judged without it.
+    std::optional<ColdCacheGate> cold_cache;
     std::vector<std::string> incomplete_ids;  // never sent or cut off by bi-run: compared nowhere
     std::vector<MissingEvidence> missing_evidence;
     GreedyCheck greedy;

@@ -65,6 +65,8 @@ std::vector<std::string> launch_argv(const ServerKind& kind, const std::string& 
         throw Error(ErrorCategory::Internal, "server kind '" + kind.name + "' has no launch argv");
     std::vector<std::string> argv{binary};
     for (const auto& token : kind.launch.argv) argv.push_back(fill_placeholders(token, values));
+    for (const auto& token : kind.launch.cache_off)
+        argv.push_back(fill_placeholders(token, values));
     argv.insert(argv.end(), user_flags.begin(), user_flags.end());
     return argv;
 }
@@ -75,6 +77,14 @@ std::vector<std::string> launch_env(const ServerKind& kind, const LaunchValues& 
     for (const auto& [name, value] : kind.launch.env)
         env.push_back(name + "=" + fill_placeholders(value, values));
     return env;
+}
+
+std::string CacheWitness::describe() const {
+    std::string text;
+    for (const auto& field : cached_tokens) text += (text.empty() ? "" : ", ") + field;
+    for (const auto& field : evaluated_tokens)
+        text += (text.empty() ? "" : ", ") + std::string("prompt tokens - ") + field;
+    return text;
 }
 
 bool KindEvidence::operator==(const KindEvidence& o) const {

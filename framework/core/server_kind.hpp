@@ -41,6 +41,9 @@ struct KindLaunch {
     std::string ready_path = "/health";                    // ready once a GET of it answers 200
     ModelForm model_form = ModelForm::Gguf;
     bool model_in_launch = true;  // {model} is in argv or env (else the request names it)
+    // Flags that turn the server's prompt cache off, put in every launch after the kind's argv
+    // (every arm must run cold; docs/servers.md "The prompt cache"). Empty: none is known.
+    std::vector<std::string> cache_off;
     // A server that preallocates this fraction of GPU memory (vLLM --gpu-memory-utilization):
     // the flag, and the server's default when the user gives none (0: no default).
     std::string memory_fraction_flag;
@@ -51,6 +54,19 @@ struct KindLaunch {
 enum class MetricsFormat {
     Prometheus,      // Prometheus text exposition: one sample per line
     JsonIterations,  // a JSON array of per-step objects, each with the running gauge
+};
+
+// The prompt cache's witness in each answer (docs/servers.md "The prompt cache"): dotted paths of
+// fields that count the prompt tokens served from the cache (the first present decides), else of
+// fields that count the prompt tokens evaluated this time (fewer than the prompt's tokens, as the
+// largest count any arm saw for the item, is a hit). Both empty: the kind has no witness.
+struct CacheWitness {
+    std::vector<std::string> cached_tokens;
+    std::vector<std::string> evaluated_tokens;
+    bool declared() const { return !cached_tokens.empty() || !evaluated_tokens.empty(); }
+    // The fields as the cert names them: "timings.cache_n, usage.prompt_tokens_details.
+    // cached_tokens" (evaluated ones as "prompt tokens - timings.prompt_n"); "" when none.
+    std::string describe() const;
 };
 
 // How the kind is asked for one greedy answer. Every body carries the prompt, temperature 0,
@@ -70,6 +86,7 @@ struct KindRequest {
     // Every arm streams its answers (docs/design.md §5.2.1); false: the kind cannot stream, and
     // its answers are read whole, without the lockstep evidence.
     bool streams = true;
+    CacheWitness cache_witness;
 };
 
 // Which of the kind's signals show requests computing together (docs/servers.md "What GREEN
@@ -187,8 +204,8 @@ std::string unknown_placeholder(std::string_view text);
 // `text` with every placeholder replaced by its value.
 std::string fill_placeholders(std::string_view text, const LaunchValues& values);
 
-// [binary, the kind's argv filled, the user's flags...]; bi::Error(Internal) for a kind with no
-// argv (one that was never read).
+// [binary, the kind's argv and cache_off flags filled, the user's flags...]; bi::Error(Internal)
+// for a kind with no argv (one that was never read).
 std::vector<std::string> launch_argv(const ServerKind& kind, const std::string& binary,
                                      const LaunchValues& values,
                                      const std::vector<std::string>& user_flags);

@@ -67,6 +67,10 @@ struct TrialRecord {
     // A streamed answer: when each of its token chunks was made, in ms since the run started
     // (http::chunk_times_ms); the lockstep evidence and the throughput are computed from it.
     std::optional<std::vector<double>> token_ms;
+    // The prompt cache's witness, as the kind declares it (CacheWitness): prompt tokens the
+    // answer says were served from the cache, or else were evaluated this time.
+    std::optional<std::int64_t> prompt_cached;
+    std::optional<std::int64_t> prompt_evaluated;
 
     // Volatile: never compared.
     double wall_ms = 0.0;

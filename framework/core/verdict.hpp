@@ -46,6 +46,9 @@ struct CellEvidence {
     bool arm_b_pinned = true;  // arm B named a slot in each request (TrialRecord::pinned_slot)
     // The arms streamed (TrialRecord::token_ms): the lockstep gate judges C's streams.
     bool streamed = false;
+    // The kind's prompt-cache witness: set, the cold-cache gate checks every scored answer of
+    // A, A', B and C (its TrialRecord::prompt_cached / prompt_evaluated); nullopt: not checked.
+    std::optional<CacheWitness> cache_witness;
 };
 
 struct Verdict {

@@ -16,6 +16,7 @@ namespace bi::core {
 namespace {
 
 constexpr std::array<std::pair<RuleId, std::string_view>, kRuleCount> kRuleNames{{
+    {RuleId::ColdCache, "cold_cache"},
     {RuleId::SerialSelfCheck, "serial_self_check"},
     {RuleId::AcInvariantDivergence, "ac_invariant_divergence"},
     {RuleId::Incomplete, "incomplete"},
@@ -130,6 +131,56 @@ std::string failures_under_concurrency(const Verdict& v) {
         counts += (counts.empty() ? "" : ", ") + mode + " x" + std::to_string(n);
     return counts;
 }
+
+// What the hits of the cold-cache gate were, by arm: "A' x3, C2 x1".
+std::string hits_by_arm(const ColdCacheGate& g) {
+    std::map<std::string, std::size_t> by_arm;
+    std::vector<std::string> order;
+    for (const auto& hit : g.hits)
+        if (by_arm[hit.arm]++ == 0) order.push_back(hit.arm);
+    std::string text;
+    for (const auto& arm : order)
+        text += (text.empty() ? "" : ", ") + arm + " x" + std::to_string(by_arm[arm]);
+    return text;
+}
+
+// Rule 0: every arm must have run cold. An answer the server served (in part) from its prompt
+// cache was computed along another path than its arm's, so no comparison of it says anything
+// about batching (nor A vs A' about the server).
+const VerdictRule kColdCache{
+    RuleId::ColdCache,
+    [](const Verdict& v) { return v.gates.cold_cache && !v.gates.cold_cache->ok(); },
+    Status::GreenUnverified,
+    nullptr,
+    [](const Verdict& v) {
+        const ColdCacheGate& g = *v.gates.cold_cache;
+        std::vector<std::string> ids;
+        for (const auto& hit : g.hits)
+            if (std::find(ids.begin(), ids.end(), hit.test_id) == ids.end())
+                ids.push_back(hit.test_id);
+        const CacheHit& first = g.hits.front();
+        return Reasons{"prompt cache hit: " + count(g.hits.size()) + " scored answer(s) (" +
+                           hits_by_arm(g) + ") say they were served in part from the cache (" +
+                           g.witness + "; the first, " + first.test_id + " in " + first.arm + ": " +
+                           std::to_string(first.cached) +
+                           " cached prompt tokens), so they prove nothing about batching: " +
+                           count(ids.size()) + " id(s): " + join_ids(ids),
+                       verdict_line(v)};
+    },
+    [](const Verdict& v) {
+        if (!v.gates.cold_cache) return Reasons{};
+        const ColdCacheGate& g = *v.gates.cold_cache;
+        if (g.witness.empty())
+            return Reasons{
+                "prompt cache: this server kind states no cache witness, so a cold cache is "
+                "assumed, not proven"};
+        std::string line = "cold cache: " + std::to_string(g.witnessed) +
+                           " scored answer(s) computed their whole prompt (" + g.witness + ")";
+        if (g.unwitnessed > 0)
+            line += "; " + std::to_string(g.unwitnessed) + " did not state the witness";
+        return Reasons{line};
+    },
+};
 
 // Rule 1: the server must reproduce itself serially, or nothing batched can be certified.
 const VerdictRule kSerialSelfCheck{
@@ -426,9 +477,9 @@ std::optional<RuleId> rule_id(std::string_view name) {
 
 const std::vector<VerdictRule>& verdict_rules() {
     static const std::vector<VerdictRule> kRules{
-        kSerialSelfCheck, kCoBatchingDivergence, kIncomplete, kOtherModel,          kNoOverlap,
-        kLockstep,        kMissingEvidence,      kGreedy,     kCompletionFloorRule, kCoverage,
-        kArmBDisagrees,   kGenerationDrift};
+        kColdCache, kSerialSelfCheck, kCoBatchingDivergence, kIncomplete, kOtherModel,
+        kNoOverlap, kLockstep,        kMissingEvidence,      kGreedy,     kCompletionFloorRule,
+        kCoverage,  kArmBDisagrees,   kGenerationDrift};
     return kRules;
 }
 

@@ -17,6 +17,7 @@ struct Verdict;
 // The rules, numbered in precedence order: a lower number is asked first. The names a cert
 // records come from name(RuleId).
 enum class RuleId : std::uint8_t {
+    ColdCache = 0,  // row 0: a precondition of every other row (the arms ran cold)
     SerialSelfCheck = 1,
     AcInvariantDivergence = 2,
     Incomplete = 3,
@@ -30,7 +31,7 @@ enum class RuleId : std::uint8_t {
     AbInvariantDivergence = 11,
     GenerationDrift = 12,
 };
-inline constexpr std::size_t kRuleCount = 12;
+inline constexpr std::size_t kRuleCount = 13;
 
 // "serial_self_check", "ac_invariant_divergence", ...: the rule's name in a cert.
 std::string_view name(RuleId rule);

@@ -445,6 +445,7 @@ CellOutcome CellRunner::run_cell(const SerialArms& serial, int parallel,
     evidence.arm_b_pinned = pins > 0;
     evidence.logprobs_requested = options_.request.logprobs > 0;
     evidence.streamed = options_.request.stream;
+    evidence.cache_witness = options_.request.dialect.cache_witness;
     for (const auto& item : items)
         evidence.prompts[item.test_id] =
             item.system.empty() ? item.prompt : item.system + "\n\n" + item.prompt;

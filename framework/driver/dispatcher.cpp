@@ -251,6 +251,8 @@ private:
             r.tokens_per_second = c.tokens_per_second;
             r.finish_reason = c.finish_reason;
             r.completion_tokens = c.completion_tokens;
+            r.prompt_cached = c.prompt_cached;
+            r.prompt_evaluated = c.prompt_evaluated;
         } else {
             label_failure(r, *outcome.failure);
         }

@@ -17,8 +17,8 @@ CompletionOutcome complete(HttpSession& session, const RequestOptions& options,
     if (!sent.ok()) {
         outcome.failure = std::move(sent.failure);
     } else {
-        outcome =
-            parse_completion(options.endpoint, sent.response.body, options.dialect.slot_field);
+        outcome = parse_completion(options.endpoint, sent.response.body, options.dialect.slot_field,
+                                   options.dialect.cache_witness);
     }
     outcome.retries = sent.retries;
     return outcome;
@@ -30,7 +30,8 @@ StreamedCompletion complete_streamed(HttpSession& session, const RequestOptions&
     RequestOptions streamed = options;
     streamed.stream = true;
     const std::string body = build_request_body(streamed, system, prompt, seed);
-    CompletionStream stream(options.endpoint, options.dialect.slot_field, limits.max_chunks);
+    CompletionStream stream(options.endpoint, options.dialect.slot_field, limits.max_chunks,
+                            options.dialect.cache_witness);
     SseReader reader;
     std::vector<SseEvent> events;
     StreamedCompletion done;

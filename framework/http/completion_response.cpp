@@ -216,6 +216,37 @@ CompletionResult parse_plain(const Json& root, std::string_view slot_field) {
     return result;
 }
 
+// The count at a dotted path ("usage.prompt_tokens_details.cached_tokens"): absent when a
+// segment is missing or null; a count that is present must be a non-negative integer.
+std::optional<std::int64_t> count_at(const Json& root, const std::string& dotted) {
+    const Json* node = &root;
+    std::size_t start = 0;
+    while (node) {
+        const std::size_t dot = dotted.find('.', start);
+        const std::string key = dotted.substr(start, dot - start);
+        if (!node->is_object()) return std::nullopt;
+        node = node->find(key);
+        if (!node || node->is_null()) return std::nullopt;
+        if (dot == std::string::npos) break;
+        start = dot + 1;
+    }
+    if (!node->is_int() || node->as_int() < 0)
+        throw BadResponse(dotted + " is " +
+                          (node->is_int() ? "negative" : core::type_name(node->type())) +
+                          ", expected a count of prompt tokens");
+    return node->as_int();
+}
+
+// The kind's cache witness, as the answer states it: the first cached-tokens field present,
+// else the first evaluated-tokens field present.
+void read_cache_witness(const Json& root, const core::CacheWitness& witness,
+                        CompletionResult& result) {
+    for (const auto& field : witness.cached_tokens)
+        if ((result.prompt_cached = count_at(root, field))) return;
+    for (const auto& field : witness.evaluated_tokens)
+        if ((result.prompt_evaluated = count_at(root, field))) return;
+}
+
 std::string server_error_note(const Json& root) {
     const Json* error = root.find("error");
     if (!error) return {};
@@ -230,7 +261,7 @@ std::string server_error_note(const Json& root) {
 }  // namespace
 
 CompletionOutcome parse_completion(EndpointKind endpoint, std::string_view body,
-                                   std::string_view slot_field) {
+                                   std::string_view slot_field, const core::CacheWitness& witness) {
     Json root;
     try {
         root = io::parse_json(body, "response");
@@ -239,11 +270,12 @@ CompletionOutcome parse_completion(EndpointKind endpoint, std::string_view body,
         outcome.failure = Failure{core::FailureMode::BadResponse, e.what()};
         return outcome;
     }
-    return parse_completion_json(endpoint, root, slot_field);
+    return parse_completion_json(endpoint, root, slot_field, witness);
 }
 
 CompletionOutcome parse_completion_json(EndpointKind endpoint, const core::Json& root,
-                                        std::string_view slot_field) {
+                                        std::string_view slot_field,
+                                        const core::CacheWitness& witness) {
     CompletionOutcome outcome;
     constexpr auto bad = core::FailureMode::BadResponse;
     if (!root.is_object()) {
@@ -260,6 +292,7 @@ CompletionOutcome parse_completion_json(EndpointKind endpoint, const core::Json&
                 outcome.result = parse_plain(root, slot_field);
                 break;
         }
+        read_cache_witness(root, witness, outcome.result);
     } catch (const BadResponse& e) {
         outcome.failure = Failure{bad, e.what() + server_error_note(root)};
     } catch (const Error& e) {

@@ -35,6 +35,10 @@ struct CompletionResult {
     // "word", "limit", "none"). Empty when the server sent neither.
     std::string finish_reason;
     double tokens_per_second = 0.0;  // timings.predicted_per_second; 0 when absent
+    // The kind's prompt-cache witness (core::CacheWitness) as the answer stated it: the prompt
+    // tokens served from the cache, or else those evaluated this time; nullopt when absent.
+    std::optional<std::int64_t> prompt_cached;
+    std::optional<std::int64_t> prompt_evaluated;
 };
 
 struct CompletionOutcome {
@@ -67,12 +71,16 @@ struct CompletionOutcome {
 //  id_slot        the top-level field the kind names slots by (its request.slot_field; the
 //                 default kind's unless given; none when the kind has no slots; llama-server
 //                 sends it on /completion only)
+//  cache witness  the first of `witness`'s cached-tokens fields present, else the first of its
+//                 evaluated-tokens fields (dotted paths; a non-negative integer each)
 CompletionOutcome parse_completion(
     EndpointKind endpoint, std::string_view body,
-    std::string_view slot_field = io::default_server_kind().request.slot_field);
+    std::string_view slot_field = io::default_server_kind().request.slot_field,
+    const core::CacheWitness& witness = {});
 
 // The same, for an answer already read as JSON (a streamed one, assembled).
 CompletionOutcome parse_completion_json(EndpointKind endpoint, const core::Json& root,
-                                        std::string_view slot_field);
+                                        std::string_view slot_field,
+                                        const core::CacheWitness& witness = {});
 
 }  // namespace bi::http

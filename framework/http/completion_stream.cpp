@@ -69,8 +69,11 @@ std::vector<double> chunk_times_ms(const StreamTrace& trace,
 }
 
 CompletionStream::CompletionStream(EndpointKind endpoint, std::string slot_field,
-                                   std::size_t max_chunks)
-    : endpoint_(endpoint), slot_field_(std::move(slot_field)), max_chunks_(max_chunks) {}
+                                   std::size_t max_chunks, core::CacheWitness witness)
+    : endpoint_(endpoint),
+      slot_field_(std::move(slot_field)),
+      witness_(std::move(witness)),
+      max_chunks_(max_chunks) {}
 
 void CompletionStream::fail(core::FailureMode mode, std::string message) {
     if (!failure_) failure_ = Failure{mode, "stream: " + std::move(message)};
@@ -300,7 +303,7 @@ CompletionOutcome CompletionStream::finish(bool broke_off) const {
                        " logprob entries were streamed");
     }
     if (timings_.is_object()) root.set("timings", timings_);
-    return parse_completion_json(endpoint_, root, slot_field_);
+    return parse_completion_json(endpoint_, root, slot_field_, witness_);
 }
 
 }  // namespace bi::http

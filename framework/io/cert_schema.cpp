@@ -360,6 +360,42 @@ const Table<ArmBCheck>& table() {
 }
 
 template <>
+const Table<CacheHit>& table() {
+    static const Table<CacheHit> rows{
+        required("id", &CacheHit::test_id),
+        required("arm", &CacheHit::arm),
+        required("cached_tokens", &CacheHit::cached),
+    };
+    return rows;
+}
+
+// The witness is written null when the kind declares none: the cert then says a cold cache was
+// assumed.
+template <>
+const Table<ColdCacheGate>& table() {
+    using G = ColdCacheGate;
+    static const Table<G> rows{
+        derived<G>("ok", [](const G& g) { return Json(g.ok()); }),
+        custom<G>(
+            "witness",
+            [](const G& g, Json& o) {
+                o.set("witness", g.witness.empty() ? Json() : Json(g.witness));
+            },
+            [](const Json& o, G& g, const std::string& path) {
+                const Json* witness = o.find("witness");
+                if (!witness) shape_error(child(path, "witness"), "missing");
+                g.witness = witness->is_null()
+                                ? std::string()
+                                : Codec<std::string>::from_json(*witness, child(path, "witness"));
+            }),
+        required("witnessed", &G::witnessed),
+        required("unwitnessed", &G::unwitnessed),
+        required("hits", &G::hits),
+    };
+    return rows;
+}
+
+template <>
 const Table<SerialSelfCheck>& table() {
     using S = SerialSelfCheck;
     static const Table<S> rows{
@@ -375,6 +411,8 @@ template <>
 const Table<CertGates>& table() {
     // The upstream contract keeps overlap_ok at the top level; overlap.ok repeats it.
     static const Table<CertGates> rows{
+        // Absent in certs from before the gate: read unchecked, as they were judged.
+        optional("cold_cache", &CertGates::cold_cache),
         required("incomplete_ids", &CertGates::incomplete_ids),
         required("missing_evidence", &CertGates::missing_evidence),
         custom<CertGates>(

@@ -122,6 +122,11 @@ const std::vector<Row<core::KindLaunch>>& launch_rows() {
              }
          }},
         texts_row("managed_flags", &L::managed_flags),
+        {"cache_off",
+         [](const toml::table& t, const std::string& path, const std::string& where, L& launch) {
+             launch.cache_off = toml_read::strings_at(t, "cache_off", path, where);
+             check_templates(launch.cache_off, path, "launch.cache_off");
+         }},
         {"ready_path",
          [](const toml::table& t, const std::string& path, const std::string& where, L& launch) {
              launch.ready_path = path_at(t, "ready_path", path, where);
@@ -207,6 +212,21 @@ core::Json body_fields_at(const toml::table& t, const char* key, const std::stri
     return json;
 }
 
+// A list of dotted field paths into an answer ("usage.prompt_tokens_details.cached_tokens"):
+// each segment a non-empty name.
+std::vector<std::string> field_paths_at(const toml::table& t, const char* key,
+                                        const std::string& path, const std::string& where) {
+    auto fields = toml_read::strings_at(t, key, path, where);
+    for (const auto& field : fields) {
+        const bool empty_segment = field.empty() || field.front() == '.' || field.back() == '.' ||
+                                   field.find("..") != std::string::npos;
+        if (empty_segment || field.find_first_of(" \t") != std::string::npos)
+            bad(path,
+                where + "." + key + ": '" + field + "' is not a dotted field path (name.name...)");
+    }
+    return fields;
+}
+
 const std::vector<Row<core::KindRequest>>& request_rows() {
     using R = core::KindRequest;
     static const std::vector<Row<R>> rows{
@@ -234,6 +254,15 @@ const std::vector<Row<core::KindRequest>>& request_rows() {
         text_row("slot_field", &R::slot_field),
         flag_row("model_field", &R::model_field, false),
         path_row("tokenize_path", &R::tokenize_path),
+        {"cached_tokens",
+         [](const toml::table& t, const std::string& path, const std::string& where, R& request) {
+             request.cache_witness.cached_tokens = field_paths_at(t, "cached_tokens", path, where);
+         }},
+        {"evaluated_tokens",
+         [](const toml::table& t, const std::string& path, const std::string& where, R& request) {
+             request.cache_witness.evaluated_tokens =
+                 field_paths_at(t, "evaluated_tokens", path, where);
+         }},
     };
     return rows;
 }

@@ -31,6 +31,13 @@ Answers:
                                (itself included) are other tokens
   --fake-slot-dependent        every slot its own text, batched or not
   --fake-serial-jitter         every second asking of a prompt gets another text, serially too
+  --fake-cache-hits            a prompt cache that cannot be turned off: a prompt asked before
+                               (on this server) is served from it, all but its last token
+                               cached, and its answer says so (timings.cache_n and prompt_n,
+                               usage.prompt_tokens_details.cached_tokens; ollama: a smaller
+                               usage.prompt_tokens)
+  --fake-cache-changes         with --fake-cache-hits: an answer served from the cache is
+                               another text
   --fake-drop-logprobs         a request that shared a tick answers without logprobs and token
                                ids (streamed: chunks made in a shared tick carry no logprobs,
                                and no token ids on /completion)
@@ -167,6 +174,7 @@ class Request:
     def __init__(self, prompt, n_predict, slot, task, variant):
         self.prompt, self.n_predict, self.slot, self.task = prompt, n_predict, slot, task
         self.variant = variant  # chosen at admission (--fake-slot-dependent, --fake-serial-jitter)
+        self.cached = False  # served from the prompt cache (--fake-cache-hits)
         self.admitted = time.monotonic()
         # One entry per token made: (id, the tick's monotonic time, the peak batch so far).
         self.made = []
@@ -185,7 +193,7 @@ class Scheduler:
         self.busy_slot_decodes = 0
         self.steps = []  # trtllm: the steps since the last /metrics answer
         self.n_tasks = 0  # task ids, one per admitted request, as llama-server numbers them
-        self.asked = {}  # how often each prompt was asked (--fake-serial-jitter)
+        self.asked = {}  # how often each prompt was asked (--fake-serial-jitter, cache-hits)
         self.turn = 0  # round-robin: the task that computed last
         threading.Thread(target=self.tick, daemon=True).start()
 
@@ -203,12 +211,16 @@ class Scheduler:
             variant = 0
             if self.config.has("slot-dependent"):
                 variant += 100 * (slot + 1)  # every slot its own text, batched or not
+            asked = self.asked.get(prompt, 0)
+            self.asked[prompt] = asked + 1
             if self.config.has("serial-jitter"):  # every second asking answers otherwise
-                asked = self.asked.get(prompt, 0)
-                self.asked[prompt] = asked + 1
                 variant += 1000 * (asked % 2)
+            cached = asked > 0 and self.config.has("cache-hits")
+            if cached and self.config.has("cache-changes"):
+                variant += 10000
             self.n_tasks += 1
             request = Request(prompt, n_predict, slot, self.n_tasks, variant)
+            request.cached = cached
             if n_predict <= 0:
                 request.done.set()
             self.slots[slot] = request
@@ -551,7 +563,15 @@ class Answer:
     def __init__(self, config, request, body, chat):
         self.config, self.request, self.body, self.chat = config, request, body, chat
         self.prompt_n = len(request.prompt.split())
+        # Served from the cache: all but the last prompt token, as llama-server re-evaluates it.
+        self.cached_n = self.prompt_n - 1 if request.cached and self.prompt_n > 1 else 0
         self.want_probs = bool(body.get("logprobs") if chat else body.get("n_probs"))
+
+    def usage(self, n):
+        """The usage after n tokens: ollama counts only the prompt tokens it evaluated."""
+        prompt = self.prompt_n - (self.cached_n if self.config.surface == "ollama" else 0)
+        return {"completion_tokens": n, "prompt_tokens": prompt, "total_tokens": n + prompt,
+                "prompt_tokens_details": {"cached_tokens": self.cached_n}}
 
     def concurrent(self):  # final once the request is done
         return self.request.peak_batch >= 2
@@ -597,14 +617,14 @@ class Answer:
             if self.body.get("logprobs") and not drop:
                 choice["logprobs"] = {"content": probs}
             return {"choices": [choice], "object": "chat.completion", "model": c.model,
-                    "usage": {"completion_tokens": n_generated, "prompt_tokens": self.prompt_n,
-                              "total_tokens": n_generated + self.prompt_n},
-                    "id_slot": self.request.slot,
-                    "timings": {"predicted_n": n_generated, "predicted_per_second": 100.0}}
+                    "usage": self.usage(n_generated), "id_slot": self.request.slot,
+                    "timings": {"predicted_n": n_generated, "predicted_per_second": 100.0,
+                                **self.prompt_timings()}}
         out = {"index": 0, "content": text, "id_slot": self.request.slot, "stop": True,
                "tokens_predicted": n_generated, "tokens_evaluated": self.prompt_n,
                "stop_type": "limit", "model": c.model,
-               "timings": {"predicted_n": n_generated, "predicted_per_second": 100.0}}
+               "timings": {"predicted_n": n_generated, "predicted_per_second": 100.0,
+                           **self.prompt_timings()}}
         if not drop:
             if self.body.get("return_tokens"):
                 out["tokens"] = ids
@@ -620,12 +640,20 @@ class Answer:
         prompt_ms = (first - self.request.admitted) * 1000.0
         predicted_ms = round((made[k][1] - first) * 1000.0, 3) or 0.001 if made else 0.0
         per_token = predicted_ms / (n - 1) if n > 1 else 0.0
-        return {"cache_n": 0, "prompt_n": self.prompt_n, "prompt_ms": prompt_ms,
+        return {**self.prompt_timings(), "prompt_ms": prompt_ms,
                 "prompt_per_token_ms": prompt_ms / self.prompt_n if self.prompt_n else 0.0,
                 "prompt_per_second": 1000.0 * self.prompt_n / prompt_ms if prompt_ms else 0.0,
                 "predicted_n": n, "predicted_ms": predicted_ms,
                 "predicted_per_token_ms": per_token,
                 "predicted_per_second": 1000.0 / per_token if per_token else 0.0}
+
+    def prompt_timings(self):
+        """cache_n and prompt_n: the tokens served from the cache and those evaluated (ik_llama.cpp
+        sends no cache_n)."""
+        out = {"prompt_n": self.prompt_n - self.cached_n}
+        if not self.config.has("ik-surface"):
+            out["cache_n"] = self.cached_n
+        return out
 
 
 # How each surface's chat stream is shaped: its role chunk comes before the tokens ("first"),
@@ -734,9 +762,7 @@ class StreamedAnswer:
         return out
 
     def usage(self, n):
-        return {"completion_tokens": n, "prompt_tokens": self.answer.prompt_n,
-                "total_tokens": n + self.answer.prompt_n,
-                "prompt_tokens_details": {"cached_tokens": 0}}
+        return self.answer.usage(n)
 
     def dropped(self, k):
         return self.config.has("drop-logprobs") and self.request.made[k][2] >= 2

@@ -149,7 +149,7 @@ TEST_CASE("run-live --dry-run launches every shipped work-alike kind as docs/ser
                      "--no-enable-prefix-caching\n"},
         {"sglang", "-m sglang.launch_server --model-path " + model +
                        " --host 127.0.0.1 --port 0 --max-running-requests 2 --context-length "
-                       "512 --disable-radix-cache --enable-metrics --decode-log-interval 1\n"},
+                       "512 --enable-metrics --decode-log-interval 1 --disable-radix-cache\n"},
         {"tgi", std::string("PREFIX_CACHING=0 ") + BI_MOCK_SERVER_PATH + " --model-id " + model +
                     " --hostname 127.0.0.1 --port 0 --max-batch-size 2 --max-total-tokens 512\n"},
         {"trtllm-serve",

@@ -59,6 +59,18 @@ TEST_CASE("server kind: a valid file fills its templates", "[server-kind]") {
                                    "--slots-n", "4", "--ctx=4096", "-x"});
     CHECK_THROWS_WITH(core::check_user_flags(kind, {"--listen=0.0.0.0:1"}),
                       Catch::Contains("itself"));
+    CHECK_FALSE(kind.request.cache_witness.declared());
+
+    // The cache's switch goes after the kind's argv, before the user's flags; its witness reads.
+    const auto cold = io::parse_server_kind(kValid +
+                                                "cache_off = [\"--no-cache\"]\n[request]\n"
+                                                "cached_tokens = [\"usage.details.cached\"]\n"
+                                                "evaluated_tokens = [\"timings.prompt_n\"]\n",
+                                            "k.toml");
+    CHECK(core::launch_argv(cold, "/bin/s", values, {"-x"}).back() == "-x");
+    CHECK(core::launch_argv(cold, "/bin/s", values, {"-x"}).rbegin()[1] == "--no-cache");
+    CHECK(cold.request.cache_witness.describe() ==
+          "usage.details.cached, prompt tokens - timings.prompt_n");
 }
 
 TEST_CASE("server kind: every way a file can be wrong is refused, naming it", "[server-kind]") {
@@ -83,6 +95,11 @@ TEST_CASE("server kind: every way a file can be wrong is refused, naming it", "[
         {kValid + "[request]\nstream_fields = 1\n", "request.stream_fields must be a table"},
         {kValid + "[request]\nlimit_fields = []\n", "request.limit_fields must name"},
         {kValid + "[request]\nchat = \"/x\"\n", "unknown key 'chat' in [request]"},
+        {kValid + "[request]\ncached_tokens = [\"usage..cached\"]\n",
+         "request.cached_tokens: 'usage..cached' is not a dotted field path"},
+        {kValid + "[request]\nevaluated_tokens = [\"timings.\"]\n",
+         "request.evaluated_tokens: 'timings.' is not a dotted field path"},
+        {kValid + "cache_off = [\"--cache={nope}\"]\n", "launch.cache_off: unknown placeholder"},
         {kValid + "[evidence]\nslots_path = \"/slots\"\n", "evidence.slot_busy must name"},
         {kValid + "[evidence]\nrunning_gauge = \"g\"\n", "need metrics_path"},
         {kValid + "[evidence]\nmetrics_path = \"/metrics\"\n", "metrics_path needs running_gauge"},

@@ -348,17 +348,62 @@ TEST_CASE("the length scope: n_predict and the generated lengths reached", "[ver
 TEST_CASE("the precedence table is the ordered rule list", "[verdict]") {
     std::vector<std::string> names;
     for (const auto& rule : core::verdict_rules()) names.emplace_back(core::name(rule.id));
-    CHECK(names == std::vector<std::string>{"serial_self_check", "ac_invariant_divergence",
-                                            "incomplete", "server_identity", "overlap", "lockstep",
-                                            "missing_evidence", "greedy", "completion_floor",
-                                            "cobatch_coverage", "ab_invariant_divergence",
-                                            "generation_drift"});
+    CHECK(names == std::vector<std::string>{
+                       "cold_cache", "serial_self_check", "ac_invariant_divergence", "incomplete",
+                       "server_identity", "overlap", "lockstep", "missing_evidence", "greedy",
+                       "completion_floor", "cobatch_coverage", "ab_invariant_divergence",
+                       "generation_drift"});
     // Each rule fires on its own row's evidence and passes on a clean cell.
     const auto clean = core::decide_verdict(clean_cell());
     for (const auto& rule : core::verdict_rules()) CHECK_FALSE(rule.fires(clean));
     auto e = clean_cell();
     e.arm_c[0]["id1"].score = 0.0;
-    CHECK(core::verdict_rules()[1].fires(core::decide_verdict(e)));
+    CHECK(core::verdict_rules()[2].fires(core::decide_verdict(e)));
+}
+
+TEST_CASE("the cold-cache gate: a cached or a short-evaluated prompt is a hit, in arm order",
+          "[verdict][cache]") {
+    core::ArmResults a, a2, c1;
+    const auto answer = [](std::optional<std::int64_t> cached,
+                           std::optional<std::int64_t> evaluated, std::int64_t prompt) {
+        core::TrialRecord r;
+        r.failure_mode = core::FailureMode::Ok;
+        r.prompt_cached = cached;
+        r.prompt_evaluated = evaluated;
+        r.prompt_tokens_measured = prompt;
+        return r;
+    };
+    a["x"] = answer(0, std::nullopt, 40);
+    a["y"] = answer(std::nullopt, 30, 30);
+    a["z"] = answer(std::nullopt, std::nullopt, 12);  // states no witness
+    a2["x"] = answer(39, std::nullopt, 40);           // served from the cache
+    a2["y"] = answer(std::nullopt, 30, 30);
+    c1["y"] = answer(std::nullopt, 1, 1);  // evaluated 1 of the 30 tokens A evaluated
+    core::CacheWitness witness;
+    witness.cached_tokens = {"timings.cache_n"};
+    witness.evaluated_tokens = {"timings.prompt_n"};
+    const auto gate = core::cold_cache_gate(witness, {{"A", &a}, {"A'", &a2}, {"C1", &c1}});
+    CHECK(gate.witness == "timings.cache_n, prompt tokens - timings.prompt_n");
+    CHECK(gate.witnessed == 5);
+    CHECK(gate.unwitnessed == 1);
+    REQUIRE(gate.hits.size() == 2);
+    CHECK(gate.hits[0].arm == "A'");
+    CHECK(gate.hits[0].test_id == "x");
+    CHECK(gate.hits[0].cached == 39);
+    CHECK(gate.hits[1].arm == "C1");
+    CHECK(gate.hits[1].cached == 29);
+    CHECK_FALSE(gate.ok());
+
+    // Through the verdict: the hit is row 0, before A vs A' or A vs C could blame the server.
+    auto e = clean_cell();
+    e.cache_witness = witness;
+    CHECK(core::decide_verdict(e).status == core::Status::Green);
+    e.arm_c[0].begin()->second.prompt_cached = 5;
+    e.arm_c[0].begin()->second.score = 0.0;  // and its answer changed
+    const auto v = core::decide_verdict(e);
+    CHECK(v.status == core::Status::GreenUnverified);
+    CHECK(v.rule.name == "cold_cache");
+    CHECK_FALSE(v.divergence_class.has_value());
 }
 
 TEST_CASE("the verdict records the rule that fired and where its lines start", "[verdict]") {

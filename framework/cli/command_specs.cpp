@@ -16,9 +16,10 @@ const OptionGroupSpec kGuards{"Guards",
                               {"port", "reserved-port", "untouchable-pid", "max-footprint-gb"}};
 
 // What every arm of a cell sends.
-const OptionGroupSpec kRequests{"Requests",
-                                {"endpoint", "logprobs", "seed", "stagger-ms", "req-timeout",
-                                 "arm-deadline", "stop-on-red", "max-response-bytes"}};
+const OptionGroupSpec kRequests{
+    "Requests",
+    {"endpoint", "logprobs", "seed", "stagger-ms", "arrivals", "req-timeout", "arm-deadline",
+     "stop-on-red", "max-response-bytes"}};
 
 // The plugins, the scorer and the work rows of a cell.
 const OptionGroupSpec kScoring{

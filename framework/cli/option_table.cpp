@@ -219,6 +219,12 @@ const std::vector<OptionSpec>& option_specs() {
         spec("stagger-ms", T::Int, K::Integer, "Delay between the first requests of the N workers",
              text(kRequest.stagger_ms))
             .sets(F::StaggerMs),
+        spec("arrivals", T::Text, K::Text,
+             "How each C pass's requests arrive: together, staggered (each sent once the one "
+             "before it decodes, so prefills share steps with decodes) or mixed (passes "
+             "alternate, from the seed)",
+             std::string(core::arrivals_name(kRequest.arrivals)))
+            .sets(F::Arrivals),
         spec("req-timeout", T::Number, K::Number,
              "Seconds one request may take in all (connect to last byte)",
              text(kRequest.req_timeout.count()))

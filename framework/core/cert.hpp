@@ -196,6 +196,9 @@ struct RunRecord {
     std::optional<std::int64_t> n_items;
     std::optional<std::string> order;
     std::optional<std::int64_t> stagger_ms;
+    // How the C passes' requests arrived (core/arrivals); absent in certs from before the choice,
+    // whose passes all sent their requests together.
+    std::optional<std::string> arrivals;
     std::optional<double> request_timeout_s;
     std::optional<bool> stop_on_red;
     std::optional<double> logit_drift_eps;  // set when logprob-only drift below it was ignored

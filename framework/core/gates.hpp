@@ -9,6 +9,7 @@
 #include <string_view>
 #include <vector>
 
+#include "arrivals.hpp"
 #include "cold_cache.hpp"
 #include "compare.hpp"
 #include "coverage.hpp"
@@ -45,9 +46,17 @@ struct OverlapGate {
 // peak and the phase.
 struct PassLockstep {
     int pass = 0;
+    // How its requests were sent (core/arrivals): Together or Staggered; nullopt in certs from
+    // before the choice, whose passes were all sent together.
+    std::optional<Arrivals> schedule;
     LockstepEvidence streams;
     std::vector<std::string> problems;  // why lockstep at N is not shown; empty when it is
     bool ok() const { return problems.empty(); }
+    // The pass did what its schedule claims: a staggered one showed at least one prefill inside
+    // another request's decode window (a pass sent together claims nothing the streams show).
+    bool arrivals_achieved() const {
+        return schedule != Arrivals::Staggered || streams.prefills_in_decode() > 0;
+    }
 };
 
 // Which evidence decided that arm C's requests were computed together.

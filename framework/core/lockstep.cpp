@@ -72,6 +72,22 @@ double LockstepEvidence::batched_margin() const {
     return margin;
 }
 
+std::int64_t LockstepEvidence::prefills_in_decode() const {
+    std::int64_t inside = 0;
+    for (const auto& r : ids)
+        for (const auto& q : ids) {
+            if (&q == &r || q.steps < 1 || q.last_ms <= q.first_ms) continue;
+            // Half of q's own step either side: a first chunk within it of q's first was made
+            // in the same step (sent together); within it of q's last, in q's last step.
+            const double half = (q.last_ms - q.first_ms) / static_cast<double>(q.steps) / 2.0;
+            if (r.first_ms > q.first_ms + half && r.first_ms < q.last_ms + half) {
+                ++inside;
+                break;
+            }
+        }
+    return inside;
+}
+
 LockstepEvidence judge_lockstep(const std::vector<StreamTimeline>& pass, int n) {
     LockstepEvidence e;
     e.n = n;

@@ -80,6 +80,10 @@ struct LockstepEvidence {
     // The larger of the share's margin and the phase's, 0.5 - N * phase (0.5 in perfect
     // lockstep, 0 at 1 / (2N), negative beyond).
     double batched_margin() const;
+    // Requests whose prefill shared a step with another request's decoding: the first chunk (the
+    // step that evaluated the prompt) came inside another id's decode window, more than half of
+    // that id's step after its first chunk and less than half a step after its last.
+    std::int64_t prefills_in_decode() const;
     // All N made their tokens together (in_lockstep over the full steps).
     bool lockstep_at_n() const { return in_lockstep(full_steps, lockstep_full_steps); }
     double margin() const { return lockstep_margin(full_steps, lockstep_full_steps); }

@@ -37,6 +37,8 @@ std::string_view field_name(RequestField field) {
             return "seed";
         case F::StaggerMs:
             return "stagger_ms";
+        case F::Arrivals:
+            return "arrivals";
         case F::ReqTimeout:
             return "req_timeout";
         case F::ArmDeadline:

@@ -33,6 +33,7 @@ enum class RequestField {
     Logprobs,
     Seed,
     StaggerMs,
+    Arrivals,
     ReqTimeout,
     ArmDeadline,
     StopOnRed,

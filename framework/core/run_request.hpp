@@ -14,6 +14,7 @@
 #include <utility>
 #include <vector>
 
+#include "arrivals.hpp"
 #include "endpoint_kind.hpp"
 
 namespace bi::core {
@@ -82,6 +83,7 @@ struct RunRequest {
     std::int64_t logprobs = 0;
     std::uint64_t seed = kDefaultRunSeed;
     std::int64_t stagger_ms = 0;
+    Arrivals arrivals = Arrivals::Mixed;  // how each C pass's requests arrive
     Seconds req_timeout{120.0};
     Seconds arm_deadline{0.0};  // 0: no limit
     bool stop_on_red = false;

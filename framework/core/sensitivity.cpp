@@ -21,14 +21,16 @@ bool scored_both(const ArmResults& a, const ArmResults& c, const std::string& id
 
 SensitivityCounts count_trials(const ArmResults& arm_a, const std::vector<ArmResults>& arm_c,
                                const std::vector<PassCoverage>& coverage,
-                               const std::vector<PassOverlap>& overlap, const UnionReport& ac) {
+                               const std::vector<PassOverlap>& overlap, const UnionReport& ac,
+                               const std::vector<PassLockstep>& lockstep) {
     SensitivityCounts counts;
     std::vector<std::set<std::string>> proven(arm_c.size());
     for (std::size_t t = 0; t < arm_c.size(); ++t)
         for (const auto& id : coverage[t].cobatched_ids) {
             if (!scored_both(arm_a, arm_c[t], id)) continue;
             ++counts.n_hot_trials;
-            if (t < overlap.size() && overlap[t].ok()) proven[t].insert(id);
+            const bool achieved = t >= lockstep.size() || lockstep[t].arrivals_achieved();
+            if (t < overlap.size() && overlap[t].ok() && achieved) proven[t].insert(id);
         }
     const CompositionCount compositions = count_compositions(arm_c, proven);
     counts.distinct_compositions = compositions.distinct_per_id;

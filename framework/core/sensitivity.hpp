@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "coverage.hpp"
+#include "gates.hpp"
 #include "overlap.hpp"
 #include "sample_size.hpp"
 #include "trial.hpp"
@@ -76,10 +77,12 @@ struct LengthScope {
 
 // Which trials count toward the bounds (see SensitivityCounts) and how many diverged: per C pass,
 // the co-batched ids of its coverage that A and the pass both scored, whether its overlap was
-// proven, and the divergent ids the A vs C report lists for it.
+// proven and its arrivals achieved what its schedule claims (`lockstep`, by pass; empty when the
+// arms did not stream), and the divergent ids the A vs C report lists for it.
 SensitivityCounts count_trials(const ArmResults& arm_a, const std::vector<ArmResults>& arm_c,
                                const std::vector<PassCoverage>& coverage,
-                               const std::vector<PassOverlap>& overlap, const UnionReport& ac);
+                               const std::vector<PassOverlap>& overlap, const UnionReport& ac,
+                               const std::vector<PassLockstep>& lockstep = {});
 
 // Generated-token counts of the scored trials of A and every C pass.
 LengthScope length_scope(const ArmResults& arm_a, const std::vector<ArmResults>& arm_c,

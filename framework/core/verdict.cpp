@@ -168,7 +168,10 @@ void gather_overlap_and_coverage(const CellEvidence& e, Verdict& v) {
         const LockstepEvidence* streams = nullptr;
         if (e.streamed) {
             v.gates.lockstep.per_pass.push_back(
-                {pass, judge_pass_streams(e.arm_c[t], static_cast<int>(e.dispatch_n)), {}});
+                {pass,
+                 t < e.c_schedules.size() ? std::optional(e.c_schedules[t]) : std::nullopt,
+                 judge_pass_streams(e.arm_c[t], static_cast<int>(e.dispatch_n)),
+                 {}});
             streams = &v.gates.lockstep.per_pass.back().streams;
         }
         v.gates.cobatch_coverage.per_pass.push_back(
@@ -242,8 +245,9 @@ Verdict gather(const CellEvidence& all) {
     check_greedy(e, v);
     mark_contamination(e, v.ac);
     v.gates.completion_floor = completion_floor_gate(e.arm_a, e.arm_c, e.arm_b);
-    const SensitivityCounts counts = count_trials(
-        e.arm_a, e.arm_c, v.gates.cobatch_coverage.per_pass, v.gates.overlap.per_pass, v.ac);
+    const SensitivityCounts counts =
+        count_trials(e.arm_a, e.arm_c, v.gates.cobatch_coverage.per_pass, v.gates.overlap.per_pass,
+                     v.ac, v.gates.lockstep.per_pass);
     v.sensitivity = sensitivity_bounds(counts, e.confidence);
     v.length = length_scope(e.arm_a, e.arm_c, e.n_predict);
     count_same_slot(e, v);

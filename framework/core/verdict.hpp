@@ -49,6 +49,8 @@ struct CellEvidence {
     // The kind's prompt-cache witness: set, the cold-cache gate checks every scored answer of
     // A, A', B and C (its TrialRecord::prompt_cached / prompt_evaluated); nullopt: not checked.
     std::optional<CacheWitness> cache_witness;
+    // Each C pass's schedule (Together or Staggered), by pass; absent passes were sent together.
+    std::vector<Arrivals> c_schedules;
 };
 
 struct Verdict {

@@ -310,6 +310,38 @@ const VerdictRule kNoOverlap{
     },
 };
 
+// How the passes' requests arrived, when the cert records it: "arrivals: passes 1, 3 staggered
+// (31, 30 prefills inside another request's decode), 2, 4 sent together"; a staggered pass that
+// showed none is named, and its trials are not counted (sensitivity, planned passes).
+std::string arrivals_line(const LockstepGate& g) {
+    std::vector<std::string> staggered, prefills, together, missed;
+    for (const auto& pass : g.per_pass) {
+        if (!pass.schedule) continue;
+        const std::string number = std::to_string(pass.pass);
+        if (*pass.schedule != Arrivals::Staggered) {
+            together.push_back(number);
+        } else if (!pass.arrivals_achieved()) {
+            missed.push_back(number);
+        } else {
+            staggered.push_back(number);
+            prefills.push_back(std::to_string(pass.streams.prefills_in_decode()));
+        }
+    }
+    std::vector<std::string> parts;
+    if (!staggered.empty())
+        parts.push_back((staggered.size() == 1 ? "pass " : "passes ") + join(staggered, ", ") +
+                        " staggered (" + join(prefills, ", ") +
+                        " prefill(s) inside another request's decode)");
+    if (!together.empty())
+        parts.push_back((together.size() == 1 ? "pass " : "passes ") + join(together, ", ") +
+                        " sent together");
+    if (!missed.empty())
+        parts.push_back((missed.size() == 1 ? "pass " : "passes ") + join(missed, ", ") +
+                        " meant to be staggered, but no prefill came inside another request's "
+                        "decode: not counted in the bounds");
+    return parts.empty() ? std::string() : "arrivals: " + join(parts, "; ");
+}
+
 // Rule 6: what the client saw must agree: every pass's token streams in lockstep at N. A server
 // whose own signals say N while its streams show one-at-a-time or time-sliced decoding is named
 // with both; a kind without signals is judged by its streams alone.
@@ -330,9 +362,11 @@ const VerdictRule kLockstep{
             least = std::min(least, pass.streams.batched_margin());
             widest = std::max(widest, pass.streams.peak);
         }
-        return Reasons{"token streams in lockstep in every pass (margin at least " +
-                       format_fixed(least, 2) + "), " + std::to_string(widest) +
-                       " wide at most: batching decided by the " + std::string(name(g.decided_by))};
+        Reasons r{"token streams in lockstep in every pass (margin at least " +
+                  format_fixed(least, 2) + "), " + std::to_string(widest) +
+                  " wide at most: batching decided by the " + std::string(name(g.decided_by))};
+        if (auto line = arrivals_line(g); !line.empty()) r.push_back(std::move(line));
+        return r;
     },
 };
 

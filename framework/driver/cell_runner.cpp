@@ -149,7 +149,7 @@ CellRunner::ArmRun CellRunner::run_arm(ServerHandle& server,
                                        const std::vector<core::WorkItem>& items,
                                        const std::string& arm, int pass,
                                        std::vector<std::size_t> order, int concurrency,
-                                       const std::string& label, int pin_slots) {
+                                       const std::string& label, int pin_slots, bool staggered) {
     throw_if_interrupted();
     ArmRequest request;
     request.arm = arm;
@@ -159,6 +159,7 @@ CellRunner::ArmRun CellRunner::run_arm(ServerHandle& server,
     request.concurrency = concurrency;
     request.pin_slots = pin_slots;
     request.stagger = concurrency > 1 ? options_.stagger : std::chrono::milliseconds(0);
+    request.staggered = staggered;
     request.request = options_.request;
     request.origin = origin_;
     if (options_.arm_deadline) request.deadline = clock::now() + *options_.arm_deadline;
@@ -256,14 +257,51 @@ SerialArms CellRunner::run_serial(std::int64_t ctx, const WorkRowSource& rows) {
     return serial;
 }
 
+namespace {
+
+// The length that all but the shortest fifth of arm A's answers reach, in generated tokens (0
+// when none said): a pass must co-batch four in five of its items (the coverage gate), so a
+// staggered pass needs that share of its answers long enough to meet the others.
+std::int64_t short_answer_tokens(const core::ArmResults& arm_a) {
+    std::vector<std::int64_t> tokens;
+    for (const auto& [id, trial] : arm_a)
+        if (trial.completion_tokens) tokens.push_back(*trial.completion_tokens);
+    if (tokens.empty()) return 0;
+    const auto fifth = static_cast<long>((tokens.size() - 1) / 5);
+    std::nth_element(tokens.begin(), tokens.begin() + fifth, tokens.end());
+    return tokens[static_cast<std::size_t>(fifth)];
+}
+
+}  // namespace
+
 CellRunner::PassRun CellRunner::run_pass(ServerHandle& server,
                                          const std::vector<core::WorkItem>& items, int parallel,
                                          int pass, const std::string& of,
                                          core::CellEvidence& evidence, core::Timings& timings) {
+    // A staggered pass sends each first request once the one before it decodes, which only a
+    // streamed answer shows: a kind that cannot stream sends every pass together. How long the
+    // answers are is what arm A generated, which the limit only bounds.
+    const std::int64_t answer_tokens = short_answer_tokens(evidence.arm_a);
+    const core::Arrivals schedule =
+        options_.request.stream
+            ? core::pass_schedule(options_.arrivals, options_.seed, pass, answer_tokens, parallel)
+            : core::Arrivals::Together;
+    if (pass == 1 && options_.request.stream && options_.arrivals == core::Arrivals::Mixed &&
+        answer_tokens < core::min_staggered_tokens(parallel))
+        progress_.note(core::field_ref(core::RequestField::Arrivals) +
+                       " mixed: a fifth of arm A's answers are " + std::to_string(answer_tokens) +
+                       " tokens or shorter, too short for all " + std::to_string(parallel) +
+                       " requests of a staggered pass to decode together (that needs " +
+                       std::to_string(core::min_staggered_tokens(parallel)) +
+                       "), so every pass is sent together");
+    const bool staggered = schedule == core::Arrivals::Staggered;
     const std::string label = "arm C pass " + std::to_string(pass) + "/" + of + " (" +
-                              std::to_string(parallel) + " at once)";
-    auto c = run_arm(server, items, "C", pass,
-                     core::pass_order(items.size(), options_.seed, pass - 1), parallel, label);
+                              std::to_string(parallel) +
+                              (staggered ? " at once, staggered)" : " at once)");
+    auto c =
+        run_arm(server, items, "C", pass, core::pass_order(items.size(), options_.seed, pass - 1),
+                parallel, label, 0, staggered);
+    evidence.c_schedules.push_back(schedule);
     // The step counters are read over the span the pass kept N requests in flight: the workers'
     // start and the last few requests finishing alone are no evidence either way, and on a busy
     // machine they would weigh down the mean of an honest server.
@@ -386,9 +424,10 @@ core::SerialBaseline CellRunner::serial_baseline(const SerialArms& serial) const
     b.rows_sha256 = serial.rows_sha256;
     if (!options_.scorer_config.empty()) b.scorer_config = options_.scorer_config;
     b.run = run_record(serial);
-    // A serial run has no passes, no pass order and no stagger; those settings are a cell's.
+    // A serial run has no passes, no pass order, stagger or arrivals; those settings are a cell's.
     b.run.passes.reset();
     b.run.stagger_ms.reset();
+    b.run.arrivals.reset();
     b.run.stop_on_red.reset();
     b.run.order = "A and A' in work-set order";
     if (options_.model_file) b.model_file = *options_.model_file;

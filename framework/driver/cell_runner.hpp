@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "core/arrivals.hpp"
 #include "core/baseline_documents.hpp"
 #include "core/cert.hpp"
 #include "core/json.hpp"
@@ -40,6 +41,7 @@ struct RunOptions {
     // the cert records no kind (run-mock).
     std::optional<core::ServerKind> kind;
     std::chrono::milliseconds stagger{0};
+    core::Arrivals arrivals = core::Arrivals::Mixed;  // each C pass's schedule (core/arrivals)
     std::optional<std::chrono::milliseconds> arm_deadline;
     bool stop_on_red = false;
     double logit_drift_eps = 0.0;  // logprob-only drift below it is not counted (0: exact)
@@ -111,7 +113,8 @@ private:
     };
     ArmRun run_arm(ServerHandle& server, const std::vector<core::WorkItem>& items,
                    const std::string& arm, int pass, std::vector<std::size_t> order,
-                   int concurrency, const std::string& label, int pin_slots = 0);
+                   int concurrency, const std::string& label, int pin_slots = 0,
+                   bool staggered = false);
     core::ArmResults score(std::vector<core::TrialRecord> records,
                            const std::vector<core::WorkItem>& items);
     struct PassesRun {

@@ -70,6 +70,7 @@ public:
         for (std::size_t k = 0; k < workers; ++k)
             sessions_.push_back(std::make_unique<http::HttpSession>(
                 endpoint, request.request.timeout, request.request.max_response_bytes));
+        decoding_.assign(workers, 0);
     }
 
     std::vector<core::TrialRecord> run() {
@@ -108,6 +109,7 @@ private:
     std::size_t running_ = 0;
     bool released_ = false;
     Clock::time_point release_time_;
+    std::vector<char> decoding_;  // staggered: worker k's first request decodes (or is over)
 
     std::mutex alive_mutex_;  // server_alive need not be thread-safe
 
@@ -177,20 +179,37 @@ private:
             changed_.wait(lock, [this] { return released_; });
             first_request = release_time_ + static_cast<long>(k) * request_.stagger;
             changed_.wait_until(lock, first_request, [this] { return stop_.load() != 0; });
+            if (request_.staggered && k > 0)
+                changed_.wait(lock, [this, k] { return decoding_[k - 1] || stop_.load() != 0; });
         }
         http::HttpSession& session = *sessions_[k];
+        const auto decoding = [this, k] { mark_decoding(k); };
+        bool first = true;
         while (stop_.load() == 0) {
             const std::size_t i = cursor_.fetch_add(1);
             if (i >= total_) break;
-            if (!send_one(session, i)) break;
+            const bool sent = send_one(session, i, first ? decoding : std::function<void()>());
+            if (first) mark_decoding(k);  // answered or failed: the next worker waits no more
+            first = false;
+            if (!sent) break;
         }
         std::lock_guard<std::mutex> lock(mutex_);
+        decoding_[k] = 1;
         --running_;
         changed_.notify_all();
     }
 
+    void mark_decoding(std::size_t k) {
+        std::lock_guard<std::mutex> lock(mutex_);
+        if (decoding_[k]) return;
+        decoding_[k] = 1;
+        changed_.notify_all();
+    }
+
     // Returns false when the item could not be sent because the arm is stopping.
-    bool send_one(http::HttpSession& session, std::size_t i) {
+    // `on_first_token`: called once the answer's first token chunk came (streamed requests).
+    bool send_one(http::HttpSession& session, std::size_t i,
+                  const std::function<void()>& on_first_token) {
         const core::WorkItem& item = (*request_.items)[request_.order[i]];
         core::TrialRecord& r = records_[i];
         auto timeout = request_.request.timeout;
@@ -219,7 +238,7 @@ private:
                 http::StreamLimits limits;
                 limits.max_gap = std::min(limits.max_gap, timeout);
                 auto streamed = http::complete_streamed(session, options, item.system, item.prompt,
-                                                        item.seed, limits);
+                                                        item.seed, limits, on_first_token);
                 if (streamed.outcome.ok())
                     r.token_ms = http::chunk_times_ms(streamed.trace, request_.origin);
                 outcome = std::move(streamed.outcome);

@@ -24,7 +24,12 @@ struct ArmRequest {
     std::vector<std::size_t> order;        // indices into *items, each at most once, in send order
     int concurrency = 1;                   // workers; 1 = serial
     std::chrono::milliseconds stagger{0};  // worker k sends its first request k * stagger late
-    http::RequestOptions request;          // endpoint, n_predict, logprobs, seed, limits
+    // Staggered arrivals (core::Arrivals): worker k > 0 sends its first request only once worker
+    // k - 1's first request is decoding (its first token chunk came; or it ended), so that each
+    // prefill shares steps with the decodes before it. Needs streamed requests to see decoding;
+    // unstreamed, each first request waits for the previous one to end.
+    bool staggered = false;
+    http::RequestOptions request;  // endpoint, n_predict, logprobs, seed, limits
     // > 0: the i-th request sent asks for slot i % pin_slots (arm B exercises every slot
     // serially, so an answer that depends on the slot shows as A vs B).
     int pin_slots = 0;

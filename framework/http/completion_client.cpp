@@ -26,7 +26,8 @@ CompletionOutcome complete(HttpSession& session, const RequestOptions& options,
 
 StreamedCompletion complete_streamed(HttpSession& session, const RequestOptions& options,
                                      std::string_view system, std::string_view prompt,
-                                     std::uint64_t seed, const StreamLimits& limits) {
+                                     std::uint64_t seed, const StreamLimits& limits,
+                                     const std::function<void()>& on_first_token) {
     RequestOptions streamed = options;
     streamed.stream = true;
     const std::string body = build_request_body(streamed, system, prompt, seed);
@@ -35,6 +36,7 @@ StreamedCompletion complete_streamed(HttpSession& session, const RequestOptions&
     SseReader reader;
     std::vector<SseEvent> events;
     StreamedCompletion done;
+    bool decoding = false;  // on_first_token was called
     done.sent = std::chrono::steady_clock::now();
     HttpOutcome sent = session.post_stream(
         request_path(options), body,
@@ -42,6 +44,10 @@ StreamedCompletion complete_streamed(HttpSession& session, const RequestOptions&
             events.clear();
             reader.feed(bytes, arrival, events);
             for (const auto& event : events) stream.add(event);
+            if (on_first_token && !decoding && !stream.trace().chunks.empty()) {
+                decoding = true;
+                on_first_token();
+            }
         },
         limits.max_gap);
     done.outcome.retries = sent.retries;

@@ -5,6 +5,7 @@
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string_view>
 
@@ -36,10 +37,12 @@ struct StreamedCompletion {
 
 // complete() with options.stream set: the answer is read as server-sent events and assembled
 // (CompletionStream). A 2xx answer that is not an event stream fails "bad_response" (the kind
-// was asked to stream and did not).
+// was asked to stream and did not). `on_first_token`, when set, is called once, on the calling
+// thread, as soon as the first token chunk has arrived: the request is decoding.
 StreamedCompletion complete_streamed(HttpSession& session, const RequestOptions& options,
                                      std::string_view system, std::string_view prompt,
-                                     std::uint64_t seed, const StreamLimits& limits = {});
+                                     std::uint64_t seed, const StreamLimits& limits = {},
+                                     const std::function<void()>& on_first_token = {});
 
 struct TokenCountOutcome {
     std::int64_t count = 0;

@@ -116,6 +116,26 @@ const Table<PassLockstep>& table() {
     using P = PassLockstep;
     static const Table<P> rows{
         required("pass", &P::pass),
+        // Absent in certs from before arrivals were chosen (every pass was sent together); with
+        // it, the prefills inside another request's decode and whether the schedule's claim
+        // held, both recounted from the ids' windows.
+        custom<P>(
+            "schedule",
+            [](const P& p, Json& o) {
+                if (!p.schedule) return;
+                o.set("schedule", std::string(arrivals_name(*p.schedule)));
+                o.set("prefills_in_decode", p.streams.prefills_in_decode());
+                o.set("arrivals_achieved", p.arrivals_achieved());
+            },
+            [](const Json& o, P& p, const std::string& path) {
+                const Json* word = o.find("schedule");
+                if (!word) return;
+                const auto schedule =
+                    parse_arrivals(Codec<std::string>::from_json(*word, child(path, "schedule")));
+                if (!schedule || *schedule == Arrivals::Mixed)
+                    shape_error(child(path, "schedule"), "not together or staggered");
+                p.schedule = *schedule;
+            }),
         inline_members(&P::streams),
         required("problems", &P::problems),
         derived<P>("ok", [](const P& p) { return Json(p.ok()); }),
@@ -812,6 +832,7 @@ const Table<RunRecord>& table() {
         optional("n_items", &R::n_items),
         optional("order", &R::order),
         optional("stagger_ms", &R::stagger_ms),
+        optional("arrivals", &R::arrivals),
         optional("request_timeout_s", &R::request_timeout_s),
         optional("stop_on_red", &R::stop_on_red),
         optional("logit_drift_eps", &R::logit_drift_eps),

@@ -41,6 +41,15 @@ struct Codec<core::EndpointKind>
     }
 };
 
+// How C passes arrive: "mixed", "together" or "staggered".
+template <>
+struct Codec<core::Arrivals>
+    : NamedEnumCodec<core::Arrivals, core::arrivals_name, core::parse_arrivals> {
+    static core::Arrivals from_json(const core::Json& j, const std::string& path) {
+        return NamedEnumCodec::from_json(j, path, "arrivals");
+    }
+};
+
 // One row per member; the plan keeps every value (defaults included), so that what a plan means
 // does not change when an option or its default does.
 template <>
@@ -126,6 +135,19 @@ const Table<RunRequest>& table() {
                 r.seed = static_cast<std::uint64_t>(Codec<std::int64_t>::from_json(*v, path));
             }),
         required("stagger_ms", &R::stagger_ms),
+        // A plan from before arrivals were chosen sent every pass's requests together: together
+        // is written as no key, so that such a plan still renders as it was written.
+        custom<R>(
+            "arrivals",
+            [](const R& r, core::Json& o) {
+                if (r.arrivals != core::Arrivals::Together)
+                    o.set("arrivals", Codec<core::Arrivals>::to_json(r.arrivals));
+            },
+            [](const core::Json& o, R& r, const std::string& path) {
+                const core::Json* v = o.find("arrivals");
+                r.arrivals = v ? Codec<core::Arrivals>::from_json(*v, child(path, "arrivals"))
+                               : core::Arrivals::Together;
+            }),
         required("req_timeout_s", &R::req_timeout),
         required("arm_deadline_s", &R::arm_deadline),
         required("stop_on_red", &R::stop_on_red),

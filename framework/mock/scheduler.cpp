@@ -14,6 +14,8 @@ using Clock = std::chrono::steady_clock;
 
 // How long a lone request keeps its pace after the batch last held two (see last_co_batched_).
 constexpr auto kConcurrentHold = std::chrono::milliseconds(100);
+// How many of the client's turnarounds a request alone in the batch keeps its pace for.
+constexpr double kSoloTurnarounds = 4.0;
 
 // Prompt tokens one decode step evaluates: a long prompt takes steps, as on a real server, so
 // a request's time in the batch grows with its prompt (and a /slots answer can see it there).
@@ -49,7 +51,8 @@ struct Scheduler::Task {
     // Contamination: the first co-batched neighbour's prompt words, leaked as one run.
     std::vector<std::string> leak_words;
     int n_leaked = 0;
-    int solo_ticks = 0;  // consecutive decode steps alone in the batch
+    int solo_ticks = 0;              // consecutive decode steps alone in the batch
+    Clock::time_point solo_since{};  // when the latest run of solo_ticks began
     int slot = -1;
     State state = State::Queued;
     std::vector<GeneratedToken> tokens;
@@ -355,6 +358,7 @@ bool Scheduler::step_locked() {
         Slot& slot = slots_[i];
         Task& task = *slot.task;
         task.ever_co_batched = task.ever_co_batched || co_batched;
+        if (!co_batched && task.solo_ticks == 0) task.solo_since = now;
         task.solo_ticks = co_batched ? 0 : task.solo_ticks + 1;
         if (!task.prompt_done) {
             task.n_prompt_evaluated =
@@ -463,7 +467,12 @@ bool Scheduler::solo_past_grace_locked() const {
         if (alone) return false;
         alone = slot.task.get();
     }
-    return alone && alone->solo_ticks > options_.fast_solo_after_ticks;
+    // A staggered pass sends its next request once this one's first token reaches the client:
+    // a lone request keeps its pace for a few of the client's turnarounds, so that on a loaded
+    // machine the next one still meets it in the batch.
+    const auto grace = std::chrono::duration<double, std::milli>(kSoloTurnarounds * turnaround_ms_);
+    return alone && alone->solo_ticks > options_.fast_solo_after_ticks &&
+           Clock::now() - alone->solo_since >= grace;
 }
 
 Clock::duration Scheduler::tick_locked() const {

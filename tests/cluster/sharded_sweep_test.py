@@ -50,8 +50,11 @@ def main():
 
     with tempfile.TemporaryDirectory(prefix="bi-shards-") as tmp:
         models = write_models_toml(tmp, a.mock_server, ALIASES)
+        # Sent together: the mock runs a request alone in its batch flat out after one step
+        # (fleet_common), so a staggered pass's first request would end before the next joined.
         common = ["--models-toml", models, "--models-dir", tmp, "--workset", a.workset,
-                  "--n-predict", "8", "--passes", "1", "--ctx", CTXS, "--parallel", PARALLELS]
+                  "--n-predict", "8", "--passes", "1", "--ctx", CTXS, "--parallel", PARALLELS,
+                  "--arrivals", "together"]
 
         def plan_for(out_dir, name):
             path = os.path.join(tmp, name)

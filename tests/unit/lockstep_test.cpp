@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "core/arrivals.hpp"
 #include "core/lockstep.hpp"
 
 using namespace bi::core;
@@ -160,4 +161,45 @@ TEST_CASE("lockstep: a batch whose tokens are stamped one answer after another i
     CHECK(sliced.phase > 1.0 / 8.0);
     CHECK_FALSE(sliced.batched());
     CHECK(sliced.batched_margin() < 0.0);
+}
+
+TEST_CASE("arrivals: a staggered batch shows each later prefill inside an earlier decode",
+          "[unit][lockstep][arrivals]") {
+    // Request r joins r steps late, while the ones before it decode: three of four prefills
+    // came inside another request's decode window.
+    const auto staggered = judge_lockstep(batched(4, 16, 1.0, {0, 1, 2, 3}), 4);
+    CHECK(staggered.prefills_in_decode() == 3);
+    CHECK(staggered.batched());
+    // Sent together, every prefill is in the same step: none inside another's decode.
+    CHECK(judge_lockstep(batched(4, 16, 1.0), 4).prefills_in_decode() == 0);
+    // One at a time: each starts after the one before has ended.
+    CHECK(judge_lockstep(serial(4, 16), 4).prefills_in_decode() == 0);
+}
+
+TEST_CASE("arrivals: mixed passes alternate from the seed, and the words read back",
+          "[unit][arrivals]") {
+    for (std::uint64_t seed : {0ULL, 1ULL, 42ULL, 7777ULL}) {
+        const auto first = pass_schedule(Arrivals::Mixed, seed, 1, 32, 4);
+        CHECK(first != Arrivals::Mixed);
+        for (int pass = 2; pass <= 6; ++pass)
+            CHECK(pass_schedule(Arrivals::Mixed, seed, pass, 32, 4) !=
+                  pass_schedule(Arrivals::Mixed, seed, pass - 1, 32, 4));
+        CHECK(pass_schedule(Arrivals::Together, seed, 2, 32, 4) == Arrivals::Together);
+        CHECK(pass_schedule(Arrivals::Staggered, seed, 3, 3, 4) == Arrivals::Staggered);
+    }
+    // Answers too short for N to decode together after the ramp: Mixed sends every pass together.
+    CHECK(pass_schedule(Arrivals::Mixed, 42, 1, 15, 4) == Arrivals::Together);
+    CHECK(pass_schedule(Arrivals::Mixed, 42, 2, 15, 4) == Arrivals::Together);
+    // Both starts occur over a handful of seeds.
+    bool staggered_first = false, together_first = false;
+    for (std::uint64_t seed = 0; seed < 16; ++seed) {
+        const bool s = pass_schedule(Arrivals::Mixed, seed, 1, 32, 4) == Arrivals::Staggered;
+        staggered_first = staggered_first || s;
+        together_first = together_first || !s;
+    }
+    CHECK(staggered_first);
+    CHECK(together_first);
+    for (auto a : {Arrivals::Mixed, Arrivals::Together, Arrivals::Staggered})
+        CHECK(parse_arrivals(arrivals_name(a)) == a);
+    CHECK_FALSE(parse_arrivals("sometimes").has_value());
 }

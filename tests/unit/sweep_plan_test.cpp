@@ -192,6 +192,14 @@ TEST_CASE("a plan file's bytes are what bi-run has always written", "[sweep-plan
     testing::ScratchDir dir;
     const auto back = io::read_plan(dir.write("plan.json", approved));
     CHECK(io::render_plan(back) == approved);
+    CHECK(back.request.arrivals == core::Arrivals::Mixed);
+    // A plan written before arrivals were chosen (no key, its own id) reads as it ran, every
+    // pass sent together, and renders as it was written.
+    const std::string before = testing::read_text(std::string(BI_TEST_DATA_DIR) +
+                                                  "/full_request_before_arrivals.plan.json");
+    const auto old = io::read_plan(dir.write("old.json", before));
+    CHECK(old.request.arrivals == core::Arrivals::Together);
+    CHECK(io::render_plan(old) == before);
 }
 
 TEST_CASE("a plan file reads back, and an edited or unsorted one is refused", "[sweep-plan]") {

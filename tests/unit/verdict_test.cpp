@@ -1,5 +1,6 @@
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <cmath>
 
 #include "core/verdict.hpp"
@@ -561,4 +562,38 @@ TEST_CASE("a RED the slot alone explains is slot_allocation", "[verdict]") {
     e.arm_c[0]["id5"].extracted_answer = "batched";  // on its B slot, still not B's answer
     CHECK(core::decide_verdict(e).divergence_class ==
           core::DivergenceClass::SlotAllocationAndCoBatching);
+}
+
+TEST_CASE("a pass meant to be staggered that showed no prefill inside a decode is not counted",
+          "[verdict][arrivals]") {
+    // Groups of four in lockstep, 10 tokens each; `lag`: request r of a group joins r steps late.
+    const auto streamed_cell = [](int lag) {
+        auto e = clean_cell(8, 2);
+        e.streamed = true;
+        e.c_schedules = {core::Arrivals::Staggered, core::Arrivals::Staggered};
+        for (auto& pass : e.arm_c) {
+            int i = 0;
+            for (auto& [id, r] : pass) {
+                const int group = i / 4, r_in_group = i % 4;
+                std::vector<double> ms;
+                for (int k = 0; k < 10; ++k)
+                    ms.push_back(1000.0 * group + 10.0 * (lag * r_in_group + k));
+                r.token_ms = ms;
+                ++i;
+            }
+        }
+        return e;
+    };
+    const auto together = core::decide_verdict(streamed_cell(0));
+    REQUIRE(together.gates.lockstep.per_pass.size() == 2);
+    CHECK_FALSE(together.gates.lockstep.per_pass[0].arrivals_achieved());
+    CHECK(together.sensitivity.per_trial.n == 0);
+    CHECK(std::any_of(together.decision_reasons.begin(), together.decision_reasons.end(),
+                      [](const std::string& line) {
+                          return line.find("meant to be staggered") != std::string::npos;
+                      }));
+    const auto staggered = core::decide_verdict(streamed_cell(1));
+    CHECK(staggered.gates.lockstep.per_pass[0].arrivals_achieved());
+    CHECK(staggered.gates.lockstep.per_pass[0].streams.prefills_in_decode() == 6);
+    CHECK(staggered.sensitivity.per_trial.n > 0);
 }

@@ -49,6 +49,15 @@ core::EndpointKind endpoint_option(const cxxopts::ParseResult& args) {
     return *endpoint;
 }
 
+core::Arrivals arrivals_option(const cxxopts::ParseResult& args) {
+    const auto word = args["arrivals"].as<std::string>();
+    const auto arrivals = core::parse_arrivals(word);
+    if (!arrivals)
+        usage_error("--arrivals must be " + std::string(core::kArrivalsWords) + ", not '" + word +
+                    "'");
+    return *arrivals;
+}
+
 std::vector<OptionAlias> run_option_aliases() {
     return {
         {"--gate-passes", "--passes"},
@@ -79,6 +88,7 @@ core::RunRequest run_request(const cxxopts::ParseResult& args, bool allow_lists)
     r.logprobs = args["logprobs"].as<int>();
     r.seed = args["seed"].as<std::uint64_t>();
     r.stagger_ms = args["stagger-ms"].as<int>();
+    r.arrivals = arrivals_option(args);
     r.req_timeout = core::Seconds(args["req-timeout"].as<double>());
     r.arm_deadline = core::Seconds(args["arm-deadline"].as<double>());
     r.stop_on_red = args.count("stop-on-red") > 0;

@@ -196,6 +196,8 @@ struct RunRecord {
     std::optional<std::int64_t> n_items;
     std::optional<std::string> order;
     std::optional<std::int64_t> stagger_ms;
+    // Unscored requests sent after each launch, before any arm (the kind's [request].warmup).
+    std::optional<std::int64_t> warmup_requests;
     std::optional<double> request_timeout_s;
     std::optional<bool> stop_on_red;
     std::optional<double> logit_drift_eps;  // set when logprob-only drift below it was ignored

@@ -49,6 +49,11 @@ struct CellEvidence {
     // The kind's prompt-cache witness: set, the cold-cache gate checks every scored answer of
     // A, A', B and C (its TrialRecord::prompt_cached / prompt_evaluated); nullopt: not checked.
     std::optional<CacheWitness> cache_witness;
+    // The kind's draft fields: set, the drafting gate compares what every answer of A', B and C
+    // drafted with A's answer (TrialRecord::drafted); nullopt: not checked. `draft_launch_flag`:
+    // the draft-model flag the servers were launched with, as given; "": none.
+    std::optional<std::vector<std::string>> draft_fields;
+    std::string draft_launch_flag;
 };
 
 struct Verdict {

@@ -5,6 +5,7 @@
 #include <cmath>
 #include <numeric>
 #include <sstream>
+#include <string_view>
 #include <thread>
 
 #include "cell_configuration.hpp"
@@ -207,29 +208,30 @@ core::ArmResults CellRunner::score(std::vector<core::TrialRecord> records,
     return score_arm(std::move(records), items, scorer_);
 }
 
-// The kind's warm-up (docs/servers.md "Warm-up"): requests sent as the arms send theirs, right
+// The kind's warm-up (docs/design.md §5.2.3): requests sent as the arms send theirs, right
 // after a launch and before any arm, and never scored, so that a server whose first answers after
-// start-up differ is warmed up alike for every arm. One that fails ends the run as a server that
-// never became ready does: no arm could be trusted to run on it.
+// start-up differ is warmed up alike for every arm. Their prompt is no item's, so that a prompt
+// cache the kind cannot turn off holds nothing a scored answer could be served from. One that
+// fails ends the run as a server that never became ready does: no arm could run on it.
 void CellRunner::warm_up(ServerHandle& server, const std::vector<core::WorkItem>& items,
                          const std::string& which) {
+    static constexpr std::string_view kWarmupPrompt =
+        "Warm-up request: reply with any short sentence.";
     const int k = options_.request.dialect.warmup;
     if (k <= 0 || items.empty()) return;
-    progress_.note("warming up the " + which + ": " + std::to_string(k) +
-                   " unscored request(s) with the first item's prompt");
-    const core::WorkItem& item = items.front();
+    progress_.note("warming up the " + which + ": " + std::to_string(k) + " unscored request(s)");
+    const std::uint64_t seed = items.front().seed;
     http::HttpSession session(endpoint_of(server), options_.request.timeout,
                               options_.request.max_response_bytes);
     for (int i = 1; i <= k; ++i) {
         throw_if_interrupted();
         http::CompletionOutcome outcome;
         try {
-            outcome = options_.request.stream
-                          ? http::complete_streamed(session, options_.request, item.system,
-                                                    item.prompt, item.seed)
-                                .outcome
-                          : http::complete(session, options_.request, item.system, item.prompt,
-                                           item.seed);
+            outcome =
+                options_.request.stream
+                    ? http::complete_streamed(session, options_.request, "", kWarmupPrompt, seed)
+                          .outcome
+                    : http::complete(session, options_.request, "", kWarmupPrompt, seed);
         } catch (const std::exception& e) {
             outcome.failure = http::Failure{core::FailureMode::HttpError,
                                             std::string("client error: ") + e.what()};

@@ -199,6 +199,8 @@ struct RunRecord {
     // How the C passes' requests arrived (core/arrivals); absent in certs from before the choice,
     // whose passes all sent their requests together.
     std::optional<std::string> arrivals;
+    // Unscored requests sent after each launch, before any arm (the kind's [request].warmup).
+    std::optional<std::int64_t> warmup_requests;
     std::optional<double> request_timeout_s;
     std::optional<bool> stop_on_red;
     std::optional<double> logit_drift_eps;  // set when logprob-only drift below it was ignored

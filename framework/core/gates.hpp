@@ -13,6 +13,7 @@
 #include "cold_cache.hpp"
 #include "compare.hpp"
 #include "coverage.hpp"
+#include "drafting.hpp"
 #include "forensics.hpp"
 #include "lockstep.hpp"
 #include "overlap.hpp"
@@ -120,6 +121,9 @@ struct CertGates {
     // Checked for runs from a server kind (CellEvidence::cache_witness); nullopt in certs from
     // before it, which were judged without it.
     std::optional<ColdCacheGate> cold_cache;
+    // Checked where the kind declares draft fields (CellEvidence::draft_fields); nullopt
+    // otherwise and in certs from before it.
+    std::optional<DraftingGate> drafting;
     std::vector<std::string> incomplete_ids;  // never sent or cut off by bi-run: compared nowhere
     std::vector<MissingEvidence> missing_evidence;
     GreedyCheck greedy;

@@ -87,6 +87,14 @@ struct KindRequest {
     // its answers are read whole, without the lockstep evidence.
     bool streams = true;
     CacheWitness cache_witness;
+    // Requests sent after each launch, before any arm, and never scored: a server whose first
+    // answers after start-up can differ (vLLM's batch-invariant mode documents three) is warmed
+    // up alike for every arm (docs/servers.md "Warm-up").
+    int warmup = 0;
+    // Dotted paths of fields counting the tokens an answer's decoding drafted (llama-server's
+    // timings.draft_n, sent only when a draft model is used): the first present decides, and an
+    // answer stating none drafted nothing (docs/servers.md "Speculative decoding").
+    std::vector<std::string> draft_fields;
 };
 
 // Which of the kind's signals show requests computing together (docs/servers.md "What GREEN
@@ -172,6 +180,7 @@ struct KindFlags {
     std::vector<std::string> split_mode;       // how the model is split across GPUs ("none": one)
     std::vector<std::string> main_gpu;         // the one GPU under split mode none
     std::vector<std::string> tensor_split;     // each GPU's proportion ("3,1" or "3/1")
+    std::vector<std::string> draft_model;      // a draft model: the server decodes speculatively
 
     bool has_kv_cache_type() const { return !kv_cache_type_k.empty() && !kv_cache_type_v.empty(); }
 };

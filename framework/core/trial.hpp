@@ -71,6 +71,10 @@ struct TrialRecord {
     // answer says were served from the cache, or else were evaluated this time.
     std::optional<std::int64_t> prompt_cached;
     std::optional<std::int64_t> prompt_evaluated;
+    // The tokens the answer's decoding drafted, as the kind's draft_fields state them
+    // (docs/servers.md "Speculative decoding"); nullopt when the answer stated none, which counts
+    // as none drafted.
+    std::optional<std::int64_t> drafted;
 
     // Volatile: never compared.
     double wall_ms = 0.0;

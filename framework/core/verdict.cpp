@@ -222,6 +222,16 @@ void count_concurrency_failures(const CellEvidence& e, Verdict& v) {
     }
 }
 
+// The arms as the cert names them, A first: A, A', B, C1...
+std::vector<std::pair<std::string, const ArmResults*>> named_arms(const CellEvidence& e) {
+    std::vector<std::pair<std::string, const ArmResults*>> arms{{"A", &e.arm_a}};
+    if (e.arm_a_prime) arms.emplace_back("A'", &*e.arm_a_prime);
+    if (e.arm_b) arms.emplace_back("B", &*e.arm_b);
+    for (std::size_t t = 0; t < e.arm_c.size(); ++t)
+        arms.emplace_back("C" + std::to_string(t + 1), &e.arm_c[t]);
+    return arms;
+}
+
 // Every comparison and gate, evaluated whatever the status will be.
 Verdict gather(const CellEvidence& all) {
     Verdict v;
@@ -233,14 +243,9 @@ Verdict gather(const CellEvidence& all) {
     v.identity_problems = e.identity_problems;
     gather_arm_b(e, v.gates.arm_b);
     gather_overlap_and_coverage(e, v);
-    if (e.cache_witness) {
-        std::vector<std::pair<std::string, const ArmResults*>> arms{{"A", &e.arm_a}};
-        if (e.arm_a_prime) arms.emplace_back("A'", &*e.arm_a_prime);
-        if (e.arm_b) arms.emplace_back("B", &*e.arm_b);
-        for (std::size_t t = 0; t < e.arm_c.size(); ++t)
-            arms.emplace_back("C" + std::to_string(t + 1), &e.arm_c[t]);
-        v.gates.cold_cache = cold_cache_gate(*e.cache_witness, arms);
-    }
+    if (e.cache_witness) v.gates.cold_cache = cold_cache_gate(*e.cache_witness, named_arms(e));
+    if (e.draft_fields)
+        v.gates.drafting = drafting_gate(*e.draft_fields, e.draft_launch_flag, named_arms(e));
     gather_missing_evidence(e, v.gates.missing_evidence);
     check_greedy(e, v);
     mark_contamination(e, v.ac);

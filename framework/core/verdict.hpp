@@ -51,6 +51,11 @@ struct CellEvidence {
     std::optional<CacheWitness> cache_witness;
     // Each C pass's schedule (Together or Staggered), by pass; absent passes were sent together.
     std::vector<Arrivals> c_schedules;
+    // The kind's draft fields: set, the drafting gate compares what every answer of A', B and C
+    // drafted with A's answer (TrialRecord::drafted); nullopt: not checked. `draft_launch_flag`:
+    // the draft-model flag the servers were launched with, as given; "": none.
+    std::optional<std::vector<std::string>> draft_fields;
+    std::string draft_launch_flag;
 };
 
 struct Verdict {

@@ -29,6 +29,7 @@ constexpr std::array<std::pair<RuleId, std::string_view>, kRuleCount> kRuleNames
     {RuleId::CobatchCoverage, "cobatch_coverage"},
     {RuleId::AbInvariantDivergence, "ab_invariant_divergence"},
     {RuleId::GenerationDrift, "generation_drift"},
+    {RuleId::Drafting, "drafting"},
 }};
 
 using Reasons = std::vector<std::string>;
@@ -132,16 +133,24 @@ std::string failures_under_concurrency(const Verdict& v) {
     return counts;
 }
 
-// What the hits of the cold-cache gate were, by arm: "A' x3, C2 x1".
-std::string hits_by_arm(const ColdCacheGate& g) {
+// How many of a gate's findings each arm had, in the order they were found: "A' x3, C2 x1".
+// `arm_of` gives a finding's arm.
+template <typename Finding>
+std::string count_by_arm(const std::vector<Finding>& findings,
+                         std::string (*arm_of)(const Finding&)) {
     std::map<std::string, std::size_t> by_arm;
     std::vector<std::string> order;
-    for (const auto& hit : g.hits)
-        if (by_arm[hit.arm]++ == 0) order.push_back(hit.arm);
+    for (const auto& finding : findings)
+        if (by_arm[arm_of(finding)]++ == 0) order.push_back(arm_of(finding));
     std::string text;
     for (const auto& arm : order)
         text += (text.empty() ? "" : ", ") + arm + " x" + std::to_string(by_arm[arm]);
     return text;
+}
+
+// What the hits of the cold-cache gate were, by arm.
+std::string hits_by_arm(const ColdCacheGate& g) {
+    return count_by_arm<CacheHit>(g.hits, [](const CacheHit& hit) { return hit.arm; });
 }
 
 // Rule 0: every arm must have run cold. An answer the server served (in part) from its prompt
@@ -179,6 +188,58 @@ const VerdictRule kColdCache{
         if (g.unwitnessed > 0)
             line += "; " + std::to_string(g.unwitnessed) + " did not state the witness";
         return Reasons{line};
+    },
+};
+
+// What each arm drafted: "A 0, A' 0, B 0, C1 112, C2 96" tokens.
+std::string drafted_by_arm(const DraftingGate& g) {
+    std::string text;
+    for (const auto& arm : g.arms)
+        text += (text.empty() ? "" : ", ") + arm.arm + " " + std::to_string(arm.drafted_tokens);
+    return text;
+}
+
+// The drafting gate's mismatches, by arm.
+std::string mismatches_by_arm(const DraftingGate& g) {
+    return count_by_arm<DraftMismatch>(g.mismatches, [](const DraftMismatch& m) { return m.arm; });
+}
+
+// Rule 13, asked second: every arm must have drafted alike. A server that drafts tokens verifies
+// them in batches of its own choosing, so an answer that drafted otherwise than A's was computed
+// along another path: comparing it with A's says nothing about batching alone.
+const VerdictRule kDrafting{
+    RuleId::Drafting,
+    [](const Verdict& v) { return v.gates.drafting && !v.gates.drafting->ok(); },
+    Status::GreenUnverified,
+    nullptr,
+    [](const Verdict& v) {
+        const DraftingGate& g = *v.gates.drafting;
+        std::vector<std::string> ids;
+        for (const auto& m : g.mismatches)
+            if (std::find(ids.begin(), ids.end(), m.test_id) == ids.end()) ids.push_back(m.test_id);
+        const DraftMismatch& first = g.mismatches.front();
+        return Reasons{"speculative decoding differed between arms: " + count(g.mismatches.size()) +
+                           " answer(s) (" + mismatches_by_arm(g) +
+                           ") drafted otherwise than A's (" + g.fields + "; the first, " +
+                           first.test_id + " in " + first.arm + ": " +
+                           std::to_string(first.drafted) + " drafted tokens against A's " +
+                           std::to_string(first.drafted_a) +
+                           "), so they were computed along other paths and are not comparable: " +
+                           count(ids.size()) + " id(s): " + join_ids(ids),
+                       "drafted tokens by arm: " + drafted_by_arm(g), verdict_line(v)};
+    },
+    [](const Verdict& v) {
+        if (!v.gates.drafting || !v.gates.drafting->drafted()) return Reasons{};
+        const DraftingGate& g = *v.gates.drafting;
+        const std::string launched =
+            g.launch_flag.empty() ? "" : " (launched with " + g.launch_flag + ")";
+        if (g.fields.empty())
+            return Reasons{"drafting: the server decodes speculatively" + launched +
+                           ", and this server kind states no drafted tokens per answer, so "
+                           "whether the arms drafted alike is not checked"};
+        return Reasons{"drafting: the server decodes speculatively" + launched +
+                       ", and every arm drafted alike (" + g.fields + ": " + drafted_by_arm(g) +
+                       " tokens), so the verdict is for drafted decoding"};
     },
 };
 
@@ -511,9 +572,9 @@ std::optional<RuleId> rule_id(std::string_view name) {
 
 const std::vector<VerdictRule>& verdict_rules() {
     static const std::vector<VerdictRule> kRules{
-        kColdCache, kSerialSelfCheck, kCoBatchingDivergence, kIncomplete, kOtherModel,
-        kNoOverlap, kLockstep,        kMissingEvidence,      kGreedy,     kCompletionFloorRule,
-        kCoverage,  kArmBDisagrees,   kGenerationDrift};
+        kColdCache,           kDrafting,  kSerialSelfCheck, kCoBatchingDivergence, kIncomplete,
+        kOtherModel,          kNoOverlap, kLockstep,        kMissingEvidence,      kGreedy,
+        kCompletionFloorRule, kCoverage,  kArmBDisagrees,   kGenerationDrift};
     return kRules;
 }
 

@@ -14,8 +14,9 @@ namespace bi::core {
 
 struct Verdict;
 
-// The rules, numbered in precedence order: a lower number is asked first. The names a cert
-// records come from name(RuleId).
+// The rules, numbered in precedence order (a lower number is asked first), except the rows added
+// later, which are numbered on and placed where they belong (verdict_rules() is the order). The
+// names a cert records come from name(RuleId).
 enum class RuleId : std::uint8_t {
     ColdCache = 0,  // row 0: a precondition of every other row (the arms ran cold)
     SerialSelfCheck = 1,
@@ -30,8 +31,9 @@ enum class RuleId : std::uint8_t {
     CobatchCoverage = 10,
     AbInvariantDivergence = 11,
     GenerationDrift = 12,
+    Drafting = 13,  // asked right after ColdCache: another precondition (the arms drafted alike)
 };
-inline constexpr std::size_t kRuleCount = 13;
+inline constexpr std::size_t kRuleCount = 14;
 
 // "serial_self_check", "ac_invariant_divergence", ...: the rule's name in a cert.
 std::string_view name(RuleId rule);

@@ -5,12 +5,14 @@
 #include <cmath>
 #include <numeric>
 #include <sstream>
+#include <string_view>
 #include <thread>
 
 #include "cell_configuration.hpp"
 #include "cert_archive.hpp"
 #include "core/cert.hpp"
 #include "core/coverage.hpp"
+#include "core/drafting.hpp"
 #include "core/error.hpp"
 #include "core/permutation.hpp"
 #include "core/request_field.hpp"
@@ -207,6 +209,45 @@ core::ArmResults CellRunner::score(std::vector<core::TrialRecord> records,
     return score_arm(std::move(records), items, scorer_);
 }
 
+// The kind's warm-up (docs/design.md §5.2.3): requests sent as the arms send theirs, right
+// after a launch and before any arm, and never scored, so that a server whose first answers after
+// start-up differ is warmed up alike for every arm. Their prompt is no item's, so that a prompt
+// cache the kind cannot turn off holds nothing a scored answer could be served from. One that
+// fails ends the run as a server that never became ready does: no arm could run on it.
+void CellRunner::warm_up(ServerHandle& server, const std::vector<core::WorkItem>& items,
+                         const std::string& which) {
+    static constexpr std::string_view kWarmupPrompt =
+        "Warm-up request: reply with any short sentence.";
+    const int k = options_.request.dialect.warmup;
+    if (k <= 0 || items.empty()) return;
+    progress_.note("warming up the " + which + ": " + std::to_string(k) + " unscored request(s)");
+    const std::uint64_t seed = items.front().seed;
+    http::HttpSession session(endpoint_of(server), options_.request.timeout,
+                              options_.request.max_response_bytes);
+    for (int i = 1; i <= k; ++i) {
+        throw_if_interrupted();
+        http::CompletionOutcome outcome;
+        try {
+            outcome =
+                options_.request.stream
+                    ? http::complete_streamed(session, options_.request, "", kWarmupPrompt, seed)
+                          .outcome
+                    : http::complete(session, options_.request, "", kWarmupPrompt, seed);
+        } catch (const std::exception& e) {
+            outcome.failure = http::Failure{core::FailureMode::HttpError,
+                                            std::string("client error: ") + e.what()};
+        }
+        if (outcome.ok()) continue;
+        const std::string request =
+            "warm-up request " + std::to_string(i) + "/" + std::to_string(k) + " on the " + which;
+        if (!server.alive() || exits_soon(server))
+            throw Error(ErrorCategory::Server,
+                        "the server died during " + request + ": " + server.death_report());
+        throw Error(ErrorCategory::Server, request + " failed: " + outcome.failure->message +
+                                               "; no arm was run, so no cert is written");
+    }
+}
+
 SerialArms CellRunner::run_serial(std::int64_t ctx, const WorkRowSource& rows) {
     SerialArms serial;
     serial.ctx = ctx;
@@ -233,6 +274,7 @@ SerialArms CellRunner::run_serial(std::int64_t ctx, const WorkRowSource& rows) {
     serial.rows = work_rows;
     serial.items = core::expand_work_rows(work_rows, options_.model_alias, ctx, options_.reps);
     serial.timings.workset_s = seconds_since(start);
+    warm_up(*server, serial.items, "1-slot server");
 
     const auto order = identity_order(serial.items.size());
     auto a = run_arm(*server, serial.items, "A", 0, order, 1, "arm A (serial, 1 slot)");
@@ -467,6 +509,7 @@ CellOutcome CellRunner::run_cell(const SerialArms& serial, int parallel,
     const core::ServerLaunch server_n = server->describe();
     const core::Json props_n = fetch_props(*server);
     const bool reports_mock = serial.reports_mock || props_n.bool_or("bi_mock", false);
+    warm_up(*server, items, std::to_string(parallel) + "-slot server");
 
     evidence.dispatch_n = parallel;
     evidence.evidence = evidence_spec();
@@ -485,6 +528,14 @@ CellOutcome CellRunner::run_cell(const SerialArms& serial, int parallel,
     evidence.logprobs_requested = options_.request.logprobs > 0;
     evidence.streamed = options_.request.stream;
     evidence.cache_witness = options_.request.dialect.cache_witness;
+    const std::string draft_flag =
+        options_.kind && options_.run_labels.server_flags
+            ? core::draft_launch_flag(options_.kind->flags, *options_.run_labels.server_flags)
+            : std::string();
+    if (!options_.request.dialect.draft_fields.empty() || !draft_flag.empty()) {
+        evidence.draft_fields = options_.request.dialect.draft_fields;
+        evidence.draft_launch_flag = draft_flag;
+    }
     for (const auto& item : items)
         evidence.prompts[item.test_id] =
             item.system.empty() ? item.prompt : item.system + "\n\n" + item.prompt;

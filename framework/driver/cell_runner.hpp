@@ -115,6 +115,10 @@ private:
                    const std::string& arm, int pass, std::vector<std::size_t> order,
                    int concurrency, const std::string& label, int pin_slots = 0,
                    bool staggered = false);
+    // Sends the kind's warm-up requests to a freshly launched server (`which`: "1-slot server"),
+    // with the first item's seed; bi::Error(Server) when one fails.
+    void warm_up(ServerHandle& server, const std::vector<core::WorkItem>& items,
+                 const std::string& which);
     core::ArmResults score(std::vector<core::TrialRecord> records,
                            const std::vector<core::WorkItem>& items);
     struct PassesRun {

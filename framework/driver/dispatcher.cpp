@@ -272,6 +272,7 @@ private:
             r.completion_tokens = c.completion_tokens;
             r.prompt_cached = c.prompt_cached;
             r.prompt_evaluated = c.prompt_evaluated;
+            r.drafted = c.drafted;
         } else {
             label_failure(r, *outcome.failure);
         }

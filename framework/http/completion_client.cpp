@@ -18,7 +18,7 @@ CompletionOutcome complete(HttpSession& session, const RequestOptions& options,
         outcome.failure = std::move(sent.failure);
     } else {
         outcome = parse_completion(options.endpoint, sent.response.body, options.dialect.slot_field,
-                                   options.dialect.cache_witness);
+                                   options.dialect.cache_witness, options.dialect.draft_fields);
     }
     outcome.retries = sent.retries;
     return outcome;
@@ -32,7 +32,7 @@ StreamedCompletion complete_streamed(HttpSession& session, const RequestOptions&
     streamed.stream = true;
     const std::string body = build_request_body(streamed, system, prompt, seed);
     CompletionStream stream(options.endpoint, options.dialect.slot_field, limits.max_chunks,
-                            options.dialect.cache_witness);
+                            options.dialect.cache_witness, options.dialect.draft_fields);
     SseReader reader;
     std::vector<SseEvent> events;
     StreamedCompletion done;

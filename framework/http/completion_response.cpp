@@ -217,8 +217,10 @@ CompletionResult parse_plain(const Json& root, std::string_view slot_field) {
 }
 
 // The count at a dotted path ("usage.prompt_tokens_details.cached_tokens"): absent when a
-// segment is missing or null; a count that is present must be a non-negative integer.
-std::optional<std::int64_t> count_at(const Json& root, const std::string& dotted) {
+// segment is missing or null; a count that is present must be a non-negative integer (of
+// `what`, for the message).
+std::optional<std::int64_t> count_at(const Json& root, const std::string& dotted,
+                                     const char* what = "prompt tokens") {
     const Json* node = &root;
     std::size_t start = 0;
     while (node) {
@@ -233,7 +235,7 @@ std::optional<std::int64_t> count_at(const Json& root, const std::string& dotted
     if (!node->is_int() || node->as_int() < 0)
         throw BadResponse(dotted + " is " +
                           (node->is_int() ? "negative" : core::type_name(node->type())) +
-                          ", expected a count of prompt tokens");
+                          ", expected a count of " + what);
     return node->as_int();
 }
 
@@ -245,6 +247,14 @@ void read_cache_witness(const Json& root, const core::CacheWitness& witness,
         if ((result.prompt_cached = count_at(root, field))) return;
     for (const auto& field : witness.evaluated_tokens)
         if ((result.prompt_evaluated = count_at(root, field))) return;
+}
+
+// The tokens the answer's decoding drafted, as the first of the kind's draft fields present
+// states them.
+void read_drafted(const Json& root, const std::vector<std::string>& draft_fields,
+                  CompletionResult& result) {
+    for (const auto& field : draft_fields)
+        if ((result.drafted = count_at(root, field, "drafted tokens"))) return;
 }
 
 std::string server_error_note(const Json& root) {
@@ -261,7 +271,8 @@ std::string server_error_note(const Json& root) {
 }  // namespace
 
 CompletionOutcome parse_completion(EndpointKind endpoint, std::string_view body,
-                                   std::string_view slot_field, const core::CacheWitness& witness) {
+                                   std::string_view slot_field, const core::CacheWitness& witness,
+                                   const std::vector<std::string>& draft_fields) {
     Json root;
     try {
         root = io::parse_json(body, "response");
@@ -270,12 +281,13 @@ CompletionOutcome parse_completion(EndpointKind endpoint, std::string_view body,
         outcome.failure = Failure{core::FailureMode::BadResponse, e.what()};
         return outcome;
     }
-    return parse_completion_json(endpoint, root, slot_field, witness);
+    return parse_completion_json(endpoint, root, slot_field, witness, draft_fields);
 }
 
 CompletionOutcome parse_completion_json(EndpointKind endpoint, const core::Json& root,
                                         std::string_view slot_field,
-                                        const core::CacheWitness& witness) {
+                                        const core::CacheWitness& witness,
+                                        const std::vector<std::string>& draft_fields) {
     CompletionOutcome outcome;
     constexpr auto bad = core::FailureMode::BadResponse;
     if (!root.is_object()) {
@@ -293,6 +305,7 @@ CompletionOutcome parse_completion_json(EndpointKind endpoint, const core::Json&
                 break;
         }
         read_cache_witness(root, witness, outcome.result);
+        read_drafted(root, draft_fields, outcome.result);
     } catch (const BadResponse& e) {
         outcome.failure = Failure{bad, e.what() + server_error_note(root)};
     } catch (const Error& e) {

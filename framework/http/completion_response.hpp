@@ -39,6 +39,8 @@ struct CompletionResult {
     // tokens served from the cache, or else those evaluated this time; nullopt when absent.
     std::optional<std::int64_t> prompt_cached;
     std::optional<std::int64_t> prompt_evaluated;
+    // The tokens its decoding drafted (the kind's draft_fields); nullopt when none was stated.
+    std::optional<std::int64_t> drafted;
 };
 
 struct CompletionOutcome {
@@ -73,14 +75,16 @@ struct CompletionOutcome {
 //                 sends it on /completion only)
 //  cache witness  the first of `witness`'s cached-tokens fields present, else the first of its
 //                 evaluated-tokens fields (dotted paths; a non-negative integer each)
+//  drafted        the first of `draft_fields` present (a dotted path; a non-negative integer)
 CompletionOutcome parse_completion(
     EndpointKind endpoint, std::string_view body,
     std::string_view slot_field = io::default_server_kind().request.slot_field,
-    const core::CacheWitness& witness = {});
+    const core::CacheWitness& witness = {}, const std::vector<std::string>& draft_fields = {});
 
 // The same, for an answer already read as JSON (a streamed one, assembled).
 CompletionOutcome parse_completion_json(EndpointKind endpoint, const core::Json& root,
                                         std::string_view slot_field,
-                                        const core::CacheWitness& witness = {});
+                                        const core::CacheWitness& witness = {},
+                                        const std::vector<std::string>& draft_fields = {});
 
 }  // namespace bi::http

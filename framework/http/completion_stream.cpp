@@ -69,10 +69,12 @@ std::vector<double> chunk_times_ms(const StreamTrace& trace,
 }
 
 CompletionStream::CompletionStream(EndpointKind endpoint, std::string slot_field,
-                                   std::size_t max_chunks, core::CacheWitness witness)
+                                   std::size_t max_chunks, core::CacheWitness witness,
+                                   std::vector<std::string> draft_fields)
     : endpoint_(endpoint),
       slot_field_(std::move(slot_field)),
       witness_(std::move(witness)),
+      draft_fields_(std::move(draft_fields)),
       max_chunks_(max_chunks) {}
 
 void CompletionStream::fail(core::FailureMode mode, std::string message) {
@@ -303,7 +305,7 @@ CompletionOutcome CompletionStream::finish(bool broke_off) const {
                        " logprob entries were streamed");
     }
     if (timings_.is_object()) root.set("timings", timings_);
-    return parse_completion_json(endpoint_, root, slot_field_, witness_);
+    return parse_completion_json(endpoint_, root, slot_field_, witness_, draft_fields_);
 }
 
 }  // namespace bi::http

@@ -50,9 +50,10 @@ std::vector<double> chunk_times_ms(const StreamTrace& trace,
 // runs backwards, more than `max_chunks` events, or a stream that ends before its final chunk.
 class CompletionStream {
 public:
-    // `witness`: the kind's prompt-cache fields, read from the assembled answer.
+    // `witness` and `draft_fields`: the kind's prompt-cache and drafting fields, read from the
+    // assembled answer.
     CompletionStream(EndpointKind endpoint, std::string slot_field, std::size_t max_chunks,
-                     core::CacheWitness witness = {});
+                     core::CacheWitness witness = {}, std::vector<std::string> draft_fields = {});
 
     void add(const SseEvent& event);
 
@@ -72,6 +73,7 @@ private:
     EndpointKind endpoint_;
     std::string slot_field_;
     core::CacheWitness witness_;
+    std::vector<std::string> draft_fields_;
     std::size_t max_chunks_;
     std::size_t events_ = 0;
     bool final_seen_ = false;  // Completion: "stop": true; Chat: a finish_reason

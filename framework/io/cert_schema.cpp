@@ -416,6 +416,59 @@ const Table<ColdCacheGate>& table() {
 }
 
 template <>
+const Table<ArmDrafting>& table() {
+    static const Table<ArmDrafting> rows{
+        required("arm", &ArmDrafting::arm),
+        required("answers", &ArmDrafting::answers),
+        required("drafting", &ArmDrafting::drafting),
+        required("drafted_tokens", &ArmDrafting::drafted_tokens),
+    };
+    return rows;
+}
+
+template <>
+const Table<DraftMismatch>& table() {
+    static const Table<DraftMismatch> rows{
+        required("id", &DraftMismatch::test_id),
+        required("arm", &DraftMismatch::arm),
+        required("drafted_tokens", &DraftMismatch::drafted),
+        required("drafted_tokens_a", &DraftMismatch::drafted_a),
+    };
+    return rows;
+}
+
+// A text written null when empty: the kind declares no draft fields, or no draft-model flag was
+// given.
+template <typename G>
+Field<G> text_or_null(const char* key, std::string G::*member) {
+    return custom<G>(
+        key,
+        [key, member](const G& g, Json& o) {
+            o.set(key, (g.*member).empty() ? Json() : Json(g.*member));
+        },
+        [key, member](const Json& o, G& g, const std::string& path) {
+            const Json* value = o.find(key);
+            if (!value) shape_error(child(path, key), "missing");
+            g.*member = value->is_null() ? std::string()
+                                         : Codec<std::string>::from_json(*value, child(path, key));
+        });
+}
+
+template <>
+const Table<DraftingGate>& table() {
+    using G = DraftingGate;
+    static const Table<G> rows{
+        derived<G>("ok", [](const G& g) { return Json(g.ok()); }),
+        derived<G>("drafted", [](const G& g) { return Json(g.drafted()); }),
+        text_or_null("fields", &G::fields),
+        text_or_null("launch_flag", &G::launch_flag),
+        required("arms", &G::arms),
+        required("mismatches", &G::mismatches),
+    };
+    return rows;
+}
+
+template <>
 const Table<SerialSelfCheck>& table() {
     using S = SerialSelfCheck;
     static const Table<S> rows{
@@ -433,6 +486,7 @@ const Table<CertGates>& table() {
     static const Table<CertGates> rows{
         // Absent in certs from before the gate: read unchecked, as they were judged.
         optional("cold_cache", &CertGates::cold_cache),
+        optional("drafting", &CertGates::drafting),
         required("incomplete_ids", &CertGates::incomplete_ids),
         required("missing_evidence", &CertGates::missing_evidence),
         custom<CertGates>(
@@ -833,6 +887,7 @@ const Table<RunRecord>& table() {
         optional("order", &R::order),
         optional("stagger_ms", &R::stagger_ms),
         optional("arrivals", &R::arrivals),
+        optional("warmup_requests", &R::warmup_requests),
         optional("request_timeout_s", &R::request_timeout_s),
         optional("stop_on_red", &R::stop_on_red),
         optional("logit_drift_eps", &R::logit_drift_eps),

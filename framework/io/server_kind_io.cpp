@@ -227,6 +227,9 @@ std::vector<std::string> field_paths_at(const toml::table& t, const char* key,
     return fields;
 }
 
+// Warm-up requests a kind may ask for after each launch: a handful, never a workload.
+constexpr std::int64_t kMaxWarmup = 64;
+
 const std::vector<Row<core::KindRequest>>& request_rows() {
     using R = core::KindRequest;
     static const std::vector<Row<R>> rows{
@@ -262,6 +265,20 @@ const std::vector<Row<core::KindRequest>>& request_rows() {
          [](const toml::table& t, const std::string& path, const std::string& where, R& request) {
              request.cache_witness.evaluated_tokens =
                  field_paths_at(t, "evaluated_tokens", path, where);
+         }},
+        {"warmup",
+         [](const toml::table& t, const std::string& path, const std::string&, R& request) {
+             const toml::node* n = t.get("warmup");
+             if (!n) return;
+             const auto value = n->value<std::int64_t>();
+             if (!n->is_integer() || !value || *value < 0 || *value > kMaxWarmup)
+                 bad(path, "request.warmup must be a count of requests from 0 to " +
+                               std::to_string(kMaxWarmup));
+             request.warmup = static_cast<int>(*value);
+         }},
+        {"draft_fields",
+         [](const toml::table& t, const std::string& path, const std::string& where, R& request) {
+             request.draft_fields = field_paths_at(t, "draft_fields", path, where);
          }},
     };
     return rows;
@@ -374,6 +391,7 @@ const std::vector<Row<core::KindFlags>>& flags_rows() {
         flag_names_row("split_mode", &F::split_mode),
         flag_names_row("main_gpu", &F::main_gpu),
         flag_names_row("tensor_split", &F::tensor_split),
+        flag_names_row("draft_model", &F::draft_model),
     };
     return rows;
 }

@@ -38,6 +38,15 @@ Answers:
                                usage.prompt_tokens)
   --fake-cache-changes         with --fake-cache-hits: an answer served from the cache is
                                another text
+  --fake-warmup-needed=K       the first K completions after start-up are other texts: a server
+                               that needs warm-up requests (a kind's [request].warmup)
+  --fake-fail-first=K          the first K completions after start-up answer HTTP 500 with the
+                               server's own error message
+  --fake-draft                 a server with a draft model: every answer's timings count drafted
+                               tokens (draft_n, twice the tokens asked for) and accepted ones
+                               (draft_n_accepted)
+  --fake-draft-concurrent      only a request that shared a tick drafts (the arms draft
+                               differently; the texts stay the same)
   --fake-drop-logprobs         a request that shared a tick answers without logprobs and token
                                ids (streamed: chunks made in a shared tick carry no logprobs,
                                and no token ids on /completion)
@@ -118,6 +127,8 @@ class Config:
         self.total_slots = None    # slots the server really runs (and reports)
         self.diverge_at = None     # text changes once a request shared a tick with >= M
         self.tokenize_fail_after = None  # /tokenize answers 500 after this many counts
+        self.warmup_needed = 0     # the first K completions are other texts
+        self.fail_first = 0        # the first K completions answer 500
         self.surface = "llama"
         self.flags = set()
         positional = []
@@ -148,6 +159,8 @@ class Config:
             elif key == "--fake-diverge-at": self.diverge_at = int(value())
             elif key == "--fake-tokenize-fail-after": self.tokenize_fail_after = int(value())
             elif key == "--fake-report-model": self.reported_model = value()
+            elif key == "--fake-warmup-needed": self.warmup_needed = int(value())
+            elif key == "--fake-fail-first": self.fail_first = int(value())
             elif key.startswith("--fake-"): self.flags.add(key[len("--fake-"):])
             i += 1
         # vllm serve MODEL, trtllm-serve MODEL; Ollama reads its environment.
@@ -218,6 +231,8 @@ class Scheduler:
             cached = asked > 0 and self.config.has("cache-hits")
             if cached and self.config.has("cache-changes"):
                 variant += 10000
+            if self.n_tasks < self.config.warmup_needed:  # not warmed up yet: another text
+                variant += 100000
             self.n_tasks += 1
             request = Request(prompt, n_predict, slot, self.n_tasks, variant)
             request.cached = cached
@@ -543,6 +558,11 @@ class Handler(BaseHTTPRequestHandler):
             n_predict = int(body.get("n_predict", 16))
         with self.scheduler.lock:
             busy = sum(1 for r in self.scheduler.slots if r is not None)
+            c.completions_asked = getattr(c, "completions_asked", 0) + 1
+            failing = c.completions_asked <= c.fail_first
+        if failing:
+            return self.send_json(500, {"error": {"code": 500, "type": "server_error",
+                                                  "message": "graph capture not finished"}})
         if c.has("fail-concurrent") and busy >= 1:
             return self.send_json(503, {"error": {"code": 503, "message": "server busy"}})
         request = self.scheduler.admit(prompt, n_predict, body.get("id_slot"))
@@ -619,12 +639,12 @@ class Answer:
             return {"choices": [choice], "object": "chat.completion", "model": c.model,
                     "usage": self.usage(n_generated), "id_slot": self.request.slot,
                     "timings": {"predicted_n": n_generated, "predicted_per_second": 100.0,
-                                **self.prompt_timings()}}
+                                **self.prompt_timings(), **self.draft_timings()}}
         out = {"index": 0, "content": text, "id_slot": self.request.slot, "stop": True,
                "tokens_predicted": n_generated, "tokens_evaluated": self.prompt_n,
                "stop_type": "limit", "model": c.model,
                "timings": {"predicted_n": n_generated, "predicted_per_second": 100.0,
-                           **self.prompt_timings()}}
+                           **self.prompt_timings(), **self.draft_timings()}}
         if not drop:
             if self.body.get("return_tokens"):
                 out["tokens"] = ids
@@ -640,12 +660,21 @@ class Answer:
         prompt_ms = (first - self.request.admitted) * 1000.0
         predicted_ms = round((made[k][1] - first) * 1000.0, 3) or 0.001 if made else 0.0
         per_token = predicted_ms / (n - 1) if n > 1 else 0.0
-        return {**self.prompt_timings(), "prompt_ms": prompt_ms,
+        return {**self.prompt_timings(), **self.draft_timings(), "prompt_ms": prompt_ms,
                 "prompt_per_token_ms": prompt_ms / self.prompt_n if self.prompt_n else 0.0,
                 "prompt_per_second": 1000.0 * self.prompt_n / prompt_ms if prompt_ms else 0.0,
                 "predicted_n": n, "predicted_ms": predicted_ms,
                 "predicted_per_token_ms": per_token,
                 "predicted_per_second": 1000.0 / per_token if per_token else 0.0}
+
+    def draft_timings(self):
+        """draft_n and draft_n_accepted, sent only by a server that drafted (--fake-draft; with
+        --fake-draft-concurrent, once the request shared a tick): llama-server sends them only with
+        a draft model."""
+        c = self.config
+        if c.has("draft") or (c.has("draft-concurrent") and self.concurrent()):
+            return {"draft_n": 2 * self.request.n_predict, "draft_n_accepted": self.request.n_predict}
+        return {}
 
     def prompt_timings(self):
         """cache_n and prompt_n: the tokens served from the cache and those evaluated (ik_llama.cpp

@@ -134,6 +134,34 @@ TEST_CASE("missing optional fields are absent and fallbacks apply", "[parse]") {
     CHECK_FALSE(plain.result.completion_tokens);
 }
 
+TEST_CASE("the drafted tokens are read from the kind's draft fields, the first present",
+          "[parse]") {
+    const std::vector<std::string> fields{"timings.draft_n", "usage.draft_tokens"};
+    const auto drafted =
+        parse_completion(EndpointKind::Chat,
+                         R"({"choices":[{"message":{"content":"x"}}],"usage":{"draft_tokens":3},
+            "timings":{"draft_n":24,"draft_n_accepted":20}})",
+                         "id_slot", {}, fields);
+    REQUIRE(drafted.ok());
+    CHECK(drafted.result.drafted == 24);
+    // An answer that states none drafted nothing; a kind with no fields reads none.
+    const auto none =
+        parse_completion(EndpointKind::Completion, R"({"content":"x","timings":{"predicted_n":1}})",
+                         "id_slot", {}, fields);
+    REQUIRE(none.ok());
+    CHECK_FALSE(none.result.drafted);
+    CHECK_FALSE(
+        parse_completion(EndpointKind::Completion, R"({"content":"x","timings":{"draft_n":5}})")
+            .result.drafted);
+    // A count that is not one is a bad answer, naming the field.
+    const auto bad =
+        parse_completion(EndpointKind::Completion,
+                         R"({"content":"x","timings":{"draft_n":"many"}})", "id_slot", {}, fields);
+    REQUIRE_FALSE(bad.ok());
+    CHECK_THAT(bad.failure->message,
+               Catch::Contains("timings.draft_n is string, expected a count of drafted tokens"));
+}
+
 TEST_CASE("an empty tokens list is no evidence of ids unless nothing was generated", "[parse]") {
     const auto ignored = parse_completion(EndpointKind::Completion,
                                           R"({"content":"abc","tokens":[],"tokens_predicted":3})");

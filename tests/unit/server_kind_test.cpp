@@ -71,6 +71,20 @@ TEST_CASE("server kind: a valid file fills its templates", "[server-kind]") {
     CHECK(core::launch_argv(cold, "/bin/s", values, {"-x"}).rbegin()[1] == "--no-cache");
     CHECK(cold.request.cache_witness.describe() ==
           "usage.details.cached, prompt tokens - timings.prompt_n");
+
+    // Warm-up requests and drafting: none unless declared.
+    CHECK(kind.request.warmup == 0);
+    CHECK(kind.request.draft_fields.empty());
+    CHECK(kind.flags.draft_model.empty());
+    const auto drafting = io::parse_server_kind(kValid +
+                                                    "[request]\nwarmup = 3\n"
+                                                    "draft_fields = [\"timings.draft_n\"]\n"
+                                                    "[flags]\n"
+                                                    "draft_model = [\"-md\", \"--model-draft\"]\n",
+                                                "k.toml");
+    CHECK(drafting.request.warmup == 3);
+    CHECK(drafting.request.draft_fields == std::vector<std::string>{"timings.draft_n"});
+    CHECK(drafting.flags.draft_model == std::vector<std::string>{"-md", "--model-draft"});
 }
 
 TEST_CASE("server kind: every way a file can be wrong is refused, naming it", "[server-kind]") {
@@ -100,6 +114,13 @@ TEST_CASE("server kind: every way a file can be wrong is refused, naming it", "[
         {kValid + "[request]\nevaluated_tokens = [\"timings.\"]\n",
          "request.evaluated_tokens: 'timings.' is not a dotted field path"},
         {kValid + "cache_off = [\"--cache={nope}\"]\n", "launch.cache_off: unknown placeholder"},
+        {kValid + "[request]\nwarmup = -1\n", "request.warmup must be a count of requests from 0"},
+        {kValid + "[request]\nwarmup = \"3\"\n", "request.warmup must be a count"},
+        {kValid + "[request]\nwarmup = 65\n", "from 0 to 64"},
+        {kValid + "[request]\ndraft_fields = [\"timings draft_n\"]\n",
+         "request.draft_fields: 'timings draft_n' is not a dotted field path"},
+        {kValid + "[flags]\ndraft_model = [\"md\"]\n",
+         "flags.draft_model: 'md' is not a flag name"},
         {kValid + "[evidence]\nslots_path = \"/slots\"\n", "evidence.slot_busy must name"},
         {kValid + "[evidence]\nrunning_gauge = \"g\"\n", "need metrics_path"},
         {kValid + "[evidence]\nmetrics_path = \"/metrics\"\n", "metrics_path needs running_gauge"},
@@ -164,6 +185,15 @@ TEST_CASE("server kind: the shipped kinds read, and a name resolves user files f
     REQUIRE(shipped.size() >= 2);
     for (const auto& kind : shipped) CHECK_THAT(kind.source, Catch::StartsWith("built-in:"));
     CHECK(driver::resolve_server_kind("llama-server", {}).source == "built-in:llama-server.toml");
+    // vLLM's batch-invariant mode documents three warm-up requests; the llama.cpp servers state
+    // their drafting per answer and take a draft model by flag.
+    CHECK(driver::resolve_server_kind("vllm", {}).request.warmup == 3);
+    for (const char* name : {"llama-server", "ik_llama.cpp"}) {
+        const auto llama = driver::resolve_server_kind(name, {});
+        CHECK(llama.request.warmup == 0);
+        CHECK(llama.request.draft_fields == std::vector<std::string>{"timings.draft_n"});
+        CHECK(llama.flags.draft_model == std::vector<std::string>{"-md", "--model-draft"});
+    }
 
     testing::ScratchDir dir;
     dir.write("my-server.toml", kValid);

@@ -4,6 +4,7 @@
 
 #include <set>
 #include <string>
+#include <vector>
 
 #include "core/verdict.hpp"
 
@@ -25,15 +26,36 @@ core::Verdict passing_gates() {
 TEST_CASE("every rule id has a name and a row, in precedence order", "[verdict_rules]") {
     const auto& rules = core::verdict_rules();
     REQUIRE(rules.size() == core::kRuleCount);
+    // Ids 0 to 12 in their order; a row added later takes the next id, and its place in the
+    // table is where it belongs: the drafting gate (13), a precondition, right after row 0.
+    const std::vector<core::RuleId> order{core::RuleId::ColdCache,
+                                          core::RuleId::Drafting,
+                                          core::RuleId::SerialSelfCheck,
+                                          core::RuleId::AcInvariantDivergence,
+                                          core::RuleId::Incomplete,
+                                          core::RuleId::ServerIdentity,
+                                          core::RuleId::Overlap,
+                                          core::RuleId::Lockstep,
+                                          core::RuleId::MissingEvidence,
+                                          core::RuleId::Greedy,
+                                          core::RuleId::CompletionFloor,
+                                          core::RuleId::CobatchCoverage,
+                                          core::RuleId::AbInvariantDivergence,
+                                          core::RuleId::GenerationDrift};
+    REQUIRE(order.size() == core::kRuleCount);
     std::set<std::string> names;
+    std::set<core::RuleId> ids;
     for (std::size_t i = 0; i < core::kRuleCount; ++i) {
-        const auto id = static_cast<core::RuleId>(i);  // row 0, the cold cache, first
+        const auto id = order[i];
         CHECK(rules[i].id == id);
+        CHECK(static_cast<std::size_t>(id) < core::kRuleCount);
+        ids.insert(id);
         CHECK(core::name(id) != "?");
         CHECK(core::rule_id(core::name(id)) == id);
         names.emplace(core::name(id));
     }
     CHECK(names.size() == core::kRuleCount);
+    CHECK(ids.size() == core::kRuleCount);  // every id from 0 to kRuleCount - 1, once
     CHECK_FALSE(names.count(std::string(core::kNoRuleFired)));
     CHECK_FALSE(core::rule_id(core::kNoRuleFired).has_value());
     CHECK_FALSE(core::rule_id("no_such_rule").has_value());

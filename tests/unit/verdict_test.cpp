@@ -350,16 +350,16 @@ TEST_CASE("the precedence table is the ordered rule list", "[verdict]") {
     std::vector<std::string> names;
     for (const auto& rule : core::verdict_rules()) names.emplace_back(core::name(rule.id));
     CHECK(names == std::vector<std::string>{
-                       "cold_cache", "serial_self_check", "ac_invariant_divergence", "incomplete",
-                       "server_identity", "overlap", "lockstep", "missing_evidence", "greedy",
-                       "completion_floor", "cobatch_coverage", "ab_invariant_divergence",
+                       "cold_cache", "drafting", "serial_self_check", "ac_invariant_divergence",
+                       "incomplete", "server_identity", "overlap", "lockstep", "missing_evidence",
+                       "greedy", "completion_floor", "cobatch_coverage", "ab_invariant_divergence",
                        "generation_drift"});
     // Each rule fires on its own row's evidence and passes on a clean cell.
     const auto clean = core::decide_verdict(clean_cell());
     for (const auto& rule : core::verdict_rules()) CHECK_FALSE(rule.fires(clean));
     auto e = clean_cell();
     e.arm_c[0]["id1"].score = 0.0;
-    CHECK(core::verdict_rules()[2].fires(core::decide_verdict(e)));
+    CHECK(core::verdict_rules()[3].fires(core::decide_verdict(e)));
 }
 
 TEST_CASE("the cold-cache gate: a cached or a short-evaluated prompt is a hit, in arm order",
@@ -404,6 +404,74 @@ TEST_CASE("the cold-cache gate: a cached or a short-evaluated prompt is a hit, i
     const auto v = core::decide_verdict(e);
     CHECK(v.status == core::Status::GreenUnverified);
     CHECK(v.rule.name == "cold_cache");
+    CHECK_FALSE(v.divergence_class.has_value());
+}
+
+TEST_CASE("the drafting gate: an answer that drafted otherwise than A's, in arm order",
+          "[verdict][draft]") {
+    core::ArmResults a, c1, c2;
+    const auto answer = [](std::optional<std::int64_t> drafted) {
+        core::TrialRecord r;
+        r.failure_mode = core::FailureMode::Ok;
+        r.drafted = drafted;
+        return r;
+    };
+    a["x"] = answer(std::nullopt);  // stated nothing: drafted nothing
+    a["y"] = answer(12);
+    c1["x"] = answer(0);
+    c1["y"] = answer(12);
+    c2["x"] = answer(7);  // drafted where A did not
+    c2["y"] = answer(9);  // drafted other tokens
+    c2["z"] = answer(3);  // A has no such item: nothing to compare
+    const auto gate =
+        core::drafting_gate({"timings.draft_n"}, "", {{"A", &a}, {"C1", &c1}, {"C2", &c2}});
+    CHECK(gate.fields == "timings.draft_n");
+    REQUIRE(gate.arms.size() == 3);
+    CHECK(gate.arms[0].answers == 2);
+    CHECK(gate.arms[0].drafting == 1);
+    CHECK(gate.arms[0].drafted_tokens == 12);
+    CHECK(gate.arms[2].drafted_tokens == 19);
+    REQUIRE(gate.mismatches.size() == 2);
+    CHECK(gate.mismatches[0].test_id == "x");
+    CHECK(gate.mismatches[0].arm == "C2");
+    CHECK(gate.mismatches[0].drafted == 7);
+    CHECK(gate.mismatches[0].drafted_a == 0);
+    CHECK(gate.mismatches[1].drafted_a == 12);
+    CHECK(gate.drafted());
+    CHECK_FALSE(gate.ok());
+
+    // A draft model in the launch, as one token with its value or two.
+    core::KindFlags names;
+    names.draft_model = {"-md", "--model-draft"};
+    CHECK(core::draft_launch_flag(names, {"-t", "4", "-md", "d.gguf"}) == "-md d.gguf");
+    CHECK(core::draft_launch_flag(names, {"--model-draft=d.gguf"}) == "--model-draft=d.gguf");
+    CHECK(core::draft_launch_flag(names, {"--model", "m.gguf"}).empty());
+    CHECK(core::draft_launch_flag(core::KindFlags{}, {"-md", "d.gguf"}).empty());
+    CHECK(core::drafting_gate({}, "-md d.gguf", {{"A", &a}}).drafted());
+
+    // Through the verdict: drafting alike is green and says so; otherwise the cell is
+    // unverified before A vs C could blame batching.
+    auto e = clean_cell();
+    e.draft_fields = std::vector<std::string>{"timings.draft_n"};
+    auto v = core::decide_verdict(e);
+    CHECK(v.status == core::Status::Green);
+    REQUIRE(v.gates.drafting);
+    CHECK_FALSE(v.gates.drafting->drafted());
+    e.arm_a.begin()->second.drafted = 4;
+    for (auto& pass : e.arm_c) pass.begin()->second.drafted = 4;
+    if (e.arm_a_prime) e.arm_a_prime->begin()->second.drafted = 4;
+    if (e.arm_b) e.arm_b->begin()->second.drafted = 4;
+    v = core::decide_verdict(e);
+    CHECK(v.status == core::Status::Green);
+    CHECK(std::any_of(v.decision_reasons.begin(), v.decision_reasons.end(),
+                      [](const std::string& line) {
+                          return line.rfind("drafting: the server decodes speculatively", 0) == 0;
+                      }));
+    e.arm_c[0].begin()->second.drafted = 5;
+    e.arm_c[0].begin()->second.score = 0.0;  // and its answer changed
+    v = core::decide_verdict(e);
+    CHECK(v.status == core::Status::GreenUnverified);
+    CHECK(v.rule.name == "drafting");
     CHECK_FALSE(v.divergence_class.has_value());
 }
 

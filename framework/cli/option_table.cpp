@@ -238,6 +238,10 @@ const std::vector<OptionSpec>& option_specs() {
         spec("stop-on-red", T::Switch, K::Switch,
              "Stop the C passes at the first invariant divergence")
             .sets(F::StopOnRed),
+        spec("cache-arm", T::Switch, K::Switch,
+             "Also run the cache arm: each prompt primed and served again from the prompt "
+             "cache (and A's answers resumed from it), compared with A; a CHANGED check exits 3")
+            .sets(F::CacheArm),
         spec("max-response-bytes", T::Text, K::Text,
              "Most bytes one server answer may have, headers included",
              text(http::kDefaultMaxResponseBytes))

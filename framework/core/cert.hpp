@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "baseline_comparison.hpp"
+#include "cache_check.hpp"
 #include "json.hpp"
 #include "previous_status.hpp"
 #include "run_request.hpp"
@@ -241,6 +242,9 @@ struct CertContext {
     // run-live --baseline: how the cell's arm A compared with a stored baseline. Beside the
     // verdict, never part of it.
     std::optional<BaselineCheckSummary> baseline_check;
+    // --cache-arm: how A's answers compared with the same prompts served from the prompt cache
+    // (docs/cert.md "The cache check"). Beside the verdict, never part of it.
+    std::optional<CacheCheck> cache_check;
 };
 
 // A cert is its context (who, what, where, when) plus what the run found.

@@ -45,6 +45,8 @@ std::string_view field_name(RequestField field) {
             return "arm_deadline";
         case F::StopOnRed:
             return "stop_on_red";
+        case F::CacheArm:
+            return "cache_arm";
         case F::MaxResponseBytes:
             return "max_response_bytes";
         case F::SignKey:

@@ -37,6 +37,7 @@ enum class RequestField {
     ReqTimeout,
     ArmDeadline,
     StopOnRed,
+    CacheArm,
     MaxResponseBytes,
     SignKey,
     // RunRequest::scoring

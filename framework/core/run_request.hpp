@@ -87,6 +87,7 @@ struct RunRequest {
     Seconds req_timeout{120.0};
     Seconds arm_deadline{0.0};  // 0: no limit
     bool stop_on_red = false;
+    bool cache_arm = false;  // also run the cache arm (docs/design.md §5.2.6)
     std::uint64_t max_response_bytes = kDefaultMaxResponseBytes;  // per answer, headers included
 
     ScoringRequest scoring;

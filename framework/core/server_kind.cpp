@@ -60,13 +60,15 @@ std::string fill_placeholders(std::string_view text, const LaunchValues& values)
 
 std::vector<std::string> launch_argv(const ServerKind& kind, const std::string& binary,
                                      const LaunchValues& values,
-                                     const std::vector<std::string>& user_flags) {
+                                     const std::vector<std::string>& user_flags,
+                                     PromptCache cache) {
     if (kind.launch.argv.empty())
         throw Error(ErrorCategory::Internal, "server kind '" + kind.name + "' has no launch argv");
     std::vector<std::string> argv{binary};
     for (const auto& token : kind.launch.argv) argv.push_back(fill_placeholders(token, values));
-    for (const auto& token : kind.launch.cache_off)
-        argv.push_back(fill_placeholders(token, values));
+    if (cache == PromptCache::Off)
+        for (const auto& token : kind.launch.cache_off)
+            argv.push_back(fill_placeholders(token, values));
     argv.insert(argv.end(), user_flags.begin(), user_flags.end());
     return argv;
 }

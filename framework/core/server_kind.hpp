@@ -80,6 +80,14 @@ struct KindRequest {
     std::string slot_field;        // names a slot for arm B's pins; "": the kind has no slots
     bool model_field = false;      // true: every body names the model ("model": --model)
     std::string tokenize_path;     // POST {"content": text} -> {"tokens": [...]}; "": none
+    std::string detokenize_path;   // POST {"tokens": [...]} -> {"content": text}; "": none
+    // The cache arm's bodies (docs/design.md §5.2.6) send these over `fields`: what turns the
+    // prompt cache on per request (llama-server: cache_prompt = true); empty where the cache is
+    // a launch setting (launch.cache_off is then left out) or always on.
+    Json cache_on_fields = Json::object();
+    // The completion endpoint takes a prompt of text followed by token ids (llama-server's mixed
+    // prompt ["text", 12, 34]), so the cache arm can resume A's answers after k of their tokens.
+    bool prompt_ids = false;
     // Streaming: `stream_fields` are sent besides "stream": true in every streamed body (what
     // makes the kind report per-chunk progress and usage, e.g. timings_per_token).
     Json stream_fields = Json::object();
@@ -213,11 +221,15 @@ std::string unknown_placeholder(std::string_view text);
 // `text` with every placeholder replaced by its value.
 std::string fill_placeholders(std::string_view text, const LaunchValues& values);
 
-// [binary, the kind's argv and cache_off flags filled, the user's flags...]; bi::Error(Internal)
-// for a kind with no argv (one that was never read).
+// Whether a launch keeps the prompt cache off (every arm) or on (the cache arm).
+enum class PromptCache { Off, On };
+
+// [binary, the kind's argv and, unless the cache is to be on, its cache_off flags filled, the
+// user's flags...]; bi::Error(Internal) for a kind with no argv (one that was never read).
 std::vector<std::string> launch_argv(const ServerKind& kind, const std::string& binary,
                                      const LaunchValues& values,
-                                     const std::vector<std::string>& user_flags);
+                                     const std::vector<std::string>& user_flags,
+                                     PromptCache cache = PromptCache::Off);
 
 // The kind's environment filled: "NAME=value" each, in name order.
 std::vector<std::string> launch_env(const ServerKind& kind, const LaunchValues& values);

@@ -51,6 +51,9 @@ bool exits_soon(ServerHandle& server) {
 
 using clock = std::chrono::steady_clock;
 
+// The cache arm's records' arm: never a cold arm, so no gate counts it.
+constexpr const char* kCacheArm = "cache";
+
 double seconds_since(clock::time_point start) {
     return std::chrono::duration<double>(clock::now() - start).count();
 }
@@ -147,11 +150,11 @@ std::optional<std::string> CellRunner::fetch_store_digest(const ServerHandle& se
     return std::nullopt;
 }
 
-CellRunner::ArmRun CellRunner::run_arm(ServerHandle& server,
-                                       const std::vector<core::WorkItem>& items,
-                                       const std::string& arm, int pass,
-                                       std::vector<std::size_t> order, int concurrency,
-                                       const std::string& label, int pin_slots, bool staggered) {
+CellRunner::ArmRun CellRunner::run_arm(
+    ServerHandle& server, const std::vector<core::WorkItem>& items, const std::string& arm,
+    int pass, std::vector<std::size_t> order, int concurrency, const std::string& label,
+    int pin_slots, bool staggered,
+    const std::function<void(std::size_t, http::RequestOptions&)>& adjust) {
     throw_if_interrupted();
     ArmRequest request;
     request.arm = arm;
@@ -162,6 +165,7 @@ CellRunner::ArmRun CellRunner::run_arm(ServerHandle& server,
     request.pin_slots = pin_slots;
     request.stagger = concurrency > 1 ? options_.stagger : std::chrono::milliseconds(0);
     request.staggered = staggered;
+    request.adjust = adjust;
     request.request = options_.request;
     request.origin = origin_;
     if (options_.arm_deadline) request.deadline = clock::now() + *options_.arm_deadline;
@@ -197,7 +201,7 @@ CellRunner::ArmRun CellRunner::run_arm(ServerHandle& server,
                     "the server died during " + label + ": " + server.death_report());
     // Without a serial arm there is nothing to compare against: no verdict, as for a crash. A
     // pass of C that fails where A answered is evidence itself (failed under concurrency).
-    if (!outcome.gave_up.empty() && arm != "C")
+    if (!outcome.gave_up.empty() && arm != "C" && arm != kCacheArm)
         throw Error(ErrorCategory::Server, label + " given up: " + outcome.gave_up +
                                                "; no verdict is possible, so no cert is written");
     run.gave_up = std::move(outcome.gave_up);
@@ -253,7 +257,7 @@ SerialArms CellRunner::run_serial(std::int64_t ctx, const WorkRowSource& rows) {
     serial.ctx = ctx;
     progress_.note("launching the 1-slot server (ctx " + std::to_string(ctx) + ")");
     auto start = clock::now();
-    auto server = launcher_.launch(1, ctx);
+    auto server = launcher_.launch(1, ctx, core::PromptCache::Off);
     serial.timings.launch_a_s = seconds_since(start);
     serial.server = server->describe();
     const core::Json props = fetch_props(*server);
@@ -296,7 +300,165 @@ SerialArms CellRunner::run_serial(std::int64_t ctx, const WorkRowSource& rows) {
     server->shutdown();
     serial.timings.teardown_a_s = seconds_since(start);
     throw_if_interrupted();  // a signal during the teardown: the N-slot server is never launched
+    if (options_.cache_arm) serial.cache_check = run_cache_arm(serial);
     return serial;
+}
+
+namespace {
+
+// One request of the cache arm: an item's prime, its repeat, or a continuation cut after k of
+// A's tokens.
+struct CacheRequest {
+    std::size_t item = 0;
+    int probe = 0;  // 0: the prime, 1: the repeat, 2...: cut 1, cut 2 ...
+    std::int64_t k = 0;
+};
+
+// Where an answer of `length` tokens is cut: after its first token, half way and before its
+// last, each once.
+std::vector<std::int64_t> cut_points(std::size_t length) {
+    std::vector<std::int64_t> points;
+    if (length < 2) return points;
+    const auto n = static_cast<std::int64_t>(length);
+    for (const std::int64_t k : {std::int64_t{1}, n / 2, n - 1})
+        if (k >= 1 && k < n && std::find(points.begin(), points.end(), k) == points.end())
+            points.push_back(k);
+    return points;
+}
+
+// `tail` appended to the first k entries of `head`, when both are there.
+template <typename T>
+std::optional<std::vector<T>> joined_after(const std::optional<std::vector<T>>& head,
+                                           std::int64_t k,
+                                           const std::optional<std::vector<T>>& tail) {
+    if (!head || !tail || head->size() < static_cast<std::size_t>(k)) return std::nullopt;
+    std::vector<T> whole(head->begin(), head->begin() + k);
+    whole.insert(whole.end(), tail->begin(), tail->end());
+    return whole;
+}
+
+}  // namespace
+
+core::CacheCheck CellRunner::run_cache_arm(const SerialArms& serial) {
+    const auto& dialect = options_.request.dialect;
+    std::string cuts_note;
+    if (options_.request.endpoint != http::EndpointKind::Completion)
+        cuts_note = "no continuation cuts: the chat endpoint takes no token ids (" +
+                    core::field_ref(core::RequestField::Endpoint) + " completion does)";
+    else if (!dialect.prompt_ids)
+        cuts_note =
+            "no continuation cuts: the server kind's completion endpoint takes no token "
+            "ids (request.prompt_ids)";
+    std::vector<CacheRequest> requests;
+    std::vector<core::WorkItem> sent;
+    bool any_cut = false;
+    for (std::size_t i = 0; i < serial.items.size(); ++i) {
+        const auto& item = serial.items[i];
+        for (int probe : {0, 1}) {
+            requests.push_back({i, probe, 0});
+            sent.push_back(item);
+        }
+        if (!cuts_note.empty()) continue;
+        const auto a = serial.arm_a.find(item.test_id);
+        if (a == serial.arm_a.end() || !a->second.ok() || !a->second.token_ids) continue;
+        int probe = 2;
+        for (const auto k : cut_points(a->second.token_ids->size())) {
+            requests.push_back({i, probe++, k});
+            sent.push_back(item);
+            any_cut = true;
+        }
+    }
+    if (cuts_note.empty() && !any_cut)
+        cuts_note = "no continuation cuts: none of A's answers has two token ids to cut between";
+    const std::vector<std::int64_t> none;
+    const auto adjust = [&](std::size_t index, http::RequestOptions& options) {
+        for (const auto& [name, value] : dialect.cache_on_fields.as_object())
+            options.dialect.fields.set(name, value);
+        const auto& request = requests[index];
+        if (request.k == 0) return;
+        const auto& ids = *serial.arm_a.at(serial.items[request.item].test_id).token_ids;
+        options.prompt_ids.assign(ids.begin(), ids.begin() + request.k);
+        options.n_predict = std::max(1, options.n_predict - static_cast<int>(request.k));
+    };
+
+    std::vector<core::CacheProbe> probes(2);
+    probes[1].name = "repeat";
+    std::string failure;
+    try {
+        progress_.note("launching the 1-slot server with its prompt cache on (the cache arm)");
+        auto server = launcher_.launch(1, serial.ctx, core::PromptCache::On);
+        warm_up(*server, serial.items, "cache arm's server");
+        auto run =
+            run_arm(*server, sent, kCacheArm, 0, identity_order(sent.size()), 1,
+                    "cache arm (each prompt primed, repeated and cut, 1 slot)", 0, false, adjust);
+        failure = run.gave_up;
+        progress_.arm_finished(std::to_string(run.records.size()) + " request(s) sent");
+        // Each probe's records, the cuts rebuilt into whole answers (A's first k tokens, then
+        // the continuation) so the scorer and the comparison see what A saw.
+        std::map<int, std::vector<core::TrialRecord>> by_probe;
+        std::map<int, std::vector<std::string>> unscored;
+        http::HttpSession detokenizer(endpoint_of(*server), std::chrono::seconds(30),
+                                      options_.request.max_response_bytes);
+        for (std::size_t i = 0; i < run.records.size(); ++i) {
+            const auto& request = requests[i];
+            core::TrialRecord record = std::move(run.records[i]);
+            if (request.probe == 0) continue;
+            if (request.k > 0 && record.failure_mode.word().empty() && record.token_ids) {
+                const auto& a = serial.arm_a.at(record.test_id);
+                const auto k = static_cast<std::size_t>(request.k);
+                const auto& ids = *a.token_ids;
+                const bool resumed =
+                    ids.size() == k + record.token_ids->size() &&
+                    std::equal(record.token_ids->begin(), record.token_ids->end(), ids.begin() + k);
+                std::optional<std::string> head;
+                if (resumed) {
+                    record.content = a.content;
+                } else if (!dialect.detokenize_path.empty()) {
+                    const auto text = http::detokenize(
+                        detokenizer, std::vector<std::int64_t>(ids.begin(), ids.begin() + k),
+                        dialect.detokenize_path);
+                    if (text.ok())
+                        record.content = text.content + record.content;
+                    else
+                        unscored[request.probe].push_back(record.test_id);
+                } else {
+                    unscored[request.probe].push_back(record.test_id);
+                }
+                record.content_sha = core::content_sha(record.content);
+                record.token_ids = joined_after(a.token_ids, request.k, record.token_ids);
+                record.token_logprobs =
+                    joined_after(a.token_logprobs, request.k, record.token_logprobs);
+                record.token_texts = joined_after(a.token_texts, request.k, record.token_texts);
+                record.top_alternatives =
+                    joined_after(a.top_alternatives, request.k, record.top_alternatives);
+                if (record.completion_tokens) *record.completion_tokens += request.k;
+                if (record.prompt_tokens_measured) *record.prompt_tokens_measured -= request.k;
+            }
+            by_probe[request.probe].push_back(std::move(record));
+        }
+        server->shutdown();
+        for (auto& [probe, records] : by_probe) {
+            if (probe >= static_cast<int>(probes.size())) probes.resize(probe + 1);
+            auto& p = probes[probe];
+            if (probe >= 2) {
+                p.name = "cut " + std::to_string(probe - 1);
+                for (std::size_t i = 0; i < requests.size(); ++i)
+                    if (requests[i].probe == probe)
+                        p.cut_at[serial.items[requests[i].item].test_id] = requests[i].k;
+            }
+            p.unscored = unscored[probe];
+            p.answers = score(std::move(records), serial.items);
+        }
+    } catch (const Error& e) {
+        if (e.category() != ErrorCategory::Server && e.category() != ErrorCategory::Http) throw;
+        failure = e.what();
+    }
+    probes.erase(probes.begin());  // the primes are not compared
+    auto check = core::check_cache(dialect.cache_witness, serial.arm_a, serial.arm_a_prime, probes,
+                                   cuts_note, options_.logit_drift_eps, failure);
+    progress_.note("cache check: " + core::cache_check_line(check));
+    throw_if_interrupted();
+    return check;
 }
 
 namespace {
@@ -504,7 +666,7 @@ CellOutcome CellRunner::run_cell(const SerialArms& serial, int parallel,
     progress_.note("launching the " + std::to_string(parallel) + "-slot server (ctx " +
                    std::to_string(serial.ctx) + " per slot)");
     auto start = clock::now();
-    auto server = launcher_.launch(parallel, serial.ctx * parallel);
+    auto server = launcher_.launch(parallel, serial.ctx * parallel, core::PromptCache::Off);
     timings.launch_n_s = seconds_since(start);
     const core::ServerLaunch server_n = server->describe();
     const core::Json props_n = fetch_props(*server);
@@ -585,6 +747,7 @@ CellOutcome CellRunner::run_cell(const SerialArms& serial, int parallel,
     context.run = run_record(serial);
     context.provenance = options_.provenance;
     context.baseline_check = baseline_check;
+    context.cache_check = serial.cache_check;
     if (context.provenance) context.provenance->rows_sha256 = serial.rows_sha256;
     timings.total_s = seconds_since(origin_);
     context.timings = timings;

@@ -51,6 +51,9 @@ struct RunOptions {
     std::optional<double> target_rate;
     double confidence = core::kDefaultConfidence;
     int max_passes = kDefaultMaxPasses;
+    // --cache-arm: after A', the cache arm on a 1-slot server with its prompt cache on
+    // (docs/design.md §5.2.6); its check goes into every cert of the ctx, beside the verdict.
+    bool cache_arm = false;
     std::string out_dir;
     // What the cert's "run" records about where the work came from (scorer, work-set or
     // generator, profile, server flags); the runner adds the request settings.
@@ -80,6 +83,7 @@ struct SerialArms {
     std::optional<std::string> store_digest;  // a store model's digest, as the server lists it
     std::string rows_sha256;  // of the work rows that ran (io::workset_to_json_text)
     core::Timings timings;
+    std::optional<core::CacheCheck> cache_check;  // with --cache-arm
 };
 
 struct CellOutcome {
@@ -111,10 +115,14 @@ private:
         double seconds = 0.0;
         std::string gave_up;  // why the arm was given up as hopeless (arm C only; see run_arm)
     };
+    // `adjust` changes each request's options by its item (ArmRequest::adjust).
     ArmRun run_arm(ServerHandle& server, const std::vector<core::WorkItem>& items,
                    const std::string& arm, int pass, std::vector<std::size_t> order,
                    int concurrency, const std::string& label, int pin_slots = 0,
-                   bool staggered = false);
+                   bool staggered = false,
+                   const std::function<void(std::size_t, http::RequestOptions&)>& adjust = {});
+    // The cache arm (docs/design.md §5.2.6) after A and A', compared with A.
+    core::CacheCheck run_cache_arm(const SerialArms& serial);
     // Sends the kind's warm-up requests to a freshly launched server (`which`: "1-slot server"),
     // with the first item's seed; bi::Error(Server) when one fails.
     void warm_up(ServerHandle& server, const std::vector<core::WorkItem>& items,

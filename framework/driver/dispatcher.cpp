@@ -230,6 +230,7 @@ private:
             options.id_slot = static_cast<int>(i) % request_.pin_slots;
             r.pinned_slot = options.id_slot;
         }
+        if (request_.adjust) request_.adjust(request_.order[i], options);
         const Clock::time_point t0 = Clock::now();
         http::CompletionOutcome outcome;
         try {

@@ -33,6 +33,10 @@ struct ArmRequest {
     // > 0: the i-th request sent asks for slot i % pin_slots (arm B exercises every slot
     // serially, so an answer that depends on the slot shows as A vs B).
     int pin_slots = 0;
+    // Called before each request with its index into *items, to change that request's options
+    // (the cache arm's continuation cuts send A's first tokens and a shorter limit); absent:
+    // every request is sent with `request`.
+    std::function<void(std::size_t item, http::RequestOptions& options)> adjust;
     std::chrono::steady_clock::time_point origin;  // dispatch_ns / complete_ns count from here
     std::optional<std::chrono::steady_clock::time_point> deadline;  // for the whole arm
     const std::atomic<bool>* cancel = nullptr;  // set by anyone (e.g. a signal handler) to stop

@@ -86,7 +86,8 @@ LiveLauncher::LiveLauncher(LiveServerConfig config)
       version_text_(
           version_text_of(config_.command.binary, config_.command.kind.identity.version_argv)) {}
 
-std::unique_ptr<ServerHandle> LiveLauncher::launch(int parallel, std::int64_t ctx_total) {
+std::unique_ptr<ServerHandle> LiveLauncher::launch(int parallel, std::int64_t ctx_total,
+                                                   core::PromptCache cache) {
     throw_if_interrupted();  // a signal at any moment before this stops the run from launching
     std::uint16_t port = 0;
     if (config_.port) {
@@ -95,7 +96,7 @@ std::unique_ptr<ServerHandle> LiveLauncher::launch(int parallel, std::int64_t ct
     } else {
         port = server::pick_free_port(config_.limits);
     }
-    auto argv = server::build_argv(config_.command, parallel, ctx_total, port);
+    auto argv = server::build_argv(config_.command, parallel, ctx_total, port, cache);
     auto env = server::build_env(config_.command, parallel, ctx_total, port);
     auto handle = std::make_unique<LiveHandle>(std::move(argv), std::move(env), config_,
                                                binary_sha256_, version_text_, port);

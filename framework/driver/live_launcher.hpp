@@ -26,7 +26,8 @@ struct LiveServerConfig {
 class LiveLauncher : public ServerLauncher {
 public:
     explicit LiveLauncher(LiveServerConfig config);
-    std::unique_ptr<ServerHandle> launch(int parallel, std::int64_t ctx_total) override;
+    std::unique_ptr<ServerHandle> launch(int parallel, std::int64_t ctx_total,
+                                         core::PromptCache cache) override;
     bool launches_real_binary() const override { return true; }
 
 private:

@@ -54,6 +54,7 @@ LiveTarget resolve_target(const core::RunRequest& request, bool profile_is_model
         const auto profile = io::load_model_profile(file, *request.profile, dir);
         target = {profile.server_bin, profile.gguf,         profile.alias,
                   profile.kv,         profile.server_flags, profile.server_kind};
+        target.cache_arm = profile.cache_arm;
     }
     if (t.server_bin) target.server_bin = *t.server_bin;
     if (t.model) target.model = *t.model;

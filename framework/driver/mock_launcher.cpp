@@ -40,7 +40,9 @@ private:
 
 }  // namespace
 
-std::unique_ptr<ServerHandle> MockLauncher::launch(int parallel, std::int64_t ctx_total) {
+// The mock caches only what a request asks it to (cache_prompt), so `cache` changes nothing.
+std::unique_ptr<ServerHandle> MockLauncher::launch(int parallel, std::int64_t ctx_total,
+                                                   core::PromptCache /*cache*/) {
     mock::MockConfig config = base_;
     config.slots = parallel;
     config.n_ctx = static_cast<int>(ctx_total / parallel);

@@ -9,7 +9,8 @@ namespace bi::driver {
 class MockLauncher : public ServerLauncher {
 public:
     explicit MockLauncher(mock::MockConfig base) : base_(std::move(base)) {}
-    std::unique_ptr<ServerHandle> launch(int parallel, std::int64_t ctx_total) override;
+    std::unique_ptr<ServerHandle> launch(int parallel, std::int64_t ctx_total,
+                                         core::PromptCache cache) override;
     bool launches_real_binary() const override { return false; }
 
 private:

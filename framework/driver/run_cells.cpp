@@ -77,7 +77,11 @@ std::vector<report::SweepRow> sweep_rows(const std::vector<CellResult>& results,
 
 SweepTally tally(const std::vector<CellResult>& results, const std::vector<SkippedCell>& skipped) {
     SweepTally run;
-    for (const auto& cell : results) run.all_promotable &= cell.outcome.promotable;
+    // A cache check that found a change fails the run as a verdict that is not promotable does.
+    for (const auto& cell : results)
+        run.all_promotable &= cell.outcome.promotable && !(cell.outcome.cert.cache_check &&
+                                                           cell.outcome.cert.cache_check->status ==
+                                                               core::BaselineStatus::Changed);
     for (const auto& cell : skipped) {
         run.all_promotable &= cell.done && cell.promotable;
         ++(cell.done ? run.done_before : run.left_to_others);

@@ -228,6 +228,7 @@ void plan_live(RunPlan& plan, LivePlan live, bool alias_given,
                                               "' has no native completion endpoint (use chat)");
     check_live_model(live);
     plan_kv_cache(o, live, kv_label_given);
+    o.cache_arm = o.cache_arm || live.target.cache_arm;  // --cache-arm, or the model's entry
     check_live_memory(plan, o, live);
     if (!alias_given) o.model_alias = live.target.alias;
     o.run_labels.server_flags = live.target.flags;

@@ -37,6 +37,7 @@ struct LiveTarget {
     std::vector<std::string> flags;
     std::string server_kind;  // a kind's name or kind file; empty: llama-server
     bool kv_given = false;    // models.toml gave `kv`
+    bool cache_arm = false;   // models.toml `cache_arm`: run the cache arm as --cache-arm does
 };
 
 // The live half of a plan.

@@ -32,9 +32,11 @@ public:
 class ServerLauncher {
 public:
     virtual ~ServerLauncher() = default;
-    // Starts a server with `parallel` slots and `ctx_total` tokens of context and returns once it
-    // answers /health; throws bi::Error(Server) when it dies or misses its deadline.
-    virtual std::unique_ptr<ServerHandle> launch(int parallel, std::int64_t ctx_total) = 0;
+    // Starts a server with `parallel` slots and `ctx_total` tokens of context, its prompt cache
+    // off (every arm) or on (the cache arm), and returns once it answers /health; throws
+    // bi::Error(Server) when it dies or misses its deadline.
+    virtual std::unique_ptr<ServerHandle> launch(int parallel, std::int64_t ctx_total,
+                                                 core::PromptCache cache) = 0;
     // True only for a real server binary; the cert's source is "live" only when this holds AND
     // the server does not identify itself as the mock.
     virtual bool launches_real_binary() const = 0;

@@ -56,7 +56,7 @@ std::vector<std::optional<std::string>> plan_profiles(const std::optional<std::s
                                                       bool model_alias_given);
 
 // What a run of cells did: how many it ran and skipped, and whether every cell it answers for
-// (run here or certified before) is a promotable GREEN.
+// (run here or certified before) is a promotable GREEN, none of them with a CHANGED cache check.
 struct SweepTally {
     bool all_promotable = true;
     std::size_t ran = 0;

@@ -91,4 +91,30 @@ TokenCountOutcome tokenize(HttpSession& session, std::string_view text, const st
     return outcome;
 }
 
+DetokenizeOutcome detokenize(HttpSession& session, const std::vector<std::int64_t>& ids,
+                             const std::string& path) {
+    core::Json::Array tokens;
+    for (const auto id : ids) tokens.emplace_back(id);
+    core::Json request = core::Json::object();
+    request.set("tokens", core::Json(std::move(tokens)));
+    HttpOutcome sent = session.post_json(path, io::to_json_text(request));
+    DetokenizeOutcome outcome;
+    if (!sent.ok()) {
+        outcome.failure = std::move(sent.failure);
+        return outcome;
+    }
+    try {
+        const core::Json root = io::parse_json(sent.response.body, path + " response");
+        const core::Json* content = root.find("content");
+        if (!content || !content->is_string())
+            outcome.failure =
+                Failure{core::FailureMode::BadResponse, path + " response has no \"content\" text"};
+        else
+            outcome.content = content->as_string();
+    } catch (const Error& e) {
+        outcome.failure = Failure{core::FailureMode::BadResponse, e.what()};
+    }
+    return outcome;
+}
+
 }  // namespace bi::http

@@ -7,7 +7,9 @@
 #include <cstdint>
 #include <functional>
 #include <optional>
+#include <string>
 #include <string_view>
+#include <vector>
 
 #include "completion_request.hpp"
 #include "completion_response.hpp"
@@ -54,5 +56,15 @@ struct TokenCountOutcome {
 // special tokens (llama-server adds none, e.g. no BOS), so counts are of the text itself.
 TokenCountOutcome tokenize(HttpSession& session, std::string_view text,
                            const std::string& path = "/tokenize");
+
+struct DetokenizeOutcome {
+    std::string content;
+    std::optional<Failure> failure;
+    bool ok() const { return !failure; }
+};
+
+// POST `path` {"tokens": ids} -> its "content": the text those ids stand for.
+DetokenizeOutcome detokenize(HttpSession& session, const std::vector<std::int64_t>& ids,
+                             const std::string& path);
 
 }  // namespace bi::http

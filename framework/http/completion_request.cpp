@@ -36,7 +36,13 @@ core::Json completion_body(const RequestOptions& options, std::string_view syste
     }
     text.append(prompt);
     core::Json body = core::Json::object();
-    body.set("prompt", std::move(text));
+    if (options.prompt_ids.empty()) {
+        body.set("prompt", std::move(text));
+    } else {
+        core::Json::Array mixed{core::Json(std::move(text))};
+        for (const auto id : options.prompt_ids) mixed.emplace_back(id);
+        body.set("prompt", core::Json(std::move(mixed)));
+    }
     body.set("n_predict", options.n_predict);
     body.set("return_tokens", true);
     if (options.logprobs > 0) body.set("n_probs", top_logprobs_asked(options));

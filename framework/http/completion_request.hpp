@@ -8,6 +8,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "core/endpoint_kind.hpp"
 #include "core/server_kind.hpp"
@@ -34,6 +35,10 @@ struct RequestOptions {
     core::KindRequest dialect = io::default_server_kind().request;
     std::string model;    // sent as "model" when the dialect has model_field
     bool stream = false;  // ask for the answer as server-sent events (with dialect.stream_fields)
+    // Token ids that follow the prompt's text (the cache arm's continuation cuts): sent as the
+    // mixed prompt ["text", id, ...] on the completion endpoint, where dialect.prompt_ids says
+    // the kind takes one; ignored by the chat endpoint.
+    std::vector<std::int64_t> prompt_ids;
 };
 
 // Top logprobs asked per token when --logprobs K > 0: max(K, kMinTopLogprobs), since the

@@ -998,6 +998,40 @@ const Table<BaselineCheckSummary>& table() {
 }
 
 template <>
+const Table<CacheChange>& table() {
+    using C = CacheChange;
+    static const Table<C> rows{
+        required("id", &C::test_id),
+        required("probe", &C::probe),
+        unless_default("cut_at", &C::cut_at),
+        required("cached_tokens", &C::cached),
+        required("invariant", &C::invariant),
+        optional("first_divergent_token", &C::first_token, kNull),
+        unless_default("divergence", &C::divergence),
+    };
+    return rows;
+}
+
+template <>
+const Table<CacheCheck>& table() {
+    using C = CacheCheck;
+    static const Table<C> rows{
+        required("status", &C::status),
+        required("reasons", &C::reasons),
+        required("witness", &C::witness),
+        required("n_ids", &C::n_ids),
+        required("n_served", &C::n_served),
+        required("n_cuts", &C::n_cuts),
+        required("not_exercised", &C::not_exercised),
+        required("changed_ids", &C::changed_ids),
+        required("drift_ids", &C::drift_ids),
+        required("changes", &C::changes),
+        unless_default("cuts_note", &C::cuts_note),
+    };
+    return rows;
+}
+
+template <>
 const Table<CertSignature>& table() {
     using S = CertSignature;
     static const Table<S> rows{
@@ -1058,6 +1092,7 @@ const Table<Cert>& table() {
         optional("provenance", &Cert::provenance),
         optional("previous", &Cert::previous),
         optional("baseline_check", &Cert::baseline_check),
+        optional("cache_check", &Cert::cache_check),
         optional("digest", &Cert::digest),
         optional("signature", &Cert::signature),
     };

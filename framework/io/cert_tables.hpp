@@ -148,6 +148,8 @@ BI_CERT_TABLE(ProvenanceRecord)
 BI_CERT_TABLE(PreviousCert)
 BI_CERT_TABLE(CertSignature)
 BI_CERT_TABLE(BaselineCheckSummary)
+BI_CERT_TABLE(CacheChange)
+BI_CERT_TABLE(CacheCheck)
 BI_CERT_TABLE(Cert)
 #undef BI_CERT_TABLE
 

@@ -29,6 +29,7 @@ struct Defaults {
     std::vector<std::string> server_flags;
     std::string models_dir;
     std::string server_kind;
+    bool cache_arm = false;
 };
 
 const std::vector<Row<Defaults>>& defaults_rows() {
@@ -38,6 +39,10 @@ const std::vector<Row<Defaults>>& defaults_rows() {
         texts_row("server_flags", &D::server_flags),
         text_row("models_dir", &D::models_dir),
         text_row("server_kind", &D::server_kind),
+        {"cache_arm",
+         [](const toml::table& t, const std::string& path, const std::string& where, D& d) {
+             d.cache_arm = toml_read::bool_at(t, "cache_arm", false, path, where);
+         }},
     };
     return rows;
 }
@@ -50,6 +55,7 @@ struct ModelEntry {
     std::string kv;
     std::vector<std::string> flags;  // `flags`, or `server_flags` as the upstream tool spells it
     std::string server_kind;
+    std::optional<bool> cache_arm;
 };
 
 const std::vector<Row<ModelEntry>>& model_rows() {
@@ -69,6 +75,11 @@ const std::vector<Row<ModelEntry>>& model_rows() {
          }},
         {"server_flags", [](const toml::table&, const std::string&, const std::string&, M&) {}},
         text_row("server_kind", &M::server_kind),
+        {"cache_arm",
+         [](const toml::table& t, const std::string& path, const std::string& where, M& m) {
+             if (t.contains("cache_arm"))
+                 m.cache_arm = toml_read::bool_at(t, "cache_arm", false, path, where);
+         }},
     };
     return rows;
 }
@@ -145,6 +156,7 @@ ModelProfile load_model_profile(const std::string& path, const std::string& alia
         profile.server_bin = substitute(
             entry.server_bin.empty() ? defaults.server_bin : entry.server_bin, dir, path);
         profile.server_kind = entry.server_kind.empty() ? defaults.server_kind : entry.server_kind;
+        profile.cache_arm = entry.cache_arm.value_or(defaults.cache_arm);
         profile.kv = entry.kv.empty() ? std::string(core::kDefaultKvLabel) : entry.kv;
         profile.server_flags = defaults.server_flags;
         profile.server_flags.insert(profile.server_flags.end(), entry.flags.begin(),

@@ -16,6 +16,7 @@ struct ModelProfile {
     std::string server_kind;                // the model's own, else [defaults]; "" when neither
     std::vector<std::string> server_flags;  // [defaults] server_flags, then the model's flags
                                             // (`flags`, or upstream's `server_flags`)
+    bool cache_arm = false;                 // `cache_arm`, the model's own, else [defaults]
 };
 
 struct ModelsFile {

@@ -151,6 +151,7 @@ const Table<RunRequest>& table() {
         required("req_timeout_s", &R::req_timeout),
         required("arm_deadline_s", &R::arm_deadline),
         required("stop_on_red", &R::stop_on_red),
+        unless_default("cache_arm", &R::cache_arm),
         custom<R>(  // a decimal string in the file
             "max_response_bytes",
             [](const R& r, core::Json& o) {

@@ -56,14 +56,7 @@ std::string path_at(const toml::table& t, const char* key, const std::string& pa
     return value;
 }
 
-bool bool_at(const toml::table& t, const char* key, bool fallback, const std::string& path,
-             const std::string& where) {
-    const toml::node* node = t.get(key);
-    if (!node) return fallback;
-    if (!node->is_boolean()) bad(path, where + "." + key + " must be true or false");
-    return node->value<bool>().value_or(fallback);
-}
-
+using toml_read::bool_at;
 using toml_read::Row;
 using toml_read::text_row;
 using toml_read::texts_row;
@@ -257,6 +250,12 @@ const std::vector<Row<core::KindRequest>>& request_rows() {
         text_row("slot_field", &R::slot_field),
         flag_row("model_field", &R::model_field, false),
         path_row("tokenize_path", &R::tokenize_path),
+        path_row("detokenize_path", &R::detokenize_path),
+        {"cache_on_fields",
+         [](const toml::table& t, const std::string& path, const std::string&, R& request) {
+             request.cache_on_fields = body_fields_at(t, "cache_on_fields", path);
+         }},
+        flag_row("prompt_ids", &R::prompt_ids, false),
         {"cached_tokens",
          [](const toml::table& t, const std::string& path, const std::string& where, R& request) {
              request.cache_witness.cached_tokens = field_paths_at(t, "cached_tokens", path, where);
@@ -289,6 +288,8 @@ core::KindRequest read_request(const toml::table& root, const std::string& path)
     const toml::table* table = table_at(root, "request", path);
     if (!table) return request;
     toml_read::read_rows(*table, request_rows(), path, "request", "[request]", request);
+    if (request.prompt_ids && request.completion_path.empty())
+        bad(path, "request.prompt_ids needs completion_path (the endpoint that takes token ids)");
     return request;
 }
 

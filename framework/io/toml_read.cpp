@@ -31,6 +31,14 @@ toml::table parse_text(const std::string& text, const std::string& path) {
     }
 }
 
+bool bool_at(const toml::table& table, const char* key, bool fallback, const std::string& path,
+             const std::string& where) {
+    const toml::node* node = table.get(key);
+    if (!node) return fallback;
+    if (!node->is_boolean()) bad(path, where + "." + key + " must be true or false");
+    return node->value<bool>().value_or(fallback);
+}
+
 std::string string_at(const toml::table& table, const char* key, const std::string& path,
                       const std::string& where) {
     const toml::node* node = table.get(key);

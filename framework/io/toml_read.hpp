@@ -37,6 +37,10 @@ void check_keys(const toml::table& table, std::initializer_list<std::string_view
 void check_keys(const toml::table& table, const std::vector<std::string_view>& known,
                 const std::string& path, const std::string& where);
 
+// The boolean at `key`; `fallback` when absent; anything but true or false is refused.
+bool bool_at(const toml::table& table, const char* key, bool fallback, const std::string& path,
+             const std::string& where);
+
 // One key of a TOML table and how its value is read into an S: a table's rows are both the keys
 // a file may use there and the reading of each, so a new key is one row.
 template <typename S>

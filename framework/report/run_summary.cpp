@@ -68,6 +68,8 @@ std::string cell_text(const DecidedCell& cell) {
         out << "  (a GREEN against the mock shows the harness works; only a live server's GREEN "
                "is promotable)\n";
     if (cert.baseline_check) out << summary_line(*cert.baseline_check) << "\n";
+    if (cert.cache_check)
+        out << "cache check: " << core::cache_check_line(*cert.cache_check) << "\n";
     out << "cert: " << cell.cert_path << "\n";
     return out.str();
 }
@@ -99,6 +101,12 @@ std::string cell_json(const DecidedCell& cell, const core::Json& version) {
             core::Json::Object{{"status", std::string(core::name(cert.baseline_check->status))},
                                {"check", cert.baseline_check->check_file},
                                {"n_changed", cert.baseline_check->n_changed}});
+    if (cert.cache_check)
+        summary.set(
+            "cache_check",
+            core::Json::Object{{"status", std::string(core::name(cert.cache_check->status))},
+                               {"n_changed", cert.cache_check->changed_ids.size()},
+                               {"n_served", cert.cache_check->n_served}});
     return io::to_json_text(with_version(summary, version));
 }
 

@@ -17,9 +17,11 @@ core::LaunchValues values_of(const ServerCommand& command, int parallel, std::in
 }  // namespace
 
 std::vector<std::string> build_argv(const ServerCommand& command, int parallel,
-                                    std::int64_t ctx_total, std::uint16_t port) {
+                                    std::int64_t ctx_total, std::uint16_t port,
+                                    core::PromptCache cache) {
     return core::launch_argv(command.kind, command.binary,
-                             values_of(command, parallel, ctx_total, port), command.user_flags);
+                             values_of(command, parallel, ctx_total, port), command.user_flags,
+                             cache);
 }
 
 std::vector<std::string> build_env(const ServerCommand& command, int parallel,

@@ -22,7 +22,8 @@ struct ServerCommand {
 // P, -c, ctx_total, --parallel, N, --metrics, --slots, user flags...]. Arm A uses parallel 1 and
 // ctx; B and C parallel N and ctx * N.
 std::vector<std::string> build_argv(const ServerCommand& command, int parallel,
-                                    std::int64_t ctx_total, std::uint16_t port);
+                                    std::int64_t ctx_total, std::uint16_t port,
+                                    core::PromptCache cache = core::PromptCache::Off);
 
 // The kind's environment for the same launch ("NAME=value" each; empty for llama-server).
 std::vector<std::string> build_env(const ServerCommand& command, int parallel,

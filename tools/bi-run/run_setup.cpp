@@ -92,6 +92,7 @@ core::RunRequest run_request(const cxxopts::ParseResult& args, bool allow_lists)
     r.req_timeout = core::Seconds(args["req-timeout"].as<double>());
     r.arm_deadline = core::Seconds(args["arm-deadline"].as<double>());
     r.stop_on_red = args.count("stop-on-red") > 0;
+    r.cache_arm = args.count("cache-arm") > 0;
     r.max_response_bytes = max_response_bytes_option(args);
     r.scoring = scoring_request(args);
     r.sign_key = given(args, "sign-key");

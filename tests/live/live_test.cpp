@@ -64,6 +64,37 @@ TEST_CASE("live: selftest reports a truthful verdict", "[live]") {
     check_live_evidence(loaded.document);
 }
 
+// The cache arm on a cell where the warm prompt cache changes an answer (docs/run-live.md "A
+// cache arm that finds a change"): an 8-layer f16 model on two threads, whose repeats are served
+// from the cache with the prompt's last token evaluated alone, and answer otherwise.
+TEST_CASE("live: the cache arm finds the answer the warm cache changes", "[live][cache]") {
+    testing::ScratchDir dir;
+    const auto model = dir.file("big.gguf");
+    auto synth =
+        run_command({BI_RUN_PATH, "synth-model", "--out", model, "--layers", "8", "--dtype", "f16",
+                     "--embd", "1024", "--heads", "8", "--kv-heads", "8", "--ff", "2816"});
+    REQUIRE(synth.exit_code == 0);
+    auto r = run_command({BI_RUN_PATH,   "run-live",   "--server-bin",     server_bin(),
+                          "--model",     model,        "--out-dir",        dir.path(),
+                          "--ctx",       "1024",       "--parallel",       "2",
+                          "--passes",    "1",          "--n-predict",      "32",
+                          "--endpoint",  "completion", "--server-flag=-t", "--server-flag=2",
+                          "--cache-arm", "--quiet"});
+    INFO(r.err);
+    CHECK(r.exit_code == 3);
+    auto loaded = io::read_cert(dir.file(core::cert_file_name("big", 1024, 2)));
+    REQUIRE(loaded.digest_intact);
+    REQUIRE(loaded.cert.cache_check);
+    const auto& check = *loaded.cert.cache_check;
+    CHECK(check.status == core::BaselineStatus::Changed);
+    CHECK(!check.changed_ids.empty());
+    CHECK(check.n_served == check.n_ids);  // the witness shows every repeat served
+    CHECK(check.n_cuts > 0);
+    // The cold arms stayed cold: the batch verdict is about batching alone.
+    REQUIRE(loaded.cert.gates.cold_cache);
+    CHECK(loaded.cert.gates.cold_cache->ok());
+}
+
 int main(int argc, char** argv) {
     const char* server = std::getenv("BI_LLAMA_SERVER");
     if (!server || !*server) {

@@ -95,3 +95,23 @@ TEST_CASE("models.toml: an unknown key is refused with its table and line", "[mo
     CHECK_THROWS_WITH(io::load_model_profile(path, "a", ""),
                       Catch::Contains("line 1: unknown key 'model' in the top level"));
 }
+
+TEST_CASE(
+    "models.toml: cache_arm from the defaults, overridden per model, refused unless a "
+    "boolean",
+    "[model_profile][cache]") {
+    testing::ScratchDir dir;
+    const auto path = dir.file("models.toml");
+    io::write_file_atomically(path,
+                              "[defaults]\ncache_arm = true\n[[models]]\nalias = \"a\"\n"
+                              "gguf = \"/a.gguf\"\n[[models]]\nalias = \"b\"\ngguf = \"/b.gguf\"\n"
+                              "cache_arm = false\n");
+    CHECK(io::load_model_profile(path, "a", "").cache_arm);
+    CHECK_FALSE(io::load_model_profile(path, "b", "").cache_arm);
+    io::write_file_atomically(path, "[[models]]\nalias = \"a\"\ngguf = \"/a.gguf\"\n");
+    CHECK_FALSE(io::load_model_profile(path, "a", "").cache_arm);
+    io::write_file_atomically(
+        path, "[[models]]\nalias = \"a\"\ngguf = \"/a.gguf\"\ncache_arm = \"yes\"\n");
+    CHECK_THROWS_WITH(io::load_model_profile(path, "a", ""),
+                      Catch::Contains("models[0].cache_arm must be true or false"));
+}

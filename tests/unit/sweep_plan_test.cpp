@@ -478,3 +478,16 @@ TEST_CASE("skip-existing: only a verifying cert of the same configuration is reu
     dir.write("tiny__ctx512__N4.json", "{\"not\": \"a cert\"}");
     CHECK_FALSE(driver::check_existing_cert(path, options, 512, 4, "b1").reusable);
 }
+
+TEST_CASE("a plan keeps --cache-arm, and one without it has no key", "[sweep-plan][cache]") {
+    auto plan = three_model_plan();
+    core::sort_plan(plan);
+    CHECK(io::render_plan(plan).find("cache_arm") == std::string::npos);
+    plan.request.cache_arm = true;
+    const std::string text = io::render_plan(plan);
+    CHECK(text.find("\"cache_arm\": true") != std::string::npos);
+    testing::ScratchDir dir;
+    const auto back = io::read_plan(dir.write("plan.json", text));
+    CHECK(back.request.cache_arm);
+    CHECK(io::render_plan(back) == text);
+}

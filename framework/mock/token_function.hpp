@@ -1,5 +1,6 @@
-// The mock's "model": the token at each position is a pure function of (prompt, position), with
-// deterministic logprobs, and each divergence mode says how co-batching perturbs it.
+// The mock's "model": the token at each position is a pure function of (prompt key, position),
+// with deterministic logprobs (a prompt that continues an earlier answer takes that answer's key
+// and position, continuation_memory.hpp), and each knob says how it is perturbed.
 #pragma once
 
 #include <cstdint>

@@ -142,7 +142,8 @@ class Config:
         self.warmup_needed = 0     # the first K completions are other texts
         self.fail_first = 0        # the first K completions answer 500
         self.surface = "llama"
-        self.prefix_cache_off = False  # vllm --no-enable-prefix-caching, sglang --disable-radix-cache
+        # vllm --no-enable-prefix-caching, sglang --disable-radix-cache: no honest prefix cache
+        self.prefix_cache_off = False
         self.flags = set()
         positional = []
         i = 0

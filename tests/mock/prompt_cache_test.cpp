@@ -312,7 +312,7 @@ TEST_CASE("a cut of an answer that ended at the mock's EOS ends there too", "[mo
     }
 }
 
-TEST_CASE("--cache-changes changes only answers served from the cache", "[mock][cache]") {
+TEST_CASE("the cache-changes knob changes only answers served from the cache", "[mock][cache]") {
     auto config = fast_config(1);
     config.cache_changes = true;
     MockServer server(config);
@@ -361,7 +361,7 @@ TEST_CASE("--cache-changes changes only answers served from the cache", "[mock][
     }
 }
 
-TEST_CASE("--cache-changes-every 1 changes every answer served from the cache", "[mock][cache]") {
+TEST_CASE("cache-changes every 1 changes every answer served from the cache", "[mock][cache]") {
     auto config = fast_config(1);
     config.cache_changes = true;
     config.cache_changes_every = 1;

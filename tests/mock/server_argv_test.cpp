@@ -9,11 +9,11 @@ using namespace bi::mock;
 
 namespace {
 
-ServerCommandLine parse(std::vector<std::string> args) {
+ServerCommandLine parse(const std::vector<std::string>& args) {
     return parse_llama_argv(args);
 }
 
-std::string error_of(std::vector<std::string> args) {
+std::string error_of(const std::vector<std::string>& args) {
     try {
         parse_llama_argv(args);
     } catch (const bi::Error& e) {

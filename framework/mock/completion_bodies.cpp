@@ -44,10 +44,11 @@ std::string finish_reason(const CompletionOutcome& outcome) {
 
 Json usage_of(const CompletionOutcome& outcome) {
     const auto predicted = static_cast<std::int64_t>(outcome.tokens.size());
-    return Json::Object{{"completion_tokens", predicted},
-                        {"prompt_tokens", outcome.n_prompt},
-                        {"total_tokens", predicted + outcome.n_prompt},
-                        {"prompt_tokens_details", Json::Object{{"cached_tokens", 0}}}};
+    return Json::Object{
+        {"completion_tokens", predicted},
+        {"prompt_tokens", outcome.n_prompt},
+        {"total_tokens", predicted + outcome.n_prompt},
+        {"prompt_tokens_details", Json::Object{{"cached_tokens", outcome.n_cached}}}};
 }
 
 std::string completion_id(const CompletionOutcome& outcome) {
@@ -86,11 +87,12 @@ Json logprob_entry(const GeneratedToken& token) {
 }
 
 Json timings_of(const CompletionOutcome& outcome) {
-    const auto prompt_n = static_cast<double>(outcome.n_prompt);
+    const int evaluated = outcome.n_prompt - outcome.n_cached;
+    const auto prompt_n = static_cast<double>(evaluated);
     const auto predicted_n = static_cast<double>(outcome.tokens.size());
     return Json::Object{
-        {"cache_n", 0},
-        {"prompt_n", outcome.n_prompt},
+        {"cache_n", outcome.n_cached},
+        {"prompt_n", evaluated},
         {"prompt_ms", outcome.prompt_ms},
         {"prompt_per_token_ms", per_token(prompt_n, outcome.prompt_ms)},
         {"prompt_per_second", per_second(prompt_n, outcome.prompt_ms)},
@@ -157,8 +159,8 @@ namespace {
 Json chunk_timings(const CompletionOutcome& so_far, std::size_t token_index) {
     const auto n = static_cast<std::int64_t>(token_index + 1);
     const double ms = token_index < so_far.token_ms.size() ? so_far.token_ms[token_index] : 0.0;
-    return Json::Object{{"cache_n", 0},
-                        {"prompt_n", so_far.n_prompt},
+    return Json::Object{{"cache_n", so_far.n_cached},
+                        {"prompt_n", so_far.n_prompt - so_far.n_cached},
                         {"prompt_ms", so_far.prompt_ms},
                         {"predicted_n", n},
                         {"predicted_ms", ms},

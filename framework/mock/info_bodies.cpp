@@ -96,7 +96,7 @@ Json slots_body(const std::vector<SlotView>& slots) {
             entry.set("id_task", slot.id_task);
             entry.set("n_prompt_tokens", slot.n_prompt_tokens);
             entry.set("n_prompt_tokens_processed", slot.n_prompt_tokens_processed);
-            entry.set("n_prompt_tokens_cache", 0);
+            entry.set("n_prompt_tokens_cache", slot.n_prompt_tokens_cache);
             entry.set("params", slot.params);
             entry.set("next_token", Json::Array{Json::Object{{"has_next_token", slot.is_processing},
                                                              {"has_new_line", false},

@@ -25,7 +25,7 @@ std::string metrics_text(const SchedulerStats& stats) {
         {"prompt_tokens_total", "Number of prompt tokens processed, excluding cached tokens",
          "counter", count(stats.prompt_tokens_total)},
         {"prompt_tokens_cached_total", "Number of prompt tokens reused from the cache", "counter",
-         0.0},
+         count(stats.prompt_tokens_cached_total)},
         {"prompt_seconds_total", "Total time spent processing prompts", "counter",
          stats.prompt_seconds_total},
         {"tokens_predicted_total", "Number of generation tokens processed", "counter",

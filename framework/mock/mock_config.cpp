@@ -101,6 +101,8 @@ void validate(const MockConfig& config) {
         refuse("divergence_p must be in [0, 1]");
     if (config.build_variant_every < 1 || config.build_variant_every > 1000)
         refuse("build_variant_every must be in 1..1000");
+    if (config.cache_changes_every < 1 || config.cache_changes_every > 1000)
+        refuse("cache_changes_every must be in 1..1000");
     if (!std::isfinite(config.loading_seconds) || config.loading_seconds < 0)
         refuse("loading_seconds must be >= 0");
     if (config.http_threads < 0 || config.http_threads > 4096)

@@ -88,7 +88,12 @@ struct MockConfig {
     // lies about batching, consistently).
     bool claims_batched = false;
     BuildVariant build_variant = BuildVariant::None;
-    int build_variant_every = 3;    // in 1..1000: 1 changes every prompt
+    int build_variant_every = 3;  // in 1..1000: 1 changes every prompt
+    // A prompt cache that changes answers: an answer that reused cached prompt tokens (a request
+    // with "cache_prompt": true, docs/design.md §10) is other words, from its first token, for
+    // every cache_changes_every-th prompt by its key. Answers computed cold never change.
+    bool cache_changes = false;
+    int cache_changes_every = 2;    // in 1..1000: 1 changes every cached answer
     std::uint64_t seed = 0;         // seeds the Stochastic coin (reproducible per arrival order)
     bool empty = false;             // every completion comes back empty (stop_type "eos")
     std::int64_t crash_after = -1;  // answer this many completions, then die; < 0 never

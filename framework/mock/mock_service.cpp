@@ -240,6 +240,7 @@ HttpReply MockService::complete(Endpoint endpoint, const std::string& body) {
     job.n_probs = request.want_logprobs ? request.n_probs : 0;
     job.stop = request.stop;
     job.id_slot = request.id_slot;
+    job.cache_prompt = request.cache_prompt;
     job.params = request.settings;
     const ReplyContext context{model_name(config_), build_info_, unix_now()};
     if (request.stream) return stream_reply(request, scheduler_.submit(std::move(job)), context);

@@ -1,6 +1,7 @@
 // Field checks for completion/tokenize bodies; wrong types are 400s, never crashes.
 #include "request_parsing.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <optional>
@@ -109,13 +110,36 @@ void set_text_prompt(CompletionRequest& request, std::string text, std::string_v
     request.prompt_text = std::move(text);
 }
 
+std::int32_t token_id_of(const Json& id) {
+    if (!id.is_int() || id.as_int() < 0 || id.as_int() >= kVocabSize)
+        bad("\"prompt\" token ids must be integers in 0.." + std::to_string(kVocabSize - 1));
+    return static_cast<std::int32_t>(id.as_int());
+}
+
 // A prompt given as token ids is evaluated as sent (no BOS added, like llama-server).
 void set_token_prompt(CompletionRequest& request, const Json::Array& ids) {
-    for (const auto& id : ids) {
-        if (!id.is_int() || id.as_int() < 0 || id.as_int() >= kVocabSize)
-            bad("\"prompt\" token ids must be integers in 0.." + std::to_string(kVocabSize - 1));
-        request.prompt.push_back(Piece{static_cast<std::int32_t>(id.as_int()), ""});
+    for (const auto& id : ids) request.prompt.push_back(Piece{token_id_of(id), ""});
+}
+
+// llama-server's mixed prompt (tokenize_mixed): text first is tokenized as a string prompt is
+// (BOS first), any other text without BOS, and the token ids taken as sent, all in order;
+// ["text", 12, 34] is the text's tokens, then 12 and 34.
+void set_mixed_prompt(CompletionRequest& request, const Json::Array& items) {
+    std::string text;
+    for (const auto& item : items) {
+        if (!item.is_string()) {
+            request.prompt.push_back(Piece{token_id_of(item), ""});
+            continue;
+        }
+        auto pieces =
+            request.prompt.empty() ? tokenize_prompt(item.as_string()) : tokenize(item.as_string());
+        request.prompt.insert(request.prompt.end(), std::make_move_iterator(pieces.begin()),
+                              std::make_move_iterator(pieces.end()));
+        text += item.as_string();
     }
+    request.prompt_words = words_of(text);
+    request.echo = echo_pieces(text);
+    request.prompt_text = std::move(text);
 }
 
 void parse_prompt(CompletionRequest& request, const Json& body) {
@@ -131,9 +155,15 @@ void parse_prompt(CompletionRequest& request, const Json& body) {
         return;
     }
     if (prompt->is_array() && prompt->size() > 0) {
-        if (prompt->as_array()[0].is_string())
+        const auto& items = prompt->as_array();
+        const auto texts = std::count_if(items.begin(), items.end(),
+                                         [](const Json& item) { return item.is_string(); });
+        if (texts == static_cast<std::ptrdiff_t>(items.size()))
             bad("\"prompt\": the mock answers one prompt per request");
-        set_token_prompt(request, prompt->as_array());
+        if (texts == 0)
+            set_token_prompt(request, items);
+        else
+            set_mixed_prompt(request, items);
         return;
     }
     bad("\"prompt\" must be a string or an array of token ids");
@@ -266,7 +296,7 @@ CompletionRequest parse_completion_request(Endpoint endpoint, const Json& body) 
     }
     parse_logprob_request(request, body);
     request.return_tokens = bool_field(body, "return_tokens").value_or(false);
-    bool_field(body, "cache_prompt");  // accepted; the mock never caches
+    request.cache_prompt = bool_field(body, "cache_prompt").value_or(false);
     request.stop = stop_field(body, endpoint != Endpoint::Completion);
     request.id_slot = static_cast<int>(int_field(body, "id_slot", -1, 1 << 20).value_or(-1));
     request.settings = settings_of(body, request);

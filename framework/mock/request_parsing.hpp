@@ -22,6 +22,8 @@ struct CompletionRequest {
     bool want_logprobs = false;             // report per-token logprobs
     int n_probs = 0;                        // alternatives per token
     bool return_tokens = false;             // /completion: echo generated ids in "tokens"
+    bool cache_prompt =
+        false;  // reuse the slot's cached prefix (absent: false, unlike llama-server)
     std::vector<std::string> stop;
     int id_slot = -1;                // the slot asked for ("id_slot"); -1: any free one
     bool stream = false;             // answer as server-sent events, one chunk per token

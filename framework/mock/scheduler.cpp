@@ -29,6 +29,10 @@ constexpr std::size_t kTurnaroundSamples = 15;
 // A shared step never grows past this, however slow the client.
 constexpr double kMaxStretchedTickMs = 5.0;
 
+// Prompt + generated sequences the continuation memory keeps (one per generated token): some
+// hundred answers of a long cell, a few MB at most.
+constexpr std::size_t kContinuationCapacity = std::size_t{1} << 16;
+
 double ms_between(Clock::time_point from, Clock::time_point to) {
     return std::chrono::duration<double, std::milli>(to - from).count();
 }
@@ -40,8 +44,15 @@ struct Scheduler::Task {
 
     CompletionJob job;
     std::int64_t id = -1;
+    std::vector<std::int32_t> prompt_ids;
+    SequenceHash prompt_hash;
+    // The key its tokens are drawn with and the position of its first token: its own prompt's
+    // key and 0, or where the earlier generation its prompt continues stood.
     std::uint64_t key = 0;
+    int offset = 0;
+    std::shared_ptr<const std::vector<Piece>> echo;  // the echoed text (null: none), from offset 0
     int n_prompt = 0;
+    int n_cached = 0;        // prompt tokens reused from the slot's cache
     int n_target = 0;        // tokens this completion ends with
     std::string end_reason;  // stop_type when n_target is reached
     bool susceptible = false;
@@ -77,6 +88,8 @@ SchedulerOptions scheduler_options(const MockConfig& config) {
     options.divergence_p = config.divergence_p;
     options.build_variant = config.build_variant;
     options.build_variant_every = config.build_variant_every;
+    options.cache_changes = config.cache_changes;
+    options.cache_changes_every = config.cache_changes_every;
     options.seed = config.seed;
     options.empty = config.empty;
     options.schedule = config.schedule;
@@ -87,7 +100,8 @@ SchedulerOptions scheduler_options(const MockConfig& config) {
 Scheduler::Scheduler(SchedulerOptions options)
     : options_(options),
       slots_(static_cast<std::size_t>(std::max(options.slots, 1))),
-      coin_(options.seed) {}
+      coin_(options.seed),
+      continuations_(kContinuationCapacity) {}
 
 Scheduler::~Scheduler() {
     stop();
@@ -122,32 +136,19 @@ void Scheduler::stop() {
 Scheduler::Ticket Scheduler::submit(CompletionJob job) {
     auto task = std::make_shared<Task>();
     task->job = std::move(job);
-    task->key = prompt_key(ids_of(task->job.prompt));
+    task->prompt_ids = ids_of(task->job.prompt);
+    task->key = prompt_key(task->prompt_ids);
+    task->prompt_hash.add(task->prompt_ids);
     task->n_prompt = static_cast<int>(task->job.prompt.size());
-    const int room = std::max(0, options_.n_ctx - task->n_prompt);
-    if (options_.empty) {
-        task->n_target = 0;
-        task->end_reason = "eos";
-    } else if (!task->job.echo.empty()) {
-        // An echoed completion ends with EOS after its text unless a limit cuts it first.
-        const int limit = task->job.n_predict >= 0 ? std::min(task->job.n_predict, room) : room;
-        const int echoed = static_cast<int>(task->job.echo.size());
-        task->n_target = std::min(echoed, limit);
-        task->end_reason = echoed <= limit ? "eos" : "limit";
-    } else if (task->job.n_predict >= 0) {
-        task->n_target = std::min(task->job.n_predict, room);
-        task->end_reason = "limit";
-    } else {
-        const int natural = natural_length(task->key);
-        task->n_target = std::min(natural, room);
-        task->end_reason = natural <= room ? "eos" : "limit";
-    }
+    if (!task->job.echo.empty())
+        task->echo = std::make_shared<const std::vector<Piece>>(task->job.echo);
     {
         std::lock_guard<std::mutex> lock(mutex_);
         if (stopping_) {
             task->state = Task::State::Cancelled;
             return task;
         }
+        plan_locked(*task);
         task->id = next_task_id_++;
         // The coin is drawn in arrival order, so a seed reproduces the same pattern.
         const double coin = static_cast<double>(coin_.next() >> 11) * (1.0 / 9007199254740992.0);
@@ -159,12 +160,39 @@ Scheduler::Ticket Scheduler::submit(CompletionJob job) {
     return task;
 }
 
+void Scheduler::plan_locked(Task& task) {
+    if (const auto from = continuations_.find(task.prompt_hash)) {
+        task.key = from->token_key;
+        task.offset = from->offset;
+        if (!task.echo) task.echo = from->echo;
+    }
+    const int room = std::max(0, options_.n_ctx - task.n_prompt);
+    if (options_.empty) {
+        task.n_target = 0;
+        task.end_reason = "eos";
+    } else if (task.echo) {
+        // An echoed completion ends with EOS after its text unless a limit cuts it first.
+        const int limit = task.job.n_predict >= 0 ? std::min(task.job.n_predict, room) : room;
+        const int echoed = std::max(0, static_cast<int>(task.echo->size()) - task.offset);
+        task.n_target = std::min(echoed, limit);
+        task.end_reason = echoed <= limit ? "eos" : "limit";
+    } else if (task.job.n_predict >= 0) {
+        task.n_target = std::min(task.job.n_predict, room);
+        task.end_reason = "limit";
+    } else {
+        const int natural = std::max(0, natural_length(task.key) - task.offset);
+        task.n_target = std::min(natural, room);
+        task.end_reason = natural <= room ? "eos" : "limit";
+    }
+}
+
 CompletionOutcome Scheduler::outcome_locked(Task& task, bool take) const {
     CompletionOutcome outcome;
     outcome.cancelled = task.state == Task::State::Cancelled;
     outcome.id_slot = task.slot;
     outcome.id_task = task.id;
     outcome.n_prompt = task.n_prompt;
+    outcome.n_cached = task.n_cached;
     if (outcome.cancelled) return outcome;
     if (take) {
         outcome.tokens = std::move(task.tokens);
@@ -209,6 +237,7 @@ StreamProgress Scheduler::next_progress(const Ticket& ticket, std::size_t have) 
         progress.outcome.id_slot = task.slot;
         progress.outcome.id_task = task.id;
         progress.outcome.n_prompt = task.n_prompt;
+        progress.outcome.n_cached = task.n_cached;
         progress.outcome.prompt_ms = ms_between(task.admitted, task.prompt_finished);
     }
     return progress;
@@ -254,6 +283,7 @@ void Scheduler::admit_locked() {
         slot.processing = true;
         slot.task->slot = static_cast<int>(chosen);
         slot.task->state = Task::State::Running;
+        reuse_cache_locked(slot);
         const auto now = Clock::now();
         slot.task->admitted = now;
         while (!unpaired_releases_.empty() && now - unpaired_releases_.front() >= kTurnaroundWindow)
@@ -263,6 +293,19 @@ void Scheduler::admit_locked() {
             unpaired_releases_.pop_front();
         }
     }
+}
+
+void Scheduler::reuse_cache_locked(Slot& slot) {
+    Task& task = *slot.task;
+    if (!task.job.cache_prompt) return;
+    const auto& prompt = task.prompt_ids;
+    const auto shorter = std::min(prompt.size(), slot.cached.size());
+    const auto common =
+        std::mismatch(prompt.begin(), prompt.begin() + shorter, slot.cached.begin());
+    // The last prompt token is always evaluated again (llama-server needs its logits).
+    task.n_cached =
+        std::max(0, std::min(static_cast<int>(common.first - prompt.begin()), task.n_prompt - 1));
+    task.n_prompt_evaluated = task.n_cached;
 }
 
 void Scheduler::note_turnaround_locked(double gap_ms) {
@@ -285,6 +328,13 @@ void Scheduler::finish_locked(Slot& slot, const std::string& stop_type) {
     counters_.tokens_predicted_seconds_total +=
         ms_between(task.prompt_finished, task.finished) / 1000.0;
     slot.processing = false;  // the task stays attached: a stale id_task, like llama-server
+    std::vector<std::int32_t> generated;
+    generated.reserve(task.tokens.size());
+    for (const auto& token : task.tokens) generated.push_back(token.chosen.id);
+    slot.cached = task.prompt_ids;
+    slot.cached.insert(slot.cached.end(), generated.begin(), generated.end());
+    continuations_.remember(task.prompt_hash, generated,
+                            Continuation{task.key, task.offset, task.echo});
     if (unpaired_releases_.size() < slots_.size()) unpaired_releases_.push_back(task.finished);
     finished_.push_back(slot.task);
 }
@@ -366,14 +416,16 @@ bool Scheduler::step_locked() {
             if (task.n_prompt_evaluated < task.n_prompt) continue;
             task.prompt_done = true;
             task.prompt_finished = now;
-            counters_.prompt_tokens_total += static_cast<std::uint64_t>(task.n_prompt);
+            counters_.prompt_tokens_total +=
+                static_cast<std::uint64_t>(task.n_prompt - task.n_cached);
+            counters_.prompt_tokens_cached_total += static_cast<std::uint64_t>(task.n_cached);
             counters_.prompt_seconds_total += ms_between(task.admitted, now) / 1000.0;
             if (task.n_target == 0) finish_locked(slot, task.end_reason);
             continue;
         }
         StepContext context;
-        context.position = static_cast<int>(task.tokens.size());
-        context.n_target = task.n_target;
+        context.position = task.offset + static_cast<int>(task.tokens.size());
+        context.n_target = task.offset + task.n_target;
         context.co_batched = co_batched;
         context.ever_co_batched = task.ever_co_batched;
         context.susceptible = task.susceptible;
@@ -385,12 +437,15 @@ bool Scheduler::step_locked() {
         GeneratedToken token = with_build_variant(
             options_.build_variant, options_.build_variant_every, task.key, context,
             task.job.n_probs, next_token(options_.divergence, task.key, context, task.job.n_probs));
+        if (options_.cache_changes && task.n_cached > 0)
+            token = with_cache_change(options_.cache_changes_every, task.key, context,
+                                      task.job.n_probs, std::move(token));
         if (context.neighbour_words && options_.divergence == Divergence::Contamination)
             ++task.n_leaked;
-        if (context.position < static_cast<int>(task.job.echo.size()))
+        if (task.echo && context.position < static_cast<int>(task.echo->size()))
             token = echo_token(std::move(token),
                                base_token(task.key, context.position, task.job.n_probs),
-                               task.job.echo[static_cast<std::size_t>(context.position)]);
+                               (*task.echo)[static_cast<std::size_t>(context.position)]);
         task.tokens.push_back(std::move(token));
         task.token_ms.push_back(ms_between(task.prompt_finished, now));
         task.content += task.tokens.back().chosen.piece;
@@ -432,10 +487,11 @@ std::vector<SlotView> Scheduler::slots() const {
             const Task& task = *slot.task;
             view.id_task = task.id;
             view.n_prompt_tokens = task.n_prompt;
+            view.n_prompt_tokens_cache = task.n_cached;
             view.params = task.job.params;
             if (slot.processing) {
                 // Once released, llama-server zeroes the progress but keeps the task id.
-                view.n_prompt_tokens_processed = task.n_prompt_evaluated;
+                view.n_prompt_tokens_processed = task.n_prompt_evaluated - task.n_cached;
                 view.n_decoded = static_cast<int>(task.tokens.size());
                 view.n_remain = task.job.n_predict < 0 ? -1 : task.n_target - view.n_decoded;
             }

@@ -12,6 +12,7 @@
 #include <thread>
 #include <vector>
 
+#include "continuation_memory.hpp"
 #include "core/json.hpp"
 #include "core/splitmix64.hpp"
 #include "mock_config.hpp"
@@ -28,6 +29,7 @@ struct CompletionJob {
     int n_probs = 0;                        // alternatives kept per token
     std::vector<std::string> stop;          // stop strings
     int id_slot = -1;                       // the slot asked for, as llama-server takes it
+    bool cache_prompt = false;              // reuse the slot's cached prefix ("cache_prompt")
     core::Json params;                      // echoed by /slots while the task runs
 };
 
@@ -36,6 +38,7 @@ struct CompletionOutcome {
     int id_slot = -1;
     std::int64_t id_task = -1;
     int n_prompt = 0;
+    int n_cached = 0;  // prompt tokens reused from the slot's cache, not evaluated again
     std::vector<GeneratedToken> tokens;
     std::string content;
     std::string stop_type;  // "limit", "eos" or "word"
@@ -68,6 +71,8 @@ struct SchedulerOptions {
     double divergence_p = 0.5;
     BuildVariant build_variant = BuildVariant::None;  // see MockConfig
     int build_variant_every = 3;
+    bool cache_changes = false;  // see MockConfig
+    int cache_changes_every = 2;
     std::uint64_t seed = 0;
     bool empty = false;
     Schedule schedule = Schedule::Batched;
@@ -83,6 +88,7 @@ struct SlotView {
     std::int64_t id_task = -1;  // -1: never assigned
     int n_prompt_tokens = 0;
     int n_prompt_tokens_processed = 0;
+    int n_prompt_tokens_cache = 0;  // of the slot's current or last task
     int n_decoded = 0;
     int n_remain = -1;
     core::Json params;
@@ -93,8 +99,9 @@ struct SchedulerStats {
     int slots_held = 0;           // slots holding a request in progress, whatever is reported
     int requests_deferred = 0;    // queued behind full slots
     std::uint64_t n_decode_total = 0;
-    std::uint64_t n_busy_slots_total = 0;  // summed over decode steps
-    std::uint64_t prompt_tokens_total = 0;
+    std::uint64_t n_busy_slots_total = 0;   // summed over decode steps
+    std::uint64_t prompt_tokens_total = 0;  // evaluated: those reused from a cache are not
+    std::uint64_t prompt_tokens_cached_total = 0;
     std::uint64_t tokens_predicted_total = 0;
     double prompt_seconds_total = 0.0;
     double tokens_predicted_seconds_total = 0.0;
@@ -135,9 +142,18 @@ private:
     struct Slot {
         Ticket task;  // current or, once finished, the stale last task
         bool processing = false;
+        // The slot's prompt cache: the last task's prompt and generated ids, as llama-server's
+        // slot keeps them whether or not that task reused any.
+        std::vector<std::int32_t> cached;
     };
 
     void admit_locked();
+    // The task's token key, first position, target length and echo: its own, or those of the
+    // earlier generation its prompt continues.
+    void plan_locked(Task& task);
+    // With "cache_prompt": the longest common prefix of the task's prompt and the slot's cache,
+    // less the last prompt token, is not evaluated again.
+    void reuse_cache_locked(Slot& slot);
     bool step_locked();
     // True when one request is alone in the batch past fast_solo_after_ticks and nothing shared
     // the batch for kConcurrentHold: skip the tick.
@@ -163,6 +179,7 @@ private:
     SchedulerStats counters_;
     std::int64_t next_task_id_ = 0;
     core::SplitMix64 coin_;  // the Stochastic divergence coin, one draw per arrival
+    ContinuationMemory continuations_;
     bool paused_ = false;
     // When a step last held two or more requests: a lone request keeps its pace until the batch
     // has held one request for kConcurrentHold, so that a client refilling a concurrent pass

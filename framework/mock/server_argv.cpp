@@ -184,6 +184,11 @@ ServerCommandLine parse_llama_argv(const std::vector<std::string>& args) {
         } else if (name == "--build-variant-every") {
             config.build_variant_every =
                 static_cast<int>(parse_integer(name, cursor.value(), 1, 1000));
+        } else if (name == "--cache-changes") {
+            config.cache_changes = true;
+        } else if (name == "--cache-changes-every") {
+            config.cache_changes_every =
+                static_cast<int>(parse_integer(name, cursor.value(), 1, 1000));
         } else if (name == "--crash-after") {
             config.crash_after = parse_integer(name, cursor.value(), 0, 1LL << 40);
         } else if (name == "--hang") {
@@ -250,6 +255,10 @@ std::string llama_argv_usage() {
            "                          for some prompts (score: other words; token: a newline\n"
            "                          starts the text, stripped alike; logprob: moved logprobs)\n"
            "  --build-variant-every=K every K-th prompt by its key is changed (default 3)\n"
+           "  --cache-changes         a prompt cache that changes answers: an answer that\n"
+           "                          reused cached prompt tokens (\"cache_prompt\": true) is\n"
+           "                          other words from its first token, for some prompts\n"
+           "  --cache-changes-every=K every K-th prompt by its key (default 2; 1: every one)\n"
            "  --schedule=S            batched|serial|round-robin: how the slots are decoded\n"
            "                          (serial: one request to its end at a time; round-robin:\n"
            "                          one token per step for one request, in turn)\n"

@@ -13,6 +13,7 @@ namespace {
 constexpr std::uint64_t kScoreSalt = 0x5c0e5c0e5c0e5c0eULL;
 constexpr std::uint64_t kShiftSalt = 0x10a9b10a9b10a9bULL;
 constexpr std::uint64_t kGreedySalt = 0x96eed796eed796eeULL;
+constexpr std::uint64_t kCacheSalt = 0xcac4ec4a9ec4ec4aULL;
 
 // The first SplitMix64 output from state x: a well-mixed hash of x.
 std::uint64_t mix(std::uint64_t x) {
@@ -52,11 +53,14 @@ GeneratedToken with_alternatives(Candidate chosen, std::uint64_t hash, int n_top
     return token;
 }
 
-GeneratedToken other_word(std::uint64_t key, int position, int n_top) {
+// Another word than the base token's, the same at every asking; `salt` tells one cause of change
+// from another (so that a cached answer of a build variant is not the variant's answer again).
+GeneratedToken other_word(std::uint64_t key, int position, int n_top,
+                          std::uint64_t salt = kScoreSalt) {
     const auto hash = step_hash(key, position);
     const std::size_t words = generated_word_count();
     const std::size_t base = hash % words;
-    const std::size_t changed = (base + 1 + mix(hash ^ kScoreSalt) % (words - 1)) % words;
+    const std::size_t changed = (base + 1 + mix(hash ^ salt) % (words - 1)) % words;
     return with_alternatives(word_candidate(changed, chosen_logprob(hash)), hash, n_top);
 }
 
@@ -146,6 +150,22 @@ GeneratedToken with_build_variant(BuildVariant variant, int every, std::uint64_t
             break;
     }
     return shifted(std::move(token), key, step.position);
+}
+
+bool cache_changes_answer(std::uint64_t key, int every) {
+    return every > 0 && mix(key ^ kCacheSalt) % static_cast<std::uint64_t>(every) == 0;
+}
+
+GeneratedToken with_cache_change(int every, std::uint64_t key, const StepContext& step, int n_top,
+                                 GeneratedToken token) {
+    if (!cache_changes_answer(key, every)) return token;
+    // Never the token it replaces, whatever another knob made of that.
+    GeneratedToken changed = other_word(key, step.position, n_top, kCacheSalt);
+    for (std::uint64_t salt = kCacheSalt; changed.chosen.id == token.chosen.id;) {
+        salt = mix(salt);
+        changed = other_word(key, step.position, n_top, salt);
+    }
+    return changed;
 }
 
 GeneratedToken next_token(Divergence mode, std::uint64_t key, const StepContext& step, int n_top) {

@@ -1,5 +1,6 @@
-// The mock's "model": the token at each position is a pure function of (prompt, position), with
-// deterministic logprobs, and each divergence mode says how co-batching perturbs it.
+// The mock's "model": the token at each position is a pure function of (prompt key, position),
+// with deterministic logprobs (a prompt that continues an earlier answer takes that answer's key
+// and position, continuation_memory.hpp), and each knob says how it is perturbed.
 #pragma once
 
 #include <cstdint>
@@ -44,6 +45,13 @@ bool build_variant_changes(std::uint64_t prompt_key, int every);
 // leaves alone (build_variant_changes) or for BuildVariant::None.
 GeneratedToken with_build_variant(BuildVariant variant, int every, std::uint64_t prompt_key,
                                   const StepContext& step, int n_top, GeneratedToken token);
+// Whether a prompt cache that changes answers (MockConfig::cache_changes) changes the answer to
+// the prompt with `prompt_key` when it was served from the cache: every `every`-th prompt.
+bool cache_changes_answer(std::uint64_t prompt_key, int every);
+// `token` as it comes out of a warm cache that changes answers: other words, at every position,
+// for a chosen prompt; unchanged for any other.
+GeneratedToken with_cache_change(int every, std::uint64_t prompt_key, const StepContext& step,
+                                 int n_top, GeneratedToken token);
 GeneratedToken next_token(Divergence mode, std::uint64_t prompt_key, const StepContext& step,
                           int n_top);
 

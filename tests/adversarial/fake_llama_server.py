@@ -35,9 +35,21 @@ Answers:
                                (on this server) is served from it, all but its last token
                                cached, and its answer says so (timings.cache_n and prompt_n,
                                usage.prompt_tokens_details.cached_tokens; ollama: a smaller
-                               usage.prompt_tokens)
-  --fake-cache-changes         with --fake-cache-hits: an answer served from the cache is
-                               another text
+                               usage.prompt_tokens), whatever the request or the launch says
+  --fake-cache-changes         an answer served from a cache (this one, or the honest one
+                               below) is another text
+The honest prompt cache, without any knob: a request is served from it when the cache is on for
+it, on the llama surfaces when it sends "cache_prompt": true (absent or false: cold; llama-server
+itself defaults to true), on vllm and sglang unless the server was launched with the kind's
+switch (--no-enable-prefix-caching, --disable-radix-cache); the other surfaces have none. It
+holds each finished request's prompt and answer (a prompt's tokens are its words, then any ids),
+per slot on the llama surfaces, for every slot on vllm and sglang; a request reuses its longest
+common prefix with them, less its last prompt token, and states it as --fake-cache-hits does
+(ik: a smaller timings.prompt_n and no cache_n).
+Continuation cuts: /completion takes llama-server's mixed prompt, ["text", id0, ..., id(k-1)]
+(the text's words, then the ids); when the ids are the first k an earlier answer to that text
+made, the answer continues it, its tokens k, k+1, ... (the same ids and words), n_predict
+counted from this request. Served from a cache with --fake-cache-changes, it is another text.
   --fake-warmup-needed=K       the first K completions after start-up are other texts: a server
                                that needs warm-up requests (a kind's [request].warmup)
   --fake-fail-first=K          the first K completions after start-up answer HTTP 500 with the
@@ -130,6 +142,8 @@ class Config:
         self.warmup_needed = 0     # the first K completions are other texts
         self.fail_first = 0        # the first K completions answer 500
         self.surface = "llama"
+        # vllm --no-enable-prefix-caching, sglang --disable-radix-cache: no honest prefix cache
+        self.prefix_cache_off = False
         self.flags = set()
         positional = []
         i = 0
@@ -151,6 +165,8 @@ class Config:
                          "--max-batch-size", "--max_batch_size"): self.parallel = int(value())
             elif key == "--fake-surface": self.surface = value()
             elif key in ("--decode-log-interval", "--cache-ram"): value()
+            elif key in ("--no-enable-prefix-caching", "--disable-radix-cache"):
+                self.prefix_cache_off = True
             elif not key.startswith("-"): positional.append(arg)
             elif key == "--fake-tick-ms": self.tick_s = float(value()) / 1000.0
             elif key == "--fake-compute-max": self.compute_max = int(value())
@@ -182,12 +198,62 @@ class Config:
     def has(self, flag):
         return flag in self.flags
 
+    def honest_cache(self, body):
+        """Whether a request may be served from the honest prompt cache: on the llama surfaces
+        when it sends "cache_prompt": true (absent is false here, unlike llama-server), on vllm
+        and sglang unless launched with the kind's flag that turns the cache off."""
+        if self.surface == "llama":
+            return body.get("cache_prompt") is True
+        if self.surface in ("vllm", "sglang"):
+            return not self.prefix_cache_off
+        return False
+
+
+class Prompt:
+    """A request's prompt: its text and the token ids that follow it (a mixed /completion prompt
+    array, ["text", 12, 34]). Its tokens are the text's words, then the ids."""
+
+    def __init__(self, text, ids=()):
+        self.text, self.ids = text, tuple(ids)
+        self.tokens = tuple(text.split()) + self.ids
+
+    @staticmethod
+    def of_completion(prompt):
+        """A /completion prompt: a string, or an array of strings and token ids (the strings'
+        text first, then the ids, in order)."""
+        if not isinstance(prompt, list):
+            return Prompt(str(prompt))
+        text = "".join(p for p in prompt if isinstance(p, str))
+        ids = [p for p in prompt if isinstance(p, int) and not isinstance(p, bool)]
+        return Prompt(text, ids)
+
+    def ident(self):
+        """What the asking counts (--fake-serial-jitter, --fake-cache-hits) count it by."""
+        return self.text if not self.ids else (self.text, self.ids)
+
+    def key(self):
+        """What its tokens are drawn with when it continues no earlier answer."""
+        return self.text if not self.ids else self.text + "|" + ",".join(map(str, self.ids))
+
+
+def common_prefix(a, b):
+    n = 0
+    for x, y in zip(a, b):
+        if x != y:
+            break
+        n += 1
+    return n
+
 
 class Request:
     def __init__(self, prompt, n_predict, slot, task, variant):
         self.prompt, self.n_predict, self.slot, self.task = prompt, n_predict, slot, task
         self.variant = variant  # chosen at admission (--fake-slot-dependent, --fake-serial-jitter)
-        self.cached = False  # served from the prompt cache (--fake-cache-hits)
+        # Its tokens are drawn as the generation of `key` from position `offset` on: its own
+        # prompt's from 0, or an earlier answer's that its prompt continues (prompt + ids made).
+        self.key, self.offset = prompt.key(), 0
+        self.cached = False  # served from the prompt cache (--fake-cache-hits, or the honest one)
+        self.cached_n = 0    # its prompt tokens served from the cache
         self.admitted = time.monotonic()
         # One entry per token made: (id, the tick's monotonic time, the peak batch so far).
         self.made = []
@@ -208,9 +274,37 @@ class Scheduler:
         self.n_tasks = 0  # task ids, one per admitted request, as llama-server numbers them
         self.asked = {}  # how often each prompt was asked (--fake-serial-jitter, cache-hits)
         self.turn = 0  # round-robin: the task that computed last
+        # The honest prompt cache: each slot's last prompt + answer (llama surfaces), the latest
+        # sequences of any slot (vllm, sglang: one prefix cache for all).
+        self.slot_cached = [()] * config.total_slots
+        self.recent = collections.deque(maxlen=256)
+        # Prompt + the first j ids of an answer -> (key, offset) of the generation it continues.
+        self.continuations = collections.OrderedDict()
         threading.Thread(target=self.tick, daemon=True).start()
 
-    def admit(self, prompt, n_predict, wanted_slot):
+    def cached_prefix(self, prompt, slot):
+        """Prompt tokens the honest cache holds for a request in `slot`: the longest common
+        prefix with what it remembers, less the last prompt token (always evaluated again)."""
+        if self.config.surface == "llama":
+            held = [self.slot_cached[slot]]
+        else:
+            held = self.recent
+        longest = max((common_prefix(prompt.tokens, seq) for seq in held), default=0)
+        return max(0, min(longest, len(prompt.tokens) - 1))
+
+    def remember(self, request):
+        """A finished request's prompt and answer: the honest cache's sequence, and every cut of
+        it (the prompt and its first j ids) as a continuation of its generation."""
+        ids = tuple(made[0] for made in request.made)
+        sequence = request.prompt.tokens + ids
+        self.slot_cached[request.slot] = sequence
+        self.recent.append(sequence)
+        for j in range(1, len(ids) + 1):
+            self.continuations[request.prompt.tokens + ids[:j]] = (request.key, request.offset + j)
+        while len(self.continuations) > 4096:
+            self.continuations.popitem(last=False)
+
+    def admit(self, prompt, n_predict, wanted_slot, honest_cache=False):
         with self.lock:
             while True:
                 free = [i for i, r in enumerate(self.slots) if r is None]
@@ -224,20 +318,29 @@ class Scheduler:
             variant = 0
             if self.config.has("slot-dependent"):
                 variant += 100 * (slot + 1)  # every slot its own text, batched or not
-            asked = self.asked.get(prompt, 0)
-            self.asked[prompt] = asked + 1
+            asked = self.asked.get(prompt.ident(), 0)
+            self.asked[prompt.ident()] = asked + 1
             if self.config.has("serial-jitter"):  # every second asking answers otherwise
                 variant += 1000 * (asked % 2)
-            cached = asked > 0 and self.config.has("cache-hits")
+            prompt_n = len(prompt.tokens)
+            forced = asked > 0 and self.config.has("cache-hits")
+            cached_n = self.cached_prefix(prompt, slot) if honest_cache else 0
+            if forced:  # all but the last prompt token
+                cached_n = max(cached_n, prompt_n - 1)
+            cached = forced or cached_n > 0
             if cached and self.config.has("cache-changes"):
                 variant += 10000
             if self.n_tasks < self.config.warmup_needed:  # not warmed up yet: another text
                 variant += 100000
             self.n_tasks += 1
             request = Request(prompt, n_predict, slot, self.n_tasks, variant)
-            request.cached = cached
+            request.cached, request.cached_n = cached, cached_n
+            continued = self.continuations.get(prompt.tokens)
+            if continued:
+                request.key, request.offset = continued
             if n_predict <= 0:
                 request.done.set()
+                self.remember(request)
             self.slots[slot] = request
             return request
 
@@ -287,10 +390,12 @@ class Scheduler:
                     variant = r.variant
                     if diverge_at is not None and r.peak_batch >= diverge_at:
                         variant += 1
-                    r.made.append((token_id(r.prompt, len(r.made), variant), now, r.peak_batch))
+                    position = r.offset + len(r.made)
+                    r.made.append((token_id(r.key, position, variant), now, r.peak_batch))
                     if len(r.made) >= r.n_predict:
                         r.computing = False
                         r.done.set()
+                        self.remember(r)
                 self.lock.notify_all()  # a streaming handler writes each token as it is made
 
     def slots_view(self):
@@ -551,10 +656,10 @@ class Handler(BaseHTTPRequestHandler):
             return None
         c = self.config
         if chat:
-            prompt = "\n".join(str(m.get("content", "")) for m in body.get("messages", []))
+            prompt = Prompt("\n".join(str(m.get("content", "")) for m in body.get("messages", [])))
             n_predict = int(body.get("max_tokens", body.get("n_predict", 16)))
         else:
-            prompt = str(body.get("prompt", ""))
+            prompt = Prompt.of_completion(body.get("prompt", ""))
             n_predict = int(body.get("n_predict", 16))
         with self.scheduler.lock:
             busy = sum(1 for r in self.scheduler.slots if r is not None)
@@ -565,7 +670,8 @@ class Handler(BaseHTTPRequestHandler):
                                                   "message": "graph capture not finished"}})
         if c.has("fail-concurrent") and busy >= 1:
             return self.send_json(503, {"error": {"code": 503, "message": "server busy"}})
-        request = self.scheduler.admit(prompt, n_predict, body.get("id_slot"))
+        request = self.scheduler.admit(prompt, n_predict, body.get("id_slot"),
+                                       c.honest_cache(body))
         try:
             if c.has("hang-concurrent") and busy >= 1:
                 time.sleep(3600)
@@ -582,9 +688,10 @@ class Answer:
 
     def __init__(self, config, request, body, chat):
         self.config, self.request, self.body, self.chat = config, request, body, chat
-        self.prompt_n = len(request.prompt.split())
-        # Served from the cache: all but the last prompt token, as llama-server re-evaluates it.
-        self.cached_n = self.prompt_n - 1 if request.cached and self.prompt_n > 1 else 0
+        self.prompt_n = len(request.prompt.tokens)
+        # Served from the cache: at most all but the last prompt token, as llama-server
+        # re-evaluates it.
+        self.cached_n = request.cached_n
         self.want_probs = bool(body.get("logprobs") if chat else body.get("n_probs"))
 
     def usage(self, n):
@@ -605,7 +712,9 @@ class Answer:
         return [made[0] for made in self.request.made]
 
     def piece(self, k):
-        return ("" if k == 0 else " ") + word(self.request.made[k][0])
+        """Token k's text: its word, after a space unless it begins the generation (a cut's
+        continuation goes on with the spaces of the answer it continues)."""
+        return ("" if self.request.offset + k == 0 else " ") + word(self.request.made[k][0])
 
     @staticmethod
     def prob(token):
@@ -624,7 +733,7 @@ class Answer:
     def whole(self):
         c, n_generated = self.config, self.total()
         ids = self.ids()
-        text = " ".join(word(i) for i in ids)
+        text = "".join(self.piece(k) for k in range(len(ids)))
         drop = c.has("drop-logprobs") and self.concurrent()
         probs = [self.prob(i) for i in ids]
         if self.chat:
@@ -803,7 +912,7 @@ class StreamedAnswer:
         """Token k's event (k may be one past the last: --fake-stream-after-final)."""
         request, last = self.request, k == self.request.n_predict - 1
         if k >= len(request.made):  # a token never made: the next one, timed as the last
-            request.made.append((token_id(request.prompt, k, request.variant),
+            request.made.append((token_id(request.key, request.offset + k, request.variant),
                                  request.made[-1][1], request.made[-1][2]))
         if not self.chat:
             out = {"index": 0, "content": self.answer.piece(k), "tokens": [request.made[k][0]],
@@ -839,7 +948,7 @@ class StreamedAnswer:
         if not self.chat:
             return [{"index": 0, "content": "", "tokens": [], "id_slot": request.slot,
                      "stop": True, "model": self.config.model, "tokens_predicted": n,
-                     "tokens_evaluated": self.answer.prompt_n, "prompt": request.prompt,
+                     "tokens_evaluated": self.answer.prompt_n, "prompt": request.prompt.text,
                      "has_new_line": False, "truncated": False, "stop_type": "limit",
                      "stopping_word": "", "tokens_cached": self.answer.prompt_n + n,
                      "timings": self.answer.timings(n, last)}]

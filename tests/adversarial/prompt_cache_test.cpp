@@ -32,9 +32,10 @@ CacheRun run_cell(const std::string& kind, const std::string& surface,
     std::string model = "served-model";  // a name in the server's store
     if (surface == "llama") {
         model = dir.write("model.gguf", "not really a model");
-    } else if (surface == "tgi") {  // a model directory
+    } else if (surface == "tgi" || surface == "vllm" || surface == "sglang") {  // a directory
         std::filesystem::create_directories(dir.file("model"));
         dir.write("model/config.json", "{\"architectures\": [\"Fake\"]}\n");
+        dir.write("model/weights.bin", "weights");
         model = dir.file("model");
     }
     auto argv = testing::fake_cell_argv(model, dir.file("o"));
@@ -93,6 +94,22 @@ TEST_CASE("an honest server's answers state a cold cache, and the cert says it w
     CHECK(gate->find("unwitnessed")->as_int() == 0);
     CHECK(text(*gate, "witness") == "timings.cache_n, usage.prompt_tokens_details.cached_tokens");
     CHECK(says(run.cert, "cold cache: 40 scored answer(s) computed their whole prompt"));
+}
+
+TEST_CASE("a kind whose server caches by default turns it off at launch, and the cert proves it",
+          "[adversarial][cache]") {
+    // The fake's vllm and sglang surfaces cache every repeat unless launched with the kind's
+    // switch; A' and each C pass repeat prompts, so a switch that did not arrive would show.
+    for (const char* kind : {"vllm", "sglang"}) {
+        const auto run = run_cell(kind, kind, {});
+        INFO(kind << ": " << run.result.out << run.result.err);
+        REQUIRE(run.cert.is_object());
+        const core::Json* gate = run.cert.find("cold_cache");
+        REQUIRE(gate);
+        CHECK(gate->find("ok")->as_bool());
+        CHECK(gate->find("hits")->size() == 0);
+        CHECK(gate->find("witnessed")->as_int() == 40);
+    }
 }
 
 TEST_CASE("answers served from a prompt cache are no agreement, whichever witness states it",

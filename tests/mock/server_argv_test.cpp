@@ -9,11 +9,11 @@ using namespace bi::mock;
 
 namespace {
 
-ServerCommandLine parse(std::vector<std::string> args) {
+ServerCommandLine parse(const std::vector<std::string>& args) {
     return parse_llama_argv(args);
 }
 
-std::string error_of(std::vector<std::string> args) {
+std::string error_of(const std::vector<std::string>& args) {
     try {
         parse_llama_argv(args);
     } catch (const bi::Error& e) {
@@ -111,6 +111,12 @@ TEST_CASE("the mock's knobs, in both spellings", "[mock][argv]") {
     CHECK(parse({"--divergence=stochastic"}).config.divergence == Divergence::Stochastic);
     CHECK(parse({"--help"}).help);
     CHECK(parse({"--version"}).version);
+    CHECK_FALSE(parse({}).config.cache_changes);
+    CHECK(parse({}).config.cache_changes_every == 2);
+    config = parse({"--cache-changes", "--cache-changes-every=5"}).config;
+    CHECK(config.cache_changes);
+    CHECK(config.cache_changes_every == 5);
+    CHECK(parse({"--cache-changes-every", "1"}).config.cache_changes_every == 1);
 }
 
 TEST_CASE("bad values are one-line usage errors naming the flag", "[mock][argv]") {
@@ -121,6 +127,7 @@ TEST_CASE("bad values are one-line usage errors naming the flag", "[mock][argv]"
     CHECK_THAT(error_of({"-np", "0"}), Catch::Contains("-np"));
     CHECK_THAT(error_of({"--tick-ms=fast"}), Catch::Contains("--tick-ms"));
     CHECK_THAT(error_of({"--fast-solo-after=-1"}), Catch::Contains("--fast-solo-after"));
+    CHECK_THAT(error_of({"--cache-changes-every=0"}), Catch::Contains("--cache-changes-every"));
     CHECK_THAT(error_of({"stray"}), Catch::Contains("stray"));
     CHECK_THAT(error_of({"-c", "2", "-np", "4"}), Catch::Contains("no context"));
 }

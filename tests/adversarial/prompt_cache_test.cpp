@@ -25,9 +25,10 @@ struct CacheRun {
 };
 
 // One N=4 cell against the fake: `kind` (empty: llama-server's own) on the fake's `surface`
-// (with a model of that kind's form), the fake's flags.
+// (with a model of that kind's form), the fake's flags, and bi-run's own `options`.
 CacheRun run_cell(const std::string& kind, const std::string& surface,
-                  const std::vector<std::string>& fake) {
+                  const std::vector<std::string>& fake,
+                  const std::vector<std::string>& options = {}) {
     testing::ScratchDir dir;
     std::string model = "served-model";  // a name in the server's store
     if (surface == "llama") {
@@ -42,6 +43,7 @@ CacheRun run_cell(const std::string& kind, const std::string& surface,
     if (!kind.empty()) argv.insert(argv.end(), {"--server-kind", kind});
     if (surface != "llama") argv.push_back("--server-flag=--fake-surface=" + surface);
     for (const auto& token : fake) argv.push_back("--server-flag=" + token);
+    argv.insert(argv.end(), options.begin(), options.end());
     CacheRun run;
     run.result = testing::run_command(argv);
     try {
@@ -170,4 +172,54 @@ TEST_CASE("a kind that states no cache witness: a cold cache is assumed, and the
     CHECK(gate->find("witness")->is_null());
     CHECK(gate->find("witnessed")->as_int() == 0);
     CHECK(says(run.cert, "states no cache witness, so a cold cache is assumed, not proven"));
+}
+
+// The cache arm (--cache-arm) against the fake's honest caches: the llama-server kind turns its
+// cache on per request and resumes A's answers from it; the vLLM kind's cache arm server is
+// launched without --no-enable-prefix-caching. A fake whose cached answers are other texts is
+// CHANGED (exit 3) beside a GREEN; a kind with no witness cannot say what the cache served.
+TEST_CASE("cache arm: the honest fake's warm answers are A's, a changing cache is CHANGED",
+          "[adversarial][cache]") {
+    const std::vector<std::string> arm{"--cache-arm", "--endpoint", "completion"};
+    auto run = run_cell("", "llama", {}, arm);
+    INFO(run.result.out << run.result.err);
+    CHECK(run.result.exit_code == 0);
+    REQUIRE(run.cert.find("cache_check"));
+    const core::Json& same = *run.cert.find("cache_check");
+    CHECK(text(same, "status") == "same");
+    CHECK(same.find("n_served")->as_int() == same.find("n_ids")->as_int());
+    CHECK(same.find("n_cuts")->as_int() > 0);
+    run = run_cell("", "llama", {"--fake-cache-changes"}, arm);
+    INFO(run.result.out << run.result.err);
+    CHECK(run.result.exit_code == 3);
+    CHECK(text(run.cert, "status") == "green");
+    REQUIRE(run.cert.find("cache_check"));
+    const core::Json& changed = *run.cert.find("cache_check");
+    CHECK(text(changed, "status") == "changed");
+    CHECK(changed.find("changed_ids")->size() > 0);
+}
+
+TEST_CASE("cache arm: a kind whose cache is a launch setting is served on the cache arm's server",
+          "[adversarial][cache]") {
+    auto run = run_cell("vllm", "vllm", {}, {"--cache-arm"});
+    INFO(run.result.out << run.result.err);
+    CHECK(run.result.exit_code == 0);
+    REQUIRE(run.cert.find("cache_check"));
+    const core::Json& check = *run.cert.find("cache_check");
+    CHECK(text(check, "status") == "same");
+    CHECK(check.find("n_served")->as_int() == check.find("n_ids")->as_int());
+    CHECK(check.find("n_cuts")->as_int() == 0);
+    // The cold arms' servers kept the flag: not one of their answers was served from the cache.
+    CHECK(run.cert.find("cold_cache")->find("hits")->size() == 0);
+}
+
+TEST_CASE("cache arm: a kind with no cache witness is not comparable, and says why",
+          "[adversarial][cache]") {
+    auto run = run_cell("tgi", "tgi", {}, {"--cache-arm"});
+    INFO(run.result.out << run.result.err);
+    REQUIRE(run.cert.find("cache_check"));
+    const core::Json& check = *run.cert.find("cache_check");
+    CHECK(text(check, "status") == "not_comparable");
+    CHECK_THAT(check.find("reasons")->as_array().front().as_string(),
+               Catch::Contains("states no cache witness"));
 }

@@ -47,6 +47,12 @@ Answers:
                                (draft_n_accepted)
   --fake-draft-concurrent      only a request that shared a tick drafts (the arms draft
                                differently; the texts stay the same)
+  --fake-mode-ignored          a determinism mode asked on (SGLang --enable-deterministic-
+                               inference, VLLM_BATCH_INVARIANT=1, FORCE_DETERMINISTIC=1) is
+                               reported on but not honoured: --fake-diverge-at still changes
+                               answers (an honoured mode stops it)
+  --fake-mode-reports-off      the mode asked on does not take effect, and SGLang's
+                               /get_server_info says enable_deterministic_inference false
   --fake-drop-logprobs         a request that shared a tick answers without logprobs and token
                                ids (streamed: chunks made in a shared tick carry no logprobs,
                                and no token ids on /completion)
@@ -131,6 +137,9 @@ class Config:
         self.fail_first = 0        # the first K completions answer 500
         self.surface = "llama"
         self.flags = set()
+        # A determinism mode asked on: SGLang's flag, vLLM's or TensorRT-LLM's variable.
+        self.determinism = (os.environ.get("VLLM_BATCH_INVARIANT") == "1"
+                            or os.environ.get("FORCE_DETERMINISTIC") == "1")
         positional = []
         i = 0
         while i < len(argv):
@@ -150,6 +159,7 @@ class Config:
             elif key in ("-np", "--parallel", "--max-num-seqs", "--max-running-requests",
                          "--max-batch-size", "--max_batch_size"): self.parallel = int(value())
             elif key == "--fake-surface": self.surface = value()
+            elif key == "--enable-deterministic-inference": self.determinism = True
             elif key in ("--decode-log-interval", "--cache-ram"): value()
             elif not key.startswith("-"): positional.append(arg)
             elif key == "--fake-tick-ms": self.tick_s = float(value()) / 1000.0
@@ -181,6 +191,14 @@ class Config:
 
     def has(self, flag):
         return flag in self.flags
+
+    def mode_reported(self):
+        """What the server says of its determinism mode (SGLang's /get_server_info)."""
+        return self.determinism and not self.has("mode-reports-off")
+
+    def mode_in_effect(self):
+        """A mode that is on and honoured: batching no longer changes an answer."""
+        return self.mode_reported() and not self.has("mode-ignored")
 
 
 class Request:
@@ -281,7 +299,7 @@ class Scheduler:
                     lie = self.config.has("lie-slots")
                     self.steps.append({"iter": self.n_decode, "numActiveRequests":
                                        len(active) if lie else len(batch)})
-                diverge_at = self.config.diverge_at
+                diverge_at = None if self.config.mode_in_effect() else self.config.diverge_at
                 for r in batch:
                     r.peak_batch = max(r.peak_batch, len(batch))
                     variant = r.variant
@@ -488,7 +506,8 @@ class Handler(BaseHTTPRequestHandler):
             return self.send_json(200, {"version": "0.0.0-fake"})
         if s == "sglang" and self.path == "/get_server_info":
             return self.send_json(200, {"max_running_requests": c.total_slots,
-                                        "model_path": c.reported_model, "version": "0.0.0-fake"})
+                                        "model_path": c.reported_model, "version": "0.0.0-fake",
+                                        "enable_deterministic_inference": c.mode_reported()})
         if s == "tgi" and self.path == "/info":
             return self.send_json(200, {"model_id": c.reported_model, "version": "0.0.0-fake"})
         if s == "ollama" and self.path == "/":

@@ -246,6 +246,8 @@ void plan_live(RunPlan& plan, LivePlan live, bool alias_given,
     check_live_model(live);
     plan_kv_cache(o, live, kv_label_given);
     o.cache_arm = o.cache_arm || live.target.cache_arm;  // --cache-arm, or the model's entry
+    if (!o.determinism_choice && !live.target.determinism.empty())
+        o.determinism_choice = core::parse_determinism(live.target.determinism);
     plan_determinism(o, live.kind);
     check_live_memory(plan, o, live);
     if (!alias_given) o.model_alias = live.target.alias;

@@ -19,7 +19,7 @@ const OptionGroupSpec kGuards{"Guards",
 const OptionGroupSpec kRequests{
     "Requests",
     {"endpoint", "logprobs", "seed", "stagger-ms", "arrivals", "req-timeout", "arm-deadline",
-     "stop-on-red", "cache-arm", "max-response-bytes"}};
+     "stop-on-red", "determinism", "cache-arm", "max-response-bytes"}};
 
 // The plugins, the scorer and the work rows of a cell.
 const OptionGroupSpec kScoring{

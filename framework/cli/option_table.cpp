@@ -238,6 +238,10 @@ const std::vector<OptionSpec>& option_specs() {
         spec("stop-on-red", T::Switch, K::Switch,
              "Stop the C passes at the first invariant divergence")
             .sets(F::StopOnRed),
+        spec("determinism", T::Text, K::Text,
+             "The server's determinism mode: off, on (the kind's switch, checked where the "
+             "server reports it) or both (one cert per side) (default: off)")
+            .sets(F::Determinism),
         spec("cache-arm", T::Switch, K::Switch,
              "Also run the cache arm: each prompt primed and served again from the prompt "
              "cache (and A's answers resumed from it), compared with A; a CHANGED check exits 3")

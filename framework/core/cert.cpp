@@ -96,10 +96,12 @@ std::string moe_hint(std::string_view model) {
            "composition, so this cert says nothing about any other N, ctx or work-set";
 }
 
-std::string cert_file_name(std::string_view model, std::int64_t ctx, std::int64_t dispatch_n) {
+std::string cert_file_name(std::string_view model, std::int64_t ctx, std::int64_t dispatch_n,
+                           bool determinism) {
     std::string safe(model);
     std::replace(safe.begin(), safe.end(), '/', '_');
-    return safe + "__ctx" + std::to_string(ctx) + "__N" + std::to_string(dispatch_n) + ".json";
+    return safe + "__ctx" + std::to_string(ctx) + "__N" + std::to_string(dispatch_n) +
+           (determinism ? "__det" : "") + ".json";
 }
 
 const KindEvidence& evidence_of_kind(const std::optional<ServerRecord>& server) {

@@ -202,6 +202,8 @@ struct RunRecord {
     std::optional<std::string> arrivals;
     // Unscored requests sent after each launch, before any arm (the kind's [request].warmup).
     std::optional<std::int64_t> warmup_requests;
+    // --determinism's side on a kind with a mode: "on" or "off"; absent: not asked.
+    std::optional<std::string> determinism;
     std::optional<double> request_timeout_s;
     std::optional<bool> stop_on_red;
     std::optional<double> logit_drift_eps;  // set when logprob-only drift below it was ignored
@@ -270,8 +272,10 @@ PairReport stored_report(PairReport report);
 // The cert without its digest; framework/io adds the digest over the canonical text.
 Cert build_cert(const CertContext& context, const Verdict& verdict);
 
-// `{model}__ctx{C}__N{N}.json`, with '/' in the model name turned into '_'.
-std::string cert_file_name(std::string_view model, std::int64_t ctx, std::int64_t dispatch_n);
+// `{model}__ctx{C}__N{N}.json`, with '/' in the model name turned into '_'; a cell run with the
+// server's determinism mode on is `{model}__ctx{C}__N{N}__det.json`, beside the one without.
+std::string cert_file_name(std::string_view model, std::int64_t ctx, std::int64_t dispatch_n,
+                           bool determinism = false);
 
 // A hint when the model name looks like a mixture-of-experts model; empty otherwise.
 std::string moe_hint(std::string_view model);

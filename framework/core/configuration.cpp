@@ -53,7 +53,7 @@ std::vector<ConfigurationField> configuration_fields(const Cert& cert) {
     const RunRecord run = cert.run.value_or(RunRecord{});
     const auto& flags =
         cert.promotion_scope.server_flags ? cert.promotion_scope.server_flags : run.server_flags;
-    return {
+    std::vector<ConfigurationField> fields{
         {"source", std::string(name(cert.source))},
         {"model", cert.cell.model},
         {"model_sha256", model_hash(cert)},
@@ -74,6 +74,10 @@ std::vector<ConfigurationField> configuration_fields(const Cert& cert) {
         {"n_predict", text_of(run.n_predict)},
         {"logprobs", text_of(run.logprobs)},
     };
+    // A side run with the server's determinism mode on is another deployment; off is the
+    // server as it runs by default, so it stays the configuration it was before the choice.
+    if (run.determinism == std::string("on")) fields.push_back({"determinism", "on"});
+    return fields;
 }
 
 std::string configuration_id(const Cert& cert) {

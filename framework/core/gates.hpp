@@ -13,6 +13,7 @@
 #include "cold_cache.hpp"
 #include "compare.hpp"
 #include "coverage.hpp"
+#include "determinism.hpp"
 #include "drafting.hpp"
 #include "forensics.hpp"
 #include "lockstep.hpp"
@@ -124,6 +125,8 @@ struct CertGates {
     // Checked where the kind declares draft fields (CellEvidence::draft_fields); nullopt
     // otherwise and in certs from before it.
     std::optional<DraftingGate> drafting;
+    // Recorded where --determinism chose a side of a kind with a mode; nullopt otherwise.
+    std::optional<DeterminismGate> determinism;
     std::vector<std::string> incomplete_ids;  // never sent or cut off by bi-run: compared nowhere
     std::vector<MissingEvidence> missing_evidence;
     GreedyCheck greedy;

@@ -90,6 +90,18 @@ const Json* Json::find(std::string_view key) const {
     return it == object.end() ? nullptr : &it->second;
 }
 
+const Json* Json::find_path(std::string_view dotted) const {
+    const Json* node = this;
+    while (true) {
+        const std::size_t dot = dotted.find('.');
+        if (!node->is_object()) return nullptr;
+        node = node->find(dotted.substr(0, dot));
+        if (!node || node->is_null()) return nullptr;
+        if (dot == std::string_view::npos) return node;
+        dotted.remove_prefix(dot + 1);
+    }
+}
+
 Json& Json::operator[](std::string_view key) {
     if (is_null()) value_ = Object{};
     auto& object = as_object();

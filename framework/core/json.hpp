@@ -57,6 +57,9 @@ public:
 
     // Object helpers: find returns nullptr when absent or when this is not an object.
     const Json* find(std::string_view key) const;
+    // The member at a dotted path ("usage.prompt_tokens_details.cached_tokens"); nullptr when a
+    // segment is missing, null, or not an object's member.
+    const Json* find_path(std::string_view dotted) const;
     Json& operator[](std::string_view key);  // a null value becomes an object
     Json& set(std::string_view key, Json value);
     bool erase(std::string_view key);

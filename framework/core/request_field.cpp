@@ -47,6 +47,8 @@ std::string_view field_name(RequestField field) {
             return "stop_on_red";
         case F::CacheArm:
             return "cache_arm";
+        case F::Determinism:
+            return "determinism";
         case F::MaxResponseBytes:
             return "max_response_bytes";
         case F::SignKey:

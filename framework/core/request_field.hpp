@@ -38,6 +38,7 @@ enum class RequestField {
     ArmDeadline,
     StopOnRed,
     CacheArm,
+    Determinism,
     MaxResponseBytes,
     SignKey,
     // RunRequest::scoring

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "arrivals.hpp"
+#include "determinism.hpp"
 #include "endpoint_kind.hpp"
 
 namespace bi::core {
@@ -88,6 +89,8 @@ struct RunRequest {
     Seconds arm_deadline{0.0};  // 0: no limit
     bool stop_on_red = false;
     bool cache_arm = false;  // also run the cache arm (docs/design.md §5.2.6)
+    // The server's determinism mode (docs/design.md §5.2.7); absent: not asked, off.
+    std::optional<DeterminismChoice> determinism;
     std::uint64_t max_response_bytes = kDefaultMaxResponseBytes;  // per answer, headers included
 
     ScoringRequest scoring;

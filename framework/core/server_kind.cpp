@@ -61,7 +61,7 @@ std::string fill_placeholders(std::string_view text, const LaunchValues& values)
 std::vector<std::string> launch_argv(const ServerKind& kind, const std::string& binary,
                                      const LaunchValues& values,
                                      const std::vector<std::string>& user_flags,
-                                     PromptCache cache) {
+                                     PromptCache cache, bool determinism) {
     if (kind.launch.argv.empty())
         throw Error(ErrorCategory::Internal, "server kind '" + kind.name + "' has no launch argv");
     std::vector<std::string> argv{binary};
@@ -69,15 +69,22 @@ std::vector<std::string> launch_argv(const ServerKind& kind, const std::string& 
     if (cache == PromptCache::Off)
         for (const auto& token : kind.launch.cache_off)
             argv.push_back(fill_placeholders(token, values));
+    if (determinism)
+        for (const auto& token : kind.determinism.flags)
+            argv.push_back(fill_placeholders(token, values));
     argv.insert(argv.end(), user_flags.begin(), user_flags.end());
     return argv;
 }
 
-std::vector<std::string> launch_env(const ServerKind& kind, const LaunchValues& values) {
+std::vector<std::string> launch_env(const ServerKind& kind, const LaunchValues& values,
+                                    bool determinism) {
     std::vector<std::string> env;
     env.reserve(kind.launch.env.size());
     for (const auto& [name, value] : kind.launch.env)
         env.push_back(name + "=" + fill_placeholders(value, values));
+    if (determinism)
+        for (const auto& [name, value] : kind.determinism.env)
+            env.push_back(name + "=" + fill_placeholders(value, values));
     return env;
 }
 

@@ -12,6 +12,7 @@
 #include <utility>
 #include <vector>
 
+#include "determinism.hpp"
 #include "json.hpp"
 
 namespace bi::core {
@@ -201,6 +202,7 @@ struct ServerKind {
     KindEvidence evidence;
     KindIdentity identity;
     KindFlags flags;
+    KindDeterminism determinism;  // its determinism mode, where it has one
     std::string source;  // the file it was read from, or "built-in"
     std::string sha256;  // of that file's bytes
 };
@@ -224,15 +226,19 @@ std::string fill_placeholders(std::string_view text, const LaunchValues& values)
 // Whether a launch keeps the prompt cache off (every arm) or on (the cache arm).
 enum class PromptCache { Off, On };
 
-// [binary, the kind's argv and, unless the cache is to be on, its cache_off flags filled, the
-// user's flags...]; bi::Error(Internal) for a kind with no argv (one that was never read).
+// [binary, the kind's argv and, unless the cache is to be on, its cache_off flags filled, with
+// `determinism` its determinism mode's flags, the user's flags...]; bi::Error(Internal) for a
+// kind with no argv (one that was never read).
 std::vector<std::string> launch_argv(const ServerKind& kind, const std::string& binary,
                                      const LaunchValues& values,
                                      const std::vector<std::string>& user_flags,
-                                     PromptCache cache = PromptCache::Off);
+                                     PromptCache cache = PromptCache::Off,
+                                     bool determinism = false);
 
 // The kind's environment filled: "NAME=value" each, in name order.
-std::vector<std::string> launch_env(const ServerKind& kind, const LaunchValues& values);
+// With `determinism`, its determinism mode's variables too (in name order, after the kind's).
+std::vector<std::string> launch_env(const ServerKind& kind, const LaunchValues& values,
+                                    bool determinism = false);
 
 // bi::Error(Usage) when a user flag is one the kind manages ("--port=8080" counts as --port),
 // naming it and the kind.

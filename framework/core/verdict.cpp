@@ -246,6 +246,7 @@ Verdict gather(const CellEvidence& all) {
     if (e.cache_witness) v.gates.cold_cache = cold_cache_gate(*e.cache_witness, named_arms(e));
     if (e.draft_fields)
         v.gates.drafting = drafting_gate(*e.draft_fields, e.draft_launch_flag, named_arms(e));
+    v.gates.determinism = e.determinism;
     gather_missing_evidence(e, v.gates.missing_evidence);
     check_greedy(e, v);
     mark_contamination(e, v.ac);

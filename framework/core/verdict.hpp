@@ -56,6 +56,8 @@ struct CellEvidence {
     // the draft-model flag the servers were launched with, as given; "": none.
     std::optional<std::vector<std::string>> draft_fields;
     std::string draft_launch_flag;
+    // The side's determinism mode and what the servers said of it (CertGates::determinism).
+    std::optional<DeterminismGate> determinism;
 };
 
 struct Verdict {

@@ -30,6 +30,7 @@ constexpr std::array<std::pair<RuleId, std::string_view>, kRuleCount> kRuleNames
     {RuleId::AbInvariantDivergence, "ab_invariant_divergence"},
     {RuleId::GenerationDrift, "generation_drift"},
     {RuleId::Drafting, "drafting"},
+    {RuleId::Determinism, "determinism"},
 }};
 
 using Reasons = std::vector<std::string>;
@@ -243,6 +244,40 @@ const VerdictRule kDrafting{
     },
 };
 
+// "the 1-slot server reports enable_deterministic_inference = false": what the servers said.
+std::string mode_reports(const DeterminismGate& g) {
+    std::string text;
+    for (const auto& report : g.reports)
+        text += (text.empty() ? "" : "; ") + std::string("the ") + report.server +
+                " server reports " + report.detail;
+    return text;
+}
+
+// Rule 14, asked third: a side asked to run with the server's determinism mode on must have it
+// in effect. A server that reports the mode off (or does not say, where it can) answered without
+// it, so its cell says nothing about the mode.
+const VerdictRule kDeterminism{
+    RuleId::Determinism,
+    [](const Verdict& v) { return v.gates.determinism && !v.gates.determinism->ok(); },
+    Status::GreenUnverified,
+    nullptr,
+    [](const Verdict& v) {
+        const DeterminismGate& g = *v.gates.determinism;
+        return Reasons{"determinism mode not in effect: asked on (" + g.how + "), but " +
+                           mode_reports(g) + ", so this cell says nothing about the mode",
+                       verdict_line(v)};
+    },
+    [](const Verdict& v) {
+        if (!v.gates.determinism) return Reasons{};
+        const DeterminismGate& g = *v.gates.determinism;
+        if (!g.on) return Reasons{"determinism mode off (" + g.how + " not set)"};
+        if (g.confirmed())
+            return Reasons{"determinism mode on (" + g.how + "), confirmed: " + mode_reports(g)};
+        return Reasons{"determinism mode on (" + g.how +
+                       "): claimed, not confirmed (the server cannot report it)"};
+    },
+};
+
 // Rule 1: the server must reproduce itself serially, or nothing batched can be certified.
 const VerdictRule kSerialSelfCheck{
     RuleId::SerialSelfCheck,
@@ -291,6 +326,9 @@ const VerdictRule kCoBatchingDivergence{
                 " of its requests ran on another slot than the one pinned (the server "
                 "ignored id_slot), so co-batching and slot allocation are not told apart");
         for (auto& line : forensics_reasons(v.ac)) r.push_back(std::move(line));
+        if (v.gates.determinism && v.gates.determinism->on)
+            r.push_back("the server's determinism mode was on (" + v.gates.determinism->how +
+                        ") and batching still changed answers");
         r.push_back(verdict_line(v));
         return r;
     },
@@ -572,9 +610,9 @@ std::optional<RuleId> rule_id(std::string_view name) {
 
 const std::vector<VerdictRule>& verdict_rules() {
     static const std::vector<VerdictRule> kRules{
-        kColdCache,           kDrafting,  kSerialSelfCheck, kCoBatchingDivergence, kIncomplete,
-        kOtherModel,          kNoOverlap, kLockstep,        kMissingEvidence,      kGreedy,
-        kCompletionFloorRule, kCoverage,  kArmBDisagrees,   kGenerationDrift};
+        kColdCache,  kDrafting,           kDeterminism, kSerialSelfCheck, kCoBatchingDivergence,
+        kIncomplete, kOtherModel,         kNoOverlap,   kLockstep,        kMissingEvidence,
+        kGreedy,     kCompletionFloorRule, kCoverage,   kArmBDisagrees,   kGenerationDrift};
     return kRules;
 }
 

@@ -32,8 +32,9 @@ enum class RuleId : std::uint8_t {
     AbInvariantDivergence = 11,
     GenerationDrift = 12,
     Drafting = 13,  // asked right after ColdCache: another precondition (the arms drafted alike)
+    Determinism = 14,  // asked after Drafting: a mode asked on must be in effect
 };
-inline constexpr std::size_t kRuleCount = 14;
+inline constexpr std::size_t kRuleCount = 15;
 
 // "serial_self_check", "ac_invariant_divergence", ...: the rule's name in a cert.
 std::string_view name(RuleId rule);

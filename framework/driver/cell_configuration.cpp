@@ -23,6 +23,7 @@ core::RunRecord configured_run_record(const RunOptions& options) {
     run.order = "A, A' and B in work-set order; each C pass its own seeded permutation";
     run.stagger_ms = static_cast<std::int64_t>(options.stagger.count());
     run.arrivals = std::string(core::arrivals_name(options.arrivals));
+    if (options.determinism) run.determinism = *options.determinism ? "on" : "off";
     run.warmup_requests = r.dialect.warmup;
     run.request_timeout_s = static_cast<double>(r.timeout.count()) / 1000.0;
     run.stop_on_red = options.stop_on_red;

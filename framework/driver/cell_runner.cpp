@@ -124,6 +124,36 @@ core::Json CellRunner::fetch_props(const ServerHandle& server) const {
     return http::parse_props(outcome.response.body);
 }
 
+std::optional<core::ModeReport> CellRunner::ask_mode(const ServerHandle& server,
+                                                     const std::string& which) const {
+    if (!options_.kind || options_.determinism != true) return std::nullopt;
+    const auto& mode = options_.kind->determinism;
+    if (!mode.reports()) return std::nullopt;
+    core::ModeReport report;
+    report.server = which;
+    http::HttpSession session(endpoint_of(server), std::chrono::seconds(10),
+                              options_.request.max_response_bytes);
+    const auto outcome = session.get(mode.status_path);
+    if (!outcome.ok()) {
+        report.detail = "nothing: GET " + mode.status_path + " failed: " + outcome.failure->message;
+        return report;
+    }
+    const core::Json answer = http::parse_props(outcome.response.body);
+    const core::Json* value = answer.find_path(mode.status_field);
+    if (!value) {
+        report.detail = "nothing: GET " + mode.status_path + " has no " + mode.status_field;
+    } else if (value->is_bool()) {
+        report.on = value->as_bool();
+    } else if (value->is_int()) {
+        report.on = value->as_int() != 0;
+    } else {
+        report.detail = "nothing: " + mode.status_field + " is not true or false";
+    }
+    if (report.on)
+        report.detail = mode.status_field + " = " + (*report.on ? "true" : "false");
+    return report;
+}
+
 // The digest the kind's store listing gives the model named by --model (Ollama's /api/tags:
 // "name" or "model" equal to it, or to it with ":latest"); none when the kind lists no store.
 std::optional<std::string> CellRunner::fetch_store_digest(const ServerHandle& server) const {
@@ -266,6 +296,7 @@ SerialArms CellRunner::run_serial(std::int64_t ctx, const WorkRowSource& rows) {
     serial.source = launcher_.launches_real_binary() && !serial.reports_mock ? core::Source::Live
                                                                              : core::Source::Mock;
     serial.store_digest = fetch_store_digest(*server);
+    serial.mode = ask_mode(*server, "1-slot");
 
     ServerTokenCounter tokens(endpoint_of(*server), options_.request.dialect.tokenize_path,
                               options_.request.max_response_bytes);
@@ -690,6 +721,18 @@ CellOutcome CellRunner::run_cell(const SerialArms& serial, int parallel,
     evidence.logprobs_requested = options_.request.logprobs > 0;
     evidence.streamed = options_.request.stream;
     evidence.cache_witness = options_.request.dialect.cache_witness;
+    if (options_.kind && options_.determinism) {
+        core::DeterminismGate mode;
+        mode.on = *options_.determinism;
+        mode.how = options_.kind->determinism.describe();
+        if (mode.on && options_.kind->determinism.reports())
+            mode.status =
+                "GET " + options_.kind->determinism.status_path + " " +
+                options_.kind->determinism.status_field;
+        if (serial.mode) mode.reports.push_back(*serial.mode);
+        if (auto n_slot = ask_mode(*server, "N-slot")) mode.reports.push_back(std::move(*n_slot));
+        evidence.determinism = std::move(mode);
+    }
     const std::string draft_flag =
         options_.kind && options_.run_labels.server_flags
             ? core::draft_launch_flag(options_.kind->flags, *options_.run_labels.server_flags)
@@ -755,7 +798,8 @@ CellOutcome CellRunner::run_cell(const SerialArms& serial, int parallel,
     outcome.cert = core::build_cert(context, outcome.verdict);
 
     outcome.cert_path =
-        options_.out_dir + "/" + core::cert_file_name(options_.model_alias, serial.ctx, parallel);
+        options_.out_dir + "/" + core::cert_file_name(options_.model_alias, serial.ctx, parallel,
+                                                      options_.determinism.value_or(false));
     throw_if_interrupted();
     outcome.cert.previous = archive_replaced_cert(outcome.cert_path, context.ts_utc, &outcome.cert);
     io::write_cert(outcome.cert_path, outcome.cert, options_.sign_key.get());

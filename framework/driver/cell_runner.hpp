@@ -54,6 +54,11 @@ struct RunOptions {
     // --cache-arm: after A', the cache arm on a 1-slot server with its prompt cache on
     // (docs/design.md §5.2.6); its check goes into every cert of the ctx, beside the verdict.
     bool cache_arm = false;
+    // --determinism as asked (absent: not asked), and the side this run is: nullopt for a kind
+    // without a mode or a run that did not ask, else whether the kind's mode is on
+    // (docs/design.md §5.2.7).
+    std::optional<core::DeterminismChoice> determinism_choice;
+    std::optional<bool> determinism;
     std::string out_dir;
     // What the cert's "run" records about where the work came from (scorer, work-set or
     // generator, profile, server flags); the runner adds the request settings.
@@ -84,6 +89,7 @@ struct SerialArms {
     std::string rows_sha256;  // of the work rows that ran (io::workset_to_json_text)
     core::Timings timings;
     std::optional<core::CacheCheck> cache_check;  // with --cache-arm
+    std::optional<core::ModeReport> mode;          // what the 1-slot server said of its mode
 };
 
 struct CellOutcome {
@@ -147,6 +153,10 @@ private:
     core::RunRecord run_record(const SerialArms& serial) const;
     const core::KindEvidence& evidence_spec() const;
     core::Json fetch_props(const ServerHandle& server) const;
+    // What `server` says of the kind's determinism mode, asked when this side runs it on and the
+    // kind can report it; nullopt otherwise.
+    std::optional<core::ModeReport> ask_mode(const ServerHandle& server,
+                                             const std::string& which) const;
     std::optional<std::string> fetch_store_digest(const ServerHandle& server) const;
 
     ServerLauncher& launcher_;

@@ -52,9 +52,14 @@ LiveTarget resolve_target(const core::RunRequest& request, bool profile_is_model
             usage_error(field_ref(F::Profile) + " needs a models file: " + file +
                         " not found (see " + field_ref(F::ModelsToml) + ")");
         const auto profile = io::load_model_profile(file, *request.profile, dir);
-        target = {profile.server_bin, profile.gguf,         profile.alias,
-                  profile.kv,         profile.server_flags, profile.server_kind};
+        target.server_bin = profile.server_bin;
+        target.model = profile.gguf;
+        target.alias = profile.alias;
+        target.kv = profile.kv;
+        target.flags = profile.server_flags;
+        target.server_kind = profile.server_kind;
         target.cache_arm = profile.cache_arm;
+        target.determinism = profile.determinism;
     }
     if (t.server_bin) target.server_bin = *t.server_bin;
     if (t.model) target.model = *t.model;

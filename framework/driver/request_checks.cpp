@@ -257,6 +257,7 @@ void check_requests(const core::RunRequest& request, RunOptions& o) {
         o.arm_deadline = deadline;
     o.stop_on_red = request.stop_on_red;
     o.cache_arm = request.cache_arm;
+    o.determinism_choice = request.determinism;
     const double eps = request.scoring.logit_drift_eps;
     if (!(eps >= 0 && eps <= 1e6))
         usage_error(field_ref(F::LogitDriftEps) + " must be between 0 and 1e+06");

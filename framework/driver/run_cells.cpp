@@ -35,6 +35,10 @@ void plan_server(const core::RunRequest& request, const CellsOptions& options, R
         plan_from_request(request, setup);
         return;
     }
+    if (request.determinism && *request.determinism != core::DeterminismChoice::Off)
+        usage_error(core::field_ref(core::RequestField::Determinism) + " " +
+                    std::string(core::name(*request.determinism)) +
+                    ": the mock has no determinism mode");
     auto mock = *options.mock;
     mock.seed = setup.plan.options.seed;  // the run's seed also seeds the stochastic coin
     setup.plan.mock = std::make_shared<const mock::MockConfig>(mock);
@@ -90,21 +94,48 @@ SweepTally tally(const std::vector<CellResult>& results, const std::vector<Skipp
     return run;
 }
 
+// The plan once per side of --determinism: `both` runs every cell with the mode off, then with
+// it on (its servers launched with the kind's switch and its own warm-up; nothing shared), each
+// side writing its own certs; any other choice runs the plan as it is.
+std::vector<RunPlan> determinism_sides(const RunPlan& plan, Progress& progress) {
+    std::vector<RunPlan> sides;
+    const auto& o = plan.options;
+    const bool both = o.determinism && o.determinism_choice == core::DeterminismChoice::Both;
+    for (const bool on : both ? std::vector<bool>{false, true}
+                              : std::vector<bool>{o.determinism.value_or(false)}) {
+        RunPlan side = plan;
+        if (side.options.determinism) side.options.determinism = on;
+        if (on && side.options.kind) {
+            auto& warmup = side.options.request.dialect.warmup;
+            warmup = std::max(warmup, side.options.kind->determinism.warmup);
+        }
+        if (both)
+            progress.note(std::string("determinism mode ") + (on ? "on" : "off") + " (" +
+                          side.options.kind->determinism.describe() + (on ? "" : " not set") +
+                          "): every cell of this side");
+        sides.push_back(std::move(side));
+    }
+    return sides;
+}
+
 // Runs the prepared plan, telling the hooks of each cell as it is decided or skipped.
 CellsRun run_prepared(const RunSetup& setup, const CellsOptions& options, const CellHooks& hooks) {
     install_interrupt_handlers();
     Progress progress(Progress::detect(setup.quiet), *options.notes);
     std::vector<SkippedCell> skipped;
     CellsRun run;
-    run.results = run_plan(
-        setup.plan, *setup.scorer, setup.rows, progress,
-        [&hooks](const CellResult& cell) {
-            if (hooks.cell_decided) hooks.cell_decided(cell);
-        },
-        [&](const SkippedCell& cell) {
-            skipped.push_back(cell);
-            if (hooks.cell_skipped) hooks.cell_skipped(cell);
-        });
+    for (const auto& plan : determinism_sides(setup.plan, progress)) {
+        auto results = run_plan(
+            plan, *setup.scorer, setup.rows, progress,
+            [&hooks](const CellResult& cell) {
+                if (hooks.cell_decided) hooks.cell_decided(cell);
+            },
+            [&](const SkippedCell& cell) {
+                skipped.push_back(cell);
+                if (hooks.cell_skipped) hooks.cell_skipped(cell);
+            });
+        for (auto& cell : results) run.results.push_back(std::move(cell));
+    }
     run.tally = tally(run.results, skipped);
     if (!options.report_html.empty()) {
         write_report_html(run.results, options.report_html);

@@ -30,7 +30,9 @@ using core::field_ref;
 using F = core::RequestField;
 
 std::string RunPlan::cert_path(std::int64_t ctx, int parallel) const {
-    return options.out_dir + "/" + core::cert_file_name(options.model_alias, ctx, parallel);
+    return options.out_dir + "/" +
+           core::cert_file_name(options.model_alias, ctx, parallel,
+                                options.determinism.value_or(false));
 }
 
 std::string RunPlan::check_path(std::int64_t ctx) const {
@@ -46,7 +48,8 @@ std::string RunPlan::log_path(std::int64_t ctx) const {
 
 LiveServerConfig RunPlan::launcher_config(std::int64_t ctx) const {
     LiveServerConfig config;
-    config.command = {live->target.server_bin, live->target.model, live->target.flags, live->kind};
+    config.command = {live->target.server_bin, live->target.model, live->target.flags, live->kind,
+                      options.determinism.value_or(false)};
     config.limits = live->limits;
     config.port = live->port;
     config.ready_timeout = live->ready_timeout;
@@ -94,6 +97,20 @@ void resolve_kind(LivePlan& live) {
     } else {
         live.kind = resolve_server_kind(live.target.server_kind, live.kind_dirs);
     }
+}
+
+// The side --determinism starts with: on for `on`, off for `off` and `both` (whose second side
+// run_cells runs on); nothing for a kind without a mode, which refuses on and both.
+void plan_determinism(RunOptions& o, const core::ServerKind& kind) {
+    o.determinism.reset();
+    if (!o.determinism_choice) return;
+    const auto choice = *o.determinism_choice;
+    if (choice != core::DeterminismChoice::Off && !kind.determinism.available())
+        throw Error(ErrorCategory::Usage,
+                    field_ref(F::Determinism) + " " + std::string(core::name(choice)) +
+                        ": server kind '" + kind.name + "' has no determinism mode" +
+                        (kind.determinism.none.empty() ? "" : " (" + kind.determinism.none + ")"));
+    if (kind.determinism.available()) o.determinism = choice == core::DeterminismChoice::On;
 }
 
 // The model as the kind takes it: a GGUF file read for its facts, a directory, or a store name.
@@ -229,6 +246,9 @@ void plan_live(RunPlan& plan, LivePlan live, bool alias_given,
     check_live_model(live);
     plan_kv_cache(o, live, kv_label_given);
     o.cache_arm = o.cache_arm || live.target.cache_arm;  // --cache-arm, or the model's entry
+    if (!o.determinism_choice && !live.target.determinism.empty())
+        o.determinism_choice = core::parse_determinism(live.target.determinism);
+    plan_determinism(o, live.kind);
     check_live_memory(plan, o, live);
     if (!alias_given) o.model_alias = live.target.alias;
     o.run_labels.server_flags = live.target.flags;

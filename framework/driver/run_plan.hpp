@@ -38,6 +38,7 @@ struct LiveTarget {
     std::string server_kind;  // a kind's name or kind file; empty: llama-server
     bool kv_given = false;    // models.toml gave `kv`
     bool cache_arm = false;   // models.toml `cache_arm`: run the cache arm as --cache-arm does
+    std::string determinism{};  // models.toml `determinism`, when --determinism is not given
 };
 
 // The live half of a plan.

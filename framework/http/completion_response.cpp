@@ -221,17 +221,8 @@ CompletionResult parse_plain(const Json& root, std::string_view slot_field) {
 // `what`, for the message).
 std::optional<std::int64_t> count_at(const Json& root, const std::string& dotted,
                                      const char* what = "prompt tokens") {
-    const Json* node = &root;
-    std::size_t start = 0;
-    while (node) {
-        const std::size_t dot = dotted.find('.', start);
-        const std::string key = dotted.substr(start, dot - start);
-        if (!node->is_object()) return std::nullopt;
-        node = node->find(key);
-        if (!node || node->is_null()) return std::nullopt;
-        if (dot == std::string::npos) break;
-        start = dot + 1;
-    }
+    const Json* node = root.find_path(dotted);
+    if (!node) return std::nullopt;
     if (!node->is_int() || node->as_int() < 0)
         throw BadResponse(dotted + " is " +
                           (node->is_int() ? "negative" : core::type_name(node->type())) +

@@ -380,6 +380,31 @@ const Table<ArmBCheck>& table() {
 }
 
 template <>
+const Table<ModeReport>& table() {
+    using M = ModeReport;
+    static const Table<M> rows{
+        required("server", &M::server),
+        optional("on", &M::on, kNull),
+        required("detail", &M::detail),
+    };
+    return rows;
+}
+
+template <>
+const Table<DeterminismGate>& table() {
+    using G = DeterminismGate;
+    static const Table<G> rows{
+        derived<G>("ok", [](const G& g) { return Json(g.ok()); }),
+        derived<G>("confirmed", [](const G& g) { return Json(g.confirmed()); }),
+        required("on", &G::on),
+        required("how", &G::how),
+        required("status", &G::status),
+        required("reports", &G::reports),
+    };
+    return rows;
+}
+
+template <>
 const Table<CacheHit>& table() {
     static const Table<CacheHit> rows{
         required("id", &CacheHit::test_id),
@@ -487,6 +512,7 @@ const Table<CertGates>& table() {
         // Absent in certs from before the gate: read unchecked, as they were judged.
         optional("cold_cache", &CertGates::cold_cache),
         optional("drafting", &CertGates::drafting),
+        optional("determinism", &CertGates::determinism),
         required("incomplete_ids", &CertGates::incomplete_ids),
         required("missing_evidence", &CertGates::missing_evidence),
         custom<CertGates>(
@@ -888,6 +914,7 @@ const Table<RunRecord>& table() {
         optional("stagger_ms", &R::stagger_ms),
         optional("arrivals", &R::arrivals),
         optional("warmup_requests", &R::warmup_requests),
+        optional("determinism", &R::determinism),
         optional("request_timeout_s", &R::request_timeout_s),
         optional("stop_on_red", &R::stop_on_red),
         optional("logit_drift_eps", &R::logit_drift_eps),

@@ -5,6 +5,7 @@
 #include <string_view>
 
 #include "core/error.hpp"
+#include "core/determinism.hpp"
 #include "core/run_request.hpp"
 #include "files.hpp"
 #include "toml_read.hpp"
@@ -56,6 +57,7 @@ struct ModelEntry {
     std::vector<std::string> flags;  // `flags`, or `server_flags` as the upstream tool spells it
     std::string server_kind;
     std::optional<bool> cache_arm;
+    std::string determinism;
 };
 
 const std::vector<Row<ModelEntry>>& model_rows() {
@@ -79,6 +81,14 @@ const std::vector<Row<ModelEntry>>& model_rows() {
          [](const toml::table& t, const std::string& path, const std::string& where, M& m) {
              if (t.contains("cache_arm"))
                  m.cache_arm = toml_read::bool_at(t, "cache_arm", false, path, where);
+         }},
+        {"determinism",
+         [](const toml::table& t, const std::string& path, const std::string& where, M& m) {
+             m.determinism = string_at(t, "determinism", path, where);
+             if (!m.determinism.empty() && !core::parse_determinism(m.determinism))
+                 bad(path, where + ".determinism must be " +
+                               std::string(core::kDeterminismWords) + ", not '" +
+                               m.determinism + "'");
          }},
     };
     return rows;
@@ -157,6 +167,7 @@ ModelProfile load_model_profile(const std::string& path, const std::string& alia
             entry.server_bin.empty() ? defaults.server_bin : entry.server_bin, dir, path);
         profile.server_kind = entry.server_kind.empty() ? defaults.server_kind : entry.server_kind;
         profile.cache_arm = entry.cache_arm.value_or(defaults.cache_arm);
+        profile.determinism = entry.determinism;
         profile.kv = entry.kv.empty() ? std::string(core::kDefaultKvLabel) : entry.kv;
         profile.server_flags = defaults.server_flags;
         profile.server_flags.insert(profile.server_flags.end(), entry.flags.begin(),

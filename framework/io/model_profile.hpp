@@ -17,6 +17,7 @@ struct ModelProfile {
     std::vector<std::string> server_flags;  // [defaults] server_flags, then the model's flags
                                             // (`flags`, or upstream's `server_flags`)
     bool cache_arm = false;                 // `cache_arm`, the model's own, else [defaults]
+    std::string determinism;                // `determinism` (off, on, both); "": not given
 };
 
 struct ModelsFile {

@@ -152,6 +152,20 @@ const Table<RunRequest>& table() {
         required("arm_deadline_s", &R::arm_deadline),
         required("stop_on_red", &R::stop_on_red),
         unless_default("cache_arm", &R::cache_arm),
+        custom<R>(
+            "determinism",
+            [](const R& r, core::Json& o) {
+                if (r.determinism) o.set("determinism", std::string(core::name(*r.determinism)));
+            },
+            [](const core::Json& o, R& r, const std::string& path) {
+                const core::Json* v = o.find("determinism");
+                if (!v) return;
+                const auto word = Codec<std::string>::from_json(*v, child(path, "determinism"));
+                r.determinism = core::parse_determinism(word);
+                if (!r.determinism)
+                    shape_error(child(path, "determinism"),
+                                "'" + word + "' is not " + std::string(core::kDeterminismWords));
+            }),
         custom<R>(  // a decimal string in the file
             "max_response_bytes",
             [](const R& r, core::Json& o) {

@@ -90,6 +90,26 @@ void check_templates(const std::vector<std::string>& tokens, const std::string& 
     for (const auto& token : tokens) check_template(token, path, where);
 }
 
+// A table of NAME = "value" at `where`.env (a template each), in name order.
+std::vector<std::pair<std::string, std::string>> env_at(const toml::table& t,
+                                                        const std::string& path,
+                                                        const std::string& where) {
+    std::vector<std::pair<std::string, std::string>> out;
+    const toml::node* env = t.get("env");
+    if (!env) return out;
+    if (!env->is_table()) bad(path, where + ".env must be a table of NAME = \"value\"");
+    for (const auto& [key, value] : *env->as_table()) {
+        const std::string name(key.str());
+        if (!is_env_name(name))
+            bad(path, where + ".env: '" + name + "' is not an environment variable name");
+        if (!value.is_string()) bad(path, where + ".env." + name + " must be a string");
+        const std::string text = value.value<std::string>().value_or("");
+        check_template(text, path, where + ".env." + name);
+        out.emplace_back(name, text);
+    }
+    return out;
+}
+
 const std::vector<Row<core::KindLaunch>>& launch_rows() {
     using L = core::KindLaunch;
     static const std::vector<Row<L>> rows{
@@ -100,19 +120,8 @@ const std::vector<Row<core::KindLaunch>>& launch_rows() {
              check_templates(launch.argv, path, "launch.argv");
          }},
         {"env",
-         [](const toml::table& t, const std::string& path, const std::string&, L& launch) {
-             const toml::node* env = t.get("env");
-             if (!env) return;
-             if (!env->is_table()) bad(path, "launch.env must be a table of NAME = \"value\"");
-             for (const auto& [key, value] : *env->as_table()) {
-                 const std::string name(key.str());
-                 if (!is_env_name(name))
-                     bad(path, "launch.env: '" + name + "' is not an environment variable name");
-                 if (!value.is_string()) bad(path, "launch.env." + name + " must be a string");
-                 const std::string text = value.value<std::string>().value_or("");
-                 check_template(text, path, "launch.env." + name);
-                 launch.env.emplace_back(name, text);
-             }
+         [](const toml::table& t, const std::string& path, const std::string& where, L& launch) {
+             launch.env = env_at(t, path, where);
          }},
         texts_row("managed_flags", &L::managed_flags),
         {"cache_off",
@@ -205,18 +214,22 @@ core::Json body_fields_at(const toml::table& t, const char* key, const std::stri
     return json;
 }
 
-// A list of dotted field paths into an answer ("usage.prompt_tokens_details.cached_tokens"):
-// each segment a non-empty name.
+// A dotted field path into an answer ("usage.prompt_tokens_details.cached_tokens"): each
+// segment a non-empty name.
+bool is_field_path(const std::string& field) {
+    const bool empty_segment = field.empty() || field.front() == '.' || field.back() == '.' ||
+                               field.find("..") != std::string::npos;
+    return !empty_segment && field.find_first_of(" \t") == std::string::npos;
+}
+
+// A list of dotted field paths.
 std::vector<std::string> field_paths_at(const toml::table& t, const char* key,
                                         const std::string& path, const std::string& where) {
     auto fields = toml_read::strings_at(t, key, path, where);
-    for (const auto& field : fields) {
-        const bool empty_segment = field.empty() || field.front() == '.' || field.back() == '.' ||
-                                   field.find("..") != std::string::npos;
-        if (empty_segment || field.find_first_of(" \t") != std::string::npos)
+    for (const auto& field : fields)
+        if (!is_field_path(field))
             bad(path,
                 where + "." + key + ": '" + field + "' is not a dotted field path (name.name...)");
-    }
     return fields;
 }
 
@@ -397,6 +410,57 @@ const std::vector<Row<core::KindFlags>>& flags_rows() {
     return rows;
 }
 
+// [determinism]: how the kind's determinism mode is turned on, and reported.
+core::KindDeterminism read_determinism(const toml::table& root, const std::string& path) {
+    using D = core::KindDeterminism;
+    static const std::vector<Row<D>> rows{
+        {"env",
+         [](const toml::table& t, const std::string& p, const std::string& where, D& d) {
+             d.env = env_at(t, p, where);
+         }},
+        {"flags",
+         [](const toml::table& t, const std::string& p, const std::string& where, D& d) {
+             d.flags = toml_read::strings_at(t, "flags", p, where);
+             check_templates(d.flags, p, "determinism.flags");
+         }},
+        path_row("status_path", &D::status_path),
+        {"status_field",
+         [](const toml::table& t, const std::string& p, const std::string& where, D& d) {
+             const auto fields = t.contains("status_field")
+                                     ? std::vector<std::string>{toml_read::string_at(
+                                           t, "status_field", p, where)}
+                                     : std::vector<std::string>{};
+             for (const auto& field : fields)
+                 if (!is_field_path(field))
+                     bad(p, where + ".status_field: '" + field +
+                                "' is not a dotted field path (name.name...)");
+             if (!fields.empty()) d.status_field = fields.front();
+         }},
+        {"warmup",
+         [](const toml::table& t, const std::string& p, const std::string&, D& d) {
+             const toml::node* n = t.get("warmup");
+             if (!n) return;
+             const auto value = n->value<std::int64_t>();
+             if (!n->is_integer() || !value || *value < 0 || *value > kMaxWarmup)
+                 bad(p, "determinism.warmup must be a count of requests from 0 to " +
+                            std::to_string(kMaxWarmup));
+             d.warmup = static_cast<int>(*value);
+         }},
+        text_row("none", &D::none),
+    };
+    core::KindDeterminism determinism;
+    const toml::table* table = table_at(root, "determinism", path);
+    if (!table) return determinism;
+    toml_read::read_rows(*table, rows, path, "determinism", "[determinism]", determinism);
+    if (determinism.status_path.empty() != determinism.status_field.empty())
+        bad(path, "determinism: status_path and status_field are given together");
+    if (determinism.available() && !determinism.none.empty())
+        bad(path, "determinism: a kind with a mode (env or flags) gives no 'none' reason");
+    if (!determinism.available() && (determinism.reports() || determinism.warmup > 0))
+        bad(path, "determinism: status and warmup need the mode's env or flags");
+    return determinism;
+}
+
 core::KindFlags read_flags(const toml::table& root, const std::string& path) {
     core::KindFlags flags;
     const toml::table* table = table_at(root, "flags", path);
@@ -425,7 +489,8 @@ core::ServerKind parse_server_kind(const std::string& text, const std::string& p
     const toml::table root = toml_read::parse_text(text, path);
     toml_read::check_keys(
         root,
-        {"schema", "name", "description", "launch", "request", "evidence", "identity", "flags"},
+        {"schema", "name", "description", "launch", "request", "evidence", "identity", "flags",
+         "determinism"},
         path, "the file");
     const std::string schema = toml_read::string_at(root, "schema", path, "the file");
     if (schema != core::kServerKindSchema)
@@ -444,6 +509,7 @@ core::ServerKind parse_server_kind(const std::string& text, const std::string& p
     kind.identity = read_identity(root, path);
     kind.evidence = read_evidence(root, path);
     kind.flags = read_flags(root, path);
+    kind.determinism = read_determinism(root, path);
     kind.evidence.props_path = kind.identity.props_path;
     if (!kind.evidence.capacity_field.empty() && kind.identity.props_path.empty())
         bad(path, "evidence.capacity_field needs identity.props_path (where it is read)");

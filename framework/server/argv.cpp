@@ -21,12 +21,13 @@ std::vector<std::string> build_argv(const ServerCommand& command, int parallel,
                                     core::PromptCache cache) {
     return core::launch_argv(command.kind, command.binary,
                              values_of(command, parallel, ctx_total, port), command.user_flags,
-                             cache);
+                             cache, command.determinism);
 }
 
 std::vector<std::string> build_env(const ServerCommand& command, int parallel,
                                    std::int64_t ctx_total, std::uint16_t port) {
-    return core::launch_env(command.kind, values_of(command, parallel, ctx_total, port));
+    return core::launch_env(command.kind, values_of(command, parallel, ctx_total, port),
+                            command.determinism);
 }
 
 std::string quote_argv(const std::vector<std::string>& argv) {

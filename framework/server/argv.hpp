@@ -15,6 +15,7 @@ struct ServerCommand {
     std::string model_path;
     std::vector<std::string> user_flags;  // one argv token each, in order
     core::ServerKind kind;                // how a server of this kind is launched
+    bool determinism = false;             // its determinism mode on (kind.determinism)
 };
 
 // The argv for `parallel` slots and `ctx_total` tokens of context in all (ctx per slot x

@@ -59,6 +59,12 @@ counted from this request. Served from a cache with --fake-cache-changes, it is 
                                (draft_n_accepted)
   --fake-draft-concurrent      only a request that shared a tick drafts (the arms draft
                                differently; the texts stay the same)
+  --fake-mode-ignored          a determinism mode asked on (SGLang --enable-deterministic-
+                               inference, VLLM_BATCH_INVARIANT=1, FORCE_DETERMINISTIC=1) is
+                               reported on but not honoured: --fake-diverge-at still changes
+                               answers (an honoured mode stops it)
+  --fake-mode-reports-off      the mode asked on does not take effect, and SGLang's
+                               /get_server_info says enable_deterministic_inference false
   --fake-drop-logprobs         a request that shared a tick answers without logprobs and token
                                ids (streamed: chunks made in a shared tick carry no logprobs,
                                and no token ids on /completion)
@@ -145,6 +151,9 @@ class Config:
         # vllm --no-enable-prefix-caching, sglang --disable-radix-cache: no honest prefix cache
         self.prefix_cache_off = False
         self.flags = set()
+        # A determinism mode asked on: SGLang's flag, vLLM's or TensorRT-LLM's variable.
+        self.determinism = (os.environ.get("VLLM_BATCH_INVARIANT") == "1"
+                            or os.environ.get("FORCE_DETERMINISTIC") == "1")
         positional = []
         i = 0
         while i < len(argv):
@@ -164,6 +173,7 @@ class Config:
             elif key in ("-np", "--parallel", "--max-num-seqs", "--max-running-requests",
                          "--max-batch-size", "--max_batch_size"): self.parallel = int(value())
             elif key == "--fake-surface": self.surface = value()
+            elif key == "--enable-deterministic-inference": self.determinism = True
             elif key in ("--decode-log-interval", "--cache-ram"): value()
             elif key in ("--no-enable-prefix-caching", "--disable-radix-cache"):
                 self.prefix_cache_off = True
@@ -207,6 +217,14 @@ class Config:
         if self.surface in ("vllm", "sglang"):
             return not self.prefix_cache_off
         return False
+
+    def mode_reported(self):
+        """What the server says of its determinism mode (SGLang's /get_server_info)."""
+        return self.determinism and not self.has("mode-reports-off")
+
+    def mode_in_effect(self):
+        """A mode that is on and honoured: batching no longer changes an answer."""
+        return self.mode_reported() and not self.has("mode-ignored")
 
 
 class Prompt:
@@ -384,7 +402,7 @@ class Scheduler:
                     lie = self.config.has("lie-slots")
                     self.steps.append({"iter": self.n_decode, "numActiveRequests":
                                        len(active) if lie else len(batch)})
-                diverge_at = self.config.diverge_at
+                diverge_at = None if self.config.mode_in_effect() else self.config.diverge_at
                 for r in batch:
                     r.peak_batch = max(r.peak_batch, len(batch))
                     variant = r.variant
@@ -593,7 +611,8 @@ class Handler(BaseHTTPRequestHandler):
             return self.send_json(200, {"version": "0.0.0-fake"})
         if s == "sglang" and self.path == "/get_server_info":
             return self.send_json(200, {"max_running_requests": c.total_slots,
-                                        "model_path": c.reported_model, "version": "0.0.0-fake"})
+                                        "model_path": c.reported_model, "version": "0.0.0-fake",
+                                        "enable_deterministic_inference": c.mode_reported()})
         if s == "tgi" and self.path == "/info":
             return self.send_json(200, {"model_id": c.reported_model, "version": "0.0.0-fake"})
         if s == "ollama" and self.path == "/":

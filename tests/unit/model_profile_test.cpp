@@ -115,3 +115,17 @@ TEST_CASE(
     CHECK_THROWS_WITH(io::load_model_profile(path, "a", ""),
                       Catch::Contains("models[0].cache_arm must be true or false"));
 }
+
+TEST_CASE("models.toml: a model's determinism, refused unless off, on or both",
+          "[model_profile][determinism]") {
+    testing::ScratchDir dir;
+    const auto path = dir.file("models.toml");
+    io::write_file_atomically(path,
+                              "[[models]]\nalias = \"a\"\ngguf = \"/a\"\ndeterminism = \"both\"\n");
+    CHECK(io::load_model_profile(path, "a", "").determinism == "both");
+    io::write_file_atomically(
+        path, "[[models]]\nalias = \"a\"\ngguf = \"/a\"\ndeterminism = \"maybe\"\n");
+    CHECK_THROWS_WITH(io::load_model_profile(path, "a", ""),
+                      Catch::Contains("models[0].determinism must be off, on or both, not "
+                                      "'maybe'"));
+}

@@ -131,6 +131,21 @@ TEST_CASE("server kind: every way a file can be wrong is refused, naming it", "[
          "metrics_format 'xml'"},
         {kValid + "[evidence]\ncapacity_field = \"total_slots\"\n", "needs identity.props_path"},
         {kValid + "[identity]\nversion = \"x\"\n", "unknown key 'version' in [identity]"},
+        {kValid + "[determinism]\nswitch = \"x\"\n", "unknown key 'switch' in [determinism]"},
+        {kValid + "[determinism]\nenv = { \"1X\" = \"1\" }\n",
+         "determinism.env: '1X' is not an environment variable name"},
+        {kValid + "[determinism]\nflags = [\"--det={nope}\"]\n",
+         "determinism.flags: unknown placeholder"},
+        {kValid + "[determinism]\nflags = [\"--det\"]\nstatus_path = \"/info\"\n",
+         "status_path and status_field are given together"},
+        {kValid + "[determinism]\nflags = [\"--det\"]\nstatus_path = \"/i\"\n"
+                  "status_field = \"a..b\"\n",
+         "'a..b' is not a dotted field path"},
+        {kValid + "[determinism]\nflags = [\"--det\"]\nnone = \"x\"\n",
+         "a kind with a mode (env or flags) gives no 'none' reason"},
+        {kValid + "[determinism]\nwarmup = 3\n", "status and warmup need the mode's env or flags"},
+        {kValid + "[determinism]\nflags = [\"--det\"]\nwarmup = 65\n",
+         "determinism.warmup must be a count of requests from 0 to 64"},
         {kValid + "[identity]\nprobe_argv = [\"--help\"]\n", "probe_text are given together"},
         {kValid + "[identity]\nprobe_text = [\"x\"]\n", "probe_text are given together"},
         {kValid + "[identity]\nprobe_argv = [\"-h\"]\nprobe_text = [\"\"]\n",
@@ -188,6 +203,34 @@ TEST_CASE("server kind: the shipped kinds read, and a name resolves user files f
     // vLLM's batch-invariant mode documents three warm-up requests; the llama.cpp servers state
     // their drafting per answer and take a draft model by flag.
     CHECK(driver::resolve_server_kind("vllm", {}).request.warmup == 3);
+    // Determinism modes: what turns each on, and how a server says it is.
+    const auto vllm = driver::resolve_server_kind("vllm", {});
+    CHECK(vllm.determinism.describe() == "VLLM_BATCH_INVARIANT=1");
+    CHECK(vllm.determinism.warmup == 3);
+    CHECK_FALSE(vllm.determinism.reports());
+    const auto sglang = driver::resolve_server_kind("sglang", {});
+    CHECK(sglang.determinism.flags == std::vector<std::string>{"--enable-deterministic-inference"});
+    CHECK(sglang.determinism.status_path == "/get_server_info");
+    CHECK(sglang.determinism.status_field == "enable_deterministic_inference");
+    CHECK(driver::resolve_server_kind("trtllm-serve", {}).determinism.describe() ==
+          "FORCE_DETERMINISTIC=1");
+    for (const char* name : {"llama-server", "ik_llama.cpp", "tgi", "ollama", "openai-generic"}) {
+        const auto kind = driver::resolve_server_kind(name, {});
+        CHECK_FALSE(kind.determinism.available());
+        CHECK_FALSE(kind.determinism.none.empty());
+    }
+    // The mode's flags follow the cache switch; its variables follow the kind's own.
+    core::LaunchValues values;
+    values.model = "/m";
+    values.port = 9;
+    const auto argv =
+        core::launch_argv(sglang, "python3", values, {"-x"}, core::PromptCache::Off, true);
+    REQUIRE(argv.size() >= 3);
+    CHECK(argv.rbegin()[1] == "--enable-deterministic-inference");
+    CHECK(argv.rbegin()[2] == "--disable-radix-cache");
+    CHECK(core::launch_env(vllm, values, true) ==
+          std::vector<std::string>{"VLLM_BATCH_INVARIANT=1"});
+    CHECK(core::launch_env(vllm, values, false).empty());
     for (const char* name : {"llama-server", "ik_llama.cpp"}) {
         const auto llama = driver::resolve_server_kind(name, {});
         CHECK(llama.request.warmup == 0);

@@ -491,3 +491,17 @@ TEST_CASE("a plan keeps --cache-arm, and one without it has no key", "[sweep-pla
     CHECK(back.request.cache_arm);
     CHECK(io::render_plan(back) == text);
 }
+
+TEST_CASE("a plan keeps --determinism, and one without it has no key",
+          "[sweep-plan][determinism]") {
+    auto plan = three_model_plan();
+    core::sort_plan(plan);
+    CHECK(io::render_plan(plan).find("determinism") == std::string::npos);
+    plan.request.determinism = core::DeterminismChoice::Both;
+    const std::string text = io::render_plan(plan);
+    CHECK(text.find("\"determinism\": \"both\"") != std::string::npos);
+    testing::ScratchDir dir;
+    const auto back = io::read_plan(dir.write("plan.json", text));
+    CHECK(back.request.determinism == core::DeterminismChoice::Both);
+    CHECK(io::render_plan(back) == text);
+}

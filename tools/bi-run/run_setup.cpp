@@ -93,6 +93,12 @@ core::RunRequest run_request(const cxxopts::ParseResult& args, bool allow_lists)
     r.arm_deadline = core::Seconds(args["arm-deadline"].as<double>());
     r.stop_on_red = args.count("stop-on-red") > 0;
     r.cache_arm = args.count("cache-arm") > 0;
+    if (const auto word = given(args, "determinism")) {
+        r.determinism = core::parse_determinism(*word);
+        if (!r.determinism)
+            usage_error("--determinism must be " + std::string(core::kDeterminismWords) +
+                        ", not '" + *word + "'");
+    }
     r.max_response_bytes = max_response_bytes_option(args);
     r.scoring = scoring_request(args);
     r.sign_key = given(args, "sign-key");

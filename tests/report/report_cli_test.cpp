@@ -117,6 +117,39 @@ TEST_CASE("report --json carries each cert's whole cache_check object, null with
                           Catch::Contains("\"status\":\"changed\""));
 }
 
+TEST_CASE("report --html with cache checks: a cache column linking to each cell's cache section",
+          "[report][cli][cache]") {
+    testing::ScratchDir dir;
+    const auto page = dir.file("r.html");
+    const auto r = run_command({BI_RUN_PATH, "report", "--html", page, fixtures(dir, "cache")});
+    CHECK(r.exit_code == 0);
+    const std::string html = testing::read_text(page);
+    CHECK_THAT(html, Catch::Contains("<th>N = 2</th><th>N = 4</th><th>cache</th>"));
+    CHECK_THAT(html, Catch::Contains("<td class=\"v-red\"><a href=\"#cell-tiny_rand-256__ctx512__"
+                                     "N2-cache\"") &&
+                         Catch::Contains("<span class=\"word cache\">CHANGED</span>"));
+    CHECK_THAT(html, Catch::Contains("<span class=\"word cache\">NOT COMPARABLE / DRIFT ONLY"
+                                     "</span><span class=\"note\">2 runs differ</span>"));
+    for (const char* anchor :
+         {"cell-tiny_rand-256__ctx512__N2-cache", "cell-tiny_rand-256__ctx512__N4-cache",
+          "cell-other-model__ctx512__N4-cache"})
+        CHECK_THAT(html, Catch::Contains(std::string("<h4 id=\"") + anchor + "\">Cache check"));
+    CHECK_THAT(html, Catch::Contains("1 of 8 id(s) answer otherwise when served from the prompt "
+                                     "cache: id3 (repeat: 27 cached prompt tokens, token 2 "
+                                     "differs"));
+    // The AMBER cell ran no cache arm: its detail has no cache section.
+    CHECK_THAT(html, !Catch::Contains("cell-tiny_rand-256__ctx1024__N4-cache"));
+}
+
+TEST_CASE("report --html without cache checks has no cache column", "[report][cli][cache]") {
+    testing::ScratchDir dir;
+    const auto page = dir.file("r.html");
+    run_command({BI_RUN_PATH, "report", "--html", page, fixtures(dir)});
+    const std::string html = testing::read_text(page);
+    CHECK_THAT(html, Catch::Contains("<th>N = 2</th><th>N = 4</th></tr>"));
+    CHECK_THAT(html, !Catch::Contains("<th>cache</th>") && !Catch::Contains("Cache check"));
+}
+
 TEST_CASE("report text: the verdict column starts with the verdict word", "[report][cli]") {
     testing::ScratchDir dir;
     const auto r = run_command({BI_RUN_PATH, "report", fixtures(dir)});

@@ -1,7 +1,8 @@
 // Golden files of `bi-run report --markdown` and `--junit` over the fixed certs of
-// bi_report_fixtures (GREEN, RED with <script> and quotes, AMBER, UNVERIFIED, one tampered).
-// Paths are normalised to CERTS. BI_UPDATE_GOLDEN=1 rewrites the approved files in the source
-// tree; otherwise a mismatch leaves <name>.received.* in the build tree.
+// bi_report_fixtures (GREEN, RED with <script> and quotes, AMBER, UNVERIFIED, one tampered; and
+// a set with a cache check of every status). Paths are normalised to CERTS. BI_UPDATE_GOLDEN=1
+// rewrites the approved files in the source tree; otherwise a mismatch leaves <name>.received.* in
+// the build tree.
 #include <Poco/AutoPtr.h>
 #include <Poco/DOM/DOMParser.h>
 #include <Poco/DOM/Document.h>
@@ -23,8 +24,10 @@ using testing::run_command;
 
 namespace {
 
-std::string fixtures(const testing::ScratchDir& dir) {
-    const auto made = run_command({BI_REPORT_FIXTURES, dir.path()});
+std::string fixtures(const testing::ScratchDir& dir, const std::string& set = "") {
+    std::vector<std::string> argv{BI_REPORT_FIXTURES, dir.path()};
+    if (!set.empty()) argv.push_back(set);
+    const auto made = run_command(argv);
     REQUIRE(made.exit_code == 0);
     return dir.path();
 }
@@ -100,4 +103,22 @@ TEST_CASE("report --junit over the fixed certs matches its golden file and parse
           "digest_mismatch");
     Poco::AutoPtr<Poco::XML::NodeList> skipped = document->getElementsByTagName("skipped");
     CHECK(skipped->length() == 1);
+}
+
+TEST_CASE("report --markdown with cache checks: a cache column and the checks that are not SAME",
+          "[report][golden][cache]") {
+    testing::ScratchDir dir;
+    const auto certs = fixtures(dir, "cache");
+    const auto r = run_command({BI_RUN_PATH, "report", "--markdown", certs});
+    CHECK(r.exit_code == 0);
+    CHECK_THAT(r.out, Catch::Contains("| ctx \\ N | 2 | 4 | cache |\n|---:|:---:|:---:|:---:|\n"
+                                      "| 512 | **GREEN** ★ | **RED** | **CHANGED** |\n"
+                                      "| 1024 | **GREEN** ★ | **AMBER** | **SAME** |\n"));
+    CHECK_THAT(r.out, Catch::Contains("| 512 | **GREEN** ★ | **GREEN** ★ | **NOT COMPARABLE / "
+                                      "DRIFT ONLY** |\n"));
+    // The check of ctx 512 once, with the N of both cells that hold it.
+    CHECK_THAT(r.out, Catch::Contains("- **CHANGED** tiny/rand-256 ctx 512 (N 2, 4): 1 of 8 id(s) "
+                                      "answer otherwise when served from the prompt cache"));
+    CHECK_THAT(r.out, !Catch::Contains("- **SAME**"));
+    check_golden("report-cache.approved.md", normalised(r.out, certs));
 }

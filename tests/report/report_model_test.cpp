@@ -256,3 +256,21 @@ TEST_CASE("cache checks: the most severe answers for a row", "[report][cache]") 
         CHECK(cache_row_status(grids[0].cache.at(512)) == order[worst]);
     }
 }
+
+TEST_CASE("a cell's cache section shows the check, its text escaped", "[report][cache]") {
+    auto e = entry_of(testing::clean_cell(8, 2), 512, 4,
+                      testing::cache_check_of(core::BaselineStatus::Changed));
+    e.loaded.cert.cache_check->reasons.push_back("the cache arm did not finish: <b>died</b>");
+    const std::string html = render_cell_html(e);
+    CHECK_THAT(html, Catch::Contains("<h4 id=\"cell-tiny_rand-256__ctx512__N4-cache\">Cache check "
+                                     "<span class=\"badge v-red\">CHANGED</span></h4>"));
+    CHECK_THAT(html, Catch::Contains("<li>the cache arm did not finish: &lt;b&gt;died&lt;/b&gt;"));
+    CHECK_THAT(html, Catch::Contains("<code>timings.cache_n</code>") &&
+                         Catch::Contains("<dd>8 of 8 id(s)</dd>") &&
+                         Catch::Contains("no continuation cuts: the chat endpoint takes no token"));
+    CHECK_THAT(html, Catch::Contains(
+                         "<tr><td class=\"mono\">id3</td><td>repeat</td><td>27</td>"
+                         "<td>2</td><td><span class=\"bad\">changed</span> (an invariant field)"));
+    const std::string without = render_cell_html(entry_of(testing::clean_cell(8, 2), 512, 4));
+    CHECK_THAT(without, !Catch::Contains("Cache check"));
+}

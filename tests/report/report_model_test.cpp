@@ -14,6 +14,7 @@
 #include "io/json_text.hpp"
 #include "report/markup.hpp"
 #include "report/report_html.hpp"
+#include "report/report_junit.hpp"
 #include "report/report_markdown.hpp"
 #include "report/report_model.hpp"
 #include "scratch_dir.hpp"
@@ -273,4 +274,28 @@ TEST_CASE("a cell's cache section shows the check, its text escaped", "[report][
                          "<td>2</td><td><span class=\"bad\">changed</span> (an invariant field)"));
     const std::string without = render_cell_html(entry_of(testing::clean_cell(8, 2), 512, 4));
     CHECK_THAT(without, !Catch::Contains("Cache check"));
+}
+
+TEST_CASE("JUnit: a cache check is a case per ctx, mapped as a baseline check is",
+          "[report][cache]") {
+    using core::BaselineStatus;
+    const auto green = testing::clean_cell(8, 2);
+    auto xml = render_junit(
+        model_of({entry_of(green, 512, 2), entry_of(green, 512, 4), entry_of(green, 1024, 2)}));
+    CHECK_THAT(xml, !Catch::Contains("cache checks") && !Catch::Contains("cache ctx"));
+    xml = render_junit(
+        model_of({entry_of(green, 512, 2, testing::cache_check_of(BaselineStatus::DriftOnly)),
+                  entry_of(green, 1024, 2, testing::cache_check_of(BaselineStatus::Same)),
+                  entry_of(green, 2048, 2, testing::cache_check_of(BaselineStatus::Changed))}));
+    CHECK_THAT(xml, Catch::Contains("<testsuite name=\"cache checks: tiny/rand-256\" tests=\"3\" "
+                                    "failures=\"1\" errors=\"0\" skipped=\"0\">"));
+    // The cells' own cases keep their names and pass: the cache check is not about batching.
+    CHECK_THAT(xml,
+               Catch::Contains("<testsuite name=\"tiny/rand-256\" tests=\"3\" failures=\"0\""));
+    CHECK_THAT(xml, Catch::Contains("name=\"ctx 2048 N 2\" file=\"c.json\">\n      <system-out>"));
+    CHECK_THAT(xml, Catch::Contains("name=\"cache ctx 512\" file=\"c.json\">\n      <system-out>"
+                                    "DRIFT ONLY (N 2: c.json)\n- 1 of 8 id(s) generate otherwise"));
+    CHECK_THAT(xml, Catch::Contains("  drift only: id4\n"));
+    CHECK_THAT(xml, Catch::Contains("name=\"cache ctx 2048\" file=\"c.json\">\n      <failure "
+                                    "type=\"cache_changed\" message=\"CHANGED: 1 of 8 id(s)"));
 }

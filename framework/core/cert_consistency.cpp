@@ -1,5 +1,7 @@
 // The comparisons are checked against their own rows and passes, each gate against its own
 // evidence, and the status by replaying verdict_rules() over that evidence: no rule is restated.
+// The cache check (core::check_cache) carries no answers to replay; what always holds of its
+// counts, lists and status is checked instead.
 #include "cert_consistency.hpp"
 
 #include <algorithm>
@@ -530,6 +532,112 @@ void check_source(const Cert& c, Lines& out) {
         out.push_back("source is live but server.props_N says bi_mock: the server was the mock");
 }
 
+// ---- the cache check: its counts and lists against each other and against its status ----
+
+// The first id `ids` holds twice; nullptr when each is there once.
+const std::string* repeated(const Ids& ids) {
+    std::set<std::string> seen;
+    for (const auto& id : ids)
+        if (!seen.insert(id).second) return &id;
+    return nullptr;
+}
+
+// Its changes against its id lists: an invariant change is a changed id, any other change a
+// changed or drift id, invariant ones first; and, when none was left out (fewer than
+// kMaxSummaryIds), the lists are exactly the ids of the changes.
+void check_cache_changes(const CacheCheck& k, Lines& out) {
+    if (k.changes.size() > kMaxSummaryIds)
+        out.push_back("cache_check lists " + count(k.changes.size()) + " changes, more than " +
+                      count(kMaxSummaryIds));
+    const auto listed = [](const std::string& id, const Ids& ids) {
+        return std::find(ids.begin(), ids.end(), id) != ids.end();
+    };
+    std::set<std::string> invariant;
+    std::set<std::string> drift;
+    bool drift_seen = false;
+    for (const auto& change : k.changes) {
+        const std::string at =
+            "cache_check's change of " + change.test_id + " (" + change.probe + ")";
+        if (change.cached <= 0)
+            out.push_back(at + " counts " + std::to_string(change.cached) +
+                          " cached prompt tokens: the cache served nothing");
+        if (change.invariant && drift_seen)
+            out.push_back(at + " moved an invariant field but comes after a drift");
+        drift_seen = drift_seen || !change.invariant;
+        (change.invariant ? invariant : drift).insert(change.test_id);
+        const bool changed = listed(change.test_id, k.changed_ids);
+        if (change.invariant ? !changed : !changed && !listed(change.test_id, k.drift_ids))
+            out.push_back(at + (change.invariant ? " moved an invariant field" : " drifted") +
+                          " but its id is not among " +
+                          (change.invariant ? "changed_ids" : "changed_ids or drift_ids"));
+    }
+    if (k.changes.size() >= kMaxSummaryIds) return;
+    for (const auto& id : k.changed_ids) drift.erase(id);
+    if (std::set<std::string>(k.changed_ids.begin(), k.changed_ids.end()) != invariant ||
+        std::set<std::string>(k.drift_ids.begin(), k.drift_ids.end()) != drift)
+        out.push_back("cache_check lists " + count(k.changed_ids.size()) + " changed and " +
+                      count(k.drift_ids.size()) + " drift id(s) but its changes give " +
+                      count(invariant.size()) + " and " + count(drift.size()));
+}
+
+void check_cache_record(const Cert& c, Lines& out) {
+    if (!c.cache_check) return;
+    const CacheCheck& k = *c.cache_check;
+    const std::string status = "cache_check is '" + std::string(name(k.status)) + "'";
+    if (k.reasons.empty()) out.push_back("cache_check gives no reason");
+    const std::pair<const char*, const Ids*> lists[] = {{"not_exercised", &k.not_exercised},
+                                                        {"changed_ids", &k.changed_ids},
+                                                        {"drift_ids", &k.drift_ids}};
+    for (const auto& [key, ids] : lists)
+        if (const auto* id = repeated(*ids))
+            out.push_back("cache_check." + std::string(key) + " lists " + *id + " twice");
+    if (const auto* id = first_with(k.changed_ids, k.drift_ids, true))
+        out.push_back("cache_check lists " + *id + " both as changed and as drift");
+    const auto served = std::to_string(k.n_served) + " served";
+    const auto of_ids = " of " + std::to_string(k.n_ids) + " id(s)";
+    if (k.n_ids < 0 || k.n_served < 0 || k.n_cuts < 0 || k.n_served > k.n_ids)
+        out.push_back("cache_check counts " + served + of_ids + " and " + std::to_string(k.n_cuts) +
+                      " cut(s)");
+    const auto n_listed = static_cast<std::int64_t>(k.changed_ids.size() + k.drift_ids.size());
+    if (n_listed > k.n_ids)
+        out.push_back("cache_check lists " + std::to_string(n_listed) + " changed or drift id(s)" +
+                      of_ids);
+    // Without a witness nothing is known to have been served: the check stops before counting.
+    const bool anything = k.n_served > 0 || k.n_cuts > 0 || !k.not_exercised.empty() ||
+                          !k.changed_ids.empty() || !k.drift_ids.empty() || !k.changes.empty();
+    if (k.witness.empty() && anything)
+        out.push_back(
+            "cache_check names no cache witness, yet counts ids the cache served, "
+            "changed or did not exercise");
+    else if (!k.witness.empty() &&
+             k.n_served + static_cast<std::int64_t>(k.not_exercised.size()) != k.n_ids)
+        out.push_back("cache_check counts " + served + " and " + count(k.not_exercised.size()) +
+                      " not exercised" + of_ids);
+    check_cache_changes(k, out);
+    switch (k.status) {
+        case BaselineStatus::Changed:
+            if (k.changed_ids.empty()) out.push_back(status + " but lists no changed id");
+            return;
+        case BaselineStatus::NotComparable:
+            return;
+        case BaselineStatus::DriftOnly:
+            if (k.drift_ids.empty()) out.push_back(status + " but lists no drift id");
+            break;
+        case BaselineStatus::Same:
+            if (!k.drift_ids.empty())
+                out.push_back(status + " but lists " + count(k.drift_ids.size()) + " drift id(s)");
+            break;
+    }
+    if (!k.changed_ids.empty())
+        out.push_back(status + " but lists " + count(k.changed_ids.size()) + " changed id(s)");
+    // A check under the completion floor, or with nothing served, is not comparable.
+    const auto needed = std::max<std::int64_t>(
+        1, static_cast<std::int64_t>(std::ceil(kCompletionFloor * static_cast<double>(k.n_ids))));
+    if (k.n_served < needed)
+        out.push_back(status + " but the cache served only " + std::to_string(k.n_served) + of_ids +
+                      ", under the completion floor");
+}
+
 }  // namespace
 
 FiredRule deciding_rule(const Cert& cert) {
@@ -554,6 +662,7 @@ std::vector<std::string> cert_disagreements(const Cert& cert) {
     check_plan(cert, out);
     check_verdict(cert, replayed(gathered), out);
     check_source(cert, out);
+    check_cache_record(cert, out);
     return out;
 }
 

@@ -1,5 +1,6 @@
 // One cell's detail section of the HTML report: verdict, reasons, gates, bounds, a chart of
-// divergent ids per pass, provenance, and each divergent id's A and C texts side by side.
+// divergent ids per pass, each divergent id's A and C texts side by side, the cache check and
+// provenance.
 #include <algorithm>
 #include <cstdlib>
 #include <sstream>
@@ -301,6 +302,58 @@ void render_divergent_ids(const ReportEntry& entry, std::ostream& out) {
         out << "<p class=\"meta\">" << ids.size() - shown << " more not shown</p>";
 }
 
+// At most kMaxIdsShown ids, then how many there are in all.
+std::string ids_text(const std::vector<std::string>& ids) {
+    if (ids.size() <= kMaxIdsShown) return core::join(ids, ", ");
+    return core::join({ids.begin(), ids.begin() + static_cast<std::ptrdiff_t>(kMaxIdsShown)},
+                      ", ") +
+           ", … (" + std::to_string(ids.size()) + " in all)";
+}
+
+// The cache arm's check (--cache-arm): beside the verdict, never part of it. Its reasons, what
+// the witness shows the cache served, and each warm answer that differs from A's.
+void render_cache_check(const core::Cert& c, std::ostream& out) {
+    if (!c.cache_check) return;
+    const core::CacheCheck& k = *c.cache_check;
+    out << "<h4 id=\"" << escape_attribute(cache_anchor(c)) << "\">Cache check <span class=\"badge "
+        << check_status_class(k.status) << "\">" << core::status_word(k.status)
+        << "</span></h4><p class=\"meta\">A's prompts served again from the prompt cache and "
+           "compared with A; beside the verdict, never part of it.</p><ol>"
+        << list_items(k.reasons) << "</ol>\n<dl><dt>witness</dt><dd>"
+        << (k.witness.empty() ? std::string("none stated by the kind")
+                              : "<code>" + esc(k.witness) + "</code>")
+        << "</dd><dt>served from the cache</dt><dd>" << k.n_served << " of " << k.n_ids
+        << " id(s)</dd><dt>continuation cuts</dt><dd>"
+        << (k.cuts_note.empty() ? std::to_string(k.n_cuts) + " served" : esc(k.cuts_note))
+        << "</dd>";
+    const std::pair<const char*, const std::vector<std::string>*> lists[] = {
+        {"changed", &k.changed_ids},
+        {"drift only", &k.drift_ids},
+        {"not exercised", &k.not_exercised}};
+    for (const auto& [what, ids] : lists)
+        if (!ids->empty())
+            out << "<dt>" << what << " (" << ids->size() << ")</dt><dd class=\"mono\">"
+                << esc(ids_text(*ids)) << "</dd>";
+    out << "</dl>\n";
+    if (k.changes.empty()) return;
+    out << "<table class=\"gates\"><tr><th>id</th><th>probe</th><th>cached prompt tokens</th>"
+           "<th>first differing token</th><th>moved</th></tr>\n";
+    for (const auto& change : k.changes) {
+        std::string moved = change.invariant
+                                ? "<span class=\"bad\">changed</span> (an invariant field)"
+                                : std::string("drift only");
+        if (!change.divergence.empty() && change.divergence != "unknown")
+            moved += " <span class=\"tag\">" + esc(change.divergence) + "</span>";
+        out << "<tr><td class=\"mono\">" << esc(change.test_id) << "</td><td>" << esc(change.probe)
+            << (change.cut_at > 0 ? " after " + std::to_string(change.cut_at) + " token(s)"
+                                  : std::string())
+            << "</td><td>" << change.cached << "</td><td>"
+            << (change.first_token ? std::to_string(*change.first_token) : std::string("-"))
+            << "</td><td>" << moved << "</td></tr>\n";
+    }
+    out << "</table>\n";
+}
+
 }  // namespace
 
 std::string side_by_side(const std::string& left_label, const std::string& left,
@@ -362,6 +415,7 @@ std::string render_cell_html(const ReportEntry& entry) {
     out << "<h4>Sensitivity</h4><ul>" << list_items(sensitivity_lines(c)) << "</ul>\n";
     render_chart(c, out);
     render_divergent_ids(entry, out);
+    render_cache_check(c, out);
     render_provenance(c, out);
     out << "</section>\n";
     return out.str();

@@ -52,18 +52,7 @@ std::string basename(const std::string& path) {
 // The CSS class of a check's status, in the verdicts' colours: SAME green, CHANGED red, DRIFT
 // ONLY amber, NOT COMPARABLE grey, a file not to rely on purple.
 std::string status_class(const ReportEntry& entry) {
-    if (!entry.trusted_check()) return "v-invalid";
-    switch (entry.check->value->status) {
-        case core::BaselineStatus::Same:
-            return "v-green";
-        case core::BaselineStatus::Changed:
-            return "v-red";
-        case core::BaselineStatus::DriftOnly:
-            return "v-amber";
-        case core::BaselineStatus::NotComparable:
-            break;
-    }
-    return "v-unverified";
+    return entry.trusted_check() ? check_status_class(entry.check->value->status) : "v-invalid";
 }
 
 // The ids a reader wants to see texts for: changed first, then drifted (an id whose tokens and

@@ -92,6 +92,25 @@ std::string cell_box(const ModelGrid& grid, std::int64_t ctx, std::int64_t n) {
            "</span><span class=\"note\">" + escape_markup(note) + "</span></a></td>";
 }
 
+// The cache column's cell of a ctx row: the word of its check in the check's colour, linking to
+// the first cell's cache section; "-" where no trusted cert of the row ran the cache arm.
+std::string cache_box(const ModelGrid& grid, std::int64_t ctx) {
+    const auto row = grid.cache.find(ctx);
+    if (row == grid.cache.end())
+        return "<td class=\"v-none\"><span class=\"cellbox\">-</span></td>";
+    const auto& groups = row->second;
+    const CacheGroup& first = groups.front();
+    const std::string note = groups.size() > 1
+                                 ? std::to_string(groups.size()) + " runs differ"
+                                 : std::to_string(first.check().n_served) + " of " +
+                                       std::to_string(first.check().n_ids) + " served";
+    return "<td class=\"" + check_status_class(cache_row_status(groups)) + "\"><a href=\"#" +
+           escape_attribute(cache_anchor(first.first->cert())) + "\" title=\"" +
+           escape_attribute(core::cache_check_line(first.check())) +
+           "\"><span class=\"word cache\">" + escape_markup(cache_row_word(groups)) +
+           "</span><span class=\"note\">" + note + "</span></a></td>";
+}
+
 // "; N 3 never measured" for the sizes below the answer a server there batches but no cert
 // measured.
 std::string never_measured(const ModelGrid& grid, const std::optional<std::int64_t>& best) {
@@ -112,10 +131,13 @@ void render_grid(const ModelGrid& grid, std::ostream& out) {
         << never_measured(grid, best) << "; never extrapolated)</span></p>\n"
         << "<table class=\"matrix\"><tr><th>ctx \\ N</th>";
     for (auto n : grid.ns) out << "<th>N = " << n << "</th>";
-    out << "</tr>\n";
+    // The cache column only where a cert of the model ran the cache arm.
+    const bool cache = !grid.cache.empty();
+    out << (cache ? "<th>cache</th>" : "") << "</tr>\n";
     for (auto ctx : grid.ctxs) {
         out << "<tr><th>" << ctx << "</th>";
         for (auto n : grid.ns) out << cell_box(grid, ctx, n);
+        if (cache) out << cache_box(grid, ctx);
         out << "</tr>\n";
     }
     out << "</table></section>\n";
@@ -205,6 +227,24 @@ std::string verdict_class(const ReportEntry& entry) {
             return "v-amber";
         case core::Status::GreenUnverified:
             return "v-unverified";
+    }
+    return "v-unverified";
+}
+
+std::string cache_anchor(const core::Cert& cert) {
+    return cell_anchor(cert) + "-cache";
+}
+
+std::string check_status_class(core::BaselineStatus status) {
+    switch (status) {
+        case core::BaselineStatus::Same:
+            return "v-green";
+        case core::BaselineStatus::Changed:
+            return "v-red";
+        case core::BaselineStatus::DriftOnly:
+            return "v-amber";
+        case core::BaselineStatus::NotComparable:
+            break;
     }
     return "v-unverified";
 }

@@ -29,6 +29,13 @@ std::string side_by_side(const std::string& left_label, const std::string& left,
 // One divergent id's forensics as tags: class, basis, index, margin, logprobs, contamination.
 std::string forensics_tags(const core::IdForensics& forensics);
 
+// A cell's cache check section's anchor: "cell-tiny_rand-256__ctx512__N4-cache".
+std::string cache_anchor(const core::Cert& cert);
+
+// The CSS class of a baseline or cache check's status, in the verdicts' colours: SAME "v-green",
+// CHANGED "v-red", DRIFT ONLY "v-amber", NOT COMPARABLE "v-unverified".
+std::string check_status_class(core::BaselineStatus status);
+
 // The CSS class of a verdict: "v-green", "v-red", "v-amber", "v-unverified"; "v-invalid" for a
 // cert the report cannot trust.
 std::string verdict_class(const ReportEntry& entry);

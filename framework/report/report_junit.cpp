@@ -132,8 +132,52 @@ Case check_case(const CheckRow& row) {
     return k;
 }
 
+// A ctx's cache check (--cache-arm) is mapped as a baseline check is: CHANGED fails, NOT
+// COMPARABLE is skipped, DRIFT ONLY and SAME pass with their reasons. It is a case of its own,
+// once per ctx, since every N there shares it and the cells' cases are about batching; certs of
+// one ctx whose checks differ are one case, decided by the most severe.
+Case cache_case(std::int64_t ctx, const std::vector<CacheGroup>& groups) {
+    const core::BaselineStatus status = cache_row_status(groups);
+    const CacheGroup* deciding = &groups.front();
+    for (const auto& group : groups)
+        if (group.check().status == status) {
+            deciding = &group;
+            break;
+        }
+    Case k;
+    k.name = "cache ctx " + std::to_string(ctx);
+    k.file = deciding->first->path;
+    const std::string line = core::cache_check_line(deciding->check());
+    for (const auto& group : groups) {
+        const core::CacheCheck& check = group.check();
+        k.body += std::string(core::status_word(check.status)) + " (N " +
+                  core::join(group.ns, ", ") + ": " + group.first->path + ")\n";
+        for (const auto& reason : check.reasons) k.body += "- " + reason + "\n";
+        if (!check.changed_ids.empty())
+            k.body += "  changed: " + core::join(check.changed_ids, ", ") + "\n";
+        if (!check.drift_ids.empty())
+            k.body += "  drift only: " + core::join(check.drift_ids, ", ") + "\n";
+    }
+    switch (status) {
+        case core::BaselineStatus::Changed:
+            k.outcome = Outcome::Failure;
+            k.type = "cache_" + std::string(core::name(status));
+            k.message = line;
+            break;
+        case core::BaselineStatus::NotComparable:
+            k.outcome = Outcome::Skipped;
+            k.message = line;
+            break;
+        case core::BaselineStatus::DriftOnly:
+        case core::BaselineStatus::Same:
+            break;
+    }
+    return k;
+}
+
 std::vector<Suite> suites_of(const ReportModel& model) {
     std::map<std::string, Suite> by_model;
+    std::map<std::string, Suite> cache;
     std::map<std::string, Suite> checks;
     Suite unusable{"unusable files", {}};
     for (const auto& row : check_rows(model)) {
@@ -152,9 +196,16 @@ std::vector<Suite> suites_of(const ReportModel& model) {
         suite.name = entry.cert().cell.model;
         suite.cases.push_back(cell_case(entry));
     }
+    for (const auto& grid : model_grids(model))
+        for (const auto& [ctx, groups] : grid.cache) {
+            auto& suite = cache[grid.model];
+            suite.name = "cache checks: " + grid.model;
+            suite.cases.push_back(cache_case(ctx, groups));
+        }
     std::vector<Suite> suites;
-    suites.reserve(by_model.size() + 1);
+    suites.reserve(by_model.size() + cache.size() + checks.size() + 1);
     for (auto& [name, suite] : by_model) suites.push_back(std::move(suite));
+    for (auto& [name, suite] : cache) suites.push_back(std::move(suite));
     for (auto& [name, suite] : checks) suites.push_back(std::move(suite));
     if (!unusable.cases.empty()) suites.push_back(std::move(unusable));
     return suites;

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <sstream>
 
+#include "core/text.hpp"
 #include "report_baselines.hpp"
 #include "throughput_text.hpp"
 #include "verdict_headline.hpp"
@@ -26,19 +27,52 @@ std::string cell_word(const ReportEntry* entry) {
     return word;
 }
 
+// The cache column's cell of a ctx row: its check's word, "-" where no cert of it has one.
+std::string cache_cell(const ModelGrid& grid, std::int64_t ctx) {
+    const auto row = grid.cache.find(ctx);
+    return row == grid.cache.end() ? "-" : "**" + cache_row_word(row->second) + "**";
+}
+
 void render_grid(const ModelGrid& grid, std::ostream& out) {
+    // The cache column only where a cert of the model ran the cache arm.
+    const bool cache = !grid.cache.empty();
     out << "## " << escape_markdown(grid.model) << "\n\n"
         << escape_markdown(largest_green_line(grid)) << "\n\n| ctx \\ N |";
     for (auto n : grid.ns) out << " " << n << " |";
-    out << "\n|---:|";
+    out << (cache ? " cache |" : "") << "\n|---:|";
     for (std::size_t i = 0; i < grid.ns.size(); ++i) out << ":---:|";
-    out << "\n";
+    out << (cache ? ":---:|" : "") << "\n";
     for (auto ctx : grid.ctxs) {
         out << "| " << ctx << " |";
         for (auto n : grid.ns) out << " " << cell_word(grid.at(ctx, n)) << " |";
+        if (cache) out << " " << cache_cell(grid, ctx) << " |";
         out << "\n";
     }
     out << "\n";
+}
+
+// "## Cache checks": each check that is not SAME with its deciding reason, once per ctx and the
+// N of the cells that hold it; "" when no cert ran the cache arm.
+std::string render_cache_checks(const std::vector<ModelGrid>& grids) {
+    std::string items;
+    bool any = false;
+    for (const auto& grid : grids)
+        for (const auto& [ctx, groups] : grid.cache)
+            for (const auto& group : groups) {
+                any = true;
+                const core::CacheCheck& check = group.check();
+                if (check.status == core::BaselineStatus::Same) continue;
+                items += "- **" + std::string(core::status_word(check.status)) + "** " +
+                         escape_markdown(grid.model) + " ctx " + std::to_string(ctx) + " (N " +
+                         core::join(group.ns, ", ") + ")" +
+                         (check.reasons.empty() ? std::string()
+                                                : ": " + escape_markdown(check.reasons.front())) +
+                         "\n";
+            }
+    if (!any) return "";
+    return "## Cache checks\n\nA's answers served again from the prompt cache (--cache-arm), "
+           "beside the verdict, never part of it.\n\n" +
+           (items.empty() ? std::string("Every cache check is SAME.\n") : items);
 }
 
 // One list item for a cell that is not a trusted green, or for a file that is not usable.
@@ -109,7 +143,8 @@ std::string render_markdown(const ReportModel& model) {
                 ? std::string()
                 : ", " + std::to_string(model.checks.size()) + " baseline check(s)")
         << ". ★ promotable, · not measured.\n\n";
-    for (const auto& grid : model_grids(model)) render_grid(grid, out);
+    const auto grids = model_grids(model);
+    for (const auto& grid : grids) render_grid(grid, out);
 
     std::string listing;
     std::size_t left_out = 0;
@@ -132,6 +167,7 @@ std::string render_markdown(const ReportModel& model) {
         out << "## Not green\n\n" << listing;
         if (left_out > 0) out << "- … " << left_out << " more not shown (size limit)\n";
     }
+    if (const std::string cache = render_cache_checks(grids); !cache.empty()) out << "\n" << cache;
     const std::string checks = render_checks_markdown(model);
     if (!checks.empty()) out << "\n" << checks;
     std::string text = out.str();

@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "core/cert_consistency.hpp"
+#include "core/text.hpp"
 #include "io/files.hpp"
 #include "io/json_text.hpp"
 #include "verdict_headline.hpp"
@@ -18,6 +19,48 @@ namespace {
 template <typename T>
 std::vector<T> sorted_unique(std::set<T> values) {
     return std::vector<T>(values.begin(), values.end());
+}
+
+// Two cache checks are one when they say the same: status, reasons, and every count and list.
+bool same_cache_check(const core::CacheCheck& a, const core::CacheCheck& b) {
+    return a.status == b.status && a.reasons == b.reasons && a.witness == b.witness &&
+           a.n_ids == b.n_ids && a.n_served == b.n_served && a.n_cuts == b.n_cuts &&
+           a.not_exercised == b.not_exercised && a.changed_ids == b.changed_ids &&
+           a.drift_ids == b.drift_ids && a.cuts_note == b.cuts_note;
+}
+
+// The grid's trusted cells that hold a cache check, grouped per ctx by the check they hold.
+std::map<std::int64_t, std::vector<CacheGroup>> cache_groups(const ModelGrid& grid) {
+    std::map<std::int64_t, std::vector<CacheGroup>> rows;
+    for (auto ctx : grid.ctxs)
+        for (auto n : grid.ns) {
+            const ReportEntry* entry = grid.at(ctx, n);
+            if (!entry || !entry->trusted() || !entry->cert().cache_check) continue;
+            auto& groups = rows[ctx];
+            const auto same = std::find_if(groups.begin(), groups.end(), [&](const auto& group) {
+                return same_cache_check(group.check(), *entry->cert().cache_check);
+            });
+            if (same == groups.end())
+                groups.push_back({entry, {n}});
+            else
+                same->ns.push_back(n);
+        }
+    return rows;
+}
+
+// How much a cache check asks of its reader: a change first, then no answer, then drift.
+int severity(core::BaselineStatus status) {
+    switch (status) {
+        case core::BaselineStatus::Changed:
+            return 3;
+        case core::BaselineStatus::NotComparable:
+            return 2;
+        case core::BaselineStatus::DriftOnly:
+            return 1;
+        case core::BaselineStatus::Same:
+            break;
+    }
+    return 0;
 }
 
 }  // namespace
@@ -82,6 +125,7 @@ std::vector<ModelGrid> model_grids(const ReportModel& model) {
     for (auto& [name, grid] : grids) {
         grid.ctxs = sorted_unique(axes[name].first);
         grid.ns = sorted_unique(axes[name].second);
+        grid.cache = cache_groups(grid);
         out.push_back(std::move(grid));
     }
     return out;
@@ -150,6 +194,26 @@ std::vector<std::string> deciding_reasons(const core::Cert& cert, std::size_t li
     end = std::min(end, begin + limit);
     return std::vector<std::string>(reasons.begin() + static_cast<std::ptrdiff_t>(begin),
                                     reasons.begin() + static_cast<std::ptrdiff_t>(end));
+}
+
+std::string cache_word(const core::Cert& cert) {
+    return cert.cache_check ? std::string(core::status_word(cert.cache_check->status)) : "-";
+}
+
+std::string cache_row_word(const std::vector<CacheGroup>& groups) {
+    std::vector<std::string> words;
+    for (const auto& group : groups) {
+        const std::string word(core::status_word(group.check().status));
+        if (std::find(words.begin(), words.end(), word) == words.end()) words.push_back(word);
+    }
+    return words.empty() ? "-" : core::join(words, " / ");
+}
+
+core::BaselineStatus cache_row_status(const std::vector<CacheGroup>& groups) {
+    core::BaselineStatus worst = groups.front().check().status;
+    for (const auto& group : groups)
+        if (severity(group.check().status) > severity(worst)) worst = group.check().status;
+    return worst;
 }
 
 std::vector<std::string> changed_fields(const core::Cert& cert, std::size_t limit) {

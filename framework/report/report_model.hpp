@@ -37,6 +37,16 @@ std::vector<std::string> expand_paths(const std::vector<std::string>& paths);
 ReportModel load_report(const std::vector<std::string>& paths,
                         const trust::JudgeOptions& options = {});
 
+// The trusted cells of one ctx whose certs hold one and the same cache check: the cache arm runs
+// on the 1-slot server once per ctx, so every N of a sweep carries it; a check that differs (a
+// cert of another run) is a group of its own.
+struct CacheGroup {
+    const ReportEntry* first = nullptr;  // the group's first cell in N order: where its detail is
+    std::vector<std::int64_t> ns;        // the N of every cell in the group, ascending
+
+    const core::CacheCheck& check() const { return *first->cert().cache_check; }
+};
+
 // One model's cells as a ctx x N grid (a cell measured twice keeps the last file).
 struct ModelGrid {
     std::string model;
@@ -46,6 +56,8 @@ struct ModelGrid {
     // Cells that more than one trusted cert claims: every such entry past the first. A cell in
     // conflict is shown by its first cert but is no GREEN for the largest-N answer.
     std::vector<const ReportEntry*> conflicts;
+    // Each ctx whose trusted cells hold a cache check (--cache-arm): its groups, in N order.
+    std::map<std::int64_t, std::vector<CacheGroup>> cache;
 
     const ReportEntry* at(std::int64_t ctx, std::int64_t n) const;
 };
@@ -74,6 +86,18 @@ std::string entry_headline(const ReportEntry& entry);
 // its own line first, without the closing "verdict ..." line (at most `limit`); for a green,
 // its closing line.
 std::vector<std::string> deciding_reasons(const core::Cert& cert, std::size_t limit = 3);
+
+// The cert's cache check as its status word (SAME, CHANGED, DRIFT ONLY, NOT COMPARABLE), "-"
+// when it has none.
+std::string cache_word(const core::Cert& cert);
+
+// The cache column of a grid's ctx row: the status word of each group, "SAME / CHANGED" when
+// certs of one ctx disagree; "-" when the row has none.
+std::string cache_row_word(const std::vector<CacheGroup>& groups);
+
+// The status that answers for a row's groups, the most severe first: CHANGED, NOT COMPARABLE,
+// DRIFT ONLY, SAME. `groups` must not be empty.
+core::BaselineStatus cache_row_status(const std::vector<CacheGroup>& groups);
 
 // "id3 in C2: extracted_answer \"answer-id3\" → \"moved\"": the invariant fields that
 // differed between A and the first C pass each id diverged in, at most `limit` lines.

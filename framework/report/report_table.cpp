@@ -42,6 +42,13 @@ std::string csv_field(const std::string& text) {
     return quoted + "\"";
 }
 
+// The cert's cache_check object as the file holds it (the cert re-renders to its document), or
+// null for a cert run without --cache-arm.
+core::Json cache_json(const ReportEntry& entry) {
+    const core::Json* check = entry.loaded.document.find("cache_check");
+    return check && entry.cert().cache_check ? *check : core::Json();
+}
+
 core::Json reasons_json(const ReportEntry& entry) {
     core::Json out = core::Json::array();
     for (const auto& reason : entry.promotion.reasons) out.push_back(reason);
@@ -72,23 +79,24 @@ std::vector<TableRow> table_rows(const ReportModel& model) {
         row.per_prompt = bound_cell(c.sensitivity.per_prompt);
         row.history = core::flaky_note(c);
         row.speedup = speedup_text(c.throughput);
+        row.cache = cache_word(c);
         rows.push_back(std::move(row));
     }
     return rows;
 }
 
 void render_text(const ReportModel& model, std::ostream& out) {
-    char line[512];
-    std::snprintf(line, sizeof line, "%-32s %7s %4s  %-38s %-6s %-10s %8s %-16s %-16s %s\n",
+    char line[1024];
+    std::snprintf(line, sizeof line, "%-32s %7s %4s  %-38s %-6s %-10s %8s %-16s %-16s %-8s %s\n",
                   "model", "ctx", "N", "verdict", "source", "promotable", "diverged", "per_trial",
-                  "per_prompt", "speedup");
+                  "per_prompt", "speedup", "cache");
     out << line;
     for (const auto& r : table_rows(model)) {
-        std::snprintf(line, sizeof line,
-                      "%-32s %7lld %4lld  %-38s %-6s %-10s %8zu %-16s %-16s %s\n", r.model.c_str(),
-                      static_cast<long long>(r.ctx), static_cast<long long>(r.n), r.verdict.c_str(),
-                      r.source.c_str(), r.promotable ? "yes" : "no", r.diverged,
-                      r.per_trial.c_str(), r.per_prompt.c_str(), r.speedup.c_str());
+        std::snprintf(
+            line, sizeof line, "%-32s %7lld %4lld  %-38s %-6s %-10s %8zu %-16s %-16s %-8s %s\n",
+            r.model.c_str(), static_cast<long long>(r.ctx), static_cast<long long>(r.n),
+            r.verdict.c_str(), r.source.c_str(), r.promotable ? "yes" : "no", r.diverged,
+            r.per_trial.c_str(), r.per_prompt.c_str(), r.speedup.c_str(), r.cache.c_str());
         out << line;
         if (!r.history.empty()) out << "    " << r.history << "\n";
     }
@@ -97,13 +105,14 @@ void render_text(const ReportModel& model, std::ostream& out) {
 }
 
 void render_csv(const ReportModel& model, std::ostream& out) {
-    out << "model,ctx,N,verdict,source,promotable,diverged,per_trial,per_prompt,history,speedup"
-           "\r\n";
+    out << "model,ctx,N,verdict,source,promotable,diverged,per_trial,per_prompt,history,speedup,"
+           "cache\r\n";
     for (const auto& r : table_rows(model))
         out << csv_field(r.model) << ',' << r.ctx << ',' << r.n << ',' << csv_field(r.verdict)
             << ',' << csv_field(r.source) << ',' << (r.promotable ? "yes" : "no") << ','
             << r.diverged << ',' << csv_field(r.per_trial) << ',' << csv_field(r.per_prompt) << ','
-            << csv_field(r.history) << ',' << csv_field(r.speedup) << "\r\n";
+            << csv_field(r.history) << ',' << csv_field(r.speedup) << ',' << csv_field(r.cache)
+            << "\r\n";
 }
 
 core::Json render_json_rows(const ReportModel& model) {
@@ -151,7 +160,8 @@ core::Json render_json_rows(const ReportModel& model) {
             {"per_prompt", bound_json(c.sensitivity.per_prompt)},
             {"speedup", c.throughput && c.throughput->speedup()
                             ? core::Json(*c.throughput->speedup())
-                            : core::Json()}});
+                            : core::Json()},
+            {"cache_check", cache_json(*r.entry)}});
     }
     return rows;
 }

@@ -25,6 +25,7 @@ struct TableRow {
     std::string per_prompt;     // the same over distinct items, the conservative one
     std::string history;        // "flaky: RED 1 of 3 runs" when the cert's history has a RED, or ""
     std::string speedup = "-";  // C's tokens/s over A's ("1.64x"), from the cert's throughput
+    std::string cache = "-";    // the cache check's status word ("CHANGED"), with --cache-arm
 };
 
 // One row per usable cert and per upstream cert, in the model's order; other files have no row.
@@ -34,12 +35,12 @@ std::vector<TableRow> table_rows(const ReportModel& model);
 void render_text(const ReportModel& model, std::ostream& out);
 
 // RFC 4180 CSV with a header line: model,ctx,N,verdict,source,promotable,diverged,
-// per_trial,per_prompt,history.
+// per_trial,per_prompt,history,speedup,cache.
 void render_csv(const ReportModel& model, std::ostream& out);
 
 // One JSON array, one object per row (path, model, ctx, dispatch_n, status, source,
-// promotable, digest_intact, n_divergent, and the per_trial / per_prompt bounds as the cert has
-// them).
+// promotable, digest_intact, n_divergent, the per_trial / per_prompt bounds as the cert has
+// them, speedup, and the cert's whole cache_check object or null).
 core::Json render_json_rows(const ReportModel& model);
 
 }  // namespace bi::report

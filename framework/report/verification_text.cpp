@@ -90,6 +90,9 @@ Verification cert(const trust::Judgement& j, const trust::JudgeOptions& o) {
         << (gates.completion_floor.ok ? "ok" : "NOT ok") << ", co-batch coverage "
         << (gates.cobatch_coverage.ok ? "ok" : "NOT ok") << ", digest "
         << (j.loaded.digest_intact ? "intact" : "MISMATCH") << "\n";
+    // Beside the verdict, never part of it: the exit status stays the verdict's.
+    if (cert.cache_check)
+        out << "  cache check: " << core::cache_check_line(*cert.cache_check) << "\n";
     if (cert.signature || !o.trusted.empty() || o.require_signature)
         out << "  " << j.signature.line << "\n";
     if (!o.expected.empty()) out << "  configuration " << core::configuration_id(cert) << "\n";

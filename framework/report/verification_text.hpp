@@ -1,6 +1,7 @@
 // What verify-cert says about one judged file: the lines a person reads (the verdict or the
-// reason the file is invalid first, then its model, gates, signature and every reason it is not
-// promotable), the one problem line for stderr, and the outcome the exit status follows.
+// reason the file is invalid first, then its model, gates, cache check, signature and every
+// reason it is not promotable), the one problem line for stderr, and the outcome the exit status
+// follows (the verdict's: a cache check never changes it).
 #pragma once
 
 #include <string>

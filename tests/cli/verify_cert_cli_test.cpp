@@ -5,6 +5,7 @@
 #include <functional>
 #include <optional>
 
+#include "../unit/cache_builders.hpp"
 #include "../unit/trial_builders.hpp"
 #include "built_paths.hpp"
 #include "core/cert.hpp"
@@ -21,12 +22,14 @@ namespace {
 
 std::string write_cert_of(const testing::ScratchDir& dir, const std::string& name,
                           const core::CellEvidence& e, const std::string& source,
-                          std::optional<core::ServerRecord> server = std::nullopt) {
+                          std::optional<core::ServerRecord> server = std::nullopt,
+                          std::optional<core::CacheCheck> cache_check = std::nullopt) {
     core::CertContext c;
     c.cell = {"tiny", 512, 4, "f16", 1};
     c.source = *core::parse_source(source);
     c.ts_utc = "2026-01-01T00:00:00Z";
     c.server = std::move(server);
+    c.cache_check = std::move(cache_check);
     const std::string path = dir.file(name);
     io::write_cert(path, core::build_cert(c, core::decide_verdict(e)));
     return path;
@@ -164,6 +167,57 @@ TEST_CASE("verify-cert: a gate that contradicts its evidence is INVALID, exit 1"
     CHECK(r.err == "bi-run: " + path +
                        ": the cert disagrees with itself: completion_floor.ok is true but A has "
                        "0/6 ok (need 80.0%)\n");
+}
+
+TEST_CASE("verify-cert: the cache check is printed beside the verdict, which keeps the exit status",
+          "[cli][verify-cert][cache]") {
+    using core::BaselineStatus;
+    using testing::cache_check_of;
+    testing::ScratchDir dir;
+    const auto green = testing::clean_cell(6, 2);
+    auto red = green;
+    red.arm_c[1]["id0"].score = 0.0;
+    // A promotable GREEN whose warm cache changed an answer: still promotable, exit 0.
+    const auto changed = write_cert_of(dir, "changed.json", green, "live", std::nullopt,
+                                       cache_check_of(BaselineStatus::Changed, 6));
+    auto r = verify({changed});
+    CHECK(r.exit_code == 0);
+    CHECK_THAT(r.out, Catch::StartsWith(changed + ": GREEN (promotable)\n"));
+    CHECK_THAT(r.out, Catch::Contains("\n  cache check: CHANGED: 1 of 6 id(s) answer otherwise "
+                                      "when served from the prompt cache: id3 (repeat: 27 cached "
+                                      "prompt tokens, token 2 differs)\n"));
+    // A RED whose cache check is SAME: the RED decides, exit 3.
+    const auto same = write_cert_of(dir, "same.json", red, "live", std::nullopt,
+                                    cache_check_of(BaselineStatus::Same, 6));
+    r = verify({same});
+    CHECK(r.exit_code == 3);
+    CHECK_THAT(r.out, Catch::StartsWith(same + ": RED (failed, co_batching)"));
+    CHECK_THAT(r.out, Catch::Contains("\n  cache check: SAME: every warm answer equals A's: 6 of 6 "
+                                      "id(s) served from the prompt cache (timings.cache_n)"));
+    const auto cold = write_cert_of(dir, "cold.json", green, "mock", std::nullopt,
+                                    cache_check_of(BaselineStatus::NotComparable, 6));
+    r = verify({cold});
+    CHECK(r.exit_code == 3);
+    CHECK_THAT(r.out, Catch::Contains("\n  cache check: NOT COMPARABLE: the cache served none of "
+                                      "the repeated prompts"));
+    // Without --cache-arm there is no such line.
+    r = verify({write_cert_of(dir, "plain.json", green, "live")});
+    CHECK(r.exit_code == 0);
+    CHECK_THAT(r.out, !Catch::Contains("cache check"));
+}
+
+TEST_CASE("verify-cert: a cache check edited with a fresh digest is INVALID, exit 1",
+          "[cli][verify-cert][cache]") {
+    testing::ScratchDir dir;
+    const auto path = write_cert_of(dir, "c.json", testing::clean_cell(6, 2), "live", std::nullopt,
+                                    testing::cache_check_of(core::BaselineStatus::Changed, 6));
+    forge(path, [](core::Json& cert) { cert["cache_check"].set("status", "same"); });
+    auto r = verify({path});
+    CHECK(r.exit_code == 1);
+    CHECK_THAT(r.out, Catch::StartsWith(path + ": INVALID"));
+    CHECK(r.err == "bi-run: " + path +
+                       ": the cert disagrees with itself: cache_check is 'same' but lists 1 "
+                       "changed id(s)\n");
 }
 
 TEST_CASE("verify-cert: the worst result over several files wins", "[cli][verify-cert]") {

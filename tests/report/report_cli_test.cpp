@@ -18,10 +18,12 @@ using testing::run_command;
 
 namespace {
 
-std::string fixtures(const testing::ScratchDir& dir) {
+std::string fixtures(const testing::ScratchDir& dir, const std::string& set = "") {
     const std::string certs = dir.file("certs");
     std::filesystem::create_directory(certs);
-    REQUIRE(run_command({BI_REPORT_FIXTURES, certs}).exit_code == 0);
+    std::vector<std::string> argv{BI_REPORT_FIXTURES, certs};
+    if (!set.empty()) argv.push_back(set);
+    REQUIRE(run_command(argv).exit_code == 0);
     return certs;
 }
 
@@ -54,13 +56,98 @@ TEST_CASE("report --csv: a header and one row per usable cert, verdict word firs
     CHECK(r.exit_code == 1);
     CHECK_THAT(r.err, Catch::Contains(": digest mismatch: the cert was edited or corrupted"));
     CHECK_THAT(r.out, Catch::StartsWith("model,ctx,N,verdict,source,promotable,diverged,per_trial,"
-                                        "per_prompt,history,speedup\r\n"));
+                                        "per_prompt,history,speedup,cache\r\n"));
+    // No cert here ran the cache arm: the column says so in every row.
+    CHECK_THAT(r.out, Catch::Contains("tiny/rand-256,512,2,GREEN (promotable),live,yes,0,") &&
+                          Catch::EndsWith(",-\r\n"));
     CHECK_THAT(r.out,
                Catch::Contains("tiny/rand-256,512,4,\"RED (failed, co_batching)\",live,no,1,"));
     CHECK_THAT(r.out, Catch::Contains("tiny/rand-256,512,2,GREEN (promotable),live,yes,0,"));
     CHECK_THAT(r.out, Catch::Contains("UNVERIFIED (green_unverified)"));
     CHECK_THAT(r.out, Catch::Contains(",\"INVALID (digest mismatch), claims GREEN (green, not "
                                       "promotable)\",live,no,"));
+}
+
+TEST_CASE("report --csv and text: each cert's cache check in the cache column, - without one",
+          "[report][cli][cache]") {
+    testing::ScratchDir dir;
+    const auto certs = fixtures(dir, "cache");
+    auto r = run_command({BI_RUN_PATH, "report", "--csv", certs});
+    CHECK(r.exit_code == 0);
+    CHECK_THAT(r.out,
+               Catch::Contains("tiny/rand-256,512,4,\"RED (failed, co_batching)\",live,no,1,"));
+    for (const char* row : {"tiny/rand-256,512,2,", "tiny/rand-256,512,4,"}) {
+        const auto at = r.out.find(row);
+        REQUIRE(at != std::string::npos);
+        CHECK_THAT(r.out.substr(at, r.out.find("\r\n", at) - at), Catch::EndsWith(",CHANGED"));
+    }
+    CHECK_THAT(r.out, Catch::Contains(",SAME\r\n") && Catch::Contains(",DRIFT ONLY\r\n") &&
+                          Catch::Contains(",NOT COMPARABLE\r\n") && Catch::Contains(",-\r\n"));
+    r = run_command({BI_RUN_PATH, "report", certs});
+    CHECK(r.exit_code == 0);
+    CHECK_THAT(r.out, Catch::StartsWith("model ") && Catch::Contains(" speedup  cache\n"));
+    CHECK_THAT(r.out, Catch::Contains(" CHANGED\n") && Catch::Contains(" NOT COMPARABLE\n"));
+}
+
+TEST_CASE("report --json carries each cert's whole cache_check object, null without one",
+          "[report][cli][cache]") {
+    testing::ScratchDir dir;
+    const auto certs = fixtures(dir, "cache");
+    const auto r = run_command({BI_RUN_PATH, "report", "--json", certs});
+    CHECK(r.exit_code == 0);
+    const core::Json rows = io::parse_json(r.out, "report --json");
+    REQUIRE(rows.as_array().size() == 6);
+    std::size_t with = 0;
+    for (const auto& row : rows.as_array()) {
+        const core::Json* check = row.find("cache_check");
+        REQUIRE(check);
+        const std::string path = row.string_or("path", "");
+        const core::Json document = io::parse_json(io::read_file(path), path);
+        if (check->is_null()) {
+            CHECK(document.find("cache_check") == nullptr);
+            continue;
+        }
+        ++with;
+        // The object as the cert holds it, every member.
+        REQUIRE(document.find("cache_check"));
+        CHECK(io::to_json_text(*check) == io::to_json_text(*document.find("cache_check")));
+    }
+    CHECK(with == 5);
+    CHECK_THAT(r.out, Catch::Contains("\"changed_ids\"") && Catch::Contains("\"not_exercised\"") &&
+                          Catch::Contains("\"status\":\"changed\""));
+}
+
+TEST_CASE("report --html with cache checks: a cache column linking to each cell's cache section",
+          "[report][cli][cache]") {
+    testing::ScratchDir dir;
+    const auto page = dir.file("r.html");
+    const auto r = run_command({BI_RUN_PATH, "report", "--html", page, fixtures(dir, "cache")});
+    CHECK(r.exit_code == 0);
+    const std::string html = testing::read_text(page);
+    CHECK_THAT(html, Catch::Contains("<th>N = 2</th><th>N = 4</th><th>cache</th>"));
+    CHECK_THAT(html, Catch::Contains("<td class=\"v-red\"><a href=\"#cell-tiny_rand-256__ctx512__"
+                                     "N2-cache\"") &&
+                         Catch::Contains("<span class=\"word cache\">CHANGED</span>"));
+    CHECK_THAT(html, Catch::Contains("<span class=\"word cache\">NOT COMPARABLE / DRIFT ONLY"
+                                     "</span><span class=\"note\">2 runs differ</span>"));
+    for (const char* anchor :
+         {"cell-tiny_rand-256__ctx512__N2-cache", "cell-tiny_rand-256__ctx512__N4-cache",
+          "cell-other-model__ctx512__N4-cache"})
+        CHECK_THAT(html, Catch::Contains(std::string("<h4 id=\"") + anchor + "\">Cache check"));
+    CHECK_THAT(html, Catch::Contains("1 of 8 id(s) answer otherwise when served from the prompt "
+                                     "cache: id3 (repeat: 27 cached prompt tokens, token 2 "
+                                     "differs"));
+    // The AMBER cell ran no cache arm: its detail has no cache section.
+    CHECK_THAT(html, !Catch::Contains("cell-tiny_rand-256__ctx1024__N4-cache"));
+}
+
+TEST_CASE("report --html without cache checks has no cache column", "[report][cli][cache]") {
+    testing::ScratchDir dir;
+    const auto page = dir.file("r.html");
+    run_command({BI_RUN_PATH, "report", "--html", page, fixtures(dir)});
+    const std::string html = testing::read_text(page);
+    CHECK_THAT(html, Catch::Contains("<th>N = 2</th><th>N = 4</th></tr>"));
+    CHECK_THAT(html, !Catch::Contains("<th>cache</th>") && !Catch::Contains("Cache check"));
 }
 
 TEST_CASE("report text: the verdict column starts with the verdict word", "[report][cli]") {

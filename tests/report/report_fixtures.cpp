@@ -1,11 +1,15 @@
-// bi_report_fixtures DIR: writes the fixed certs the report tests render, byte for byte the same
-// on every run: a 2 x 2 grid of "tiny/rand-256" (GREEN, GREEN, RED whose answers hold <script>
-// and quotes, AMBER) and "other-model" (UNVERIFIED, and a GREEN
-// edited after it was written, so its digest no longer matches).
+// bi_report_fixtures DIR [cache]: writes the fixed certs the report tests render, byte for byte
+// the same on every run: a 2 x 2 grid of "tiny/rand-256" (GREEN, GREEN, RED whose answers hold
+// <script> and quotes, AMBER) and "other-model" (UNVERIFIED, and a GREEN edited after it was
+// written, so its digest no longer matches). With `cache`, the same grid of "tiny/rand-256" with
+// cache checks (CHANGED at ctx 512, SAME at 1024 but for its AMBER, run without one) and
+// "other-model" at ctx 512 (NOT COMPARABLE at N 2, DRIFT ONLY at N 4: two runs that disagree).
 #include <cstdio>
 #include <exception>
+#include <optional>
 #include <string>
 
+#include "../unit/cache_builders.hpp"
 #include "../unit/trial_builders.hpp"
 #include "core/cert.hpp"
 #include "core/sha256.hpp"
@@ -27,10 +31,12 @@ core::CellEvidence cell_at(std::int64_t n) {
 }
 
 std::string write(const std::string& dir, const std::string& model, std::int64_t ctx,
-                  std::int64_t n, const core::CellEvidence& e, core::Source source) {
+                  std::int64_t n, const core::CellEvidence& e, core::Source source,
+                  std::optional<core::CacheCheck> cache_check = std::nullopt) {
     core::CertContext c = testing::fixed_cert_context();
     c.cell = {model, ctx, n, "f16", 1};
     c.source = source;
+    c.cache_check = std::move(cache_check);
     const std::string path = dir + "/" + core::cert_file_name(model, ctx, n);
     io::write_cert(path, core::build_cert(c, core::decide_verdict(e)));
     return path;
@@ -81,15 +87,36 @@ void tamper(const std::string& path) {
     io::write_file_atomically(path, text);
 }
 
+void write_cache_checks(const std::string& dir) {
+    using core::BaselineStatus;
+    using testing::cache_check_of;
+    const std::string tiny = "tiny/rand-256";
+    write(dir, tiny, 512, 2, cell_at(2), core::Source::Live,
+          cache_check_of(BaselineStatus::Changed));
+    write(dir, tiny, 512, 4, red_cell(), core::Source::Live,
+          cache_check_of(BaselineStatus::Changed));
+    write(dir, tiny, 1024, 2, cell_at(2), core::Source::Live, cache_check_of(BaselineStatus::Same));
+    write(dir, tiny, 1024, 4, amber_cell(), core::Source::Live);
+    write(dir, "other-model", 512, 2, cell_at(2), core::Source::Live,
+          cache_check_of(BaselineStatus::NotComparable));
+    write(dir, "other-model", 512, 4, cell_at(4), core::Source::Live,
+          cache_check_of(BaselineStatus::DriftOnly));
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
-    if (argc != 2) {
-        std::fprintf(stderr, "usage: bi_report_fixtures DIR\n");
+    const bool cache = argc == 3 && std::string(argv[2]) == "cache";
+    if (argc != 2 && !cache) {
+        std::fprintf(stderr, "usage: bi_report_fixtures DIR [cache]\n");
         return 2;
     }
     const std::string dir = argv[1];
     try {
+        if (cache) {
+            write_cache_checks(dir);
+            return 0;
+        }
         const std::string tiny = "tiny/rand-256";
         write(dir, tiny, 512, 2, cell_at(2), core::Source::Live);
         write(dir, tiny, 1024, 2, cell_at(2), core::Source::Live);

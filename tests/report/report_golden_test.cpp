@@ -1,7 +1,8 @@
 // Golden files of `bi-run report --markdown` and `--junit` over the fixed certs of
-// bi_report_fixtures (GREEN, RED with <script> and quotes, AMBER, UNVERIFIED, one tampered).
-// Paths are normalised to CERTS. BI_UPDATE_GOLDEN=1 rewrites the approved files in the source
-// tree; otherwise a mismatch leaves <name>.received.* in the build tree.
+// bi_report_fixtures (GREEN, RED with <script> and quotes, AMBER, UNVERIFIED, one tampered; and
+// a set with a cache check of every status). Paths are normalised to CERTS. BI_UPDATE_GOLDEN=1
+// rewrites the approved files in the source tree; otherwise a mismatch leaves <name>.received.* in
+// the build tree.
 #include <Poco/AutoPtr.h>
 #include <Poco/DOM/DOMParser.h>
 #include <Poco/DOM/Document.h>
@@ -23,8 +24,10 @@ using testing::run_command;
 
 namespace {
 
-std::string fixtures(const testing::ScratchDir& dir) {
-    const auto made = run_command({BI_REPORT_FIXTURES, dir.path()});
+std::string fixtures(const testing::ScratchDir& dir, const std::string& set = "") {
+    std::vector<std::string> argv{BI_REPORT_FIXTURES, dir.path()};
+    if (!set.empty()) argv.push_back(set);
+    const auto made = run_command(argv);
     REQUIRE(made.exit_code == 0);
     return dir.path();
 }
@@ -100,4 +103,62 @@ TEST_CASE("report --junit over the fixed certs matches its golden file and parse
           "digest_mismatch");
     Poco::AutoPtr<Poco::XML::NodeList> skipped = document->getElementsByTagName("skipped");
     CHECK(skipped->length() == 1);
+}
+
+TEST_CASE("report --markdown with cache checks: a cache column and the checks that are not SAME",
+          "[report][golden][cache]") {
+    testing::ScratchDir dir;
+    const auto certs = fixtures(dir, "cache");
+    const auto r = run_command({BI_RUN_PATH, "report", "--markdown", certs});
+    CHECK(r.exit_code == 0);
+    CHECK_THAT(r.out, Catch::Contains("| ctx \\ N | 2 | 4 | cache |\n|---:|:---:|:---:|:---:|\n"
+                                      "| 512 | **GREEN** ★ | **RED** | **CHANGED** |\n"
+                                      "| 1024 | **GREEN** ★ | **AMBER** | **SAME** |\n"));
+    CHECK_THAT(r.out, Catch::Contains("| 512 | **GREEN** ★ | **GREEN** ★ | **NOT COMPARABLE / "
+                                      "DRIFT ONLY** |\n"));
+    // The check of ctx 512 once, with the N of both cells that hold it.
+    CHECK_THAT(r.out, Catch::Contains("- **CHANGED** tiny/rand-256 ctx 512 (N 2, 4): 1 of 8 id(s) "
+                                      "answer otherwise when served from the prompt cache"));
+    CHECK_THAT(r.out, !Catch::Contains("- **SAME**"));
+    check_golden("report-cache.approved.md", normalised(r.out, certs));
+}
+
+TEST_CASE("report --junit with cache checks: a case per ctx, CHANGED fails, the cells' cases kept",
+          "[report][golden][cache]") {
+    testing::ScratchDir dir;
+    const auto certs = fixtures(dir, "cache");
+    const auto xml_path = dir.file("junit.xml");
+    const auto r = run_command({BI_RUN_PATH, "report", "--junit", xml_path, certs});
+    CHECK(r.exit_code == 0);
+    const std::string xml = testing::read_text(xml_path);
+    check_golden("report-cache.approved.xml", normalised(xml, certs));
+
+    Poco::XML::DOMParser parser;
+    Poco::AutoPtr<Poco::XML::Document> document;
+    REQUIRE_NOTHROW(document = parser.parseString(xml));
+    const auto* root = document->documentElement();
+    // 6 cells (the RED fails) and 3 cache checks: CHANGED fails, NOT COMPARABLE is skipped.
+    CHECK(attribute(root, "tests") == "9");
+    CHECK(attribute(root, "failures") == "2");
+    CHECK(attribute(root, "skipped") == "1");
+    Poco::AutoPtr<Poco::XML::NodeList> suites = document->getElementsByTagName("testsuite");
+    REQUIRE(suites->length() == 4);
+    CHECK(attribute(static_cast<Poco::XML::Element*>(suites->item(2)), "name") ==
+          "cache checks: other-model");
+    CHECK(attribute(static_cast<Poco::XML::Element*>(suites->item(3)), "name") ==
+          "cache checks: tiny/rand-256");
+    Poco::AutoPtr<Poco::XML::NodeList> failures = document->getElementsByTagName("failure");
+    REQUIRE(failures->length() == 2);
+    const auto* cache = static_cast<Poco::XML::Element*>(failures->item(1));
+    CHECK(static_cast<Poco::XML::Element*>(cache->parentNode())->getAttribute("name") ==
+          "cache ctx 512");
+    CHECK(cache->getAttribute("type") == "cache_changed");
+    CHECK_THAT(cache->getAttribute("message"),
+               Catch::StartsWith("CHANGED: 1 of 8 id(s) answer otherwise when served from the "
+                                 "prompt cache: id3 (repeat: 27 cached prompt tokens"));
+    // The RED cell is still the case it was, by its own id.
+    const auto* red = static_cast<Poco::XML::Element*>(failures->item(0));
+    CHECK(static_cast<Poco::XML::Element*>(red->parentNode())->getAttribute("name") ==
+          "ctx 512 N 4");
+    CHECK(red->getAttribute("type") == "failed");
 }

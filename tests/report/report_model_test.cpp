@@ -1,15 +1,20 @@
 // The report model and the renderers' pure parts: the largest-N answer, reasons, escaping, the
-// first-difference boundary, and the forensics and the text excerpts a cell shows when present.
+// first-difference boundary, the forensics and the text excerpts a cell shows when present, and
+// the cache checks per ctx.
 #include <catch2/catch.hpp>
 
+#include <optional>
 #include <string>
+#include <vector>
 
+#include "../unit/cache_builders.hpp"
 #include "../unit/trial_builders.hpp"
 #include "core/cert.hpp"
 #include "io/cert_io.hpp"
 #include "io/json_text.hpp"
 #include "report/markup.hpp"
 #include "report/report_html.hpp"
+#include "report/report_junit.hpp"
 #include "report/report_markdown.hpp"
 #include "report/report_model.hpp"
 #include "scratch_dir.hpp"
@@ -20,10 +25,12 @@ using namespace bi::report;
 namespace {
 
 // An entry as load_report makes it, straight from a cert value.
-ReportEntry entry_of(const core::CellEvidence& e, std::int64_t ctx, std::int64_t n) {
+ReportEntry entry_of(const core::CellEvidence& e, std::int64_t ctx, std::int64_t n,
+                     std::optional<core::CacheCheck> cache_check = std::nullopt) {
     core::CertContext c = testing::fixed_cert_context();
     c.cell.ctx = ctx;
     c.cell.dispatch_n = n;
+    c.cache_check = std::move(cache_check);
     ReportEntry entry;
     entry.path = "c.json";
     entry.kind = trust::FileKind::Cert;
@@ -203,4 +210,92 @@ TEST_CASE("two certs for one cell: the conflict is kept, and that cell answers n
     REQUIRE(grids[0].conflicts.size() == 1);
     CHECK(grids[0].conflicts.front() == &model.entries[2]);
     CHECK(largest_green_n(grids[0]) == std::optional<std::int64_t>(2));
+}
+
+TEST_CASE("cache checks: one group per check at a ctx, a cell that cannot be trusted left out",
+          "[report][cache]") {
+    using core::BaselineStatus;
+    using testing::cache_check_of;
+    const auto green = testing::clean_cell(8, 2);
+    auto model = model_of({entry_of(green, 512, 2, cache_check_of(BaselineStatus::Changed)),
+                           entry_of(green, 512, 4, cache_check_of(BaselineStatus::Changed)),
+                           entry_of(green, 1024, 2, cache_check_of(BaselineStatus::Same)),
+                           entry_of(green, 1024, 4, cache_check_of(BaselineStatus::DriftOnly)),
+                           entry_of(green, 2048, 2, cache_check_of(BaselineStatus::Changed)),
+                           entry_of(green, 4096, 2)});
+    model.entries[4].loaded.digest_intact = false;
+    model.entries[4].kind = trust::FileKind::DigestMismatch;
+    const auto grids = model_grids(model);
+    REQUIRE(grids.size() == 1);
+    const auto& cache = grids[0].cache;
+    REQUIRE(cache.size() == 2);  // 512 and 1024: 2048's cert is not trusted, 4096 has none
+    REQUIRE(cache.at(512).size() == 1);
+    CHECK(cache.at(512)[0].ns == std::vector<std::int64_t>{2, 4});
+    CHECK(cache.at(512)[0].first == &model.entries[0]);
+    CHECK(cache_row_word(cache.at(512)) == "CHANGED");
+    CHECK(cache_row_status(cache.at(512)) == BaselineStatus::Changed);
+    REQUIRE(cache.at(1024).size() == 2);
+    CHECK(cache_row_word(cache.at(1024)) == "SAME / DRIFT ONLY");
+    CHECK(cache_row_status(cache.at(1024)) == BaselineStatus::DriftOnly);
+    CHECK(cache_row_word({}) == "-");
+    CHECK(cache_word(model.entries[5].cert()) == "-");
+    CHECK(cache_word(model.entries[2].cert()) == "SAME");
+}
+
+TEST_CASE("cache checks: the most severe answers for a row", "[report][cache]") {
+    using core::BaselineStatus;
+    const auto green = testing::clean_cell(8, 2);
+    const BaselineStatus order[] = {BaselineStatus::Same, BaselineStatus::DriftOnly,
+                                    BaselineStatus::NotComparable, BaselineStatus::Changed};
+    for (std::size_t worst = 1; worst < 4; ++worst) {
+        std::vector<ReportEntry> entries;
+        for (std::size_t i = 0; i <= worst; ++i)
+            entries.push_back(entry_of(green, 512, static_cast<std::int64_t>(i + 2),
+                                       testing::cache_check_of(order[i])));
+        const auto model = model_of(std::move(entries));
+        const auto grids = model_grids(model);
+        CHECK(cache_row_status(grids[0].cache.at(512)) == order[worst]);
+    }
+}
+
+TEST_CASE("a cell's cache section shows the check, its text escaped", "[report][cache]") {
+    auto e = entry_of(testing::clean_cell(8, 2), 512, 4,
+                      testing::cache_check_of(core::BaselineStatus::Changed));
+    e.loaded.cert.cache_check->reasons.push_back("the cache arm did not finish: <b>died</b>");
+    const std::string html = render_cell_html(e);
+    CHECK_THAT(html, Catch::Contains("<h4 id=\"cell-tiny_rand-256__ctx512__N4-cache\">Cache check "
+                                     "<span class=\"badge v-red\">CHANGED</span></h4>"));
+    CHECK_THAT(html, Catch::Contains("<li>the cache arm did not finish: &lt;b&gt;died&lt;/b&gt;"));
+    CHECK_THAT(html, Catch::Contains("<code>timings.cache_n</code>") &&
+                         Catch::Contains("<dd>8 of 8 id(s)</dd>") &&
+                         Catch::Contains("no continuation cuts: the chat endpoint takes no token"));
+    CHECK_THAT(html, Catch::Contains(
+                         "<tr><td class=\"mono\">id3</td><td>repeat</td><td>27</td>"
+                         "<td>2</td><td><span class=\"bad\">changed</span> (an invariant field)"));
+    const std::string without = render_cell_html(entry_of(testing::clean_cell(8, 2), 512, 4));
+    CHECK_THAT(without, !Catch::Contains("Cache check"));
+}
+
+TEST_CASE("JUnit: a cache check is a case per ctx, mapped as a baseline check is",
+          "[report][cache]") {
+    using core::BaselineStatus;
+    const auto green = testing::clean_cell(8, 2);
+    auto xml = render_junit(
+        model_of({entry_of(green, 512, 2), entry_of(green, 512, 4), entry_of(green, 1024, 2)}));
+    CHECK_THAT(xml, !Catch::Contains("cache checks") && !Catch::Contains("cache ctx"));
+    xml = render_junit(
+        model_of({entry_of(green, 512, 2, testing::cache_check_of(BaselineStatus::DriftOnly)),
+                  entry_of(green, 1024, 2, testing::cache_check_of(BaselineStatus::Same)),
+                  entry_of(green, 2048, 2, testing::cache_check_of(BaselineStatus::Changed))}));
+    CHECK_THAT(xml, Catch::Contains("<testsuite name=\"cache checks: tiny/rand-256\" tests=\"3\" "
+                                    "failures=\"1\" errors=\"0\" skipped=\"0\">"));
+    // The cells' own cases keep their names and pass: the cache check is not about batching.
+    CHECK_THAT(xml,
+               Catch::Contains("<testsuite name=\"tiny/rand-256\" tests=\"3\" failures=\"0\""));
+    CHECK_THAT(xml, Catch::Contains("name=\"ctx 2048 N 2\" file=\"c.json\">\n      <system-out>"));
+    CHECK_THAT(xml, Catch::Contains("name=\"cache ctx 512\" file=\"c.json\">\n      <system-out>"
+                                    "DRIFT ONLY (N 2: c.json)\n- 1 of 8 id(s) generate otherwise"));
+    CHECK_THAT(xml, Catch::Contains("  drift only: id4\n"));
+    CHECK_THAT(xml, Catch::Contains("name=\"cache ctx 2048\" file=\"c.json\">\n      <failure "
+                                    "type=\"cache_changed\" message=\"CHANGED: 1 of 8 id(s)"));
 }

@@ -1,10 +1,11 @@
 // cert_disagreements: every honest cert of the verdict's rows agrees with itself, and each kind
-// of edit (status, class, gates, comparisons, reasons, source) is named.
+// of edit (status, class, gates, comparisons, reasons, source, cache check) is named.
 #include <catch2/catch.hpp>
 
 #include <functional>
 #include <utility>
 
+#include "cache_builders.hpp"
 #include "core/cert.hpp"
 #include "core/cert_consistency.hpp"
 #include "io/cert_schema.hpp"
@@ -484,4 +485,190 @@ TEST_CASE("an edit to the lockstep gate's numbers is caught", "[cert][consistenc
     cert = round_tripped(cert_of(streamed_cell("batched")));
     cert.gates.lockstep.decided_by = core::BatchingEvidence::Streams;
     CHECK(says(core::cert_disagreements(cert), "lockstep.decided_by is \"streams\""));
+}
+
+namespace {
+
+using core::BaselineStatus;
+
+// A green cert carrying `check`, as run-live --cache-arm writes it.
+core::Cert cert_with_cache(core::CacheCheck check) {
+    core::CertContext c;
+    c.cell = {"tiny", 512, 4, "f16", 1};
+    c.source = core::Source::Live;
+    c.ts_utc = "2026-01-01T00:00:00Z";
+    c.cache_check = std::move(check);
+    return core::build_cert(c, core::decide_verdict(clean_cell()));
+}
+
+core::TrialRecord& moved(core::TrialRecord& trial) {
+    trial.extracted_answer = "moved";
+    trial.score = 0.0;
+    trial.passed = false;
+    trial.content = "moved text";
+    trial.content_sha = core::content_sha(trial.content);
+    trial.token_ids = std::vector<std::int64_t>{1, 9, 9, 9};
+    return trial;
+}
+
+// Every way core::check_cache ends, including those that keep changes beside another status.
+std::vector<std::pair<std::string, core::CacheCheck>> honest_cache_checks() {
+    using testing::arm;
+    using testing::cache_check_of;
+    using testing::cache_witness;
+    using testing::warm_repeat;
+    std::vector<std::pair<std::string, core::CacheCheck>> checks;
+    for (auto status : {BaselineStatus::Same, BaselineStatus::Changed, BaselineStatus::DriftOnly,
+                        BaselineStatus::NotComparable})
+        checks.emplace_back(std::string(core::name(status)), cache_check_of(status));
+    const auto a = arm(10);
+    auto changed = warm_repeat(a);
+    moved(changed.answers.at("id1"));
+    checks.emplace_back("no witness", core::check_cache(core::CacheWitness{}, a, a, {changed}, ""));
+    auto a_prime = a;
+    moved(a_prime.at("id2"));
+    checks.emplace_back("A does not repeat",
+                        core::check_cache(cache_witness(), a, a_prime, {changed}, ""));
+    checks.emplace_back("did not finish", core::check_cache(cache_witness(), a, a, {changed}, "",
+                                                            0.0, "the server died"));
+    auto few = changed;
+    for (const char* id : {"id5", "id6", "id7"}) few.answers.at(id).prompt_cached = 0;
+    checks.emplace_back("changed under the floor",
+                        core::check_cache(cache_witness(), a, a, {few}, ""));
+    few.answers.at("id1") = a.at("id1");
+    few.answers.at("id1").prompt_cached = 27;
+    checks.emplace_back("under the floor", core::check_cache(cache_witness(), a, a, {few}, ""));
+    // A cut that drifted for an id the repeat changed, and one that could not be scored.
+    core::CacheProbe cut = warm_repeat(a);
+    cut.name = "cut 1";
+    for (const auto& [id, trial] : a) cut.cut_at[id] = 1;
+    cut.answers.at("id1").content = "text-id1, resumed otherwise";
+    cut.answers.at("id1").content_sha = core::content_sha(cut.answers.at("id1").content);
+    cut.unscored = {"id8"};
+    checks.emplace_back("cuts", core::check_cache(cache_witness(), a, a, {changed, cut}, ""));
+    checks.emplace_back("cuts, drift only",
+                        core::check_cache(cache_witness(), a, a, {warm_repeat(a), cut}, ""));
+    // More changes than a cert keeps.
+    const auto many = arm(40);
+    auto all_moved = warm_repeat(many);
+    for (auto& [id, trial] : all_moved.answers)
+        if (id != "id0") moved(trial);
+    checks.emplace_back("changes left out",
+                        core::check_cache(cache_witness(), many, many, {all_moved}, ""));
+    return checks;
+}
+
+// The disagreements of a cert carrying `check` after `edit`.
+std::vector<std::string> edited(core::CacheCheck check,
+                                const std::function<void(core::CacheCheck&)>& edit) {
+    edit(check);
+    return core::cert_disagreements(cert_with_cache(std::move(check)));
+}
+
+}  // namespace
+
+TEST_CASE("every cache check core::check_cache gives agrees with itself, read back too",
+          "[cert][consistency][cache]") {
+    for (const auto& [label, check] : honest_cache_checks()) {
+        INFO(label << ": " << core::cache_check_line(check));
+        const auto cert = cert_with_cache(check);
+        CHECK(core::cert_disagreements(cert).empty());
+        CHECK(core::cert_disagreements(round_tripped(cert)).empty());
+    }
+    const auto checks = honest_cache_checks();
+    const auto& left_out = checks.back().second;
+    CHECK(left_out.changes.size() == core::kMaxSummaryIds);  // the list the test means to cover
+    CHECK(left_out.changed_ids.size() == 39);
+}
+
+TEST_CASE("a cache check's status must follow its lists", "[cert][consistency][cache]") {
+    using testing::cache_check_of;
+    auto lines = edited(cache_check_of(BaselineStatus::Changed),
+                        [](auto& k) { k.status = BaselineStatus::Same; });
+    CHECK(first(lines) == "cache_check is 'same' but lists 1 changed id(s)");
+    lines = edited(cache_check_of(BaselineStatus::DriftOnly),
+                   [](auto& k) { k.status = BaselineStatus::Same; });
+    CHECK(first(lines) == "cache_check is 'same' but lists 1 drift id(s)");
+    lines = edited(cache_check_of(BaselineStatus::DriftOnly),
+                   [](auto& k) { k.status = BaselineStatus::Changed; });
+    CHECK(first(lines) == "cache_check is 'changed' but lists no changed id");
+    lines = edited(cache_check_of(BaselineStatus::Same),
+                   [](auto& k) { k.status = BaselineStatus::DriftOnly; });
+    CHECK(first(lines) == "cache_check is 'drift_only' but lists no drift id");
+    // Nothing served is not comparable, whatever the lists say.
+    lines = edited(cache_check_of(BaselineStatus::NotComparable),
+                   [](auto& k) { k.status = BaselineStatus::Same; });
+    CHECK(first(lines) ==
+          "cache_check is 'same' but the cache served only 0 of 8 id(s), under the completion "
+          "floor");
+    // A CHANGED hidden by emptying its lists: its change still names the id.
+    lines = edited(cache_check_of(BaselineStatus::Changed), [](auto& k) {
+        k.status = BaselineStatus::Same;
+        k.changed_ids.clear();
+    });
+    CHECK(first(lines) ==
+          "cache_check's change of id3 (repeat) moved an invariant field but its "
+          "id is not among changed_ids");
+}
+
+TEST_CASE("a cache check's counts and lists must agree with each other",
+          "[cert][consistency][cache]") {
+    using testing::cache_check_of;
+    const auto same = cache_check_of(BaselineStatus::Same);
+    const auto changed = cache_check_of(BaselineStatus::Changed);
+    CHECK(first(edited(same, [](auto& k) { k.n_served = 9; })) ==
+          "cache_check counts 9 served of 8 id(s) and 0 cut(s)");
+    CHECK(first(edited(same, [](auto& k) { k.n_served = 7; })) ==
+          "cache_check counts 7 served and 0 not exercised of 8 id(s)");
+    CHECK(first(edited(same,
+                       [](auto& k) {
+                           k.n_served = 5;
+                           k.not_exercised = {"id5", "id6", "id7"};
+                       })) ==
+          "cache_check is 'same' but the cache served only 5 of 8 id(s), under the "
+          "completion floor");
+    CHECK(first(edited(changed, [](auto& k) { k.drift_ids.push_back("id3"); })) ==
+          "cache_check lists id3 both as changed and as drift");
+    CHECK(first(edited(changed, [](auto& k) { k.changed_ids.push_back("id3"); })) ==
+          "cache_check.changed_ids lists id3 twice");
+    CHECK(first(edited(changed, [](auto& k) { k.changed_ids.push_back("id5"); })) ==
+          "cache_check lists 2 changed and 0 drift id(s) but its changes give 1 and 0");
+    CHECK(first(edited(changed, [](auto& k) { k.changes.front().cached = 0; })) ==
+          "cache_check's change of id3 (repeat) counts 0 cached prompt tokens: the cache served "
+          "nothing");
+    CHECK(first(edited(same, [](auto& k) { k.witness.clear(); })) ==
+          "cache_check names no cache witness, yet counts ids the cache served, changed or did "
+          "not exercise");
+    CHECK(first(edited(same, [](auto& k) { k.reasons.clear(); })) == "cache_check gives no reason");
+    CHECK(first(edited(same, [](auto& k) { k.n_ids = 4; })) ==
+          "cache_check counts 8 served of 4 id(s) and 0 cut(s)");
+}
+
+TEST_CASE("a cache check lists its invariant changes first", "[cert][consistency][cache]") {
+    auto a = testing::arm(8);
+    auto probe = testing::warm_repeat(a);
+    moved(probe.answers.at("id2"));
+    probe.answers.at("id5").content = "text-id5, longer";
+    probe.answers.at("id5").content_sha = core::content_sha(probe.answers.at("id5").content);
+    auto check = core::check_cache(testing::cache_witness(), a, a, {probe}, "");
+    REQUIRE(check.changes.size() == 2);
+    CHECK(core::cert_disagreements(cert_with_cache(check)).empty());
+    const auto lines =
+        edited(check, [](auto& k) { std::swap(k.changes.front(), k.changes.back()); });
+    CHECK(says(lines,
+               "cache_check's change of id2 (repeat) moved an invariant field but comes "
+               "after a drift"));
+}
+
+TEST_CASE("a cache check beside a verdict never changes it, and is checked after it",
+          "[cert][consistency][cache]") {
+    auto cert = cert_with_cache(testing::cache_check_of(BaselineStatus::Changed));
+    CHECK(cert.verdict.status == core::Status::Green);
+    CHECK(core::check_promotable(cert, true).promotable);
+    cert.verdict.status = core::Status::Failed;
+    cert.cache_check->status = BaselineStatus::Same;
+    const auto lines = core::cert_disagreements(cert);
+    REQUIRE(lines.size() >= 2);
+    CHECK_THAT(lines.front(), Catch::StartsWith("status is failed but the evidence gives green"));
+    CHECK(lines.back() == "cache_check is 'same' but lists 1 changed id(s)");
 }

@@ -53,7 +53,7 @@ std::vector<ConfigurationField> configuration_fields(const Cert& cert) {
     const RunRecord run = cert.run.value_or(RunRecord{});
     const auto& flags =
         cert.promotion_scope.server_flags ? cert.promotion_scope.server_flags : run.server_flags;
-    return {
+    std::vector<ConfigurationField> fields{
         {"source", std::string(name(cert.source))},
         {"model", cert.cell.model},
         {"model_sha256", model_hash(cert)},
@@ -74,6 +74,10 @@ std::vector<ConfigurationField> configuration_fields(const Cert& cert) {
         {"n_predict", text_of(run.n_predict)},
         {"logprobs", text_of(run.logprobs)},
     };
+    // Another prefill chunk is another configuration; a cell without one keeps the id it had
+    // before chunks could be set.
+    if (run.prefill_chunk) fields.push_back({"prefill_chunk", text_of(run.prefill_chunk)});
+    return fields;
 }
 
 std::string configuration_id(const Cert& cert) {

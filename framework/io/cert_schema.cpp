@@ -888,6 +888,7 @@ const Table<RunRecord>& table() {
         optional("stagger_ms", &R::stagger_ms),
         optional("arrivals", &R::arrivals),
         optional("warmup_requests", &R::warmup_requests),
+        optional("prefill_chunk", &R::prefill_chunk),  // absent: the server's own chunking
         optional("request_timeout_s", &R::request_timeout_s),
         optional("stop_on_red", &R::stop_on_red),
         optional("logit_drift_eps", &R::logit_drift_eps),

@@ -130,6 +130,7 @@ class Config:
         self.warmup_needed = 0     # the first K completions are other texts
         self.fail_first = 0        # the first K completions answer 500
         self.surface = "llama"
+        self.prefill_chunk = None  # the chunk flags' value, when a kind set them
         self.flags = set()
         positional = []
         i = 0
@@ -151,6 +152,11 @@ class Config:
                          "--max-batch-size", "--max_batch_size"): self.parallel = int(value())
             elif key == "--fake-surface": self.surface = value()
             elif key in ("--decode-log-interval", "--cache-ram"): value()
+            # Each kind's prefill-chunk flags (--prefill-chunk): taken, not modelled.
+            elif key in ("-b", "--batch-size", "-ub", "--ubatch-size", "--max-num-batched-tokens",
+                         "--chunked-prefill-size", "--max-batch-prefill-tokens",
+                         "--max_num_tokens"): self.prefill_chunk = int(value())
+            elif key in ("--enable-chunked-prefill", "--enable_chunked_prefill"): pass
             elif not key.startswith("-"): positional.append(arg)
             elif key == "--fake-tick-ms": self.tick_s = float(value()) / 1000.0
             elif key == "--fake-compute-max": self.compute_max = int(value())

@@ -33,6 +33,12 @@ const OptionGroupSpec kServer{
     {"server-bin", "model", "server-flag", "server-kind", "server-kind-dir", "profile",
      "models-toml", "models-dir", "ready-timeout", "shutdown-grace", "dry-run"}};
 
+// The live server of a cell command: how it is launched for every arm alike.
+const OptionGroupSpec kCellServer{
+    "Server",
+    {"server-bin", "model", "server-flag", "prefill-chunk", "server-kind", "server-kind-dir",
+     "profile", "models-toml", "models-dir", "ready-timeout", "shutdown-grace", "dry-run"}};
+
 // A stored baseline that arm A is also checked against.
 const OptionGroupSpec kBaseline{"Baseline", {"baseline", "trusted-key"}};
 
@@ -78,7 +84,7 @@ const std::vector<CommandSpec>& command_specs() {
           kLiveOutput,
           kRequests,
           kScoring,
-          kServer},
+          kCellServer},
          kLiveHelpGroups,
          "",
          "",
@@ -101,7 +107,7 @@ const std::vector<CommandSpec>& command_specs() {
           {"Plan", {"plan", "shard", "shard-count", "stale-lock-after"}},
           kRequests,
           kScoring,
-          kServer},
+          kCellServer},
          kLiveHelpGroups,
          "",
          "",
@@ -122,8 +128,8 @@ const std::vector<CommandSpec>& command_specs() {
           kRequests,
           kScoring,
           {"Server",
-           {"server-bin", "model", "server-flag", "server-kind", "server-kind-dir", "profile",
-            "models-toml", "models-dir", "ready-timeout", "shutdown-grace"}}},
+           {"server-bin", "model", "server-flag", "prefill-chunk", "server-kind", "server-kind-dir",
+            "profile", "models-toml", "models-dir", "ready-timeout", "shutdown-grace"}}},
          {},
          "",
          "",
@@ -143,7 +149,7 @@ const std::vector<CommandSpec>& command_specs() {
             "confidence", "max-passes", "reps", "n-predict", "kv-label"}},
           {"Mock server",
            {"divergence", "divergence-p", "tick-ms", "realistic-pacing", "empty", "crash-after",
-            "hang", "loading-seconds"}},
+            "hang", "loading-seconds", "prefill-chunk"}},
           kCellOutput,
           kRequests,
           {"Scoring and work-set",

@@ -295,6 +295,11 @@ const std::vector<OptionSpec>& option_specs() {
         spec("server-flag@selftest", T::Texts, K::Text,
              "One extra server argv token, commas kept (repeatable)")
             .sets(F::ServerFlags),
+        spec("prefill-chunk", T::Int, K::Integer,
+             "Prompt tokens the server prefills in one step, so longer prompts are prefilled in "
+             "chunks: set through the server kind's flags (llama-server -b and -ub) in every "
+             "launch (default: the server's own)")
+            .sets(F::PrefillChunk),
         spec("server-flag@plan-n", T::Texts, K::Text, "Ignored here (accepted for symmetry)")
             .sets(F::ServerFlags),
         spec("server-kind", T::Text, K::Word,

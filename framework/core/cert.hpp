@@ -204,6 +204,9 @@ struct RunRecord {
     std::optional<std::int64_t> warmup_requests;
     // --determinism's side on a kind with a mode: "on" or "off"; absent: not asked.
     std::optional<std::string> determinism;
+    // Prompt tokens the server prefilled in one step, set through the kind's prefill-chunk flags
+    // in every launch (--prefill-chunk); absent: the server's own chunking.
+    std::optional<std::int64_t> prefill_chunk;
     std::optional<double> request_timeout_s;
     std::optional<bool> stop_on_red;
     std::optional<double> logit_drift_eps;  // set when logprob-only drift below it was ignored

@@ -77,6 +77,9 @@ std::vector<ConfigurationField> configuration_fields(const Cert& cert) {
     // A side run with the server's determinism mode on is another deployment; off is the
     // server as it runs by default, so it stays the configuration it was before the choice.
     if (run.determinism == std::string("on")) fields.push_back({"determinism", "on"});
+    // Another prefill chunk is another configuration; a cell without one keeps the id it had
+    // before chunks could be set.
+    if (run.prefill_chunk) fields.push_back({"prefill_chunk", text_of(run.prefill_chunk)});
     return fields;
 }
 

@@ -19,8 +19,9 @@ struct ConfigurationField {
 
 // The fields in a fixed order: source, model, model_sha256, binary_sha256, ctx, n, kv_label,
 // server_flags, workset, workset_sha256, generator, generator_params, profile, seed, scorer,
-// endpoint, n_predict, logprobs (workset_sha256 and generator_params from the provenance), and
-// determinism = on for a cell run with the server's determinism mode on.
+// endpoint, n_predict, logprobs (workset_sha256 and generator_params from the provenance), then
+// prefill_chunk only when the run set one, and determinism = on for a cell run with the server's
+// determinism mode on.
 // model_sha256 is the full hash when the cert has one, else "head:" + the first-MiB hash, else
 // "size:" + the file size; server_flags are the extra flags in order, joined by U+001F.
 std::vector<ConfigurationField> configuration_fields(const Cert& cert);

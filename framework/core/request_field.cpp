@@ -97,6 +97,8 @@ std::string_view field_name(RequestField field) {
             return "target.untouchable_pids";
         case F::MaxFootprintGb:
             return "target.max_footprint_gb";
+        case F::PrefillChunk:
+            return "target.prefill_chunk";
         case F::DryRun:
             return "dry_run";
         case F::Baseline:

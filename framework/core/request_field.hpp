@@ -65,6 +65,7 @@ enum class RequestField {
     ReservedPorts,
     UntouchablePids,
     MaxFootprintGb,
+    PrefillChunk,
     // How a run of cells runs (driver::CellsOptions), a planned sweep's plan file and shard, and
     // the file a baseline command writes.
     DryRun,

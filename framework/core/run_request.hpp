@@ -62,6 +62,9 @@ struct TargetRequest {
     std::vector<std::int64_t> reserved_ports;
     std::vector<std::int64_t> untouchable_pids;
     std::optional<double> max_footprint_gb;
+    // Prompt tokens the server prefills in one step, set through the kind's prefill-chunk flags
+    // in every launch; absent: the server's own.
+    std::optional<std::int64_t> prefill_chunk;
 };
 
 struct RunRequest {

@@ -14,6 +14,7 @@ bool known(std::string_view name) {
 }
 
 std::string value_of(std::string_view name, const LaunchValues& v) {
+    if (name == kChunkPlaceholder) return std::to_string(v.prefill_chunk);
     if (name == "model") return v.model;
     if (name == "host") return v.host;
     if (name == "port") return std::to_string(v.port);
@@ -30,13 +31,14 @@ std::string_view flag_name(std::string_view token) {
 
 }  // namespace
 
-std::string unknown_placeholder(std::string_view text) {
+std::string unknown_placeholder(std::string_view text, bool chunk) {
     for (std::size_t open = text.find('{'); open != std::string_view::npos;
          open = text.find('{', open + 1)) {
         const auto close = text.find('}', open);
         if (close == std::string_view::npos) return std::string(text.substr(open));
         const auto name = text.substr(open + 1, close - open - 1);
-        if (!known(name)) return "{" + std::string(name) + "}";
+        if (!known(name) && !(chunk && name == kChunkPlaceholder))
+            return "{" + std::string(name) + "}";
     }
     return "";
 }
@@ -50,8 +52,9 @@ std::string fill_placeholders(std::string_view text, const LaunchValues& values)
         if (close == std::string_view::npos) break;
         const auto name = text.substr(open + 1, close - open - 1);
         out.append(text.substr(at, open - at));
-        out +=
-            known(name) ? value_of(name, values) : std::string(text.substr(open, close - open + 1));
+        out += known(name) || name == kChunkPlaceholder
+                   ? value_of(name, values)
+                   : std::string(text.substr(open, close - open + 1));
         at = close + 1;
     }
     out.append(text.substr(std::min(at, text.size())));
@@ -69,6 +72,13 @@ std::vector<std::string> launch_argv(const ServerKind& kind, const std::string& 
     if (cache == PromptCache::Off)
         for (const auto& token : kind.launch.cache_off)
             argv.push_back(fill_placeholders(token, values));
+    if (values.prefill_chunk > 0) {
+        if (kind.launch.prefill_chunk.empty())
+            throw Error(ErrorCategory::Internal,
+                        "server kind '" + kind.name + "' cannot set a prefill chunk");
+        for (const auto& token : kind.launch.prefill_chunk)
+            argv.push_back(fill_placeholders(token, values));
+    }
     if (determinism)
         for (const auto& token : kind.determinism.flags)
             argv.push_back(fill_placeholders(token, values));
@@ -167,6 +177,21 @@ void check_user_flags(const ServerKind& kind, const std::vector<std::string>& fl
                                                   std::string(name) + " itself for each arm (" +
                                                   kind.name + ")");
     }
+}
+
+std::vector<std::string> flag_names(const std::vector<std::string>& tokens) {
+    std::vector<std::string> names;
+    for (const auto& token : tokens)
+        if (token.size() > 1 && token[0] == '-') names.emplace_back(flag_name(token));
+    return names;
+}
+
+std::string prefill_chunk_flag_among(const ServerKind& kind,
+                                     const std::vector<std::string>& flags) {
+    const auto& names = kind.flags.prefill_chunk;
+    for (const auto& token : flags)
+        if (std::find(names.begin(), names.end(), flag_name(token)) != names.end()) return token;
+    return "";
 }
 
 }  // namespace bi::core

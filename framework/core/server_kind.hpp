@@ -24,6 +24,8 @@ inline constexpr std::string_view kServerKindSchema = "bi-server-kind/1";
 // ({ctx} x {n}).
 inline constexpr std::string_view kLaunchPlaceholders[] = {"model", "host", "port",
                                                            "n",     "ctx",  "ctx_total"};
+// The prefill chunk in tokens (--prefill-chunk): a placeholder of launch.prefill_chunk only.
+inline constexpr std::string_view kChunkPlaceholder = "chunk";
 
 // What a launch's {model} is.
 enum class ModelForm {
@@ -45,6 +47,10 @@ struct KindLaunch {
     // Flags that turn the server's prompt cache off, put in every launch after the kind's argv
     // (every arm must run cold; docs/servers.md "The prompt cache"). Empty: none is known.
     std::vector<std::string> cache_off;
+    // Flags that set the prefill chunk, the most prompt tokens the server evaluates in one step,
+    // to {chunk} (docs/servers.md "Chunked prefill"): put in every launch after cache_off when a
+    // cell sets a chunk. Empty: the kind cannot set it, and a cell that asks for one is refused.
+    std::vector<std::string> prefill_chunk;
     // A server that preallocates this fraction of GPU memory (vLLM --gpu-memory-utilization):
     // the flag, and the server's default when the user gives none (0: no default).
     std::string memory_fraction_flag;
@@ -190,6 +196,9 @@ struct KindFlags {
     std::vector<std::string> main_gpu;         // the one GPU under split mode none
     std::vector<std::string> tensor_split;     // each GPU's proportion ("3,1" or "3/1")
     std::vector<std::string> draft_model;      // a draft model: the server decodes speculatively
+    // Every name of the flags launch.prefill_chunk sets (not one flag's names, as above): with a
+    // prefill chunk set, a user flag among them would contradict it.
+    std::vector<std::string> prefill_chunk;
 
     bool has_kv_cache_type() const { return !kv_cache_type_k.empty() && !kv_cache_type_v.empty(); }
 };
@@ -214,11 +223,13 @@ struct LaunchValues {
     std::uint16_t port = 0;
     std::int64_t n = 1;
     std::int64_t ctx = 0;  // per slot
+    // {chunk}: the prefill chunk in tokens; 0 leaves the server's own and sets no chunk flags.
+    std::int64_t prefill_chunk = 0;
 };
 
-// The placeholder in `text` that is not one of kLaunchPlaceholders, or an unclosed '{'; ""
-// when every placeholder is known.
-std::string unknown_placeholder(std::string_view text);
+// The placeholder in `text` that is not one of kLaunchPlaceholders (nor kChunkPlaceholder, when
+// `chunk` allows it), or an unclosed '{'; "" when every placeholder is known.
+std::string unknown_placeholder(std::string_view text, bool chunk = false);
 
 // `text` with every placeholder replaced by its value.
 std::string fill_placeholders(std::string_view text, const LaunchValues& values);
@@ -226,9 +237,10 @@ std::string fill_placeholders(std::string_view text, const LaunchValues& values)
 // Whether a launch keeps the prompt cache off (every arm) or on (the cache arm).
 enum class PromptCache { Off, On };
 
-// [binary, the kind's argv and, unless the cache is to be on, its cache_off flags filled, with
-// `determinism` its determinism mode's flags, the user's flags...]; bi::Error(Internal) for a
-// kind with no argv (one that was never read).
+// [binary, the kind's argv and, unless the cache is to be on, its cache_off flags filled, its
+// prefill_chunk flags when values.prefill_chunk is set, with `determinism` its determinism mode's
+// flags, the user's flags...]; bi::Error(Internal) for a kind with no argv (one that was never
+// read), or for a chunk asked of a kind that cannot set one.
 std::vector<std::string> launch_argv(const ServerKind& kind, const std::string& binary,
                                      const LaunchValues& values,
                                      const std::vector<std::string>& user_flags,
@@ -243,5 +255,13 @@ std::vector<std::string> launch_env(const ServerKind& kind, const LaunchValues& 
 // bi::Error(Usage) when a user flag is one the kind manages ("--port=8080" counts as --port),
 // naming it and the kind.
 void check_user_flags(const ServerKind& kind, const std::vector<std::string>& flags);
+
+// The flag names among `tokens` (those starting with '-', "--x=1" naming --x), in order: the
+// flags a template such as launch.prefill_chunk sets.
+std::vector<std::string> flag_names(const std::vector<std::string>& tokens);
+
+// The first of the user's flags that sets the prefill chunk otherwise (one of the kind's
+// flags.prefill_chunk; "-ub=256" counts as -ub), as given; "" when none does.
+std::string prefill_chunk_flag_among(const ServerKind& kind, const std::vector<std::string>& flags);
 
 }  // namespace bi::core

@@ -1,5 +1,7 @@
 #include "trial.hpp"
 
+#include <algorithm>
+
 #include "text.hpp"
 
 namespace bi::core {
@@ -25,6 +27,15 @@ std::vector<std::pair<std::string_view, Json>> invariant_values(const TrialRecor
 
 std::string format_fill(double fill) {
     return format_fixed(fill, 2);
+}
+
+std::optional<std::int64_t> longest_prompt_tokens(const ArmResults& arm) {
+    std::optional<std::int64_t> longest;
+    for (const auto& [id, trial] : arm) {
+        if (!trial.prompt_tokens_measured) return std::nullopt;
+        longest = std::max(longest.value_or(0), *trial.prompt_tokens_measured);
+    }
+    return longest;
 }
 
 }  // namespace bi::core

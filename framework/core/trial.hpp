@@ -99,4 +99,8 @@ using ArmResults = std::map<std::string, TrialRecord, std::less<>>;
 // "0.35" for a fill ratio; the by_fill grouping key and the test_id suffix use it.
 std::string format_fill(double fill);
 
+// The most prompt tokens any trial of `arm` measured (the server's count, chat template
+// included); nullopt when the arm is empty or a trial states no count.
+std::optional<std::int64_t> longest_prompt_tokens(const ArmResults& arm);
+
 }  // namespace bi::core

@@ -25,6 +25,7 @@ core::RunRecord configured_run_record(const RunOptions& options) {
     run.arrivals = std::string(core::arrivals_name(options.arrivals));
     if (options.determinism) run.determinism = *options.determinism ? "on" : "off";
     run.warmup_requests = r.dialect.warmup;
+    run.prefill_chunk = options.prefill_chunk;
     run.request_timeout_s = static_cast<double>(r.timeout.count()) / 1000.0;
     run.stop_on_red = options.stop_on_red;
     return run;

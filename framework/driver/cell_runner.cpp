@@ -316,6 +316,12 @@ SerialArms CellRunner::run_serial(std::int64_t ctx, const WorkRowSource& rows) {
     serial.arm_a = score(std::move(a.records), serial.items);
     serial.timings.arm_a_s = a.seconds;
     progress_.arm_finished(count_modes(serial.arm_a));
+    const auto longest = core::longest_prompt_tokens(serial.arm_a);
+    if (options_.prefill_chunk && longest && *longest <= *options_.prefill_chunk)
+        progress_.note(core::field_ref(core::RequestField::PrefillChunk) + " " +
+                       std::to_string(*options_.prefill_chunk) + ": arm A's longest prompt is " +
+                       std::to_string(*longest) +
+                       " tokens, so no prompt is prefilled in more than one chunk");
 
     auto a2 = run_arm(*server, serial.items, "A'", 0, order, 1, "arm A' (serial repeat)");
     serial.arm_a_prime = score(std::move(a2.records), serial.items);

@@ -42,6 +42,9 @@ struct RunOptions {
     std::optional<core::ServerKind> kind;
     std::chrono::milliseconds stagger{0};
     core::Arrivals arrivals = core::Arrivals::Mixed;  // each C pass's schedule (core/arrivals)
+    // Prompt tokens the server prefills in one step, set in every launch through the kind's
+    // prefill-chunk flags (docs/design.md §5.2.5); absent: the server's own.
+    std::optional<std::int64_t> prefill_chunk;
     std::optional<std::chrono::milliseconds> arm_deadline;
     bool stop_on_red = false;
     double logit_drift_eps = 0.0;  // logprob-only drift below it is not counted (0: exact)

@@ -77,8 +77,12 @@ std::string describe_live_plan(const RunPlan& plan) {
     const auto& o = plan.options;
     const auto& live = *plan.live;
     const auto mem = server::mem_available_bytes();
-    const server::ServerCommand command{live.target.server_bin, live.target.model,
-                                        live.target.flags, live.kind};
+    const server::ServerCommand command{live.target.server_bin,
+                                        live.target.model,
+                                        live.target.flags,
+                                        live.kind,
+                                        o.determinism.value_or(false),
+                                        o.prefill_chunk.value_or(0)};
     out << "plan (" << field_ref(F::DryRun) << ": nothing is launched)\n"
         << "  server binary  " << live.target.server_bin << "\n"
         << "  server kind    " << live.kind.name << " (" << live.kind.source
@@ -100,6 +104,10 @@ std::string describe_live_plan(const RunPlan& plan) {
         out << "\n";
     }
     out << "  MemAvailable   " << (mem ? server::format_gib(*mem) : "unknown") << "\n";
+    if (o.prefill_chunk)
+        out << "  prefill chunk  " << *o.prefill_chunk << " tokens a step ("
+            << core::join(core::flag_names(live.kind.launch.prefill_chunk), " and ")
+            << " in every launch)\n";
     if (plan.options.run_labels.gpu_memory_fraction)
         out << "  GPU memory     " << live.kind.launch.memory_fraction_flag << " "
             << core::format_fixed(*plan.options.run_labels.gpu_memory_fraction, 2)

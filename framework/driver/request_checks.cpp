@@ -250,6 +250,8 @@ void check_requests(const core::RunRequest& request, RunOptions& o) {
     o.seed = request.seed;
     o.stagger = std::chrono::milliseconds(at_least(request.stagger_ms, F::StaggerMs, 0));
     o.arrivals = request.arrivals;
+    if (request.target.prefill_chunk)
+        o.prefill_chunk = at_least(*request.target.prefill_chunk, F::PrefillChunk, 1);
     o.request.timeout = seconds_value(request.req_timeout, F::ReqTimeout);
     o.request.max_response_bytes = checked_max_response_bytes(request.max_response_bytes);
     if (const auto deadline = seconds_value(request.arm_deadline, F::ArmDeadline, true);

@@ -41,6 +41,9 @@ void plan_server(const core::RunRequest& request, const CellsOptions& options, R
                     ": the mock has no determinism mode");
     auto mock = *options.mock;
     mock.seed = setup.plan.options.seed;  // the run's seed also seeds the stochastic coin
+    // The mock stands in for llama-server, whose prefill chunk is its micro-batch.
+    if (const auto chunk = setup.plan.options.prefill_chunk)
+        mock.prompt_tokens_per_step = static_cast<int>(*chunk);
     setup.plan.mock = std::make_shared<const mock::MockConfig>(mock);
 }
 

@@ -49,7 +49,7 @@ std::string RunPlan::log_path(std::int64_t ctx) const {
 LiveServerConfig RunPlan::launcher_config(std::int64_t ctx) const {
     LiveServerConfig config;
     config.command = {live->target.server_bin, live->target.model, live->target.flags, live->kind,
-                      options.determinism.value_or(false)};
+                      options.determinism.value_or(false), options.prefill_chunk.value_or(0)};
     config.limits = live->limits;
     config.port = live->port;
     config.ready_timeout = live->ready_timeout;
@@ -226,6 +226,25 @@ core::ModelFileRecord model_file_record(const LivePlan& live) {
     return record;
 }
 
+// A prefill chunk is set through the kind's own flags, alike in every launch: a kind without them
+// cannot take one, and a user flag that sets the chunk otherwise would contradict it.
+void check_prefill_chunk(const RunOptions& o, const LivePlan& live) {
+    if (!o.prefill_chunk) return;
+    const std::string chunk = field_ref(F::PrefillChunk) + " " + std::to_string(*o.prefill_chunk);
+    const auto& kind = live.kind;
+    if (kind.launch.prefill_chunk.empty())
+        throw Error(ErrorCategory::Usage,
+                    chunk + ": server kind '" + kind.name +
+                        "' declares no prefill-chunk flags (launch.prefill_chunk), so bi-run "
+                        "cannot set how it prefills a prompt");
+    if (const auto given = core::prefill_chunk_flag_among(kind, live.target.flags); !given.empty())
+        throw Error(ErrorCategory::Usage,
+                    field_ref(F::ServerFlags) + " " + given + " contradicts " + chunk +
+                        ": bi-run sets " +
+                        core::join(core::flag_names(kind.launch.prefill_chunk), " and ") +
+                        " itself in every launch (" + kind.name + ")");
+}
+
 }  // namespace
 
 void plan_live(RunPlan& plan, LivePlan live, bool alias_given,
@@ -233,6 +252,7 @@ void plan_live(RunPlan& plan, LivePlan live, bool alias_given,
     server::check_binary(live.target.server_bin);
     resolve_kind(live);
     core::check_user_flags(live.kind, live.target.flags);
+    check_prefill_chunk(plan.options, live);
     if (live.port) server::check_port(*live.port, live.limits);
     auto& o = plan.options;
     o.kind = live.kind;

@@ -915,6 +915,7 @@ const Table<RunRecord>& table() {
         optional("arrivals", &R::arrivals),
         optional("warmup_requests", &R::warmup_requests),
         optional("determinism", &R::determinism),
+        optional("prefill_chunk", &R::prefill_chunk),  // absent: the server's own chunking
         optional("request_timeout_s", &R::request_timeout_s),
         optional("stop_on_red", &R::stop_on_red),
         optional("logit_drift_eps", &R::logit_drift_eps),

@@ -106,6 +106,9 @@ const Table<TargetRequest>& table() {
         required("reserved_ports", &T::reserved_ports),
         required("untouchable_pids", &T::untouchable_pids),
         optional("max_footprint_gb", &T::max_footprint_gb, WhenEmpty::WriteNull),
+        // Written only when set: a plan from before chunks could be set reads as the server's own
+        // chunking, and renders as it was written.
+        optional("prefill_chunk", &T::prefill_chunk),
     };
     return rows;
 }

@@ -26,11 +26,15 @@ bool is_name(const std::string& text) {
     });
 }
 
-void check_template(const std::string& text, const std::string& path, const std::string& where) {
-    if (const auto unknown = core::unknown_placeholder(text); !unknown.empty()) {
+// `chunk`: the template may hold {chunk} (launch.prefill_chunk), which no other may.
+void check_template(const std::string& text, const std::string& path, const std::string& where,
+                    bool chunk = false) {
+    if (const auto unknown = core::unknown_placeholder(text, chunk); !unknown.empty()) {
         std::string known;
         for (const auto name : core::kLaunchPlaceholders)
             known += (known.empty() ? "{" : ", {") + std::string(name) + "}";
+        const std::string chunk_word = "{" + std::string(core::kChunkPlaceholder) + "}";
+        known += chunk ? ", " + chunk_word : "; " + chunk_word + " only in launch.prefill_chunk";
         bad(path, where + ": unknown placeholder " + unknown + " in '" + text +
                       "' (known: " + known + ")");
     }
@@ -86,8 +90,8 @@ const toml::table* table_at(const toml::table& root, const char* key, const std:
 }
 
 void check_templates(const std::vector<std::string>& tokens, const std::string& path,
-                     const std::string& where) {
-    for (const auto& token : tokens) check_template(token, path, where);
+                     const std::string& where, bool chunk = false) {
+    for (const auto& token : tokens) check_template(token, path, where, chunk);
 }
 
 // A table of NAME = "value" at `where`.env (a template each), in name order.
@@ -128,6 +132,17 @@ const std::vector<Row<core::KindLaunch>>& launch_rows() {
          [](const toml::table& t, const std::string& path, const std::string& where, L& launch) {
              launch.cache_off = toml_read::strings_at(t, "cache_off", path, where);
              check_templates(launch.cache_off, path, "launch.cache_off");
+         }},
+        {"prefill_chunk",
+         [](const toml::table& t, const std::string& path, const std::string& where, L& launch) {
+             launch.prefill_chunk = toml_read::strings_at(t, "prefill_chunk", path, where);
+             check_templates(launch.prefill_chunk, path, "launch.prefill_chunk", true);
+             const std::string chunk = "{" + std::string(core::kChunkPlaceholder) + "}";
+             const bool uses_chunk = std::any_of(
+                 launch.prefill_chunk.begin(), launch.prefill_chunk.end(),
+                 [&](const std::string& token) { return token.find(chunk) != std::string::npos; });
+             if (t.get("prefill_chunk") && !uses_chunk)
+                 bad(path, "launch.prefill_chunk must set the chunk: it never uses " + chunk);
          }},
         {"ready_path",
          [](const toml::table& t, const std::string& path, const std::string& where, L& launch) {
@@ -406,6 +421,7 @@ const std::vector<Row<core::KindFlags>>& flags_rows() {
         flag_names_row("main_gpu", &F::main_gpu),
         flag_names_row("tensor_split", &F::tensor_split),
         flag_names_row("draft_model", &F::draft_model),
+        flag_names_row("prefill_chunk", &F::prefill_chunk),
     };
     return rows;
 }
@@ -471,6 +487,21 @@ core::KindFlags read_flags(const toml::table& root, const std::string& path) {
     return flags;
 }
 
+// The flags that set the prefill chunk and the names they go by are given together, and every
+// flag the launch sets is among the names, so that no user flag can set the chunk unseen.
+void check_prefill_chunk(const core::ServerKind& kind, const std::string& path) {
+    const auto& sets = kind.launch.prefill_chunk;
+    const auto& names = kind.flags.prefill_chunk;
+    if (sets.empty() != names.empty())
+        bad(path,
+            "launch.prefill_chunk and flags.prefill_chunk are given together (the flags that set "
+            "the chunk, and every name they go by)");
+    for (const auto& flag : core::flag_names(sets))
+        if (std::find(names.begin(), names.end(), flag) == names.end())
+            bad(path,
+                "launch.prefill_chunk sets " + flag + ", which flags.prefill_chunk does not name");
+}
+
 }  // namespace
 
 std::string_view metrics_format_name(core::MetricsFormat format) {
@@ -510,6 +541,7 @@ core::ServerKind parse_server_kind(const std::string& text, const std::string& p
     kind.evidence = read_evidence(root, path);
     kind.flags = read_flags(root, path);
     kind.determinism = read_determinism(root, path);
+    check_prefill_chunk(kind, path);
     kind.evidence.props_path = kind.identity.props_path;
     if (!kind.evidence.capacity_field.empty() && kind.identity.props_path.empty())
         bad(path, "evidence.capacity_field needs identity.props_path (where it is read)");

@@ -92,6 +92,9 @@ void validate(const MockConfig& config) {
     if (config.slots < 1 || config.slots > 1024)
         refuse("slots must be in 1..1024, got " + std::to_string(config.slots));
     if (config.n_ctx < 1) refuse("n_ctx must be >= 1, got " + std::to_string(config.n_ctx));
+    if (config.prompt_tokens_per_step < 1)
+        refuse("prompt_tokens_per_step must be >= 1, got " +
+               std::to_string(config.prompt_tokens_per_step));
     if (!std::isfinite(config.tick_ms) || config.tick_ms < 0 || config.tick_ms > 60000)
         refuse("tick_ms must be in 0..60000");
     if (!std::isfinite(config.tick_per_turnaround) || config.tick_per_turnaround < 0 ||

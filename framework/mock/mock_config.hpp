@@ -68,6 +68,9 @@ struct MockConfig {
     std::string model_path = "bi-mock.gguf";  // only recorded; never opened
     std::string model_alias;                  // empty: the model path names the model
     int threads = 0;                          // recorded in /props only
+    // Prompt tokens one step evaluates per request: a longer prompt is prefilled over several
+    // steps. llama-server's micro-batch (-ub, 512 by default, at most -b).
+    int prompt_tokens_per_step = 512;
 
     double tick_ms = 1.0;  // wall time of one decode step; 0 runs flat out
     // >= 0: a request alone in the batch for more than this many ticks runs on flat out until

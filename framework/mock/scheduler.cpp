@@ -17,10 +17,6 @@ constexpr auto kConcurrentHold = std::chrono::milliseconds(100);
 // How many of the client's turnarounds a request alone in the batch keeps its pace for.
 constexpr double kSoloTurnarounds = 4.0;
 
-// Prompt tokens one decode step evaluates: a long prompt takes steps, as on a real server, so
-// a request's time in the batch grows with its prompt (and a /slots answer can see it there).
-constexpr int kPromptTokensPerStep = 512;
-
 // A request admitted within this long of a release was the client's next request; a longer
 // wait is a client with nothing more to send, and says nothing of its turnaround.
 constexpr auto kTurnaroundWindow = std::chrono::milliseconds(50);
@@ -57,7 +53,10 @@ struct Scheduler::Task {
     std::string end_reason;  // stop_type when n_target is reached
     bool susceptible = false;
     bool prompt_done = false;
-    int n_prompt_evaluated = 0;  // prompt tokens evaluated so far, kPromptTokensPerStep a step
+    // Prompt tokens evaluated so far, prompt_tokens_per_step a step: a long prompt takes steps, as
+    // on a real server, so a request's time in the batch grows with its prompt (and a /slots
+    // answer can see it there).
+    int n_prompt_evaluated = 0;
     bool ever_co_batched = false;
     // Contamination: the first co-batched neighbour's prompt words, leaked as one run.
     std::vector<std::string> leak_words;
@@ -81,6 +80,7 @@ SchedulerOptions scheduler_options(const MockConfig& config) {
     SchedulerOptions options;
     options.slots = config.slots;
     options.n_ctx = config.n_ctx;
+    options.prompt_tokens_per_step = config.prompt_tokens_per_step;
     options.tick_ms = config.tick_ms;
     options.fast_solo_after_ticks = config.fast_solo_after_ticks;
     options.tick_per_turnaround = config.tick_per_turnaround;
@@ -412,7 +412,8 @@ bool Scheduler::step_locked() {
         task.solo_ticks = co_batched ? 0 : task.solo_ticks + 1;
         if (!task.prompt_done) {
             task.n_prompt_evaluated =
-                std::min(task.n_prompt, task.n_prompt_evaluated + kPromptTokensPerStep);
+                std::min(task.n_prompt,
+                         task.n_prompt_evaluated + std::max(options_.prompt_tokens_per_step, 1));
             if (task.n_prompt_evaluated < task.n_prompt) continue;
             task.prompt_done = true;
             task.prompt_finished = now;

@@ -64,6 +64,7 @@ struct StreamProgress {
 struct SchedulerOptions {
     int slots = 4;
     int n_ctx = 4096;
+    int prompt_tokens_per_step = 512;  // see MockConfig
     double tick_ms = 1.0;
     int fast_solo_after_ticks = -1;    // see MockConfig
     double tick_per_turnaround = 0.0;  // see MockConfig

@@ -16,6 +16,9 @@ namespace bi::mock {
 namespace {
 
 constexpr int kDefaultCtx = 4096;
+// llama-server's logical batch (-b) and micro-batch (-ub): a step evaluates at most the smaller.
+constexpr int kDefaultBatch = 2048;
+constexpr int kDefaultMicroBatch = 512;
 constexpr int kDefaultSlots = 4;
 constexpr std::uint16_t kDefaultPort = 8080;
 
@@ -23,7 +26,7 @@ constexpr std::uint16_t kDefaultPort = 8080;
 // consumed, even when it starts with '-'. (-fa/--flash-attn is absent on purpose: it took no
 // value in older builds and takes on|off|auto in newer ones; the look-ahead rule covers both.)
 constexpr std::string_view kValueFlags =
-    " -tb --threads-batch -b --batch-size -ub --ubatch-size -ngl --gpu-layers --n-gpu-layers "
+    " -tb --threads-batch -ngl --gpu-layers --n-gpu-layers "
     "-n --predict --n-predict --keep -ctk --cache-type-k -ctv --cache-type-v -sm --split-mode "
     "-ts --tensor-split -mg --main-gpu -dev --device --chat-template --chat-template-file -to "
     "--timeout --threads-http --api-key --api-key-file --path --lora --control-vector "
@@ -137,6 +140,8 @@ ServerCommandLine parse_llama_argv(const std::vector<std::string>& args) {
     config.tick_per_turnaround = kTickPerTurnaround;
     int ctx_size = kDefaultCtx;
     std::optional<int> parallel;
+    int batch = kDefaultBatch;
+    int micro_batch = kDefaultMicroBatch;
 
     ArgCursor cursor(args);
     while (cursor.next()) {
@@ -160,6 +165,10 @@ ServerCommandLine parse_llama_argv(const std::vector<std::string>& args) {
             const auto n = parse_integer(name, cursor.value(), -1, 1024);
             if (n == 0) refuse(name + ": must be -1 (auto) or at least 1");
             if (n > 0) parallel = static_cast<int>(n);
+        } else if (is_flag(name, {"-b", "--batch-size"})) {
+            batch = static_cast<int>(parse_integer(name, cursor.value(), 1, 1 << 24));
+        } else if (is_flag(name, {"-ub", "--ubatch-size"})) {
+            micro_batch = static_cast<int>(parse_integer(name, cursor.value(), 1, 1 << 24));
         } else if (is_flag(name, {"-t", "--threads"})) {
             config.threads = static_cast<int>(parse_integer(name, cursor.value(), -1, 4096));
         } else if (name == "--metrics") {
@@ -215,6 +224,7 @@ ServerCommandLine parse_llama_argv(const std::vector<std::string>& args) {
 
     // An explicit --parallel splits the context between slots; without it, four slots share
     // one unified cache and each may use all of it (llama-server's behaviour).
+    config.prompt_tokens_per_step = std::min(batch, micro_batch);
     config.slots = parallel.value_or(kDefaultSlots);
     config.n_ctx = parallel ? ctx_size / *parallel : ctx_size;
     if (config.n_ctx < 1)
@@ -237,11 +247,14 @@ std::string llama_argv_usage() {
            "  -np, --parallel N       slots (context split between them); default 4 sharing it\n"
            "  --metrics               serve /metrics (501 otherwise)\n"
            "  --slots, --no-slots     serve /slots (default on)\n"
+           "  -b, --batch-size N      with -ub: a step evaluates min(-b, -ub) prompt tokens of a\n"
+           "  -ub, --ubatch-size N    request (default 2048 and 512), so a longer prompt is\n"
+           "                          prefilled over several steps\n"
            "  -t, --threads N         recorded only\n"
            "  -s, --seed N            seeds the stochastic divergence coin\n"
            "Other flags are accepted and ignored. A flag's value is the next argument when it\n"
            "does not start with '-' or is a number; these are known to take a value and always\n"
-           "consume the next argument: -b -ub -tb -ngl -n -ctk -ctv -sm -ts -mg -dev -to -C -Cr\n"
+           "consume the next argument: -tb -ngl -n -ctk -ctv -sm -ts -mg -dev -to -C -Cr\n"
            "-sps -ot -ncmoe -lv -dt -mu -hf -hfr -hff -hft -cram and their long forms, --keep,\n"
            "--chat-template(-file), --api-key(-file), --lora, --temp, --top-k, --top-p,\n"
            "--min-p, --override-kv, --reasoning-format, --mmproj, --log-file, ... ('--flag=value'\n"

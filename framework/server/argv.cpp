@@ -11,6 +11,7 @@ core::LaunchValues values_of(const ServerCommand& command, int parallel, std::in
     values.port = port;
     values.n = parallel;
     values.ctx = parallel > 0 ? ctx_total / parallel : ctx_total;
+    values.prefill_chunk = command.prefill_chunk;
     return values;
 }
 

@@ -78,6 +78,13 @@ const std::vector<CornerSpec>& corners() {
     return kCorners;
 }
 
+double largest_fill() {
+    double most = 0.0;
+    for (const auto& corner : corners())
+        for (const double fill : corner.fills) most = std::max(most, fill);
+    return most;
+}
+
 GeneratorParams parse_generator_params(
     const std::vector<std::pair<std::string, std::string>>& pairs) {
     GeneratorParams params;
@@ -104,8 +111,17 @@ GeneratorParams parse_generator_params(
                 params.echo = false;
             else
                 invalid("echo must be 1 or 0, not '" + value + "'");
+        } else if (key == "min_prompt_tokens") {
+            // At most 10 digits: a count of tokens, never near the integer's limit.
+            const bool digits = !value.empty() && value.size() <= 10 &&
+                                value.find_first_not_of("0123456789") == std::string::npos;
+            params.min_prompt_tokens = digits ? std::stoll(value) : 0;
+            if (params.min_prompt_tokens < 1)
+                invalid("min_prompt_tokens must be a whole number of tokens from 1, not '" + value +
+                        "'");
         } else {
-            invalid("unknown generator parameter '" + key + "' (known: corner, families, echo)");
+            invalid("unknown generator parameter '" + key +
+                    "' (known: corner, families, echo, min_prompt_tokens)");
         }
     }
     for (const auto& corner : corners())

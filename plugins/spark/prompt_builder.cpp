@@ -2,6 +2,7 @@
 // depth are fixed before sizing, so sizing never changes what is asked.
 #include "prompt_builder.hpp"
 
+#include <algorithm>
 #include <cmath>
 
 namespace spark {
@@ -72,26 +73,38 @@ std::int64_t TokenMeter::count(const std::string& text) {
     return (static_cast<std::int64_t>(text.size()) + kBytesPerToken - 1) / kBytesPerToken;
 }
 
-SizedPrompt size_prompt(const PromptPlan& plan, FillerStream& filler, std::int64_t target_tokens,
-                        TokenMeter& meter) {
-    auto measure = [&](std::size_t sentences) {
-        SizedPrompt sized;
-        sized.text = assemble_prompt(plan, filler, sentences);
-        sized.tokens = meter.count(sized.text);
-        sized.sentences = sentences;
-        return sized;
-    };
-    SizedPrompt best = measure(0);
-    if (best.tokens >= target_tokens) return best;
+namespace {
 
-    // Every sentence has at least one token, so target_tokens + 1 sentences always overshoot;
-    // a first guess from the byte estimate usually brackets the answer in one or two counts.
+SizedPrompt measured(const PromptPlan& plan, FillerStream& filler, std::size_t sentences,
+                     TokenMeter& meter) {
+    SizedPrompt sized;
+    sized.text = assemble_prompt(plan, filler, sentences);
+    sized.tokens = meter.count(sized.text);
+    sized.sentences = sentences;
+    return sized;
+}
+
+// The filler's tokens per sentence by the byte estimate: a first guess at how many sentences
+// reach a count, which usually brackets it in one or two counts.
+double estimated_tokens_per_sentence() {
     const auto& bank = filler_sentences();
     std::size_t bank_bytes = 0;
     for (const auto& sentence : bank) bank_bytes += sentence.size() + 1;
     const double bytes_per_sentence =
         static_cast<double>(bank_bytes) / static_cast<double>(bank.size());
-    const double tokens_per_sentence = std::max(1.0, bytes_per_sentence / kBytesPerToken);
+    return std::max(1.0, bytes_per_sentence / kBytesPerToken);
+}
+
+}  // namespace
+
+SizedPrompt size_prompt(const PromptPlan& plan, FillerStream& filler, std::int64_t target_tokens,
+                        TokenMeter& meter) {
+    auto measure = [&](std::size_t sentences) { return measured(plan, filler, sentences, meter); };
+    SizedPrompt best = measure(0);
+    if (best.tokens >= target_tokens) return best;
+
+    // Every sentence has at least one token, so target_tokens + 1 sentences always overshoot.
+    const double tokens_per_sentence = estimated_tokens_per_sentence();
     std::size_t lo = 0;
     std::size_t hi = static_cast<std::size_t>(target_tokens) + 1;
     std::size_t guess = static_cast<std::size_t>(static_cast<double>(target_tokens - best.tokens) /
@@ -123,6 +136,36 @@ SizedPrompt size_prompt(const PromptPlan& plan, FillerStream& filler, std::int64
             break;
     }
     return best;
+}
+
+SizedPrompt size_prompt_at_least(const PromptPlan& plan, FillerStream& filler,
+                                 std::int64_t min_tokens, TokenMeter& meter) {
+    SizedPrompt reached = measured(plan, filler, 0, meter);
+    if (reached.tokens >= min_tokens) return reached;
+    // lo sentences stay under the count and `reached` (hi sentences) is at it or over; every
+    // sentence has at least one token, so min_tokens sentences always reach it.
+    const auto most = static_cast<std::size_t>(min_tokens);
+    std::size_t lo = 0;
+    std::size_t hi = std::min(
+        most, std::max<std::size_t>(
+                  1, static_cast<std::size_t>(static_cast<double>(min_tokens - reached.tokens) /
+                                              estimated_tokens_per_sentence())));
+    for (reached = measured(plan, filler, hi, meter); reached.tokens < min_tokens;
+         reached = measured(plan, filler, hi, meter)) {
+        lo = hi;
+        hi = std::min(most, hi * 2);
+    }
+    while (hi - lo > 1) {
+        const std::size_t mid = lo + (hi - lo) / 2;
+        SizedPrompt probe = measured(plan, filler, mid, meter);
+        if (probe.tokens >= min_tokens) {
+            hi = mid;
+            reached = std::move(probe);
+        } else {
+            lo = mid;
+        }
+    }
+    return reached;
 }
 
 }  // namespace spark

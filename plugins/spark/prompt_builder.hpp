@@ -53,6 +53,11 @@ struct SizedPrompt {
 SizedPrompt size_prompt(const PromptPlan& plan, FillerStream& filler, std::int64_t target_tokens,
                         TokenMeter& meter);
 
+// The prompt with the least filler whose count is at least `min_tokens` (a bisection over the
+// number of sentences); the needle and question alone when they reach it.
+SizedPrompt size_prompt_at_least(const PromptPlan& plan, FillerStream& filler,
+                                 std::int64_t min_tokens, TokenMeter& meter);
+
 // The echo marker's escaping: a backslash becomes "\\" and a newline "\n", so a multi-line
 // answer fits on the marker's single line.
 std::string escape_echo(const std::string& text);

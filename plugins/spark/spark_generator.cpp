@@ -32,6 +32,16 @@ void SparkGenerator::generate(const bi::sdk::GenerateRequest& request,
     if (request.ctx < 1)
         throw bi::sdk::Failure(BI_STATUS_INVALID_ARGUMENT, "spark: ctx must be at least 1");
     const GeneratorParams params = parse_generator_params(request.params);
+    const auto most =
+        static_cast<std::int64_t>(std::floor(largest_fill() * static_cast<double>(request.ctx)));
+    if (params.min_prompt_tokens > most)
+        throw bi::sdk::Failure(
+            BI_STATUS_INVALID_ARGUMENT,
+            "spark: min_prompt_tokens=" + std::to_string(params.min_prompt_tokens) +
+                " does not fit ctx " + std::to_string(request.ctx) +
+                ": a prompt may fill at most " + std::to_string(most) +
+                " tokens of it; the rest is left for the system message, the chat template and "
+                "the answer");
     TokenMeter meter(host);
     if (!meter.measured())
         host.log(BI_LOG_DEBUG, "no token counter: prompts are sized at one token per 4 bytes");
@@ -61,7 +71,9 @@ void SparkGenerator::generate(const bi::sdk::GenerateRequest& request,
             FillerStream filler(seed_from(stream_label("filler", request.seed, family.id, fill)));
             const auto target =
                 static_cast<std::int64_t>(std::floor(fill * static_cast<double>(request.ctx)));
-            const SizedPrompt sized = size_prompt(plan, filler, target, meter);
+            SizedPrompt sized = size_prompt(plan, filler, target, meter);
+            if (sized.tokens < params.min_prompt_tokens)
+                sized = size_prompt_at_least(plan, filler, params.min_prompt_tokens, meter);
 
             Json expected = std::move(needle.expected);
             set_member(expected, "depth", json_number(depth));

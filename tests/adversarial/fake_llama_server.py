@@ -150,6 +150,7 @@ class Config:
         self.surface = "llama"
         # vllm --no-enable-prefix-caching, sglang --disable-radix-cache: no honest prefix cache
         self.prefix_cache_off = False
+        self.prefill_chunk = None  # the chunk flags' value, when a kind set them
         self.flags = set()
         # A determinism mode asked on: SGLang's flag, vLLM's or TensorRT-LLM's variable.
         self.determinism = (os.environ.get("VLLM_BATCH_INVARIANT") == "1"
@@ -177,6 +178,11 @@ class Config:
             elif key in ("--decode-log-interval", "--cache-ram"): value()
             elif key in ("--no-enable-prefix-caching", "--disable-radix-cache"):
                 self.prefix_cache_off = True
+            # Each kind's prefill-chunk flags (--prefill-chunk): taken, not modelled.
+            elif key in ("-b", "--batch-size", "-ub", "--ubatch-size", "--max-num-batched-tokens",
+                         "--chunked-prefill-size", "--max-batch-prefill-tokens",
+                         "--max_num_tokens"): self.prefill_chunk = int(value())
+            elif key in ("--enable-chunked-prefill", "--enable_chunked_prefill"): pass
             elif not key.startswith("-"): positional.append(arg)
             elif key == "--fake-tick-ms": self.tick_s = float(value()) / 1000.0
             elif key == "--fake-compute-max": self.compute_max = int(value())

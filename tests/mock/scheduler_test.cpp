@@ -279,3 +279,46 @@ TEST_CASE("a request alone past fast_solo_after_ticks runs on unpaced, company s
     CHECK(Clock::now() - start >= std::chrono::milliseconds(200));
     scheduler.stop();
 }
+
+TEST_CASE("a long prompt is prefilled over several steps: a chunk of it a step",
+          "[mock][scheduler]") {
+    // One step for the whole prompt with the default chunk; with a chunk of 4 (llama-server -ub
+    // 4) a step for every 4 prompt tokens, then one token a step; /slots shows the prompt
+    // evaluated a chunk at a time.
+    const auto job = job_for(
+        "one two three four five six seven eight nine ten eleven twelve "
+        "thirteen fourteen fifteen sixteen seventeen eighteen nineteen",
+        3);
+    const auto n_prompt = static_cast<int>(job.prompt.size());
+    REQUIRE(n_prompt > 16);
+    auto steps_to_finish = [&job, n_prompt](int chunk) {
+        auto o = options(1);
+        o.prompt_tokens_per_step = chunk;
+        Scheduler scheduler(o);
+        auto ticket = scheduler.submit(job);
+        int steps = 0;
+        std::vector<int> evaluated;
+        while (scheduler.step()) {
+            ++steps;
+            evaluated.push_back(scheduler.slots()[0].n_prompt_tokens_processed);
+        }
+        const auto outcome = scheduler.wait(ticket);
+        CHECK(outcome.n_prompt == n_prompt);
+        CHECK(outcome.tokens.size() == 3);
+        return std::make_pair(steps, evaluated);
+    };
+    CHECK(steps_to_finish(512).first == 1 + 3);
+    const auto [steps, evaluated] = steps_to_finish(4);
+    CHECK(steps == (n_prompt + 3) / 4 + 3);
+    REQUIRE(evaluated.size() >= 4);
+    CHECK(std::vector<int>(evaluated.begin(), evaluated.begin() + 4) ==
+          std::vector<int>{4, 8, 12, 16});
+    CHECK(steps_to_finish(6).first == (n_prompt + 5) / 6 + 3);
+    // The answer does not depend on how its prompt was chunked.
+    auto o = options(1);
+    o.prompt_tokens_per_step = 4;
+    Scheduler chunked(o);
+    auto ticket = chunked.submit(job);
+    drain(chunked);
+    CHECK(token_ids(chunked.wait(ticket)) == token_ids(alone(job)));
+}

@@ -138,3 +138,17 @@ TEST_CASE("hosts other than loopback are refused", "[mock][argv]") {
     config = parse({"--host", "localhost"}).config;
     CHECK_NOTHROW(validate(config));
 }
+
+TEST_CASE("llama-server's batch and micro-batch set the prompt tokens a step evaluates",
+          "[mock][argv]") {
+    // The smaller of -b and -ub, as llama-server computes a step.
+    CHECK(parse({}).config.prompt_tokens_per_step == 512);  // llama-server's -ub
+    CHECK(parse({"-b", "64", "-ub", "64"}).config.prompt_tokens_per_step == 64);
+    CHECK(parse({"-ub", "1024"}).config.prompt_tokens_per_step == 1024);
+    CHECK(parse({"--batch-size", "100", "--ubatch-size", "400"}).config.prompt_tokens_per_step ==
+          100);
+    CHECK(parse({"--ubatch-size=32"}).config.prompt_tokens_per_step == 32);
+    CHECK(parse({"-b", "64", "-ub", "64"}).ignored.empty());
+    CHECK(error_of({"-ub", "0"}) == "bi-mock-server: -ub: 0 is outside 1..16777216");
+    CHECK(error_of({"-b", "x"}) == "bi-mock-server: -b: expected an integer, got 'x'");
+}

@@ -370,3 +370,50 @@ TEST_CASE("spark generator: the echo marker appears only when asked for", "[spar
     CHECK(rows[33].family == "E4");
     CHECK(rows[33].prompt.find("ECHO: ```python\\ndef ") != std::string::npos);
 }
+
+TEST_CASE("spark generator: min_prompt_tokens pads every shorter prompt to at least that",
+          "[spark]") {
+    const std::int64_t ctx = 8192;
+    // The short corner's fills are 5% and 15% of ctx (409 and 1228 tokens): 1000 lengthens the
+    // first, leaves the second as it was sized, and asks no more of either than it needs.
+    const auto plain = generate(5, ctx, {{"corner", "short"}});
+    const auto padded = generate(5, ctx, {{"corner", "short"}, {"min_prompt_tokens", "1000"}});
+    REQUIRE(padded.size() == plain.size());
+    for (std::size_t i = 0; i < padded.size(); ++i) {
+        const auto& row = padded[i];
+        INFO(row.family << " fill " << row.fill << ": " << estimate(row.prompt) << " tokens");
+        CHECK(estimate(row.prompt) >= 1000);
+        CHECK(row.fill == plain[i].fill);  // the corner's fill stays the row's label
+        CHECK(row.expected_answer == plain[i].expected_answer);  // the same question
+        CHECK(needle_of(row) == needle_of(plain[i]));
+        if (estimate(plain[i].prompt) >= 1000) {
+            CHECK(row.prompt == plain[i].prompt);
+        } else {
+            // The least filler that reaches it: one sentence fewer would not.
+            CHECK(estimate(row.prompt) < 1000 + 80);
+            CHECK(read_layout(row.prompt).filler_clean);
+        }
+    }
+    // With the server's counter the count is the server's.
+    const plugin_host::TokenCounter count = [](std::string_view text) {
+        return std::optional<std::int64_t>(static_cast<std::int64_t>(text.size()) / 3);
+    };
+    for (const auto& row :
+         generate(5, ctx, {{"families", "A2,E4"}, {"min_prompt_tokens", "3000"}}, count))
+        CHECK(*count(row.prompt) >= 3000);
+}
+
+TEST_CASE("spark generator: min_prompt_tokens must leave room for the answer", "[spark]") {
+    // 0.97 of ctx 1024 is 993 tokens, the long corner's largest prompt.
+    CHECK(generate(1, 1024, {{"families", "A2"}, {"min_prompt_tokens", "993"}}).size() == 4);
+    CHECK_THROWS_WITH(generate(1, 1024, {{"min_prompt_tokens", "994"}}),
+                      Catch::Contains("spark: min_prompt_tokens=994 does not fit ctx 1024: a "
+                                      "prompt may fill at most 993 tokens of it; the rest is "
+                                      "left for the system message, the chat template and the "
+                                      "answer"));
+    for (const char* bad : {"0", "-5", "1e3", "", "12345678901"})
+        CHECK_THROWS_WITH(generate(1, 2048, {{"min_prompt_tokens", bad}}),
+                          Catch::Contains("min_prompt_tokens must be a whole number of tokens"));
+    CHECK_THROWS_WITH(generate(1, 2048, {{"colour", "red"}}),
+                      Catch::Contains("(known: corner, families, echo, min_prompt_tokens)"));
+}

@@ -178,3 +178,14 @@ TEST_CASE("an invariant row says whether everything generated was identical", "[
     CHECK_FALSE(report.rows[0].token_identical);
     CHECK(report.token_only_ids.empty());  // divergent ids are never also token-only
 }
+
+TEST_CASE("an arm's longest prompt, known only when every trial counted its own",
+          "[compare][trial]") {
+    auto a = arm(3);
+    CHECK(core::longest_prompt_tokens(a) == std::optional<std::int64_t>(100));
+    a["id2"].prompt_tokens_measured = 4096;
+    CHECK(core::longest_prompt_tokens(a) == std::optional<std::int64_t>(4096));
+    a["id0"].prompt_tokens_measured.reset();  // a failed request says nothing of its prompt
+    CHECK_FALSE(core::longest_prompt_tokens(a).has_value());
+    CHECK_FALSE(core::longest_prompt_tokens(core::ArmResults{}).has_value());
+}

@@ -84,3 +84,23 @@ TEST_CASE("a configuration missing its binary or model hash is not provably equa
     cert.run->generator = "spark";
     CHECK_FALSE(unknown(cert, "workset"));
 }
+
+TEST_CASE("a prefill chunk is part of the configuration, and a cell without one keeps its id",
+          "[config]") {
+    const auto base = live_cert();
+    const auto fields = core::configuration_fields(base);
+    CHECK(std::none_of(fields.begin(), fields.end(),
+                       [](const auto& field) { return field.key == "prefill_chunk"; }));
+    // The id of a cell without a chunk, pinned: chunks that can be set change no older id.
+    CHECK(core::configuration_id(base) == "cfg-5dd5c074752b78be");
+    auto chunked = base;
+    chunked.run->prefill_chunk = 256;
+    auto other = base;
+    other.run->prefill_chunk = 512;
+    CHECK(core::configuration_id(chunked) != core::configuration_id(base));
+    CHECK(core::configuration_id(chunked) != core::configuration_id(other));
+    CHECK(core::configuration_fields(chunked).back().key == "prefill_chunk");
+    CHECK(core::configuration_fields(chunked).back().value == "256");
+    CHECK_FALSE(unknown(base, "prefill_chunk"));
+    CHECK_FALSE(unknown(chunked, "prefill_chunk"));
+}

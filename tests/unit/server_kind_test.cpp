@@ -154,6 +154,30 @@ TEST_CASE("server kind: every way a file can be wrong is refused, naming it", "[
         {kValid + "[flags]\nkv_cache_type_k = [\"-ctk\"]\n", "are given together"},
         {kValid + "[flags]\ngpu_layers = [\"ngl\"]\n", "flags.gpu_layers: 'ngl' is not a flag"},
         {kValid + "[flags]\ndevices = [\"--device=x\"]\n", "'--device=x' is not a flag"},
+        // The prefill chunk: {chunk} only where the chunk is set, which must use it, and the
+        // flags it sets named in [flags] with every name they go by.
+        {replaced(kValid, "--ctx={ctx_total}", "--chunk={chunk}"),
+         "launch.argv: unknown placeholder {chunk} in '--chunk={chunk}' (known: {model}, {host}, "
+         "{port}, {n}, {ctx}, {ctx_total}; {chunk} only in launch.prefill_chunk)"},
+        {kValid + "cache_off = [\"--batch={chunk}\"]\n", "launch.cache_off: unknown placeholder"},
+        {kValid +
+             "prefill_chunk = [\"--batch\", \"512\"]\n[flags]\nprefill_chunk = [\"--batch\"]\n",
+         "launch.prefill_chunk must set the chunk: it never uses {chunk}"},
+        {kValid + "prefill_chunk = []\n", "launch.prefill_chunk must set the chunk"},
+        {kValid + "prefill_chunk = [\"--batch\", \"{chunks}\"]\n",
+         "launch.prefill_chunk: unknown placeholder {chunks}"},
+        {kValid + "prefill_chunk = [\"--batch\", \"{chunk}\"]\n",
+         "launch.prefill_chunk and flags.prefill_chunk are given together"},
+        {kValid + "[flags]\nprefill_chunk = [\"--batch\"]\n",
+         "launch.prefill_chunk and flags.prefill_chunk are given together"},
+        {kValid + "prefill_chunk = [\"--batch\", \"{chunk}\", \"--micro={chunk}\"]\n"
+                  "[flags]\nprefill_chunk = [\"--batch\", \"-b\"]\n",
+         "launch.prefill_chunk sets --micro, which flags.prefill_chunk does not name"},
+        {kValid +
+             "prefill_chunk = [\"--batch\", \"{chunk}\"]\n[flags]\nprefill_chunk = [\"batch\"]\n",
+         "flags.prefill_chunk: 'batch' is not a flag name"},
+        {kValid + "prefill_chunk = \"--batch {chunk}\"\n",
+         "launch.prefill_chunk must be an array of strings"},
         {replaced(kValid, "[launch]", "[lunch]"), "unknown key 'lunch'"},
         {"schema = \"bi-server-kind/1\"\nname = \"x\"\n", "no [launch] table"},
         {replaced(kValid, "argv = [", "argv = [1, "), "launch.argv must be an array of strings"},
@@ -184,6 +208,71 @@ gpu_layers = ["--layers"]
     CHECK(llama.flags.tensor_split == std::vector<std::string>{"--tensor-split", "-ts"});
 }
 
+TEST_CASE("server kind: the prefill chunk's flags go into a launch only when a chunk is set",
+          "[server-kind]") {
+    const auto kind = io::parse_server_kind(
+        kValid +
+            "cache_off = [\"--no-cache\"]\n"
+            "prefill_chunk = [\"--batch\", \"{chunk}\", \"--micro={chunk}\"]\n"
+            "[flags]\nprefill_chunk = [\"--batch\", \"-b\", \"--micro\"]\n",
+        "k.toml");
+    CHECK(kind.launch.prefill_chunk ==
+          std::vector<std::string>{"--batch", "{chunk}", "--micro={chunk}"});
+    CHECK(kind.flags.prefill_chunk == std::vector<std::string>{"--batch", "-b", "--micro"});
+    CHECK(core::flag_names(kind.launch.prefill_chunk) ==
+          std::vector<std::string>{"--batch", "--micro"});
+    core::LaunchValues values;
+    values.model = "/m.gguf";
+    values.port = 8080;
+    values.n = 2;
+    values.ctx = 1024;
+    const std::vector<std::string> without{"/bin/s",         "--weights", "/m.gguf", "--listen",
+                                           "127.0.0.1:8080", "--slots-n", "2",       "--ctx=2048",
+                                           "--no-cache",     "-x"};
+    CHECK(core::launch_argv(kind, "/bin/s", values, {"-x"}) == without);
+    // After the kind's argv and its cache switch, before the user's flags.
+    values.prefill_chunk = 64;
+    auto with = without;
+    with.insert(with.end() - 1, {"--batch", "64", "--micro=64"});
+    CHECK(core::launch_argv(kind, "/bin/s", values, {"-x"}) == with);
+    // A user flag that sets the chunk by any of its names, "NAME=VALUE" included.
+    CHECK(core::prefill_chunk_flag_among(kind, {"-x", "-b=32"}) == "-b=32");
+    CHECK(core::prefill_chunk_flag_among(kind, {"--micro", "8"}) == "--micro");
+    CHECK(core::prefill_chunk_flag_among(kind, {"-x", "--batched"}).empty());
+    // A kind without the flags cannot be asked for a chunk.
+    const auto plain = io::parse_server_kind(kValid, "k.toml");
+    CHECK(plain.launch.prefill_chunk.empty());
+    CHECK(core::prefill_chunk_flag_among(plain, {"--batch"}).empty());
+    CHECK_THROWS_WITH(core::launch_argv(plain, "/bin/s", values, {}),
+                      Catch::Contains("cannot set a prefill chunk"));
+}
+
+TEST_CASE("server kind: each shipped kind's prefill-chunk flags, or none", "[server-kind]") {
+    const std::pair<const char*, std::vector<std::string>> sets[] = {
+        {"llama-server", {"-b", "{chunk}", "-ub", "{chunk}"}},
+        {"ik_llama.cpp", {"-b", "{chunk}", "-ub", "{chunk}"}},
+        {"vllm", {"--enable-chunked-prefill", "--max-num-batched-tokens", "{chunk}"}},
+        {"sglang", {"--chunked-prefill-size", "{chunk}"}},
+        {"tgi", {"--max-batch-prefill-tokens", "{chunk}"}},
+        {"trtllm-serve", {"--enable_chunked_prefill", "--max_num_tokens", "{chunk}"}},
+        {"ollama", {}},
+        {"openai-generic", {}},
+    };
+    for (const auto& [name, flags] : sets) {
+        INFO(name);
+        const auto kind = driver::resolve_server_kind(name, {});
+        CHECK(kind.launch.prefill_chunk == flags);
+        CHECK(kind.flags.prefill_chunk.empty() == flags.empty());
+    }
+    const auto llama = driver::resolve_server_kind("llama-server", {});
+    CHECK(llama.flags.prefill_chunk ==
+          std::vector<std::string>{"-b", "--batch-size", "-ub", "--ubatch-size"});
+    CHECK(core::prefill_chunk_flag_among(llama, {"--ubatch-size=1024"}) == "--ubatch-size=1024");
+    CHECK(core::prefill_chunk_flag_among(driver::resolve_server_kind("vllm", {}),
+                                         {"--no-enable-chunked-prefill"}) ==
+          "--no-enable-chunked-prefill");
+}
+
 TEST_CASE("server kind: placeholders", "[server-kind]") {
     CHECK(core::unknown_placeholder("-c={ctx}") == "");
     CHECK(core::unknown_placeholder("{nope}") == "{nope}");
@@ -192,6 +281,12 @@ TEST_CASE("server kind: placeholders", "[server-kind]") {
     v.n = 3;
     v.ctx = 10;
     CHECK(core::fill_placeholders("{n}x{ctx}={ctx_total}", v) == "3x10=30");
+    // {chunk} is known only where a template may hold it.
+    CHECK(core::unknown_placeholder("-b={chunk}") == "{chunk}");
+    CHECK(core::unknown_placeholder("-b={chunk}", true) == "");
+    CHECK(core::unknown_placeholder("-b={chunks}", true) == "{chunks}");
+    v.prefill_chunk = 128;
+    CHECK(core::fill_placeholders("-ub={chunk}", v) == "-ub=128");
 }
 
 TEST_CASE("server kind: the shipped kinds read, and a name resolves user files first",

@@ -181,6 +181,7 @@ TEST_CASE("a plan file's bytes are what bi-run has always written", "[sweep-plan
     r.target.ready_timeout = core::Seconds(30.5);
     r.target.shutdown_grace = std::chrono::seconds(2);
     r.target.max_footprint_gb = 20;
+    r.target.prefill_chunk = 256;
     const std::string name = "full_request.plan";
     const std::string approved =
         testing::read_text(std::string(BI_TEST_DATA_DIR) + "/" + name + ".approved.json");
@@ -200,6 +201,15 @@ TEST_CASE("a plan file's bytes are what bi-run has always written", "[sweep-plan
     const auto old = io::read_plan(dir.write("old.json", before));
     CHECK(old.request.arrivals == core::Arrivals::Together);
     CHECK(io::render_plan(old) == before);
+    CHECK(back.request.target.prefill_chunk == std::optional<std::int64_t>(256));
+    // A plan written before prefill chunks could be set (no key) reads as the server's own
+    // chunking, and renders as it was written.
+    const std::string unchunked = testing::read_text(
+        std::string(BI_TEST_DATA_DIR) + "/full_request_before_prefill_chunk.plan.json");
+    const auto plain = io::read_plan(dir.write("unchunked.json", unchunked));
+    CHECK_FALSE(plain.request.target.prefill_chunk.has_value());
+    CHECK(plain.request.arrivals == core::Arrivals::Mixed);
+    CHECK(io::render_plan(plain) == unchunked);
 }
 
 TEST_CASE("a plan file reads back, and an edited or unsorted one is refused", "[sweep-plan]") {

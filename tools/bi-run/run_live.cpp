@@ -28,6 +28,7 @@ core::TargetRequest target_request(const cxxopts::ParseResult& args) {
     t.server_kind = given(args, "server-kind");
     t.server_kind_dirs = option_tokens(args, "server-kind-dir");
     t.server_flags = option_tokens(args, "server-flag");
+    if (args.count("prefill-chunk")) t.prefill_chunk = args["prefill-chunk"].as<int>();
     t.models_toml = given(args, "models-toml");
     t.models_dir = given(args, "models-dir");
     if (args.count("ready-timeout"))

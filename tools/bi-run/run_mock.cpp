@@ -65,6 +65,8 @@ int run_mock_main(CommandLine& line, int raw_argc, char** raw_argv) {
     options.profile_scope = ProfileScope::PluginOnly;
     options.mock = std::make_shared<const mock::MockConfig>(mock_config(args));
     core::RunRequest request = run_request(args);
+    // The mock stands in for llama-server: the chunk is its prompt tokens per step.
+    if (args.count("prefill-chunk")) request.target.prefill_chunk = args["prefill-chunk"].as<int>();
     auto hooks = printing_hooks(line, options.json);
     // As upstream's run-mock: no --out-dir, a fresh temporary directory, gone again if no cert
     // reaches it.

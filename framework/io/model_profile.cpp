@@ -4,8 +4,8 @@
 #include <initializer_list>
 #include <string_view>
 
-#include "core/error.hpp"
 #include "core/determinism.hpp"
+#include "core/error.hpp"
 #include "core/run_request.hpp"
 #include "files.hpp"
 #include "toml_read.hpp"
@@ -86,9 +86,8 @@ const std::vector<Row<ModelEntry>>& model_rows() {
          [](const toml::table& t, const std::string& path, const std::string& where, M& m) {
              m.determinism = string_at(t, "determinism", path, where);
              if (!m.determinism.empty() && !core::parse_determinism(m.determinism))
-                 bad(path, where + ".determinism must be " +
-                               std::string(core::kDeterminismWords) + ", not '" +
-                               m.determinism + "'");
+                 bad(path, where + ".determinism must be " + std::string(core::kDeterminismWords) +
+                               ", not '" + m.determinism + "'");
          }},
     };
     return rows;

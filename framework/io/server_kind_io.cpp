@@ -123,10 +123,8 @@ const std::vector<Row<core::KindLaunch>>& launch_rows() {
              if (launch.argv.empty()) bad(path, "launch.argv must list the server's arguments");
              check_templates(launch.argv, path, "launch.argv");
          }},
-        {"env",
-         [](const toml::table& t, const std::string& path, const std::string& where, L& launch) {
-             launch.env = env_at(t, path, where);
-         }},
+        {"env", [](const toml::table& t, const std::string& path, const std::string& where,
+                   L& launch) { launch.env = env_at(t, path, where); }},
         texts_row("managed_flags", &L::managed_flags),
         {"cache_off",
          [](const toml::table& t, const std::string& path, const std::string& where, L& launch) {
@@ -430,10 +428,8 @@ const std::vector<Row<core::KindFlags>>& flags_rows() {
 core::KindDeterminism read_determinism(const toml::table& root, const std::string& path) {
     using D = core::KindDeterminism;
     static const std::vector<Row<D>> rows{
-        {"env",
-         [](const toml::table& t, const std::string& p, const std::string& where, D& d) {
-             d.env = env_at(t, p, where);
-         }},
+        {"env", [](const toml::table& t, const std::string& p, const std::string& where,
+                   D& d) { d.env = env_at(t, p, where); }},
         {"flags",
          [](const toml::table& t, const std::string& p, const std::string& where, D& d) {
              d.flags = toml_read::strings_at(t, "flags", p, where);
@@ -442,10 +438,10 @@ core::KindDeterminism read_determinism(const toml::table& root, const std::strin
         path_row("status_path", &D::status_path),
         {"status_field",
          [](const toml::table& t, const std::string& p, const std::string& where, D& d) {
-             const auto fields = t.contains("status_field")
-                                     ? std::vector<std::string>{toml_read::string_at(
-                                           t, "status_field", p, where)}
-                                     : std::vector<std::string>{};
+             const auto fields =
+                 t.contains("status_field")
+                     ? std::vector<std::string>{toml_read::string_at(t, "status_field", p, where)}
+                     : std::vector<std::string>{};
              for (const auto& field : fields)
                  if (!is_field_path(field))
                      bad(p, where + ".status_field: '" + field +
@@ -518,11 +514,10 @@ std::optional<core::MetricsFormat> parse_metrics_format(std::string_view word) {
 
 core::ServerKind parse_server_kind(const std::string& text, const std::string& path) {
     const toml::table root = toml_read::parse_text(text, path);
-    toml_read::check_keys(
-        root,
-        {"schema", "name", "description", "launch", "request", "evidence", "identity", "flags",
-         "determinism"},
-        path, "the file");
+    toml_read::check_keys(root,
+                          {"schema", "name", "description", "launch", "request", "evidence",
+                           "identity", "flags", "determinism"},
+                          path, "the file");
     const std::string schema = toml_read::string_at(root, "schema", path, "the file");
     if (schema != core::kServerKindSchema)
         bad(path, "schema '" + schema + "' is not " + std::string(core::kServerKindSchema));

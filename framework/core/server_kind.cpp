@@ -63,8 +63,8 @@ std::string fill_placeholders(std::string_view text, const LaunchValues& values)
 
 std::vector<std::string> launch_argv(const ServerKind& kind, const std::string& binary,
                                      const LaunchValues& values,
-                                     const std::vector<std::string>& user_flags,
-                                     PromptCache cache, bool determinism) {
+                                     const std::vector<std::string>& user_flags, PromptCache cache,
+                                     bool determinism) {
     if (kind.launch.argv.empty())
         throw Error(ErrorCategory::Internal, "server kind '" + kind.name + "' has no launch argv");
     std::vector<std::string> argv{binary};

@@ -212,8 +212,8 @@ struct ServerKind {
     KindIdentity identity;
     KindFlags flags;
     KindDeterminism determinism;  // its determinism mode, where it has one
-    std::string source;  // the file it was read from, or "built-in"
-    std::string sha256;  // of that file's bytes
+    std::string source;           // the file it was read from, or "built-in"
+    std::string sha256;           // of that file's bytes
 };
 
 // What one launch fills the placeholders with.

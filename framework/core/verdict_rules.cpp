@@ -609,10 +609,21 @@ std::optional<RuleId> rule_id(std::string_view name) {
 }
 
 const std::vector<VerdictRule>& verdict_rules() {
-    static const std::vector<VerdictRule> kRules{
-        kColdCache,  kDrafting,           kDeterminism, kSerialSelfCheck, kCoBatchingDivergence,
-        kIncomplete, kOtherModel,         kNoOverlap,   kLockstep,        kMissingEvidence,
-        kGreedy,     kCompletionFloorRule, kCoverage,   kArmBDisagrees,   kGenerationDrift};
+    static const std::vector<VerdictRule> kRules{kColdCache,
+                                                 kDrafting,
+                                                 kDeterminism,
+                                                 kSerialSelfCheck,
+                                                 kCoBatchingDivergence,
+                                                 kIncomplete,
+                                                 kOtherModel,
+                                                 kNoOverlap,
+                                                 kLockstep,
+                                                 kMissingEvidence,
+                                                 kGreedy,
+                                                 kCompletionFloorRule,
+                                                 kCoverage,
+                                                 kArmBDisagrees,
+                                                 kGenerationDrift};
     return kRules;
 }
 

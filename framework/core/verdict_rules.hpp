@@ -31,7 +31,7 @@ enum class RuleId : std::uint8_t {
     CobatchCoverage = 10,
     AbInvariantDivergence = 11,
     GenerationDrift = 12,
-    Drafting = 13,  // asked right after ColdCache: another precondition (the arms drafted alike)
+    Drafting = 13,     // asked right after ColdCache: another precondition (the arms drafted alike)
     Determinism = 14,  // asked after Drafting: a mode asked on must be in effect
 };
 inline constexpr std::size_t kRuleCount = 15;

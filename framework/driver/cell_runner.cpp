@@ -149,8 +149,7 @@ std::optional<core::ModeReport> CellRunner::ask_mode(const ServerHandle& server,
     } else {
         report.detail = "nothing: " + mode.status_field + " is not true or false";
     }
-    if (report.on)
-        report.detail = mode.status_field + " = " + (*report.on ? "true" : "false");
+    if (report.on) report.detail = mode.status_field + " = " + (*report.on ? "true" : "false");
     return report;
 }
 
@@ -732,9 +731,8 @@ CellOutcome CellRunner::run_cell(const SerialArms& serial, int parallel,
         mode.on = *options_.determinism;
         mode.how = options_.kind->determinism.describe();
         if (mode.on && options_.kind->determinism.reports())
-            mode.status =
-                "GET " + options_.kind->determinism.status_path + " " +
-                options_.kind->determinism.status_field;
+            mode.status = "GET " + options_.kind->determinism.status_path + " " +
+                          options_.kind->determinism.status_field;
         if (serial.mode) mode.reports.push_back(*serial.mode);
         if (auto n_slot = ask_mode(*server, "N-slot")) mode.reports.push_back(std::move(*n_slot));
         evidence.determinism = std::move(mode);
@@ -803,9 +801,9 @@ CellOutcome CellRunner::run_cell(const SerialArms& serial, int parallel,
     context.throughput = core::measure_throughput(evidence.arm_a, evidence.arm_b, evidence.arm_c);
     outcome.cert = core::build_cert(context, outcome.verdict);
 
-    outcome.cert_path =
-        options_.out_dir + "/" + core::cert_file_name(options_.model_alias, serial.ctx, parallel,
-                                                      options_.determinism.value_or(false));
+    outcome.cert_path = options_.out_dir + "/" +
+                        core::cert_file_name(options_.model_alias, serial.ctx, parallel,
+                                             options_.determinism.value_or(false));
     throw_if_interrupted();
     outcome.cert.previous = archive_replaced_cert(outcome.cert_path, context.ts_utc, &outcome.cert);
     io::write_cert(outcome.cert_path, outcome.cert, options_.sign_key.get());

@@ -92,7 +92,7 @@ struct SerialArms {
     std::string rows_sha256;  // of the work rows that ran (io::workset_to_json_text)
     core::Timings timings;
     std::optional<core::CacheCheck> cache_check;  // with --cache-arm
-    std::optional<core::ModeReport> mode;          // what the 1-slot server said of its mode
+    std::optional<core::ModeReport> mode;         // what the 1-slot server said of its mode
 };
 
 struct CellOutcome {

@@ -77,12 +77,9 @@ std::string describe_live_plan(const RunPlan& plan) {
     const auto& o = plan.options;
     const auto& live = *plan.live;
     const auto mem = server::mem_available_bytes();
-    const server::ServerCommand command{live.target.server_bin,
-                                        live.target.model,
-                                        live.target.flags,
-                                        live.kind,
-                                        o.determinism.value_or(false),
-                                        o.prefill_chunk.value_or(0)};
+    const server::ServerCommand command{
+        live.target.server_bin,        live.target.model,          live.target.flags, live.kind,
+        o.determinism.value_or(false), o.prefill_chunk.value_or(0)};
     out << "plan (" << field_ref(F::DryRun) << ": nothing is launched)\n"
         << "  server binary  " << live.target.server_bin << "\n"
         << "  server kind    " << live.kind.name << " (" << live.kind.source

@@ -104,8 +104,8 @@ std::vector<RunPlan> determinism_sides(const RunPlan& plan, Progress& progress) 
     std::vector<RunPlan> sides;
     const auto& o = plan.options;
     const bool both = o.determinism && o.determinism_choice == core::DeterminismChoice::Both;
-    for (const bool on : both ? std::vector<bool>{false, true}
-                              : std::vector<bool>{o.determinism.value_or(false)}) {
+    for (const bool on :
+         both ? std::vector<bool>{false, true} : std::vector<bool>{o.determinism.value_or(false)}) {
         RunPlan side = plan;
         if (side.options.determinism) side.options.determinism = on;
         if (on && side.options.kind) {

@@ -48,8 +48,12 @@ std::string RunPlan::log_path(std::int64_t ctx) const {
 
 LiveServerConfig RunPlan::launcher_config(std::int64_t ctx) const {
     LiveServerConfig config;
-    config.command = {live->target.server_bin, live->target.model, live->target.flags, live->kind,
-                      options.determinism.value_or(false), options.prefill_chunk.value_or(0)};
+    config.command = {live->target.server_bin,
+                      live->target.model,
+                      live->target.flags,
+                      live->kind,
+                      options.determinism.value_or(false),
+                      options.prefill_chunk.value_or(0)};
     config.limits = live->limits;
     config.port = live->port;
     config.ready_timeout = live->ready_timeout;

@@ -35,9 +35,9 @@ struct LiveTarget {
     std::string alias;  // the model's name when --model-alias is not given
     std::string kv;     // the KV label (models.toml `kv`, else f16)
     std::vector<std::string> flags;
-    std::string server_kind;  // a kind's name or kind file; empty: llama-server
-    bool kv_given = false;    // models.toml gave `kv`
-    bool cache_arm = false;   // models.toml `cache_arm`: run the cache arm as --cache-arm does
+    std::string server_kind;    // a kind's name or kind file; empty: llama-server
+    bool kv_given = false;      // models.toml gave `kv`
+    bool cache_arm = false;     // models.toml `cache_arm`: run the cache arm as --cache-arm does
     std::string determinism{};  // models.toml `determinism`, when --determinism is not given
 };
 

@@ -12,12 +12,6 @@ namespace bi::core {
 
 namespace {
 
-std::string joined(const std::vector<std::string>& ids, std::size_t at_most = 8) {
-    if (ids.size() <= at_most) return join(ids, ", ");
-    return join({ids.begin(), ids.begin() + static_cast<std::ptrdiff_t>(at_most)}, ", ") +
-           ", ... (" + std::to_string(ids.size()) + " in all)";
-}
-
 std::string percent(double ratio) {
     return format_general(ratio * 100.0, 3) + "%";
 }
@@ -48,7 +42,7 @@ std::vector<std::string> reference_problems(const BaselineSide& side, const std:
         // Exactly: a side whose own repeat moves its text, tokens or logprobs cannot tell a
         // difference between builds from its own jitter.
         lines.push_back(which + " run does not reproduce itself serially: A' differs from A for " +
-                        joined(side.repeat->moved_ids()));
+                        join_ids_capped(side.repeat->moved_ids()));
     }
     // Answers that failed alike on both sides are no agreement.
     const auto census = completion_census(side.arm_a, "A");
@@ -151,17 +145,17 @@ BaselineComparison compare_with_baseline(const BaselineSide& stored, const Basel
         out.reasons.push_back(
             std::to_string(report.divergent_ids.size()) + " of " +
             std::to_string(report.n_compared) +
-            " ids answer differently from the baseline: " + joined(report.divergent_ids) +
+            " ids answer differently from the baseline: " + join_ids_capped(report.divergent_ids) +
             (near_tie ? " (" + std::to_string(near_tie) + " at a near-tie first divergent token)"
                       : std::string()));
     } else if (!report.token_only_ids.empty() || !report.logprob_drift_ids.empty()) {
         out.status = BaselineStatus::DriftOnly;
         if (!report.token_only_ids.empty())
             out.reasons.push_back("scores held, but the generated text or tokens moved for " +
-                                  joined(report.token_only_ids));
+                                  join_ids_capped(report.token_only_ids));
         if (!report.logprob_drift_ids.empty())
             out.reasons.push_back("scores and tokens held, but logprobs moved for " +
-                                  joined(report.logprob_drift_ids));
+                                  join_ids_capped(report.logprob_drift_ids));
     } else {
         out.status = BaselineStatus::Same;
         out.reasons.push_back("all " + std::to_string(report.n_compared) +

@@ -15,12 +15,6 @@ namespace bi::core {
 
 namespace {
 
-std::string joined(const std::vector<std::string>& ids, std::size_t at_most = 8) {
-    if (ids.size() <= at_most) return join(ids, ", ");
-    return join({ids.begin(), ids.begin() + static_cast<std::ptrdiff_t>(at_most)}, ", ") +
-           ", ... (" + std::to_string(ids.size()) + " in all)";
-}
-
 // "repeat: 27 cached prompt tokens, token 9 differs, near_tie"
 std::string describe_probe(const CacheChange& change) {
     std::string text = change.probe;
@@ -43,6 +37,7 @@ std::vector<std::string> describe(const std::vector<CacheChange>& changes) {
         list.push_back(describe_probe(change));
     }
     std::vector<std::string> lines;
+    lines.reserve(ids.size());
     for (const auto& id : ids) lines.push_back(id + " (" + join(probes[id], "; ") + ")");
     return lines;
 }
@@ -57,8 +52,8 @@ std::vector<std::string> reference_problems(const ArmResults& a, const ArmResult
         lines.push_back("the serial repeat A' answered no id of A");
     else if (!repeat.exact())
         lines.push_back("A does not reproduce itself serially (A' differs from A for " +
-                        joined(repeat.moved_ids()) + "), so a warm answer's change is not known " +
-                        "to be the cache's");
+                        join_ids_capped(repeat.moved_ids()) +
+                        "), so a warm answer's change is not known " + "to be the cache's");
     const auto census = completion_census(a, "A");
     if (!census.meets(kCompletionFloor))
         lines.push_back("A has " + std::to_string(census.n_ok) + " of " + std::to_string(census.n) +
@@ -176,7 +171,7 @@ CacheCheck check_cache(const CacheWitness& witness, const ArmResults& a, const A
     const auto changed_line = [&] {
         return std::to_string(changed.size()) + of_ids +
                " answer otherwise when served from the prompt cache: " +
-               joined(describe(invariant), 4);
+               join_ids_capped(describe(invariant), 4);
     };
     const auto problems = reference_problems(a, a_prime, logit_drift_eps);
     if (!problems.empty()) {
@@ -204,7 +199,7 @@ CacheCheck check_cache(const CacheWitness& witness, const ArmResults& a, const A
         static_cast<std::int64_t>(std::ceil(kCompletionFloor * static_cast<double>(check.n_ids)));
     if (check.n_served < needed) {
         check.reasons.push_back("only " + served_text + ", under the completion floor; not " +
-                                "exercised: " + joined(check.not_exercised));
+                                "exercised: " + join_ids_capped(check.not_exercised));
         return check;
     }
     const std::string cuts_text =
@@ -214,13 +209,14 @@ CacheCheck check_cache(const CacheWitness& witness, const ArmResults& a, const A
         check.reasons.push_back(std::to_string(drifted.size()) + of_ids +
                                 " generate otherwise when served from the prompt cache, with "
                                 "every invariant field equal: " +
-                                joined(describe(drift), 4));
+                                join_ids_capped(describe(drift), 4));
         return check;
     }
     check.status = BaselineStatus::Same;
     check.reasons.push_back("every warm answer equals A's: " + served_text + cuts_text);
     if (!check.not_exercised.empty())
-        check.reasons.push_back("not exercised (computed cold): " + joined(check.not_exercised));
+        check.reasons.push_back("not exercised (computed cold): " +
+                                join_ids_capped(check.not_exercised));
     return check;
 }
 

@@ -1,6 +1,7 @@
 #include "text.hpp"
 
 #include <charconv>
+#include <cstddef>
 #include <system_error>
 
 #include "error.hpp"
@@ -25,6 +26,12 @@ std::string join(const std::vector<std::string>& words, std::string_view separat
         text += words[i];
     }
     return text;
+}
+
+std::string join_ids_capped(const std::vector<std::string>& ids, std::size_t at_most) {
+    if (ids.size() <= at_most) return join(ids, ", ");
+    return join({ids.begin(), ids.begin() + static_cast<std::ptrdiff_t>(at_most)}, ", ") +
+           ", ... (" + std::to_string(ids.size()) + " in all)";
 }
 
 std::string format_fixed(double value, int digits) {

@@ -2,6 +2,7 @@
 // the C or C++ locale says the decimal point is (std::to_chars, never printf or a stream).
 #pragma once
 
+#include <cstddef>
 #include <string>
 #include <string_view>
 #include <type_traits>
@@ -19,6 +20,9 @@ std::string join(const std::vector<Integer>& numbers, std::string_view separator
     for (const Integer n : numbers) words.push_back(std::to_string(n));
     return join(words, separator);
 }
+
+// The first `at_most` ids joined by ", ", then ", ... (N in all)" when there are more.
+std::string join_ids_capped(const std::vector<std::string>& ids, std::size_t at_most = 8);
 
 // printf's "%.*f": "0.35" for (0.35, 2), "2.67" for (2.675, 2) (the double just below).
 // Throws bi::Error(Internal) only if the buffer could not hold it.

@@ -3,6 +3,7 @@
 #include <utility>
 
 #include "baseline_commands.hpp"
+#include "core/baseline_documents.hpp"
 #include "core/error.hpp"
 #include "interrupt.hpp"
 #include "io/files.hpp"
@@ -72,8 +73,10 @@ std::vector<report::SweepRow> sweep_rows(const std::vector<CellResult>& results,
         rows.push_back({cell.ctx, cell.parallel,
                         report::verdict_headline(v.status, v.divergence_class, v.anomaly,
                                                  cell.outcome.promotable),
-                        cell.outcome.promotable,
-                        report::speedup_text(cell.outcome.cert.throughput)});
+                        cell.outcome.promotable, report::speedup_text(cell.outcome.cert.throughput),
+                        cell.outcome.cert.cache_check
+                            ? std::string(core::status_word(cell.outcome.cert.cache_check->status))
+                            : "-"});
     }
     for (const auto& cell : skipped)
         rows.push_back({cell.ctx, cell.parallel,

@@ -113,14 +113,23 @@ std::string cell_json(const DecidedCell& cell, const core::Json& version) {
 std::string sweep_table(const std::string& model, const std::vector<SweepRow>& rows) {
     std::string out = "\nsummary (" + model + ")\n";
     char line[256];
-    std::snprintf(line, sizeof line, "  %-8s %-4s %-44s %-10s %s\n", "ctx", "N", "verdict",
+    bool cache = false;
+    for (const auto& row : rows) cache = cache || row.cache != "-";
+    const auto cache_cell = [cache](const std::string& text) {
+        return cache ? "  " + text : std::string();
+    };
+    std::snprintf(line, sizeof line, "  %-8s %-4s %-44s %-10s %-7s", "ctx", "N", "verdict",
                   "promotable", "speedup");
-    out += line;
+    out += line + cache_cell("cache");
+    while (!out.empty() && out.back() == ' ') out.pop_back();
+    out += "\n";
     for (const auto& row : rows) {
-        std::snprintf(line, sizeof line, "  %-8lld %-4d %-44s %-10s %s\n",
+        std::snprintf(line, sizeof line, "  %-8lld %-4d %-44s %-10s %-7s",
                       static_cast<long long>(row.ctx), row.parallel, row.verdict.c_str(),
                       row.promotable ? "yes" : "no", row.speedup.c_str());
-        out += line;
+        std::string text = line + cache_cell(row.cache);
+        while (!text.empty() && text.back() == ' ') text.pop_back();
+        out += text + "\n";
     }
     return out;
 }

@@ -35,9 +35,10 @@ struct SweepRow {
     std::string verdict;  // the headline, or why the cell was skipped
     bool promotable = false;
     std::string speedup = "-";  // C's tokens/s over A's: "2.7x"
+    std::string cache = "-";    // the cache check's word (--cache-arm): "SAME", "CHANGED" ...
 };
 
-// "summary (MODEL)" and one aligned row per cell.
+// "summary (MODEL)" and one aligned row per cell; a cache column when some cell has a check.
 std::string sweep_table(const std::string& model, const std::vector<SweepRow>& rows);
 
 // A finished selftest.

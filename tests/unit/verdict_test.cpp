@@ -350,16 +350,16 @@ TEST_CASE("the precedence table is the ordered rule list", "[verdict]") {
     std::vector<std::string> names;
     for (const auto& rule : core::verdict_rules()) names.emplace_back(core::name(rule.id));
     CHECK(names == std::vector<std::string>{
-                       "cold_cache", "drafting", "serial_self_check", "ac_invariant_divergence",
-                       "incomplete", "server_identity", "overlap", "lockstep", "missing_evidence",
-                       "greedy", "completion_floor", "cobatch_coverage", "ab_invariant_divergence",
-                       "generation_drift"});
+                       "cold_cache", "drafting", "determinism", "serial_self_check",
+                       "ac_invariant_divergence", "incomplete", "server_identity", "overlap",
+                       "lockstep", "missing_evidence", "greedy", "completion_floor",
+                       "cobatch_coverage", "ab_invariant_divergence", "generation_drift"});
     // Each rule fires on its own row's evidence and passes on a clean cell.
     const auto clean = core::decide_verdict(clean_cell());
     for (const auto& rule : core::verdict_rules()) CHECK_FALSE(rule.fires(clean));
     auto e = clean_cell();
     e.arm_c[0]["id1"].score = 0.0;
-    CHECK(core::verdict_rules()[3].fires(core::decide_verdict(e)));
+    CHECK(core::verdict_rules()[4].fires(core::decide_verdict(e)));
 }
 
 TEST_CASE("the cold-cache gate: a cached or a short-evaluated prompt is a hit, in arm order",
@@ -664,4 +664,45 @@ TEST_CASE("a pass meant to be staggered that showed no prefill inside a decode i
     CHECK(staggered.gates.lockstep.per_pass[0].arrivals_achieved());
     CHECK(staggered.gates.lockstep.per_pass[0].streams.prefills_in_decode() == 6);
     CHECK(staggered.sensitivity.per_trial.n > 0);
+}
+
+TEST_CASE("the determinism gate: a mode asked on must be in effect where the server says",
+          "[verdict][determinism]") {
+    const auto reasons_say = [](const core::Verdict& v, const std::string& text) {
+        for (const auto& line : v.decision_reasons)
+            if (line.find(text) != std::string::npos) return true;
+        return false;
+    };
+    auto e = clean_cell();
+    core::DeterminismGate mode;
+    mode.on = true;
+    mode.how = "--det";
+    mode.status = "GET /info det";
+    mode.reports = {{"1-slot", true, "det = true"}, {"N-slot", false, "det = false"}};
+    e.determinism = mode;
+    auto v = core::decide_verdict(e);
+    CHECK(v.status == core::Status::GreenUnverified);
+    CHECK(v.rule.name == "determinism");
+    CHECK(reasons_say(v,
+                      "asked on (--det), but the 1-slot server reports det = true; the N-slot "
+                      "server reports det = false"));
+    // A server that answered without the field says nothing: no evidence of the mode either.
+    mode.reports = {{"1-slot", std::nullopt, "nothing: GET /info has no det"}};
+    e.determinism = mode;
+    CHECK(core::decide_verdict(e).status == core::Status::GreenUnverified);
+    // Both said on: confirmed. No status to ask: claimed. Off: said so.
+    mode.reports = {{"1-slot", true, "det = true"}, {"N-slot", true, "det = true"}};
+    e.determinism = mode;
+    v = core::decide_verdict(e);
+    CHECK(v.status == core::Status::Green);
+    CHECK(reasons_say(v, "determinism mode on (--det), confirmed"));
+    mode.status.clear();
+    mode.reports.clear();
+    e.determinism = mode;
+    v = core::decide_verdict(e);
+    CHECK(v.status == core::Status::Green);
+    CHECK(reasons_say(v, "claimed, not confirmed"));
+    mode.on = false;
+    e.determinism = mode;
+    CHECK(reasons_say(core::decide_verdict(e), "determinism mode off (--det not set)"));
 }

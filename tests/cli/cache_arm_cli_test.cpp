@@ -113,3 +113,43 @@ TEST_CASE("cache arm through the chat endpoint: repeats only, and it says why", 
     CHECK(check.n_cuts == 0);
     CHECK_THAT(check.cuts_note, Catch::Contains("the chat endpoint takes no token ids"));
 }
+
+TEST_CASE("cache arm in a sweep: run once per ctx, every N's cert and row carry it",
+          "[cli][cache]") {
+    testing::ScratchDir dir;
+    const auto model = dir.write("model.gguf", "a stand-in model file");
+    const auto r = run_command(bi_run({"sweep",
+                                       "--server-bin",
+                                       BI_MOCK_SERVER_PATH,
+                                       "--model",
+                                       model,
+                                       "--model-alias",
+                                       "m",
+                                       "--ctx",
+                                       "512",
+                                       "--parallel",
+                                       "2,3",
+                                       "--passes",
+                                       "1",
+                                       "--n-predict",
+                                       "8",
+                                       "--workset",
+                                       BI_SMALL_WORKSET,
+                                       "--cache-arm",
+                                       "--out-dir",
+                                       dir.file("o")}));
+    INFO(r.out << r.err);
+    CHECK_THAT(r.out + r.err, Catch::Contains("promotable speedup  cache"));
+    // One cache arm for the ctx, shared by both N like A.
+    std::size_t arms = 0;
+    for (std::size_t at = (r.out + r.err).find("launching the 1-slot server with its prompt cache");
+         at != std::string::npos;
+         at = (r.out + r.err).find("launching the 1-slot server with its prompt cache", at + 1))
+        ++arms;
+    CHECK(arms == 1);
+    for (const char* name : {"o/m__ctx512__N2.json", "o/m__ctx512__N3.json"}) {
+        const auto loaded = io::read_cert(dir.file(name));
+        REQUIRE(loaded.cert.cache_check);
+        CHECK(loaded.cert.cache_check->status == core::BaselineStatus::Same);
+    }
+}

@@ -123,7 +123,7 @@ std::string never_measured(const ModelGrid& grid, const std::optional<std::int64
 
 void render_grid(const ModelGrid& grid, std::ostream& out) {
     const auto best = largest_green_n(grid);
-    out << "<section class=\"card model\"><h2>" << escape_markup(grid.model) << "</h2>\n"
+    out << "<section class=\"card model\"><h2>" << escape_markup(grid.title()) << "</h2>\n"
         << "<p class=\"answer" << (best ? "" : " none")
         << "\">Largest N that is GREEN, with every smaller N measured, at every ctx "
         << "measured: <b>" << (best ? "N = " + std::to_string(*best) : std::string("none"))
@@ -173,7 +173,7 @@ void render_attention(const std::vector<ModelGrid>& grids, std::ostream& out) {
                          "\"><span class=\"badge " + verdict_class(*entry) + "\">" +
                          (entry->trusted() ? std::string(verdict_word(entry->cert().verdict.status))
                                            : std::string("INVALID")) +
-                         "</span>" + escape_markup(grid.model) + " &middot; ctx " +
+                         "</span>" + escape_markup(grid.title()) + " &middot; ctx " +
                          std::to_string(ctx) + " &middot; N " + std::to_string(n) +
                          "</a> <span class=\"meta\">" + escape_markup(why) + "</span></li>\n";
             }

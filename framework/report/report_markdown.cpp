@@ -36,7 +36,7 @@ std::string cache_cell(const ModelGrid& grid, std::int64_t ctx) {
 void render_grid(const ModelGrid& grid, std::ostream& out) {
     // The cache column only where a cert of the model ran the cache arm.
     const bool cache = !grid.cache.empty();
-    out << "## " << escape_markdown(grid.model) << "\n\n"
+    out << "## " << escape_markdown(grid.title()) << "\n\n"
         << escape_markdown(largest_green_line(grid)) << "\n\n| ctx \\ N |";
     for (auto n : grid.ns) out << " " << n << " |";
     out << (cache ? " cache |" : "") << "\n|---:|";
@@ -63,7 +63,7 @@ std::string render_cache_checks(const std::vector<ModelGrid>& grids) {
                 const core::CacheCheck& check = group.check();
                 if (check.status == core::BaselineStatus::Same) continue;
                 items += "- **" + std::string(core::status_word(check.status)) + "** " +
-                         escape_markdown(grid.model) + " ctx " + std::to_string(ctx) + " (N " +
+                         escape_markdown(grid.title()) + " ctx " + std::to_string(ctx) + " (N " +
                          core::join(group.ns, ", ") + ")" +
                          (check.reasons.empty() ? std::string()
                                                 : ": " + escape_markdown(check.reasons.front())) +

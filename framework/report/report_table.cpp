@@ -101,7 +101,7 @@ void render_text(const ReportModel& model, std::ostream& out) {
         if (!r.history.empty()) out << "    " << r.history << "\n";
     }
     for (const auto& grid : model_grids(model))
-        out << grid.model << ": " << largest_green_line(grid) << "\n";
+        out << grid.title() << ": " << largest_green_line(grid) << "\n";
 }
 
 void render_csv(const ReportModel& model, std::ostream& out) {

@@ -3,6 +3,7 @@
 #include <sstream>
 
 #include "markup.hpp"
+#include "recommendation.hpp"
 #include "report_baselines.hpp"
 #include "verdict_headline.hpp"
 
@@ -260,6 +261,19 @@ std::size_t common_prefix_chars(std::string_view a, std::string_view b) {
     return i;
 }
 
+namespace {
+
+// A card of escaped lines under a heading; nothing when there are none.
+void render_lines_card(const std::string& css_class, const std::string& heading,
+                       const std::vector<std::string>& lines, std::ostream& out) {
+    if (lines.empty()) return;
+    out << "<section class=\"card " << css_class << "\"><h2>" << heading << "</h2><ul>\n";
+    for (const auto& line : lines) out << "<li>" << escape_markup(line) << "</li>\n";
+    out << "</ul></section>\n";
+}
+
+}  // namespace
+
 std::string render_html(const ReportModel& model) {
     std::ostringstream out;
     out << "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n"
@@ -282,6 +296,9 @@ std::string render_html(const ReportModel& model) {
             for (auto n : grid.ns)
                 if (const ReportEntry* entry = grid.at(ctx, n)) out << render_cell_html(*entry);
     out << render_checks_html(model);
+    // The page ends with the operator's decision: each cell run both ways, then the answer.
+    render_lines_card("determinism", "Determinism mode", determinism_pair_lines(grids), out);
+    render_lines_card("recommendation", "Recommendation", recommendation_lines(grids), out);
     out << "</main></body></html>\n";
     return out.str();
 }

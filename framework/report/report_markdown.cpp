@@ -4,6 +4,7 @@
 #include <sstream>
 
 #include "core/text.hpp"
+#include "recommendation.hpp"
 #include "report_baselines.hpp"
 #include "throughput_text.hpp"
 #include "verdict_headline.hpp"
@@ -170,6 +171,14 @@ std::string render_markdown(const ReportModel& model) {
     if (const std::string cache = render_cache_checks(grids); !cache.empty()) out << "\n" << cache;
     const std::string checks = render_checks_markdown(model);
     if (!checks.empty()) out << "\n" << checks;
+    if (const auto pairs = determinism_pair_lines(grids); !pairs.empty()) {
+        out << "\n## Determinism mode\n\n";
+        for (const auto& line : pairs) out << "- " << escape_markdown(line) << "\n";
+    }
+    if (const auto lines = recommendation_lines(grids); !lines.empty()) {
+        out << "\n## Recommendation\n\n";
+        for (const auto& line : lines) out << "- " << escape_markdown(line) << "\n";
+    }
     std::string text = out.str();
     if (text.size() > kMaxMarkdownBytes) text.resize(text.rfind('\n', kMaxMarkdownBytes - 1) + 1);
     return text;

@@ -3,6 +3,7 @@
 #include <catch2/catch.hpp>
 
 #include <optional>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -10,7 +11,10 @@
 #include "core/cert.hpp"
 #include "core/configuration.hpp"
 #include "report/recommendation.hpp"
+#include "report/report_html.hpp"
+#include "report/report_markdown.hpp"
 #include "report/report_model.hpp"
+#include "report/report_table.hpp"
 
 using namespace bi;
 using namespace bi::report;
@@ -183,4 +187,49 @@ TEST_CASE("determinism pairs: each cell run both ways, the mode's side first", "
     REQUIRE(lines.size() == 1);  // N 8 ran with the mode on only
     CHECK(lines[0] == "tiny/rand-256 ctx 512 N 4: mode on: GREEN, 1.90x; off: RED, 2.70x");
     CHECK(determinism_pair_lines(model_grids(model_of({cell(512, 4)}))).empty());
+}
+
+TEST_CASE("text, Markdown and HTML end with the recommendation, absent when nothing qualifies",
+          "[report][recommendation]") {
+    const auto text_of = [](const ReportModel& model) {
+        std::ostringstream out;
+        render_text(model, out);
+        return out.str();
+    };
+    const std::string line =
+        "recommendation: tiny/rand-256: --parallel 4 with the determinism "
+        "mode on (1.90x, GREEN at every ctx measured and every N below)";
+    const auto both = model_of({cell(512, 2, core::Status::Green, 1.5, "off"),
+                                cell(512, 4, core::Status::Failed, 2.7, "off"),
+                                cell(512, 2, core::Status::Green, 1.2, "on"),
+                                cell(512, 4, core::Status::Green, 1.9, "on")});
+    const std::string text = text_of(both);
+    CHECK_THAT(text, Catch::EndsWith(line + "; mode off: GREEN to N 2, 1.50x; mode on: GREEN to N "
+                                            "4, 1.90x\n"));
+    // Each side's rows say which ran with the mode, and each cell run both ways is one line.
+    CHECK_THAT(text, Catch::Contains("[determinism on]") && Catch::Contains("[determinism off]"));
+    CHECK_THAT(text, Catch::Contains("tiny/rand-256 ctx 512 N 4: mode on: GREEN, 1.90x; off: RED, "
+                                     "2.70x\n"));
+    CHECK_THAT(text, Catch::Contains("tiny/rand-256 (determinism mode on): largest N"));
+    const std::string markdown = render_markdown(both);
+    CHECK_THAT(markdown, Catch::Contains("\n## Recommendation\n\n- recommendation: "
+                                         "tiny/rand-256: --parallel 4 with the determinism mode on "
+                                         "(1.90x,"));
+    CHECK_THAT(markdown, Catch::Contains("## Determinism mode") &&
+                             Catch::Contains("## tiny/rand-256 (determinism mode off)"));
+    const std::string html = render_html(both);
+    CHECK_THAT(html, Catch::Contains("<h2>Recommendation</h2><ul>\n<li>recommendation: "
+                                     "tiny/rand-256: --parallel 4 with the determinism mode on"));
+    CHECK_THAT(html, Catch::EndsWith("</ul></section>\n</main></body></html>\n"));
+
+    // Mock certs only: the same cells, no recommendation in any format.
+    const auto mock = model_of({cell(512, 2, core::Status::Green, 1.5, "", core::Source::Mock),
+                                cell(512, 4, core::Status::Green, 1.9, "", core::Source::Mock)});
+    CHECK_THAT(text_of(mock),
+               !Catch::Contains("recommendation") && Catch::Contains("largest N that is GREEN"));
+    CHECK_THAT(render_markdown(mock),
+               !Catch::Contains("Recommendation") && !Catch::Contains("recommendation:"));
+    CHECK_THAT(render_html(mock), !Catch::Contains("Recommendation") &&
+                                      !Catch::Contains("recommendation:") &&
+                                      !Catch::Contains("Determinism mode"));
 }

@@ -201,7 +201,7 @@ const std::vector<CommandSpec>& command_specs() {
         {"report",
          "summarise many certs (or directories of them) in one table",
          "Summarises certs (files, or directories of *.json): a text table by default, or CSV,\n"
-         "JSON or Markdown on stdout; --html and --junit write files as well.\n"
+         "JSON or Markdown on stdout; --html, --junit and --prometheus write files as well.\n"
          "\n"
          "Every file is judged as verify-cert judges it; with --trusted-key a cert signed by\n"
          "another key is not promotable. Attestations (bi-run attest) are noted and skipped.\n"
@@ -209,7 +209,9 @@ const std::vector<CommandSpec>& command_specs() {
          "Exit status: 0 when every file was a readable cert that agrees with its digest,\n"
          "itself and its signature (or an upstream v0.1 cert, shown as such), 1 otherwise,\n"
          "2 usage error.",
-         {{"", {"json@report", "csv", "markdown", "html", "junit", "plan@report", "trusted-key"}},
+         {{"",
+           {"json@report", "csv", "markdown", "html", "junit", "prometheus", "plan@report",
+            "trusted-key"}},
           kHelpOnly,
           {"Positional", {"paths"}}},
          {"", "Output"},

@@ -10,6 +10,7 @@
 #include "mock/mock_config.hpp"
 #include "plan_description.hpp"
 #include "progress.hpp"
+#include "report/recommendation.hpp"
 #include "report/report_html.hpp"
 #include "report/report_model.hpp"
 #include "report/throughput_text.hpp"
@@ -62,6 +63,14 @@ void write_report_html(const std::vector<CellResult>& results, const std::string
     certs.reserve(results.size());
     for (const auto& cell : results) certs.push_back(cell.outcome.cert_path);
     io::write_file_atomically(path, report::render_html(report::load_report(certs)));
+}
+
+// The recommendation `bi-run report` would end with for the certs this run wrote.
+std::vector<std::string> recommendation_of(const std::vector<CellResult>& results) {
+    std::vector<std::string> certs;
+    certs.reserve(results.size());
+    for (const auto& cell : results) certs.push_back(cell.outcome.cert_path);
+    return report::recommendation_lines(report::model_grids(report::load_report(certs)));
 }
 
 // The closing table's rows: every cell run, with its headline, then every cell skipped.
@@ -149,6 +158,8 @@ CellsRun run_prepared(const RunSetup& setup, const CellsOptions& options, const 
     }
     if (options.sweep && hooks.sweep_rows)
         hooks.sweep_rows(setup.plan.options.model_alias, sweep_rows(run.results, skipped));
+    if (options.sweep && hooks.sweep_recommendation)
+        hooks.sweep_recommendation(recommendation_of(run.results));
     return run;
 }
 

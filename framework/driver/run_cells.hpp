@@ -55,6 +55,9 @@ struct CellHooks {
     std::function<void(const std::string&)> report_written;  // the HTML report's path
     // A sweep's closing rows, cells run then cells skipped, for the model they certify.
     std::function<void(const std::string&, const std::vector<report::SweepRow>&)> sweep_rows;
+    // Then the recommendation lines from the certs the sweep wrote (report/recommendation.hpp);
+    // empty when nothing qualifies.
+    std::function<void(const std::vector<std::string>&)> sweep_recommendation;
 };
 
 struct CellsRun {

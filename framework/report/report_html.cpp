@@ -3,6 +3,7 @@
 #include <sstream>
 
 #include "markup.hpp"
+#include "recommendation.hpp"
 #include "report_baselines.hpp"
 #include "verdict_headline.hpp"
 
@@ -123,7 +124,7 @@ std::string never_measured(const ModelGrid& grid, const std::optional<std::int64
 
 void render_grid(const ModelGrid& grid, std::ostream& out) {
     const auto best = largest_green_n(grid);
-    out << "<section class=\"card model\"><h2>" << escape_markup(grid.model) << "</h2>\n"
+    out << "<section class=\"card model\"><h2>" << escape_markup(grid.title()) << "</h2>\n"
         << "<p class=\"answer" << (best ? "" : " none")
         << "\">Largest N that is GREEN, with every smaller N measured, at every ctx "
         << "measured: <b>" << (best ? "N = " + std::to_string(*best) : std::string("none"))
@@ -173,7 +174,7 @@ void render_attention(const std::vector<ModelGrid>& grids, std::ostream& out) {
                          "\"><span class=\"badge " + verdict_class(*entry) + "\">" +
                          (entry->trusted() ? std::string(verdict_word(entry->cert().verdict.status))
                                            : std::string("INVALID")) +
-                         "</span>" + escape_markup(grid.model) + " &middot; ctx " +
+                         "</span>" + escape_markup(grid.title()) + " &middot; ctx " +
                          std::to_string(ctx) + " &middot; N " + std::to_string(n) +
                          "</a> <span class=\"meta\">" + escape_markup(why) + "</span></li>\n";
             }
@@ -260,6 +261,19 @@ std::size_t common_prefix_chars(std::string_view a, std::string_view b) {
     return i;
 }
 
+namespace {
+
+// A card of escaped lines under a heading; nothing when there are none.
+void render_lines_card(const std::string& css_class, const std::string& heading,
+                       const std::vector<std::string>& lines, std::ostream& out) {
+    if (lines.empty()) return;
+    out << "<section class=\"card " << css_class << "\"><h2>" << heading << "</h2><ul>\n";
+    for (const auto& line : lines) out << "<li>" << escape_markup(line) << "</li>\n";
+    out << "</ul></section>\n";
+}
+
+}  // namespace
+
 std::string render_html(const ReportModel& model) {
     std::ostringstream out;
     out << "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n"
@@ -282,6 +296,9 @@ std::string render_html(const ReportModel& model) {
             for (auto n : grid.ns)
                 if (const ReportEntry* entry = grid.at(ctx, n)) out << render_cell_html(*entry);
     out << render_checks_html(model);
+    // The page ends with the operator's decision: each cell run both ways, then the answer.
+    render_lines_card("determinism", "Determinism mode", determinism_pair_lines(grids), out);
+    render_lines_card("recommendation", "Recommendation", recommendation_lines(grids), out);
     out << "</main></body></html>\n";
     return out.str();
 }

@@ -198,8 +198,8 @@ std::vector<Suite> suites_of(const ReportModel& model) {
     }
     for (const auto& grid : model_grids(model))
         for (const auto& [ctx, groups] : grid.cache) {
-            auto& suite = cache[grid.model];
-            suite.name = "cache checks: " + grid.model;
+            auto& suite = cache[grid.title()];
+            suite.name = "cache checks: " + grid.title();
             suite.cases.push_back(cache_case(ctx, groups));
         }
     std::vector<Suite> suites;

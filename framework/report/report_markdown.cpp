@@ -4,6 +4,7 @@
 #include <sstream>
 
 #include "core/text.hpp"
+#include "recommendation.hpp"
 #include "report_baselines.hpp"
 #include "throughput_text.hpp"
 #include "verdict_headline.hpp"
@@ -36,7 +37,7 @@ std::string cache_cell(const ModelGrid& grid, std::int64_t ctx) {
 void render_grid(const ModelGrid& grid, std::ostream& out) {
     // The cache column only where a cert of the model ran the cache arm.
     const bool cache = !grid.cache.empty();
-    out << "## " << escape_markdown(grid.model) << "\n\n"
+    out << "## " << escape_markdown(grid.title()) << "\n\n"
         << escape_markdown(largest_green_line(grid)) << "\n\n| ctx \\ N |";
     for (auto n : grid.ns) out << " " << n << " |";
     out << (cache ? " cache |" : "") << "\n|---:|";
@@ -63,7 +64,7 @@ std::string render_cache_checks(const std::vector<ModelGrid>& grids) {
                 const core::CacheCheck& check = group.check();
                 if (check.status == core::BaselineStatus::Same) continue;
                 items += "- **" + std::string(core::status_word(check.status)) + "** " +
-                         escape_markdown(grid.model) + " ctx " + std::to_string(ctx) + " (N " +
+                         escape_markdown(grid.title()) + " ctx " + std::to_string(ctx) + " (N " +
                          core::join(group.ns, ", ") + ")" +
                          (check.reasons.empty() ? std::string()
                                                 : ": " + escape_markdown(check.reasons.front())) +
@@ -170,6 +171,14 @@ std::string render_markdown(const ReportModel& model) {
     if (const std::string cache = render_cache_checks(grids); !cache.empty()) out << "\n" << cache;
     const std::string checks = render_checks_markdown(model);
     if (!checks.empty()) out << "\n" << checks;
+    if (const auto pairs = determinism_pair_lines(grids); !pairs.empty()) {
+        out << "\n## Determinism mode\n\n";
+        for (const auto& line : pairs) out << "- " << escape_markdown(line) << "\n";
+    }
+    if (const auto lines = recommendation_lines(grids); !lines.empty()) {
+        out << "\n## Recommendation\n\n";
+        for (const auto& line : lines) out << "- " << escape_markdown(line) << "\n";
+    }
     std::string text = out.str();
     if (text.size() > kMaxMarkdownBytes) text.resize(text.rfind('\n', kMaxMarkdownBytes - 1) + 1);
     return text;

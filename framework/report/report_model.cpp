@@ -96,19 +96,44 @@ ReportModel load_report(const std::vector<std::string>& paths, const trust::Judg
     return model;
 }
 
+std::string determinism_side(const ReportEntry& entry) {
+    const auto& run = entry.cert().run;
+    if (run && run->determinism) return *run->determinism;
+    const std::string det_suffix = "__det.json";
+    const std::string& path = entry.path;
+    const bool det_file =
+        path.size() >= det_suffix.size() &&
+        path.compare(path.size() - det_suffix.size(), det_suffix.size(), det_suffix) == 0;
+    return det_file ? "on" : "";
+}
+
 const ReportEntry* ModelGrid::at(std::int64_t ctx, std::int64_t n) const {
     const auto found = cells.find({ctx, n});
     return found == cells.end() ? nullptr : found->second;
 }
 
+bool ModelGrid::contested(std::int64_t ctx, std::int64_t n) const {
+    return std::any_of(conflicts.begin(), conflicts.end(), [&](const auto* other) {
+        return other->cert().cell.ctx == ctx && other->cert().cell.dispatch_n == n;
+    });
+}
+
+std::string ModelGrid::title() const {
+    return determinism.empty() ? model : model + " (determinism mode " + determinism + ")";
+}
+
 std::vector<ModelGrid> model_grids(const ReportModel& model) {
-    std::map<std::string, ModelGrid> grids;
-    std::map<std::string, std::pair<std::set<std::int64_t>, std::set<std::int64_t>>> axes;
+    // "" sorts before "off", which sorts before "on": the mode-less grid, then off, then on.
+    using Key = std::pair<std::string, std::string>;
+    std::map<Key, ModelGrid> grids;
+    std::map<Key, std::pair<std::set<std::int64_t>, std::set<std::int64_t>>> axes;
     for (const auto& entry : model.entries) {
         if (!entry.has_cert()) continue;
         const auto& cell = entry.cert().cell;
-        auto& grid = grids[cell.model];
+        const Key key{cell.model, determinism_side(entry)};
+        auto& grid = grids[key];
         grid.model = cell.model;
+        grid.determinism = key.second;
         // A cert a reader can rely on takes the cell from one that is invalid (which is
         // reported on its own); two such certs of one cell are a conflict.
         auto [at, fresh] = grid.cells.try_emplace({cell.ctx, cell.dispatch_n}, &entry);
@@ -118,8 +143,8 @@ std::vector<ModelGrid> model_grids(const ReportModel& model) {
             else
                 at->second = &entry;
         }
-        axes[cell.model].first.insert(cell.ctx);
-        axes[cell.model].second.insert(cell.dispatch_n);
+        axes[key].first.insert(cell.ctx);
+        axes[key].second.insert(cell.dispatch_n);
     }
     std::vector<ModelGrid> out;
     for (auto& [name, grid] : grids) {
@@ -132,18 +157,20 @@ std::vector<ModelGrid> model_grids(const ReportModel& model) {
 }
 
 std::optional<std::int64_t> largest_green_n(const ModelGrid& grid) {
+    return largest_safe_n(grid, [](const ReportEntry& entry) {
+        return entry.trusted() && entry.cert().verdict.status == core::Status::Green;
+    });
+}
+
+std::optional<std::int64_t> largest_safe_n(const ModelGrid& grid,
+                                           const std::function<bool(const ReportEntry&)>& counts) {
     // A server run with --parallel N also forms batches of every size below N, so an N counts
     // only when every smaller N measured is GREEN too.
     std::optional<std::int64_t> best;
     for (const auto n : grid.ns) {
         const bool everywhere = std::all_of(grid.ctxs.begin(), grid.ctxs.end(), [&](auto ctx) {
             const ReportEntry* entry = grid.at(ctx, n);
-            const bool contested =
-                std::any_of(grid.conflicts.begin(), grid.conflicts.end(), [&](const auto* other) {
-                    return other->cert().cell.ctx == ctx && other->cert().cell.dispatch_n == n;
-                });
-            return entry && !contested && entry->trusted() &&
-                   entry->cert().verdict.status == core::Status::Green;
+            return entry && !grid.contested(ctx, n) && counts(*entry);
         });
         if (!everywhere) break;
         best = n;

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <optional>
 #include <string>
@@ -47,11 +48,17 @@ struct CacheGroup {
     const core::CacheCheck& check() const { return *first->cert().cache_check; }
 };
 
-// One model's cells as a ctx x N grid (a cell measured twice keeps the last file).
+// The determinism side a cert ran on: its run.determinism ("on" or "off"), else "on" for a
+// `__det.json` file, else "" (the mode was not asked for).
+std::string determinism_side(const ReportEntry& entry);
+
+// One model's cells of one determinism side as a ctx x N grid (a cell measured twice keeps the
+// last file). The two sides of `--determinism both` are two configurations, so two grids.
 struct ModelGrid {
     std::string model;
-    std::vector<std::int64_t> ctxs;                                             // ascending
-    std::vector<std::int64_t> ns;                                               // ascending
+    std::string determinism;         // determinism_side() of every cert in the grid
+    std::vector<std::int64_t> ctxs;  // ascending
+    std::vector<std::int64_t> ns;    // ascending
     std::map<std::pair<std::int64_t, std::int64_t>, const ReportEntry*> cells;  // (ctx, N)
     // Cells that more than one trusted cert claims: every such entry past the first. A cell in
     // conflict is shown by its first cert but is no GREEN for the largest-N answer.
@@ -60,15 +67,24 @@ struct ModelGrid {
     std::map<std::int64_t, std::vector<CacheGroup>> cache;
 
     const ReportEntry* at(std::int64_t ctx, std::int64_t n) const;
+    // Whether a second trusted cert claims the cell.
+    bool contested(std::int64_t ctx, std::int64_t n) const;
+    // The model's name, with " (determinism mode on)" or " (determinism mode off)" for a side.
+    std::string title() const;
 };
 
-// Grids of every model that has a cert, models in name order.
+// Grids of every model that has a cert, models in name order, then the side: "", "off", "on".
 std::vector<ModelGrid> model_grids(const ReportModel& model);
 
 // The largest N such that it and every smaller N measured are trusted GREENs at every ctx the
 // grid measured (a server run at N also batches 2..N-1); never extrapolated: an N missing at
 // some ctx does not qualify. nullopt when no N does.
 std::optional<std::int64_t> largest_green_n(const ModelGrid& grid);
+
+// The same rule with the GREEN a cell needs given by `counts`: the largest N such that it and
+// every smaller N measured are uncontested cells that `counts` accepts at every ctx measured.
+std::optional<std::int64_t> largest_safe_n(const ModelGrid& grid,
+                                           const std::function<bool(const ReportEntry&)>& counts);
 
 // The N in 2..n-1 the grid never measured, ascending.
 std::vector<std::int64_t> unmeasured_below(const ModelGrid& grid, std::int64_t n);

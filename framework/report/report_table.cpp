@@ -4,6 +4,7 @@
 
 #include "core/cert_consistency.hpp"
 #include "core/cert_history.hpp"
+#include "recommendation.hpp"
 #include "sensitivity_text.hpp"
 #include "throughput_text.hpp"
 #include "verdict_headline.hpp"
@@ -72,6 +73,8 @@ std::vector<TableRow> table_rows(const ReportModel& model) {
         row.ctx = c.cell.ctx;
         row.n = c.cell.dispatch_n;
         row.verdict = entry_headline(entry);
+        if (const std::string side = determinism_side(entry); !side.empty())
+            row.verdict += " [determinism " + side + "]";
         row.source = std::string(core::name(c.source));
         row.promotable = entry.promotion.promotable;
         row.diverged = c.divergence.ac.divergent_ids.size();
@@ -100,8 +103,10 @@ void render_text(const ReportModel& model, std::ostream& out) {
         out << line;
         if (!r.history.empty()) out << "    " << r.history << "\n";
     }
-    for (const auto& grid : model_grids(model))
-        out << grid.model << ": " << largest_green_line(grid) << "\n";
+    const auto grids = model_grids(model);
+    for (const auto& grid : grids) out << grid.title() << ": " << largest_green_line(grid) << "\n";
+    for (const auto& pair : determinism_pair_lines(grids)) out << pair << "\n";
+    for (const auto& answer : recommendation_lines(grids)) out << answer << "\n";
 }
 
 void render_csv(const ReportModel& model, std::ostream& out) {
@@ -158,6 +163,7 @@ core::Json render_json_rows(const ReportModel& model) {
             {"history", r.history},
             {"per_trial", bound_json(c.sensitivity.per_trial)},
             {"per_prompt", bound_json(c.sensitivity.per_prompt)},
+            {"determinism", determinism_side(*r.entry)},
             {"speedup", c.throughput && c.throughput->speedup()
                             ? core::Json(*c.throughput->speedup())
                             : core::Json()},

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "core/configuration.hpp"
+#include "core/text.hpp"
 #include "fake_cell.hpp"
 #include "io/cert_io.hpp"
 #include "run_command.hpp"
@@ -23,6 +24,7 @@ struct ModeRun {
     testing::CommandResult result;
     std::optional<io::LoadedCert> off;  // m__ctx512__N4.json
     std::optional<io::LoadedCert> on;   // m__ctx512__N4__det.json
+    testing::CommandResult report;      // `bi-run report` of the output directory
 };
 
 // One N=4 cell through `kind` on the fake's surface of the same name, the fake's `fake` flags and
@@ -49,7 +51,15 @@ ModeRun run_mode(const std::string& kind, const std::vector<std::string>& fake,
          {std::pair<const char*, std::optional<io::LoadedCert>*>{"o/m__ctx512__N4.json", &run.off},
           {"o/m__ctx512__N4__det.json", &run.on}})
         if (std::filesystem::exists(dir.file(name))) *slot = io::read_cert(dir.file(name));
+    if (std::filesystem::exists(dir.file("o")))
+        run.report = testing::run_command({BI_RUN_PATH, "report", dir.file("o")});
     return run;
+}
+
+// The speedup as the report writes it: "3.63x".
+std::string report_speedup(const io::LoadedCert& cert) {
+    const double speedup = cert.cert.throughput.value().speedup().value();
+    return core::format_fixed(speedup, speedup < 10.0 ? 2 : 1) + "x";
 }
 
 bool says(const io::LoadedCert& cert, const std::string& text) {
@@ -82,6 +92,19 @@ TEST_CASE("determinism both: one cert per side, the honoured mode stops the dive
     CHECK(says(*run.off, "determinism mode off (VLLM_BATCH_INVARIANT=1 not set)"));
     // Its documented warm-up ran on the side with the mode on.
     CHECK(run.on->cert.run->warmup_requests == 3);
+    // The report shows both sides of the cell, each with its speedup, and which had the mode.
+    INFO(run.report.out << run.report.err);
+    CHECK(run.report.exit_code == 0);
+    CHECK_THAT(run.report.out, Catch::Contains("[determinism on]") &&
+                                   Catch::Contains("[determinism off]") &&
+                                   Catch::Contains("m (determinism mode on): largest N"));
+    CHECK_THAT(run.report.out, Catch::Contains("m ctx 512 N 4: mode on: GREEN, ") &&
+                                   Catch::Contains("; off: RED, "));
+    // The fake is a live server: its GREEN side is the recommendation, the RED side has no N.
+    CHECK_THAT(run.report.out,
+               Catch::Contains("recommendation: m: --parallel 4 with the determinism mode on (") &&
+                   Catch::EndsWith("; mode off: no N qualifies; mode on: GREEN to N 4, " +
+                                   report_speedup(*run.on) + "\n"));
 }
 
 TEST_CASE("determinism on: SGLang confirms its mode, and a server reporting it off is UNVERIFIED",

@@ -4,6 +4,7 @@
 #include <catch2/catch.hpp>
 
 #include <filesystem>
+#include <optional>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -23,6 +24,7 @@ namespace {
 struct Printed {
     std::vector<std::string> events;
     std::vector<bi::report::SweepRow> rows;
+    std::optional<std::vector<std::string>> recommendation;  // set when the hook was called
 };
 
 bi::driver::CellHooks recording(Printed& printed) {
@@ -38,6 +40,9 @@ bi::driver::CellHooks recording(Printed& printed) {
     hooks.sweep_rows = [&](const std::string& model, const std::vector<bi::report::SweepRow>& r) {
         printed.events.push_back("rows of " + model);
         printed.rows = r;
+    };
+    hooks.sweep_recommendation = [&](const std::vector<std::string>& lines) {
+        printed.recommendation = lines;
     };
     return hooks;
 }
@@ -96,6 +101,9 @@ TEST_CASE("run_cells tells the hooks of each cell once, in run order, then the s
     CHECK(printed.rows[0].parallel == 2);
     CHECK(printed.rows[1].parallel == 3);
     CHECK(files_in(dir.path()) == 2);
+    // The mock's certs never back a recommendation: the sweep ends without one.
+    REQUIRE(printed.recommendation.has_value());
+    CHECK(printed.recommendation->empty());
 }
 
 TEST_CASE("a dry run hands over the plan and launches nothing", "[run_cells]") {

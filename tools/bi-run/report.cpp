@@ -2,9 +2,11 @@
 // report_model.hpp), rendered as a text table, CSV, JSON, Markdown, JUnit XML or an HTML page.
 #include <cxxopts.hpp>
 
+#include <ctime>
 #include <filesystem>
 #include <iostream>
 
+#include "build_info.hpp"
 #include "cli/command_line.hpp"
 #include "cli/exit_codes.hpp"
 #include "commands.hpp"
@@ -18,6 +20,7 @@
 #include "report/report_junit.hpp"
 #include "report/report_markdown.hpp"
 #include "report/report_model.hpp"
+#include "report/report_prometheus.hpp"
 #include "report/report_table.hpp"
 #include "trust_options.hpp"
 
@@ -134,6 +137,11 @@ int report_main(CommandLine& line, int argc, char** argv) {
     const int code = note_files(model);
     write_output(args, "html", report::render_html(model));
     write_output(args, "junit", report::render_junit(model));
+    if (args.count("prometheus"))
+        write_output(
+            args, "prometheus",
+            report::render_prometheus(
+                model, {build_info().version, static_cast<std::int64_t>(std::time(nullptr))}));
     print_report(args, model);
     if (plan) print_plan_status(args, *plan, paths);
     return code;

@@ -154,6 +154,10 @@ driver::CellHooks printing_hooks(const CommandLine& line, bool json) {
     hooks.sweep_rows = [](const std::string& model, const std::vector<report::SweepRow>& rows) {
         std::cout << report::sweep_table(model, rows) << std::flush;
     };
+    hooks.sweep_recommendation = [](const std::vector<std::string>& lines) {
+        for (const auto& answer : lines) std::cout << answer << "\n";
+        std::cout << std::flush;
+    };
     return hooks;
 }
 

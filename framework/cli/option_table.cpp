@@ -414,7 +414,7 @@ const std::vector<OptionSpec>& option_specs() {
         spec("expect", T::Texts, K::Text,
              "KEY=VALUE the cert must have been made for (repeatable): binary_sha256, "
              "model_sha256, model, server_flag, server_flags, ctx, n, kv_label, plugin_sha256, "
-             "workset_sha256, scorer, source, configuration_id"),
+             "workset_sha256, scorer, source, configuration_id, determinism"),
         spec("expect-deployment", T::Text, K::File,
              "A JSON object of the same keys (lists for repeatable ones)"),
         spec("certs", T::Texts, K::File, "Cert files"),

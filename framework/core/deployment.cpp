@@ -51,6 +51,9 @@ std::string value_of(const Cert& cert, const std::string& key) {
     if (key == "scorer") return cert.run ? or_none(cert.run->scorer) : "none";
     if (key == "source") return std::string(name(cert.source));
     if (key == "configuration_id") return configuration_id(cert);
+    // The server's determinism mode: "on" only for a side run with it; any other cert ran off.
+    if (key == "determinism")
+        return cert.run && cert.run->determinism ? *cert.run->determinism : "off";
     return "none";
 }
 
@@ -73,7 +76,8 @@ const std::vector<std::string_view>& expectation_keys() {
                                                     "workset_sha256",
                                                     "scorer",
                                                     "source",
-                                                    "configuration_id"};
+                                                    "configuration_id",
+                                                    "determinism"};
     return keys;
 }
 

@@ -441,8 +441,7 @@ core::CacheCheck CellRunner::run_cache_arm(const SerialArms& serial) {
             if (request.probe == 0) continue;
             // A cut answered without its token ids cannot be set beside A's: it is left out
             // (not exercised), never compared as a whole answer.
-            if (request.k > 0 && record.failure_mode.word().empty() && !record.token_ids)
-                continue;
+            if (request.k > 0 && record.failure_mode.word().empty() && !record.token_ids) continue;
             if (request.k > 0 && record.failure_mode.word().empty()) {
                 const auto& a = serial.arm_a.at(record.test_id);
                 const auto k = static_cast<std::size_t>(request.k);

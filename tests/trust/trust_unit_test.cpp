@@ -170,6 +170,14 @@ TEST_CASE("expectations name every key the cert was not made for", "[deployment]
     CHECK(any_contains(mismatches, "server_flag: expected -fa among the server flags"));
     CHECK(any_contains(mismatches, "plugin_sha256: expected ffff among the plugins"));
     CHECK(core::known_expectation_key("model_sha256"));
+    // A cert run without the server's determinism mode is the mode off; a __det side is on.
+    CHECK(core::deployment_mismatches(cert, {{"determinism", "off"}}).empty());
+    CHECK(core::deployment_mismatches(cert, {{"determinism", "on"}}) ==
+          std::vector<std::string>{"determinism: expected on, the cert has off"});
+    auto det = cert;
+    det.run = det.run.value_or(core::RunRecord{});
+    det.run->determinism = "on";
+    CHECK(core::deployment_mismatches(det, {{"determinism", "on"}}).empty());
     CHECK_FALSE(core::known_expectation_key("colour"));
 }
 

@@ -5,6 +5,7 @@
 #include "markup.hpp"
 #include "recommendation.hpp"
 #include "report_baselines.hpp"
+#include "throughput_text.hpp"
 #include "verdict_headline.hpp"
 
 namespace bi::report {
@@ -83,6 +84,9 @@ std::string cell_box(const ModelGrid& grid, std::int64_t ctx, std::int64_t n) {
         word = verdict_word(entry->cert().verdict.status);
         note = entry->promotion.promotable ? "★ promotable"
                                            : std::string(core::name(entry->cert().source));
+        // What batching bought, where the cert measured it: C's tokens/s over A's.
+        if (const auto& throughput = entry->cert().throughput; throughput && throughput->speedup())
+            note += " · " + speedup_text(throughput);
     } else {
         word = "INVALID";
         note = std::string(trust::name(entry->kind));

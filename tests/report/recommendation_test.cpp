@@ -221,6 +221,9 @@ TEST_CASE("text, Markdown and HTML end with the recommendation, absent when noth
     CHECK_THAT(html, Catch::Contains("<h2>Recommendation</h2><ul>\n<li>recommendation: "
                                      "tiny/rand-256: --parallel 4 with the determinism mode on"));
     CHECK_THAT(html, Catch::EndsWith("</ul></section>\n</main></body></html>\n"));
+    // The HTML matrix shows each cell's speedup beside its verdict, as the other formats do.
+    CHECK_THAT(html, Catch::Contains("<span class=\"word\">RED</span><span class=\"note\">live · "
+                                     "2.70x</span>"));
 
     // Mock certs only: the same cells, no recommendation in any format.
     const auto mock = model_of({cell(512, 2, core::Status::Green, 1.5, "", core::Source::Mock),

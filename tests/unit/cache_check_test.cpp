@@ -2,6 +2,7 @@
 // against A, fail closed: same, changed, drift only, and every way of being not comparable.
 #include <catch2/catch.hpp>
 
+#include "cache_builders.hpp"
 #include "core/cache_check.hpp"
 #include "core/cert.hpp"
 #include "io/cert_schema.hpp"
@@ -14,18 +15,11 @@ using testing::arm;
 namespace {
 
 core::CacheWitness cached_witness() {
-    core::CacheWitness w;
-    w.cached_tokens = {"timings.cache_n"};
-    return w;
+    return testing::cache_witness();
 }
 
-// A's answers served again, each stating `cached` prompt tokens from the cache.
 core::CacheProbe repeat_of(const core::ArmResults& a, std::int64_t cached = 99) {
-    core::CacheProbe probe;
-    probe.name = "repeat";
-    probe.answers = a;
-    for (auto& [id, trial] : probe.answers) trial.prompt_cached = cached;
-    return probe;
+    return testing::warm_repeat(a, cached);
 }
 
 void change_answer(core::TrialRecord& trial) {

@@ -25,6 +25,17 @@ inline core::CacheProbe warm_repeat(const core::ArmResults& a, std::int64_t cach
     return probe;
 }
 
+// Another answer than arm()'s: its extracted answer, score and text moved, and its tokens from
+// position 2 on.
+inline void change_answer(core::TrialRecord& trial) {
+    trial.extracted_answer = "something else";
+    trial.passed = false;
+    trial.score = 0.0;
+    trial.content = "other text";
+    trial.content_sha = core::content_sha(trial.content);
+    trial.token_ids = std::vector<std::int64_t>{1, 2, 9, 9};
+}
+
 // A check over arm(n_ids) (n_ids at least 5): SAME (every id served, every answer equal),
 // CHANGED (id3's answer moved), DRIFT ONLY (id4's text moved) or NOT COMPARABLE (the cache
 // served nothing).
@@ -32,16 +43,9 @@ inline core::CacheCheck cache_check_of(core::BaselineStatus status, int n_ids = 
     const auto a = arm(n_ids);
     auto probe = warm_repeat(a);
     switch (status) {
-        case core::BaselineStatus::Changed: {
-            auto& moved = probe.answers.at("id3");
-            moved.extracted_answer = "something else";
-            moved.passed = false;
-            moved.score = 0.0;
-            moved.content = "other text";
-            moved.content_sha = core::content_sha(moved.content);
-            moved.token_ids = std::vector<std::int64_t>{1, 2, 9, 9};
+        case core::BaselineStatus::Changed:
+            change_answer(probe.answers.at("id3"));
             break;
-        }
         case core::BaselineStatus::DriftOnly: {
             auto& drifted = probe.answers.at("id4");
             drifted.content = "text-id4 but longer";

@@ -11,6 +11,7 @@
 using namespace bi;
 using core::BaselineStatus;
 using testing::arm;
+using testing::change_answer;
 
 namespace {
 
@@ -20,15 +21,6 @@ core::CacheWitness cached_witness() {
 
 core::CacheProbe repeat_of(const core::ArmResults& a, std::int64_t cached = 99) {
     return testing::warm_repeat(a, cached);
-}
-
-void change_answer(core::TrialRecord& trial) {
-    trial.extracted_answer = "something else";
-    trial.passed = false;
-    trial.score = 0.0;
-    trial.content = "other text";
-    trial.content_sha = core::content_sha(trial.content);
-    trial.token_ids = std::vector<std::int64_t>{1, 2, 9, 9};
 }
 
 bool mentions(const core::CacheCheck& c, const std::string& text) {

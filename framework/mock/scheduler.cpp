@@ -24,6 +24,9 @@ constexpr auto kTurnaroundWindow = std::chrono::milliseconds(50);
 constexpr std::size_t kTurnaroundSamples = 15;
 // A shared step never grows past this, however slow the client.
 constexpr double kMaxStretchedTickMs = 5.0;
+// A request left alone waits for company at most this many of the client's longest recent
+// turnarounds (at least two ticks, at most kTurnaroundWindow).
+constexpr double kCompanyTurnarounds = 2.0;
 
 // Prompt + generated sequences the continuation memory keeps (one per generated token): some
 // hundred answers of a long cell, a few MB at most.
@@ -318,6 +321,7 @@ void Scheduler::note_turnaround_locked(double gap_ms) {
     const auto middle = sorted.begin() + static_cast<std::ptrdiff_t>(sorted.size() / 2);
     std::nth_element(sorted.begin(), middle, sorted.end());
     turnaround_ms_ = *middle;
+    turnaround_tail_ms_ = *std::max_element(turnarounds_ms_.begin(), turnarounds_ms_.end());
 }
 
 void Scheduler::finish_locked(Slot& slot, const std::string& stop_type) {
@@ -541,6 +545,42 @@ Clock::duration Scheduler::tick_locked() const {
         std::chrono::duration<double, std::milli>(ms));
 }
 
+std::optional<Clock::time_point> Scheduler::company_deadline_locked() {
+    // Only the turnaround-paced mock waits: a chosen tick is kept as chosen.
+    if (options_.tick_per_turnaround <= 0 || options_.tick_ms <= 0 || slots_.size() < 2)
+        return std::nullopt;
+    admit_locked();
+    const Task* alone = nullptr;
+    for (const auto& slot : slots_) {
+        if (!slot.processing) continue;
+        if (alone) {
+            company_task_ = -1;  // shared: the next lone run decides afresh
+            return std::nullopt;
+        }
+        alone = slot.task.get();
+    }
+    if (!alone || !queue_.empty()) return std::nullopt;
+    const auto now = Clock::now();
+    if (alone->id != company_task_) {
+        // A closed-loop client refills the batch one turnaround after an answer ends, and on a
+        // loaded machine that turnaround is now and then longer than the request left alone
+        // has steps to run: it waits for the next request once, as a step of a real batched
+        // server outlasts its client's turnaround. Only right after a shared step: a serial
+        // client never has a next request in flight.
+        company_task_ = alone->id;
+        company_until_ = now;
+        if (now - last_co_batched_ < kConcurrentHold) {
+            const double wait_ms = std::min(
+                std::chrono::duration<double, std::milli>(kTurnaroundWindow).count(),
+                std::max(2.0 * options_.tick_ms, kCompanyTurnarounds * turnaround_tail_ms_));
+            company_until_ += std::chrono::duration_cast<Clock::duration>(
+                std::chrono::duration<double, std::milli>(wait_ms));
+        }
+    }
+    if (now >= company_until_) return std::nullopt;
+    return company_until_;
+}
+
 void Scheduler::loop() {
     std::unique_lock<std::mutex> lock(mutex_);
     while (!stopping_) {
@@ -548,6 +588,11 @@ void Scheduler::loop() {
                                           [](const Slot& slot) { return slot.processing; });
         if (paused_ || (!any_busy && queue_.empty())) {
             wake_.wait(lock);
+            continue;
+        }
+        if (const auto until = company_deadline_locked()) {
+            wake_.wait_until(lock, *until,
+                             [this] { return stopping_ || paused_ || !queue_.empty(); });
             continue;
         }
         step_locked();

@@ -8,6 +8,7 @@
 #include <deque>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <thread>
 #include <vector>
@@ -169,6 +170,10 @@ private:
     void loop();
     // The wall time of the next paced step.
     std::chrono::steady_clock::duration tick_locked() const;
+    // When a request has just become alone in the batch with a slot free, right after the batch
+    // was shared: until when it waits for company before its next step (once per lone run).
+    // Unset: no wait.
+    std::optional<std::chrono::steady_clock::time_point> company_deadline_locked();
     void note_turnaround_locked(double gap_ms);
 
     const SchedulerOptions options_;
@@ -195,6 +200,10 @@ private:
     std::vector<double> turnarounds_ms_;
     std::size_t next_turnaround_ = 0;
     double turnaround_ms_ = 0.0;
+    double turnaround_tail_ms_ = 0.0;  // the longest of the latest samples
+    // The lone run the company wait was last decided for: its task and its deadline.
+    std::int64_t company_task_ = -1;
+    std::chrono::steady_clock::time_point company_until_{};
     bool stopping_ = false;
     std::size_t next_turn_ = 0;               // RoundRobin: the slot whose turn is next
     std::vector<std::size_t> last_advanced_;  // the slots the latest step advanced

@@ -280,6 +280,32 @@ TEST_CASE("a request alone past fast_solo_after_ticks runs on unpaced, company s
     scheduler.stop();
 }
 
+TEST_CASE("a request left alone right after a shared step waits for the client's next one",
+          "[mock][scheduler]") {
+    // The turnaround-paced mock (run-mock's pacing): the client turns around in about 15 ms,
+    // so a request whose partner has just ended waits up to twice that for the next one before
+    // it runs its last two steps alone.
+    using namespace std::chrono_literals;
+    auto o = options(2);
+    o.tick_ms = 1.0;
+    o.tick_per_turnaround = 0.5;
+    Scheduler scheduler(o);
+    scheduler.start();
+    CHECK(scheduler.run(job_for("the first answer", 1)).tokens.size() == 1);
+    std::this_thread::sleep_for(15ms);  // the client's turnaround: the next two sent together
+    auto long_one = scheduler.submit(job_for("three tokens long", 3));
+    auto short_one = scheduler.submit(job_for("one token", 1));
+    CHECK(scheduler.wait(short_one).tokens.size() == 1);
+    std::this_thread::sleep_for(12ms);  // the client turns around again
+    const auto company = scheduler.run(job_for("the next request", 2));
+    const auto waited = scheduler.wait(long_one);
+    CHECK(company.tokens.size() == 2);
+    REQUIRE(waited.tokens.size() == 3);
+    // Unpaced by company, its last two tokens would have come within a few ms of its first.
+    CHECK(waited.predicted_ms >= 12.0);
+    scheduler.stop();
+}
+
 TEST_CASE("a long prompt is prefilled over several steps: a chunk of it a step",
           "[mock][scheduler]") {
     // One step for the whole prompt with the default chunk; with a chunk of 4 (llama-server -ub

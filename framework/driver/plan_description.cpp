@@ -141,7 +141,7 @@ std::string describe_live_plan(const RunPlan& plan) {
         << "  server kind    " << live.kind.name << " (" << live.kind.source
         << (live.kind_how.empty() ? "" : ", " + live.kind_how) << ")\n"
         << "  model          " << live.target.model << " ("
-        << server::format_gib(live.facts.file_bytes) << ", "
+        << server::format_size(live.facts.file_bytes) << ", "
         << (live.facts.architecture.empty() ? "not GGUF" : live.facts.architecture) << ")\n"
         << "  KV cache       " << o.kv_label
         << (live.kv_types != o.kv_label ? " (K/V " + live.kv_types + ")" : "")

@@ -2,10 +2,8 @@
 
 #include <algorithm>
 #include <cctype>
-#include <cstdint>
 #include <cstdlib>
 #include <filesystem>
-#include <iterator>
 #include <memory>
 #include <set>
 #include <string>
@@ -24,6 +22,7 @@
 #include "io/files.hpp"
 #include "mock_launcher.hpp"
 #include "server/argv.hpp"
+#include "server/guards.hpp"
 #include "server_kinds.hpp"
 
 namespace bi::driver {
@@ -336,24 +335,6 @@ std::vector<std::unique_ptr<io::FileLock>> lock_cells(const RunPlan& plan, Progr
 
 }  // namespace
 
-namespace {
-
-// A size in the decimal unit that fits it, one decimal: "512 bytes", "16.8 MB", "4.9 GB".
-std::string size_text(std::uint64_t bytes) {
-    if (bytes < 1000) return std::to_string(bytes) + " bytes";
-    constexpr const char* kUnits[] = {"kB", "MB", "GB", "TB", "PB"};
-    double value = static_cast<double>(bytes) / 1000.0;
-    std::size_t unit = 0;
-    // 999.96 kB would print as "1000.0 kB": it is 1.0 MB.
-    while (value >= 999.95 && unit + 1 < std::size(kUnits)) {
-        value /= 1000.0;
-        ++unit;
-    }
-    return core::format_fixed(value, 1) + " " + kUnits[unit];
-}
-
-}  // namespace
-
 // A progress line every 10% for a file that is hashed.
 void hash_model(RunOptions& options, Progress& progress) {
     if (!options.model_file || options.model_file->sha256 || options.model_file->path.empty())
@@ -366,7 +347,8 @@ void hash_model(RunOptions& options, Progress& progress) {
         const int percent = total == 0 ? 100 : static_cast<int>(done * 100 / total);
         if (percent / 10 == reported / 10 && percent != 100) return;
         reported = percent;
-        progress.note("hashing the model: " + std::to_string(percent) + "% of " + size_text(total));
+        progress.note("hashing the model: " + std::to_string(percent) + "% of " +
+                      server::format_size(total));
     };
     const std::string cache = options.out_dir + "/" + kHashCacheName;
     const bool directory =

@@ -62,6 +62,8 @@ TEST_CASE("dry run: the wall time is an earlier cert's measured times, else it s
     const std::string guessed = guess.out + guess.err;
     INFO(guessed);
     CHECK(contains(guessed, "a guess: no cert of this cell in the out dir has measured times"));
+    // The model's size in a unit that fits it, not "0.00 GiB".
+    CHECK(contains(guessed, "m.gguf (25 bytes, not GGUF)"));
     REQUIRE(estimated_seconds(guessed) > 0);
 
     const auto start = std::chrono::steady_clock::now();

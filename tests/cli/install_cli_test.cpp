@@ -226,24 +226,25 @@ TEST_CASE("install: the bash completion completes commands, options and kinds", 
     testing::ScratchDir dir;
     const auto script = dir.write("bi-run.bash", run_command(bi_run({"completion", "bash"})).out);
     REQUIRE(fs::exists("/usr/share/bash-completion/bash_completion"));  // run-tests.sh installs it
+    const std::string run_completion =
+        "source /usr/share/bash-completion/bash_completion; source \"$1\"; shift; "
+        "COMP_WORDS=(\"$@\"); COMP_CWORD=$(($# - 1)); COMP_LINE=\"$*\"; "
+        "COMP_POINT=${#COMP_LINE}; _bi_run bi-run \"${COMP_WORDS[COMP_CWORD]}\" "
+        "\"${COMP_WORDS[COMP_CWORD-1]}\"; printf '%s\\n' \"${COMPREPLY[@]}\"";
     const auto complete = [&](const std::vector<std::string>& words) {
-        std::vector<std::string> argv{
-            "/usr/bin/env",
-            "-i",
-            "PATH=/usr/bin:/bin",
-            "HOME=" + dir.path(),
-            "TERM=dumb",
-            "bash",
-            "--norc",
-            "--noprofile",
-            "-i",
-            "-c",
-            "source /usr/share/bash-completion/bash_completion; source \"$1\"; shift; "
-            "COMP_WORDS=(\"$@\"); COMP_CWORD=$(($# - 1)); COMP_LINE=\"$*\"; "
-            "COMP_POINT=${#COMP_LINE}; _bi_run bi-run \"${COMP_WORDS[COMP_CWORD]}\" "
-            "\"${COMP_WORDS[COMP_CWORD-1]}\"; printf '%s\\n' \"${COMPREPLY[@]}\"",
-            "complete",
-            script};
+        std::vector<std::string> argv{"/usr/bin/env",
+                                      "-i",
+                                      "PATH=/usr/bin:/bin",
+                                      "HOME=" + dir.path(),
+                                      "TERM=dumb",
+                                      "bash",
+                                      "--norc",
+                                      "--noprofile",
+                                      "-i",
+                                      "-c",
+                                      run_completion,
+                                      "complete",
+                                      script};
         argv.insert(argv.end(), words.begin(), words.end());
         return run_command(argv).out;
     };

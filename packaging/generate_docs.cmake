@@ -1,13 +1,12 @@
 # Writes the man pages and the shell completions with the bi-run just built, compressed as Debian
 # wants them (gzip -9n: no name, no time stamp, so the same build gives the same bytes).
-# Run with cmake -P and -D BI_RUN, OUT, CERT_PAGE.
+# Run with cmake -P and -D BI_RUN, OUT.
 
 include("${CMAKE_CURRENT_LIST_DIR}/../cmake/CheckedProcess.cmake")
 
 file(REMOVE_RECURSE "${OUT}/man" "${OUT}/completion")
 file(MAKE_DIRECTORY "${OUT}/completion")
 run("${BI_RUN}" help --man "${OUT}/man")
-file(COPY "${CERT_PAGE}" DESTINATION "${OUT}/man")
 file(GLOB pages "${OUT}/man/*.[15]")
 foreach(page IN LISTS pages)
   run(gzip -9nf "${page}")

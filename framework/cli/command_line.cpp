@@ -158,6 +158,7 @@ OptionTable option_table(const CommandSpec& command) {
             }
             entry.repeatable = spec.repeatable();
             entry.kind = spec.kind;
+            entry.choices = spec.choices;
             shown.options.push_back(std::move(entry));
         }
         table.groups.push_back(std::move(shown));

@@ -64,6 +64,7 @@ struct OptionEntry {
     std::string default_value;
     bool repeatable = false;
     ValueKind kind = ValueKind::Switch;
+    std::vector<std::string> choices;  // the only words the value may be (OptionSpec::choices)
 };
 struct OptionGroup {
     std::string name;  // "" for the command's main group

@@ -48,9 +48,6 @@ const OptionGroupSpec kLiveOutput{"Output", {"report-html", "sign-key", "quiet",
 // What a cell command prints and signs.
 const OptionGroupSpec kCellOutput{"Output", {"sign-key", "quiet", "json", "help"}};
 
-// A command whose output group is its help.
-const OptionGroupSpec kHelpOnly{"Output", {"help"}};
-
 // The cells of a sweep or plan: lists of ctx and N.
 const OptionGroupSpec kCellLists{
     "Cell",
@@ -67,7 +64,7 @@ const std::vector<std::string> kLiveHelpGroups{
 const std::vector<CommandSpec>& command_specs() {
     static const std::vector<CommandSpec> kSpecs = {
         {"run-live",
-         "verify one cell (model, ctx, N) against your own llama-server",
+         "verify one cell (model, ctx, N) against a live server (any --server-kind)",
          "Verifies one cell (model, ctx, N) against a real server: arm A (--parallel 1,\n"
          "serial), A' (its repeat), then on a --parallel N server arm B (serial) and T passes\n"
          "of arm C (N requests at once). Writes one cert; a GREEN is promotable only from a\n"
@@ -192,9 +189,9 @@ const std::vector<CommandSpec>& command_specs() {
            {"model", "profile@plan-n", "models-toml", "models-dir@plan-n", "gguf-gb", "n-layer",
             "n-head-kv", "head-dim", "model-alias@plan-n", "server-bin@plan-n",
             "server-flag@plan-n"}},
-          kHelpOnly,
+          {"", {"help"}},
           {"Plan", {"ctx@plan-n", "max-n", "kv-label@plan-n", "max-footprint-gb@plan-n"}}},
-         {"Model", "Plan", "Output"},
+         {"", "Model", "Plan"},
          "",
          "",
          {kExitPromotable, kExitNotPromotable, kExitUsage}},
@@ -211,10 +208,9 @@ const std::vector<CommandSpec>& command_specs() {
          "2 usage error.",
          {{"",
            {"json@report", "csv", "markdown", "html", "junit", "prometheus", "plan@report",
-            "trusted-key"}},
-          kHelpOnly,
+            "trusted-key", "help"}},
           {"Positional", {"paths"}}},
-         {"", "Output"},
+         {""},
          "paths",
          "CERT.json|DIR... (with --plan: default the plan's directory)",
          {kExitPromotable, kExitError, kExitUsage}},
@@ -228,10 +224,9 @@ const std::vector<CommandSpec>& command_specs() {
          "missing, unreadable, not JSON, not a cert, fails its digest or signature check, or "
          "disagrees with itself (its status, source or gates are not what its own evidence gives), "
          "2 usage error.",
-         {{"", {"trusted-key", "require-signature", "expect", "expect-deployment"}},
-          kHelpOnly,
+         {{"", {"trusted-key", "require-signature", "expect", "expect-deployment", "help"}},
           {"Positional", {"certs"}}},
-         {"", "Output"},
+         {""},
          "certs",
          "CERT.json...",
          {kExitPromotable, kExitNotPromotable, kExitError, kExitUsage}},
@@ -273,8 +268,8 @@ const std::vector<CommandSpec>& command_specs() {
          "\n"
          "Exit status: 0 all loaded, 2 a plugin could not be loaded or bad arguments, 1 a plugin "
          "crashed or hung while loading.",
-         {{"", {"plugin", "plugin-dir", "plugin-timeout"}}, {"Internal", {"describe"}}, kHelpOnly},
-         {"", "Output"},
+         {{"", {"plugin", "plugin-dir", "plugin-timeout", "help"}}, {"Internal", {"describe"}}},
+         {""},
          "",
          "",
          {kExitPromotable, kExitUsage, kExitError},
@@ -291,9 +286,8 @@ const std::vector<CommandSpec>& command_specs() {
          "generator failed, crashed or hung, or the file could not be written.",
          {{"",
            {"generator@workset", "model-id", "ctx@workset", "seed@workset", "generator-param",
-            "out@workset", "tokenize", "plugin", "plugin-dir", "plugin-timeout"}},
-          kHelpOnly},
-         {"", "Output"},
+            "out@workset", "tokenize", "plugin", "plugin-dir", "plugin-timeout", "help"}}},
+         {""},
          "",
          "",
          {kExitPromotable, kExitUsage, kExitError},
@@ -366,7 +360,10 @@ const std::vector<CommandSpec>& command_specs() {
           {"Output", {"sign-key@baseline-check", "quiet", "json", "help"}},
           {"Requests", {"req-timeout", "arm-deadline@baseline-record", "max-response-bytes"}},
           {"Scoring and work-set", {"plugin", "plugin-dir", "plugin-timeout"}},
-          kServer},
+          {"Server",
+           {"server-bin", "model", "server-flag", "server-kind", "server-kind-dir",
+            "profile@baseline-check", "models-toml", "models-dir", "ready-timeout",
+            "shutdown-grace", "dry-run"}}},
          {"Baseline", "Cell", "Server", "Guards", "Requests", "Scoring and work-set", "Output"},
          "",
          "",
@@ -384,8 +381,8 @@ const std::vector<CommandSpec>& command_specs() {
          "  fish: bi-run completion fish > ~/.config/fish/completions/bi-run.fish\n"
          "\n"
          "Exit status: 0 printed, 2 usage error.",
-         {{"", {"plugin", "plugin-dir", "plugin-timeout"}}, {"Output", {"shell", "help"}}},
-         {"", "Output"},
+         {{"", {"plugin", "plugin-dir", "plugin-timeout", "help"}}, {"Positional", {"shell"}}},
+         {""},
          "shell",
          "bash|zsh|fish",
          {kExitPromotable, kExitUsage},

@@ -31,6 +31,7 @@ struct Choice {
 };
 
 Choice choice_for(const OptionEntry& option, const CompletionNames& names) {
+    if (!option.choices.empty()) return {Offer::Word, option.choices};
     switch (option.kind) {
         case ValueKind::Switch:
             return {};
@@ -89,13 +90,16 @@ std::string short_description(const std::string& text) {
 struct CommandEntries {
     const CommandSpec* command;
     std::vector<OptionEntry> options;
+    std::vector<std::string> positional_words;  // what the words that are not options may be
 };
 
 std::vector<CommandEntries> all_command_options() {
     std::vector<CommandEntries> out;
     for (const auto& command : command_specs()) {
         const auto table = option_table(command);
-        CommandEntries entry{&command, {}};
+        CommandEntries entry{&command, {}, {}};
+        if (!command.positional.empty())
+            entry.positional_words = option_spec(command.positional).choices;
         for (const auto& group : table.groups)
             for (const auto& option : group.options) entry.options.push_back(option);
         out.push_back(std::move(entry));
@@ -133,10 +137,22 @@ std::string bash_group_lines() {
 
 std::string bash_script(const std::vector<CommandEntries>& tables, const CompletionNames& names) {
     std::ostringstream out;
-    out << "# bash completion for bi-run, written by `bi-run completion bash`.\n"
+    out << "# bash completion for bi-run, written by `bi-run completion bash`. It uses the\n"
+           "# bash-completion package's helpers when they are loaded, and plain bash otherwise.\n"
+           "_bi_run_files() {\n"
+           "    if declare -F _filedir >/dev/null; then _filedir \"$@\"; return; fi\n"
+           "    local IFS=$'\\n'\n"
+           "    if [[ $1 == -d ]]; then COMPREPLY=($(compgen -d -- \"$cur\"))\n"
+           "    else COMPREPLY=($(compgen -f -- \"$cur\")); fi\n"
+           "}\n"
            "_bi_run() {\n"
            "    local cur prev words cword split\n"
-           "    _init_completion -s || return\n"
+           "    if declare -F _init_completion >/dev/null; then\n"
+           "        _init_completion -s || return\n"
+           "    else\n"
+           "        words=(\"${COMP_WORDS[@]}\"); cword=$COMP_CWORD\n"
+           "        cur=${COMP_WORDS[COMP_CWORD]}; prev=${COMP_WORDS[COMP_CWORD - 1]}\n"
+           "    fi\n"
            "    local i command=\"\"\n"
            "    for ((i = 1; i < cword; i++)); do\n"
            "        case \"${words[i]}\" in\n"
@@ -150,8 +166,8 @@ std::string bash_script(const std::vector<CommandEntries>& tables, const Complet
         << "    fi\n"
            "    if [[ -z $command ]]; then\n"
            "        case \"$prev\" in\n"
-           "            --plugin) _filedir so; return ;;\n"
-           "            --plugin-dir) _filedir -d; return ;;\n"
+           "            --plugin) _bi_run_files so; return ;;\n"
+           "            --plugin-dir) _bi_run_files -d; return ;;\n"
            "        esac\n"
            "        if [[ $cur == -* ]]; then\n"
            "            COMPREPLY=($(compgen -W '--plugin --plugin-dir --help --version' -- "
@@ -165,7 +181,7 @@ std::string bash_script(const std::vector<CommandEntries>& tables, const Complet
            "        fi\n"
            "        return\n"
            "    fi\n"
-           "    local options=\"\" files=\"\" dirs=\"\" numbers=\"\"\n"
+           "    local options=\"\" files=\"\" dirs=\"\" numbers=\"\" positionals=\"\"\n"
            "    case \"$command\" in\n";
     for (const auto& table : tables) {
         std::vector<std::string> spelled, files, dirs, numbers;
@@ -185,6 +201,9 @@ std::string bash_script(const std::vector<CommandEntries>& tables, const Complet
             << "            files=" << single_quoted(" " + joined(files) + " ") << "\n"
             << "            dirs=" << single_quoted(" " + joined(dirs) + " ") << "\n"
             << "            numbers=" << single_quoted(" " + joined(numbers) + " ") << "\n";
+        if (!table.positional_words.empty())
+            out << "            positionals=" << single_quoted(joined(table.positional_words))
+                << "\n";
         if (!words.empty()) {
             out << "            case \"$prev\" in\n";
             for (const auto& [flag, list] : words)
@@ -197,14 +216,18 @@ std::string bash_script(const std::vector<CommandEntries>& tables, const Complet
     out << "        help) COMPREPLY=($(compgen -W " << single_quoted(joined(command_names))
         << " -- \"$cur\")); return ;;\n"
            "    esac\n"
-           "    if [[ $files == *\" $prev \"* ]]; then _filedir; return; fi\n"
-           "    if [[ $dirs == *\" $prev \"* ]]; then _filedir -d; return; fi\n"
+           "    if [[ $files == *\" $prev \"* ]]; then _bi_run_files; return; fi\n"
+           "    if [[ $dirs == *\" $prev \"* ]]; then _bi_run_files -d; return; fi\n"
            "    if [[ $numbers == *\" $prev \"* ]]; then return; fi\n"
            "    if [[ $cur == -* ]]; then\n"
            "        COMPREPLY=($(compgen -W \"$options\" -- \"$cur\"))\n"
            "        return\n"
            "    fi\n"
-           "    _filedir\n"
+           "    if [[ -n $positionals ]]; then\n"
+           "        COMPREPLY=($(compgen -W \"$positionals\" -- \"$cur\"))\n"
+           "        return\n"
+           "    fi\n"
+           "    _bi_run_files\n"
            "}\n"
            "complete -F _bi_run bi-run\n";
     return out.str();
@@ -275,8 +298,12 @@ std::string zsh_script(const std::vector<CommandEntries>& tables, const Completi
                 "--" + option.long_name + (option.value_name.empty() ? "" : "=");
             out << "                " << single_quoted(repeat + flag + help + action) << " \\\n";
         }
-        out << "                '*:file:_files'\n"
-               "            ;;\n";
+        const std::string rest =
+            table.positional_words.empty()
+                ? "'*:file:_files'"
+                : single_quoted(":value:(" + joined(table.positional_words) + ")");
+        out << "                " << rest << "\n"
+            << "            ;;\n";
     }
     out << "    esac\n"
            "}\n"
@@ -313,6 +340,10 @@ std::string fish_script(const std::vector<CommandEntries>& tables, const Complet
                 << single_quoted(menu_line(table.command->summary)) << "\n";
         }
     }
+    for (const auto& table : tables)
+        if (!table.positional_words.empty())
+            out << "complete -c bi-run -f -n '__fish_seen_subcommand_from " << table.command->name
+                << "' -a " << single_quoted(joined(table.positional_words)) << "\n";
     for (const auto& table : tables)
         for (const auto& option : table.options) {
             // A group's command is seen when both of its words are.

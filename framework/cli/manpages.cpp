@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "cert_manpage.hpp"
 #include "command_line.hpp"
 #include "command_specs.hpp"
 #include "core/error.hpp"
@@ -228,6 +229,7 @@ std::vector<std::string> write_man_pages(const std::string& dir, const std::stri
         pages.emplace_back("bi-run-" + one_word(command) + ".1",
                            command_page(command, option_table(command), version));
     pages.emplace_back("bi-mock-server.1", mock_server_page(version));
+    pages.emplace_back("bi-run-cert.5", cert_man_page());
     std::vector<std::string> written;
     for (const auto& [name, text] : pages) {
         write_page(fs::path(dir) / name, text);

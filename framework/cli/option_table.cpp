@@ -37,7 +37,16 @@ const gguf::ModelSpec kModel{};  // synth-model's
 OptionSpec spec(std::string_view id, ValueType type, ValueKind kind, std::string help,
                 std::optional<std::string> default_value = {}, std::string_view value_name = {},
                 char short_name = 0) {
-    return {id, type, kind, std::move(default_value), value_name, std::move(help), short_name, {}};
+    return {id,         type, kind, std::move(default_value), value_name, std::move(help),
+            short_name, {},   {}};
+}
+
+// The words of an enumeration, from its own names.
+template <typename Enum, std::size_t Count, typename Name>
+std::vector<std::string> words_of(const Enum (&values)[Count], Name name) {
+    std::vector<std::string> words;
+    for (const auto value : values) words.emplace_back(name(value));
+    return words;
 }
 
 }  // namespace
@@ -48,6 +57,11 @@ std::string OptionSpec::long_name() const {
 
 OptionSpec OptionSpec::sets(core::RequestField request_field) && {
     field = request_field;
+    return std::move(*this);
+}
+
+OptionSpec OptionSpec::one_of(std::vector<std::string> words) && {
+    choices = std::move(words);
     return std::move(*this);
 }
 
@@ -197,7 +211,9 @@ const std::vector<OptionSpec>& option_specs() {
         spec("endpoint", T::Text, K::Text,
              "chat (/v1/chat/completions) or completion (/completion, token ids)",
              std::string(core::endpoint_name(kRequest.endpoint)))
-            .sets(F::Endpoint),
+            .sets(F::Endpoint)
+            .one_of(words_of({core::EndpointKind::Chat, core::EndpointKind::Completion},
+                             core::endpoint_name)),
         spec("logprobs", T::Int, K::Integer,
              "Ask for top logprobs per token: max(K, 2), for the forensics (0 = off; also "
              "--n-probs)",
@@ -224,7 +240,10 @@ const std::vector<OptionSpec>& option_specs() {
              "before it decodes, so prefills share steps with decodes) or mixed (passes "
              "alternate, from the seed)",
              std::string(core::arrivals_name(kRequest.arrivals)))
-            .sets(F::Arrivals),
+            .sets(F::Arrivals)
+            .one_of(words_of(
+                {core::Arrivals::Together, core::Arrivals::Staggered, core::Arrivals::Mixed},
+                core::arrivals_name)),
         spec("req-timeout", T::Number, K::Number,
              "Seconds one request may take in all (connect to last byte)",
              text(kRequest.req_timeout.count()))
@@ -241,7 +260,8 @@ const std::vector<OptionSpec>& option_specs() {
         spec("determinism", T::Text, K::Text,
              "The server's determinism mode: off, on (the kind's switch, checked where the "
              "server reports it) or both (one cert per side) (default: off)")
-            .sets(F::Determinism),
+            .sets(F::Determinism)
+            .one_of({"off", "on", "both"}),
         spec("cache-arm", T::Switch, K::Switch,
              "Also run the cache arm: each prompt primed and served again from the prompt "
              "cache (and A's answers resumed from it), compared with A; a CHANGED check exits 3")
@@ -282,12 +302,16 @@ const std::vector<OptionSpec>& option_specs() {
              "host is killed",
              text(plugin_host::kDefaultPluginTimeout.count()))
             .sets(F::PluginTimeout),
-        spec("server-bin", T::Text, K::File, "The llama-server (or work-alike) binary")
+        spec("server-bin", T::Text, K::File,
+             "The server binary (llama-server, vllm, ...; its kind: --server-kind)")
             .sets(F::ServerBin),
         spec("server-bin@plan-n", T::Text, K::File,
              "Ignored here (accepted for symmetry with run-live)")
             .sets(F::ServerBin),
-        spec("model", T::Text, K::File, "The GGUF model file").sets(F::Model),
+        spec("model", T::Text, K::File,
+             "The model, as the server kind takes it: a GGUF file (llama-server), a model "
+             "directory (vllm, sglang, tgi, trtllm-serve) or a store name (ollama)")
+            .sets(F::Model),
         spec("server-flag", T::Texts, K::Text,
              "One extra server argv token, commas kept (repeatable; --server-flag=-t for dash "
              "values)")
@@ -325,6 +349,10 @@ const std::vector<OptionSpec>& option_specs() {
              "A measurement profile: the plugin generator and scorer of that id (e.g. spark)")
             .sets(F::Profile),
         spec("profile@plan-n", T::Text, K::Text, "A model alias from models.toml").sets(F::Profile),
+        spec("profile@baseline-check", T::Text, K::Text,
+             "A models.toml alias (sets binary, model, flags, KV label); the work rows and "
+             "scorer are the baseline's, so a measurement profile has nothing to set here")
+            .sets(F::Profile),
         spec("models-toml", T::Text, K::File,
              "The models file (default: $BI_MODELS_TOML, else ./models.toml)")
             .sets(F::ModelsToml),
@@ -367,7 +395,12 @@ const std::vector<OptionSpec>& option_specs() {
              "How co-batched requests change: none, score, token, logprob, stochastic, "
              "contamination (--batch-divergence: score); or not-greedy (chosen tokens are "
              "sometimes not the top-1)",
-             "none"),
+             "none")
+            .one_of(
+                words_of({mock::Divergence::None, mock::Divergence::Score, mock::Divergence::Token,
+                          mock::Divergence::Logprob, mock::Divergence::Stochastic,
+                          mock::Divergence::Contamination, mock::Divergence::NotGreedy},
+                         mock::divergence_name)),
         spec("divergence-p", T::Number, K::Number, "Probability for --divergence=stochastic",
              "0.5"),
         spec("tick-ms", T::Number, K::Number, "Milliseconds per decode step",
@@ -382,9 +415,11 @@ const std::vector<OptionSpec>& option_specs() {
         spec("loading-seconds", T::Number, K::Number,
              "Answer 503 'Loading model' this long after start", "0"),
         spec("dtype", T::Text, K::Text, "Model matrices: f32 or f16", kSelftest.dtype)
-            .sets(F::Dtype),
+            .sets(F::Dtype)
+            .one_of({"f32", "f16"}),
         spec("dtype@synth-model", T::Text, K::Text,
-             "Matrix type: f32 or f16 (norm weights stay f32)", "f32"),
+             "Matrix type: f32 or f16 (norm weights stay f32)", "f32")
+            .one_of({"f32", "f16"}),
         spec("keep", T::Switch, K::Switch,
              "Keep the temp directory (server log) even when the selftest fails"),
         spec("gguf-gb", T::Number, K::Number,
@@ -449,7 +484,7 @@ const std::vector<OptionSpec>& option_specs() {
         spec("vocab-words", T::Int64, K::Integer,
              "Words from the built-in list to include (-1: all)", text(kModel.vocab_words)),
         spec("replace", T::Switch, K::Switch, "Record over an existing --out").sets(F::Replace),
-        spec("shell", T::Text, K::Text, "bash, zsh or fish"),
+        spec("shell", T::Text, K::Text, "bash, zsh or fish").one_of({"bash", "zsh", "fish"}),
     };
     return kSpecs;
 }

@@ -43,12 +43,17 @@ struct OptionSpec {
     // The field of the driver's request the option's value goes to; none for an option the
     // command reads itself (report, verify-cert, the mock's knobs, ...).
     std::optional<core::RequestField> field;
+    // The only words the value may be ("chat", "completion"), for the completion scripts; empty
+    // when the value is free (a path, a number, a name from the plugins or kinds).
+    std::vector<std::string> choices{};
 
     std::string long_name() const;      // "ctx" for "ctx@selftest"
     std::string cxxopts_names() const;  // "h,help", "ctx"
     bool repeatable() const { return type == ValueType::Texts || type == ValueType::Ints; }
     // This spec, setting `request_field`: spec(...).sets(F::Ctxs) in the table.
     OptionSpec sets(core::RequestField request_field) &&;
+    // This spec, whose value is one of `words`: spec(...).one_of({"chat", "completion"}).
+    OptionSpec one_of(std::vector<std::string> words) &&;
 };
 
 // The whole table, in declaration order.

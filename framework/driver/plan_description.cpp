@@ -11,6 +11,7 @@
 #include "core/request_field.hpp"
 #include "core/sample_size.hpp"
 #include "core/text.hpp"
+#include "io/cert_io.hpp"
 #include "server/argv.hpp"
 #include "server/gpu_memory.hpp"
 #include "server/guards.hpp"
@@ -31,11 +32,50 @@ std::string describe_footprint(const server::Footprint& f) {
            server::format_gib(f.total());
 }
 
+// Seconds with the digits that mean something: "82", "5.3", "0.041".
+std::string seconds_text(double seconds) {
+    if (seconds >= 10.0) return std::to_string(std::llround(seconds));
+    return core::format_general(seconds, 2);
+}
+
 }  // namespace
 
-// The C passes a cell will run, and a rough wall time: nothing has run yet, so a request is
-// assumed to take kAssumedTokenSeconds per generated token, serially and batched alike.
-std::string describe_passes(const RunPlan& plan, std::optional<std::size_t> n_items) {
+std::optional<MeasuredTimes> measured_times(const RunPlan& plan) {
+    for (const auto ctx : plan.ctxs)
+        for (const int n : plan.parallels) {
+            const std::string path = plan.cert_path(ctx, n);
+            std::error_code ec;
+            if (!std::filesystem::is_regular_file(path, ec)) continue;
+            try {
+                const auto loaded = io::read_cert(path);
+                const core::Cert& c = loaded.cert;
+                if (!loaded.shape_problem.empty() || !c.timings || !c.run) continue;
+                const auto& t = *c.timings;
+                const auto items = c.run->n_items.value_or(0);
+                const auto predict = c.run->n_predict.value_or(0);
+                const auto cert_n = c.cell.dispatch_n;
+                if (!t.arm_a_s || !t.arm_c_s || t.arm_c_s->empty() || items <= 0 || predict <= 0 ||
+                    cert_n <= 0)
+                    continue;
+                double c_seconds = 0.0;
+                for (const double s : *t.arm_c_s) c_seconds += s;
+                const auto rounds = (items + cert_n - 1) / cert_n;
+                const auto passes = static_cast<double>(t.arm_c_s->size());
+                return MeasuredTimes{*t.arm_a_s / static_cast<double>(items),
+                                     c_seconds / passes / static_cast<double>(rounds), predict,
+                                     path};
+            } catch (const Error&) {
+                continue;  // unreadable: no measurement
+            }
+        }
+    return std::nullopt;
+}
+
+// The C passes a cell will run, and a rough wall time: from an earlier cert's arm times when
+// one is at hand, else a request is assumed to take kAssumedTokenSeconds per generated token,
+// serially and batched alike, and the line says that it is a guess.
+std::string describe_passes(const RunPlan& plan, std::optional<std::size_t> n_items,
+                            const std::optional<MeasuredTimes>& measured) {
     std::ostringstream out;
     constexpr double kAssumedTokenSeconds = 0.02;
     const auto& o = plan.options;
@@ -64,10 +104,26 @@ std::string describe_passes(const RunPlan& plan, std::optional<std::size_t> n_it
     for (int n : plan.parallels) {
         const auto rounds_of_n = (*n_items + n - 1) / n;  // whole rounds of N concurrent requests
         const auto rounds = static_cast<double>(rounds_of_n);
-        const double seconds = request_s * (3.0 * static_cast<double>(*n_items) + passes * rounds);
-        out << "  wall time N=" << n << "  ~" << std::llround(seconds) << " s for A, A', B and "
-            << passes << " pass(es) of C (" << *n_items << " items, assuming "
-            << kAssumedTokenSeconds * 1000 << " ms per generated token; launches not included)\n";
+        const double serial = 3.0 * static_cast<double>(*n_items);
+        out << "  wall time N=" << n << "  ~";
+        if (measured) {
+            // Times scale with the tokens asked for; launches are not in the arm times.
+            const double scale =
+                static_cast<double>(o.request.n_predict) / static_cast<double>(measured->n_predict);
+            const double seconds = scale * (measured->serial_request_s * serial +
+                                            measured->concurrent_round_s * passes * rounds);
+            out << seconds_text(seconds) << " s for A, A', B and " << passes << " pass(es) of C ("
+                << *n_items << " items, at the times measured in " << measured->cert << ": "
+                << seconds_text(measured->serial_request_s) << " s per serial request, "
+                << seconds_text(measured->concurrent_round_s)
+                << " s per round of C; launches not included)\n";
+        } else {
+            const double seconds = request_s * (serial + passes * rounds);
+            out << std::llround(seconds) << " s for A, A', B and " << passes << " pass(es) of C ("
+                << *n_items << " items; a guess: no cert of this cell in the out dir has measured "
+                << "times, so " << kAssumedTokenSeconds * 1000
+                << " ms per generated token is assumed; launches not included)\n";
+        }
     }
     return out.str();
 }
@@ -85,7 +141,7 @@ std::string describe_live_plan(const RunPlan& plan) {
         << "  server kind    " << live.kind.name << " (" << live.kind.source
         << (live.kind_how.empty() ? "" : ", " + live.kind_how) << ")\n"
         << "  model          " << live.target.model << " ("
-        << server::format_gib(live.facts.file_bytes) << ", "
+        << server::format_size(live.facts.file_bytes) << ", "
         << (live.facts.architecture.empty() ? "not GGUF" : live.facts.architecture) << ")\n"
         << "  KV cache       " << o.kv_label
         << (live.kv_types != o.kv_label ? " (K/V " + live.kv_types + ")" : "")

@@ -18,9 +18,24 @@ namespace bi::driver {
 // The plan of `plan` (which has its live part); lines end in '\n'.
 std::string describe_live_plan(const RunPlan& plan);
 
+// How long a request took in an earlier cert of one of the plan's cells: serially (arm A) and
+// per round of N concurrent requests (arm C), for the wall-time estimate of a dry run.
+struct MeasuredTimes {
+    double serial_request_s = 0.0;
+    double concurrent_round_s = 0.0;
+    std::int64_t n_predict = 0;  // the earlier run's, to scale by this run's
+    std::string cert;            // where they were read
+};
+
+// The times of the first cert among the plan's cells (in the out dir) that recorded them;
+// nullopt when none did.
+std::optional<MeasuredTimes> measured_times(const RunPlan& plan);
+
 // The C passes a cell will run and, when the work-set size `n_items` is known, a wall time per
-// N that assumes a fixed time per generated token; lines end in '\n'.
-std::string describe_passes(const RunPlan& plan, std::optional<std::size_t> n_items);
+// N: from `measured` when an earlier cert gave it, else from an assumed time per generated token,
+// said to be a guess; lines end in '\n'.
+std::string describe_passes(const RunPlan& plan, std::optional<std::size_t> n_items,
+                            const std::optional<MeasuredTimes>& measured = std::nullopt);
 
 // plan-n's table: a heading (the model, its shape, the KV type, MemAvailable), then per N =
 // 1..max_n the projected model, KV, overhead and total at `ctx` tokens per slot and whether it

@@ -23,7 +23,8 @@ namespace {
 // The plan a run would launch, as --dry-run prints it.
 std::string dry_run_text(const RunSetup& setup) {
     std::string text =
-        describe_live_plan(setup.plan) + describe_passes(setup.plan, work_set_size(setup));
+        describe_live_plan(setup.plan) +
+        describe_passes(setup.plan, work_set_size(setup), measured_times(setup.plan));
     if (const auto& b = setup.plan.baseline)
         text += "baseline check: arm A at ctx " + std::to_string(b->value.ctx) + " against " +
                 b->file.path + " (" + b->file.signature + "), report " +

@@ -22,6 +22,7 @@
 #include "io/files.hpp"
 #include "mock_launcher.hpp"
 #include "server/argv.hpp"
+#include "server/guards.hpp"
 #include "server_kinds.hpp"
 
 namespace bi::driver {
@@ -347,7 +348,7 @@ void hash_model(RunOptions& options, Progress& progress) {
         if (percent / 10 == reported / 10 && percent != 100) return;
         reported = percent;
         progress.note("hashing the model: " + std::to_string(percent) + "% of " +
-                      core::format_fixed(static_cast<double>(total) / 1e9, 1) + " GB");
+                      server::format_size(total));
     };
     const std::string cache = options.out_dir + "/" + kHashCacheName;
     const bool directory =

@@ -13,14 +13,13 @@ RunSetup prepare_run(const core::RunRequest& request, const Invocation& invocati
 }
 
 // The items a cell will send, when the work-set can be sized without a server (its tokenizer is
-// not needed to count rows); nullopt when the generator needs it.
+// not needed to count rows); nullopt when the generator needs it. No server runs yet, so the
+// generator is given no token counter at all: it estimates, as `bi-run workset` does, instead of
+// asking a counter that can only fail.
 std::optional<std::size_t> work_set_size(const RunSetup& setup) {
-    const plugin_host::TokenCounter no_tokenizer = [](std::string_view) {
-        return std::optional<std::int64_t>();
-    };
     try {
-        const auto rows =
-            setup.rows(no_tokenizer, setup.plan.options.model_alias, setup.plan.ctxs.front());
+        const auto rows = setup.rows(plugin_host::TokenCounter{}, setup.plan.options.model_alias,
+                                     setup.plan.ctxs.front());
         return rows.size() * static_cast<std::size_t>(setup.plan.options.reps);
     } catch (const Error&) {
         return std::nullopt;

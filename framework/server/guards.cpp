@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <chrono>
 #include <fstream>
+#include <iterator>
 #include <utility>
 #include <vector>
 
@@ -48,6 +49,19 @@ std::uint16_t try_bind(std::uint16_t port) {
 
 std::string format_gib(std::uint64_t bytes) {
     return core::format_fixed(static_cast<double>(bytes) / kGiB, 2) + " GiB";
+}
+
+std::string format_size(std::uint64_t bytes) {
+    if (bytes < 1000) return std::to_string(bytes) + " bytes";
+    constexpr const char* kUnits[] = {"kB", "MB", "GB", "TB", "PB"};
+    double value = static_cast<double>(bytes) / 1000.0;
+    std::size_t unit = 0;
+    // 999.96 kB would print as "1000.0 kB": it is 1.0 MB.
+    while (value >= 999.95 && unit + 1 < std::size(kUnits)) {
+        value /= 1000.0;
+        ++unit;
+    }
+    return core::format_fixed(value, 1) + " " + kUnits[unit];
 }
 
 namespace {

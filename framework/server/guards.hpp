@@ -90,4 +90,8 @@ void check_port(std::uint16_t port, const GuardLimits& limits);
 
 std::string format_gib(std::uint64_t bytes);
 
+// A size in the decimal unit that fits it, one decimal: "512 bytes", "16.4 MB", "4.9 GB" (for a
+// file's size, where "0.00 GiB" would say nothing).
+std::string format_size(std::uint64_t bytes);
+
 }  // namespace bi::server

@@ -68,3 +68,94 @@ TEST_CASE("help-golden: bi-run --help and every command's --help", "[cli][help]"
     CHECK(group.exit_code == 0);
     check_golden("baseline", group.out);
 }
+
+namespace {
+
+// The headings of a --help text ("Output options:") whose lines up to the next blank one list
+// no option but -h, --help: a heading with nothing of its own under it.
+std::vector<std::string> headings_without_options(const std::string& help) {
+    std::vector<std::string> empty;
+    std::istringstream lines(help);
+    std::string line, heading;
+    bool has_option = false;
+    const auto close = [&] {
+        if (!heading.empty() && !has_option) empty.push_back(heading);
+        heading.clear();
+    };
+    while (std::getline(lines, line)) {
+        if (line.size() > 9 && line.compare(line.size() - 9, 9, " options:") == 0) {
+            close();
+            heading = line;
+            has_option = false;
+        } else if (line.empty()) {
+            close();
+        } else if (line.find("--") != std::string::npos &&
+                   line.find("--help") == std::string::npos) {
+            has_option = true;
+        }
+    }
+    close();
+    return empty;
+}
+
+std::string help_of(const std::string& command) {
+    std::vector<std::string> argv{BI_RUN_PATH};
+    std::istringstream words(command);
+    for (std::string word; words >> word;) argv.push_back(word);
+    argv.emplace_back("--help");
+    return run_command(argv).out;
+}
+
+// The --help line of `option` and the lines that continue its description, as one line.
+std::string option_help(const std::string& help, const std::string& option) {
+    std::istringstream lines(help);
+    std::string line, text;
+    bool in_option = false;
+    while (std::getline(lines, line)) {
+        const auto start = line.find_first_not_of(' ');
+        const std::string trimmed = start == std::string::npos ? "" : line.substr(start);
+        if (trimmed.rfind(option + " ", 0) == 0) {
+            in_option = true;
+            text = trimmed;
+        } else if (in_option) {
+            if (trimmed.empty() || trimmed.front() == '-') break;
+            text += " " + trimmed;
+        }
+    }
+    return text;
+}
+
+}  // namespace
+
+TEST_CASE("help: every heading of a command's --help has options of its own under it",
+          "[cli][help]") {
+    const auto commands = bi::testing::listed_commands(run_command({BI_RUN_PATH, "--help"}).out);
+    REQUIRE(commands.size() >= 10);
+    for (const auto& command : commands) {
+        INFO(command);
+        const auto help = help_of(command);
+        REQUIRE_THAT(help, Catch::Contains("Usage:"));
+        CHECK(headings_without_options(help).empty());
+        // --help is listed all the same.
+        CHECK_THAT(help, Catch::Contains("-h, --help"));
+    }
+}
+
+TEST_CASE("help: run-live, --model and baseline check speak of every server kind", "[cli][help]") {
+    const auto usage = run_command({BI_RUN_PATH, "--help"}).out;
+    CHECK_THAT(usage, !Catch::Contains("your own llama-server"));
+    CHECK_THAT(usage, Catch::Contains("--server-kind"));
+    const auto run_live = help_of("run-live");
+    const auto model = option_help(run_live, "--model");
+    INFO(model);
+    CHECK_THAT(model, !Catch::Contains("The GGUF model file"));
+    CHECK_THAT(model, Catch::Contains("directory") && Catch::Contains("store name"));
+    const auto server_bin = option_help(run_live, "--server-bin");
+    INFO(server_bin);
+    CHECK_THAT(server_bin, Catch::Contains("--server-kind"));
+    // A check's work rows and scorer are the baseline's: --profile there is a models.toml alias.
+    const auto profile = option_help(help_of("baseline check"), "--profile");
+    INFO(profile);
+    CHECK_THAT(profile, !Catch::Contains("measurement profile: a plugin generator + scorer"));
+    CHECK_THAT(profile, Catch::Contains("baseline's"));
+}

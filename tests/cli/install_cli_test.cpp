@@ -226,24 +226,25 @@ TEST_CASE("install: the bash completion completes commands, options and kinds", 
     testing::ScratchDir dir;
     const auto script = dir.write("bi-run.bash", run_command(bi_run({"completion", "bash"})).out);
     REQUIRE(fs::exists("/usr/share/bash-completion/bash_completion"));  // run-tests.sh installs it
+    const std::string run_completion =
+        "source /usr/share/bash-completion/bash_completion; source \"$1\"; shift; "
+        "COMP_WORDS=(\"$@\"); COMP_CWORD=$(($# - 1)); COMP_LINE=\"$*\"; "
+        "COMP_POINT=${#COMP_LINE}; _bi_run bi-run \"${COMP_WORDS[COMP_CWORD]}\" "
+        "\"${COMP_WORDS[COMP_CWORD-1]}\"; printf '%s\\n' \"${COMPREPLY[@]}\"";
     const auto complete = [&](const std::vector<std::string>& words) {
-        std::vector<std::string> argv{
-            "/usr/bin/env",
-            "-i",
-            "PATH=/usr/bin:/bin",
-            "HOME=" + dir.path(),
-            "TERM=dumb",
-            "bash",
-            "--norc",
-            "--noprofile",
-            "-i",
-            "-c",
-            "source /usr/share/bash-completion/bash_completion; source \"$1\"; shift; "
-            "COMP_WORDS=(\"$@\"); COMP_CWORD=$(($# - 1)); COMP_LINE=\"$*\"; "
-            "COMP_POINT=${#COMP_LINE}; _bi_run bi-run \"${COMP_WORDS[COMP_CWORD]}\" "
-            "\"${COMP_WORDS[COMP_CWORD-1]}\"; printf '%s\\n' \"${COMPREPLY[@]}\"",
-            "complete",
-            script};
+        std::vector<std::string> argv{"/usr/bin/env",
+                                      "-i",
+                                      "PATH=/usr/bin:/bin",
+                                      "HOME=" + dir.path(),
+                                      "TERM=dumb",
+                                      "bash",
+                                      "--norc",
+                                      "--noprofile",
+                                      "-i",
+                                      "-c",
+                                      run_completion,
+                                      "complete",
+                                      script};
         argv.insert(argv.end(), words.begin(), words.end());
         return run_command(argv).out;
     };
@@ -256,6 +257,66 @@ TEST_CASE("install: the bash completion completes commands, options and kinds", 
     CHECK_THAT(complete({"bi-run", "run-mock", "--scorer", ""}), Catch::Contains("exact\n"));
 }
 
+TEST_CASE(
+    "install: the bash completion works in a plain bash and offers the values an option takes",
+    "[cli][install]") {
+    testing::ScratchDir dir;
+    const auto script = dir.write("bi-run.bash", run_command(bi_run({"completion", "bash"})).out);
+    dir.write("ws.json", "[]");
+    // An interactive bash without bash-completion (no _init_completion, no _filedir), and one
+    // with it: the same answers.
+    const auto complete = [&](bool with_package, const std::vector<std::string>& words) {
+        const std::string load =
+            with_package ? "source /usr/share/bash-completion/bash_completion; " : "";
+        std::vector<std::string> argv{
+            "/usr/bin/env",
+            "-i",
+            "PATH=/usr/bin:/bin",
+            "HOME=" + dir.path(),
+            "TERM=dumb",
+            "bash",
+            "--norc",
+            "--noprofile",
+            "-i",
+            "-c",
+            "cd \"$HOME\"; " + load +
+                "source \"$1\"; shift; "
+                "COMP_WORDS=(\"$@\"); COMP_CWORD=$(($# - 1)); COMP_LINE=\"$*\"; "
+                "COMP_POINT=${#COMP_LINE}; _bi_run bi-run \"${COMP_WORDS[COMP_CWORD]}\" "
+                "\"${COMP_WORDS[COMP_CWORD-1]}\"; printf '%s\\n' \"${COMPREPLY[@]}\" | sort",
+            "complete",
+            script};
+        argv.insert(argv.end(), words.begin(), words.end());
+        return run_command(argv);
+    };
+    REQUIRE(fs::exists("/usr/share/bash-completion/bash_completion"));  // run-tests.sh installs it
+    for (const bool with_package : {false, true}) {
+        INFO((with_package ? "with bash-completion" : "plain bash"));
+        const auto commands = complete(with_package, {"bi-run", "ru"});
+        CHECK(commands.out == "run-live\nrun-mock\n");
+        CHECK_THAT(commands.err, !Catch::Contains("command not found"));
+        CHECK(complete(with_package, {"bi-run", "run-live", "--endpoint", ""}).out ==
+              "chat\ncompletion\n");
+        CHECK(complete(with_package, {"bi-run", "run-mock", "--divergence", "s"}).out ==
+              "score\nstochastic\n");
+        CHECK(complete(with_package, {"bi-run", "sweep", "--arrivals", ""}).out ==
+              "mixed\nstaggered\ntogether\n");
+        CHECK(complete(with_package, {"bi-run", "completion", ""}).out == "bash\nfish\nzsh\n");
+        // A file option still offers files, in either bash.
+        CHECK(complete(with_package, {"bi-run", "run-live", "--workset", "w"}).out == "ws.json\n");
+        const auto options = complete(with_package, {"bi-run", "run-live", "--ser"});
+        CHECK_THAT(options.out, Catch::Contains("--server-kind\n"));
+        CHECK_THAT(options.err, !Catch::Contains("command not found"));
+    }
+    // zsh and fish offer the same words.
+    const auto zsh = run_command(bi_run({"completion", "zsh"})).out;
+    CHECK_THAT(line_with(zsh, "'--endpoint=["), Catch::Contains(":value:(chat completion)'"));
+    CHECK_THAT(zsh, Catch::Contains("':value:(bash zsh fish)'"));
+    const auto fish = run_command(bi_run({"completion", "fish"})).out;
+    CHECK_THAT(line_with(fish, "-l divergence "), Catch::Contains("-a 'none score token"));
+    CHECK_THAT(fish, Catch::Contains("__fish_seen_subcommand_from completion' -a 'bash zsh fish'"));
+}
+
 TEST_CASE("install: help --man writes one page per command from its help", "[cli][install]") {
     testing::ScratchDir dir;
     const auto r = run_command(bi_run({"help", "--man", dir.file("man")}));
@@ -263,6 +324,10 @@ TEST_CASE("install: help --man writes one page per command from its help", "[cli
     const auto commands = listed_commands();
     CHECK(fs::exists(dir.file("man/bi-run.1")));
     CHECK(fs::exists(dir.file("man/bi-mock-server.1")));
+    // Every page cites bi-run-cert(5): it is written with them.
+    CHECK_THAT(r.out, Catch::Contains(dir.file("man/bi-run-cert.5")));
+    CHECK_THAT(testing::read_text(dir.file("man/bi-run-cert.5")),
+               Catch::StartsWith(".TH BI-RUN-CERT 5 "));
     for (const auto& command : commands) {
         INFO(command);
         std::string page_name = command;  // "baseline record" has bi-run-baseline-record(1)

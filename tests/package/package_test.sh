@@ -123,4 +123,10 @@ done
 for name in bi-run.1 bi-run-run-live.1 bi-run-completion.1 bi-run-cert.5 bi-mock-server.1; do
   ls "$root"/usr/share/man/man*/"$name.gz" >/dev/null 2>&1 || fail "no man page $name"
 done
+# The manual the README links to is beside it, so every link of the installed README resolves.
+doc="$root/usr/share/doc/bi-run"
+[ -f "$doc/README.md" ] || fail "no README.md in $doc"
+for target in $(grep -o '](docs/[^)#]*' "$doc/README.md" | sed 's/^](//' | sort -u); do
+  [ -f "$doc/$target" ] || fail "the installed README links to $target, which the package lacks"
+done
 echo "package test: ${#pages[@]} man pages render, completion and the installed bi-run work"

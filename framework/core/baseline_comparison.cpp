@@ -5,6 +5,7 @@
 
 #include "coverage.hpp"
 #include "forensics.hpp"
+#include "logprob_drift.hpp"
 #include "text.hpp"
 #include "verdict.hpp"
 
@@ -155,7 +156,8 @@ BaselineComparison compare_with_baseline(const BaselineSide& stored, const Basel
                                   join_ids_capped(report.token_only_ids));
         if (!report.logprob_drift_ids.empty())
             out.reasons.push_back("scores and tokens held, but logprobs moved for " +
-                                  join_ids_capped(report.logprob_drift_ids));
+                                  join_ids_capped(report.logprob_drift_ids) + "; " +
+                                  logprob_drift_size(report.max_logprob_delta, logit_drift_eps));
     } else {
         out.status = BaselineStatus::Same;
         out.reasons.push_back("all " + std::to_string(report.n_compared) +

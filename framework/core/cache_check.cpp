@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <optional>
 #include <set>
 
 #include "baseline_documents.hpp"
@@ -9,6 +10,7 @@
 #include "coverage.hpp"
 #include "forensics.hpp"
 #include "gates.hpp"
+#include "logprob_drift.hpp"
 #include "text.hpp"
 
 namespace bi::core {
@@ -100,6 +102,7 @@ CacheCheck check_cache(const CacheWitness& witness, const ArmResults& a, const A
     std::set<std::string> served_repeat;
     std::vector<CacheChange> invariant;
     std::vector<CacheChange> drift;
+    std::optional<double> largest_delta;  // over the probes whose logprobs drifted
     for (const auto& probe : probes) {
         ArmResults served;
         ArmResults reference;
@@ -152,6 +155,8 @@ CacheCheck check_cache(const CacheWitness& witness, const ArmResults& a, const A
         for (const auto& id : report.divergent_ids) invariant.push_back(change_of(id, true));
         for (const auto* ids : {&report.token_only_ids, &report.logprob_drift_ids})
             for (const auto& id : *ids) drift.push_back(change_of(id, false));
+        if (!report.logprob_drift_ids.empty())
+            largest_delta = std::max(largest_delta.value_or(0.0), report.max_logprob_delta);
     }
     check.n_served = static_cast<std::int64_t>(served_repeat.size());
     for (const auto& [id, trial] : a)
@@ -210,6 +215,8 @@ CacheCheck check_cache(const CacheWitness& witness, const ArmResults& a, const A
                                 " generate otherwise when served from the prompt cache, with "
                                 "every invariant field equal: " +
                                 join_ids_capped(describe(drift), 4));
+        if (largest_delta)
+            check.reasons.back() += "; " + logprob_drift_size(*largest_delta, logit_drift_eps);
         return check;
     }
     check.status = BaselineStatus::Same;

@@ -1,5 +1,7 @@
 #include "cert_history.hpp"
 
+#include <algorithm>
+
 #include "configuration.hpp"
 
 namespace bi::core {
@@ -36,6 +38,18 @@ HistoryTally tally_history(const Cert& cert) {
         if (previous.status.status() == Status::Failed) ++tally.reds;
     }
     return tally;
+}
+
+std::string replaced_note(const Cert& cert) {
+    if (!cert.previous) return "";
+    const std::string id = configuration_id(cert);
+    const auto other = std::find_if(cert.previous->rbegin(), cert.previous->rend(),
+                                    [&](const auto& p) { return !same_configuration(p, id); });
+    if (other == cert.previous->rend()) return "";
+    const PreviousCert& last = *other;
+    return "replaced " + last.file + " (" + std::string(last.status.word()) + " of " + last.ts_utc +
+           ", another configuration: " + last.configuration_id.value_or("unknown") + " then, " +
+           id + " now)";
 }
 
 std::string flaky_note(const Cert& cert) {

@@ -21,6 +21,11 @@ struct HistoryTally {
 
 HistoryTally tally_history(const Cert& cert);
 
+// "replaced history/m__ctx512__N2.20261201T151238Z.json (green of 2026-12-01T15:12:38Z, another
+// configuration: cfg-... then, cfg-... now)": the latest cert of the cell's history that was of
+// another configuration (a run of other settings took the cell from it); "" when none was.
+std::string replaced_note(const Cert& cert);
+
 // "flaky: RED 1 of 3 runs" when the configuration has both RED and non-RED runs, else "".
 std::string flaky_note(const Cert& cert);
 

@@ -1,5 +1,7 @@
 #include "configuration.hpp"
 
+#include <algorithm>
+#include <optional>
 #include <string_view>
 
 #include "sha256.hpp"
@@ -81,6 +83,33 @@ std::vector<ConfigurationField> configuration_fields(const Cert& cert) {
     // before chunks could be set.
     if (run.prefill_chunk) fields.push_back({"prefill_chunk", text_of(run.prefill_chunk)});
     return fields;
+}
+
+std::vector<std::string> configuration_changes(const Cert& before, const Cert& after) {
+    const auto old_fields = configuration_fields(before);
+    const auto new_fields = configuration_fields(after);
+    const auto value_in = [](const std::vector<ConfigurationField>& fields,
+                             const std::string& key) -> std::optional<std::string> {
+        for (const auto& field : fields)
+            if (field.key == key) return field.value;
+        return std::nullopt;
+    };
+    const auto shown = [](const std::optional<std::string>& value) {
+        return value && !value->empty() ? *value : std::string("(none)");
+    };
+    std::vector<std::string> changes;
+    std::vector<std::string> keys;
+    for (const auto* fields : {&old_fields, &new_fields})
+        for (const auto& field : *fields)
+            if (std::find(keys.begin(), keys.end(), field.key) == keys.end())
+                keys.push_back(field.key);
+    for (const auto& key : keys) {
+        const auto was = value_in(old_fields, key);
+        const auto now = value_in(new_fields, key);
+        if (shown(was) != shown(now))
+            changes.push_back(key + " " + shown(was) + " → " + shown(now));
+    }
+    return changes;
 }
 
 std::string configuration_id(const Cert& cert) {

@@ -26,6 +26,10 @@ struct ConfigurationField {
 // "size:" + the file size; server_flags are the extra flags in order, joined by U+001F.
 std::vector<ConfigurationField> configuration_fields(const Cert& cert);
 
+// One "key before → after" per field whose value differs between two certs ("endpoint chat →
+// completion"), an empty value written "(none)"; empty when they are one configuration.
+std::vector<std::string> configuration_changes(const Cert& before, const Cert& after);
+
 // "cfg-" + the first 16 hex digits of sha256 over "key=value\n" of every field; stable across
 // runs, ports, PIDs, timestamps and verdicts.
 std::string configuration_id(const Cert& cert);

@@ -6,6 +6,7 @@
 #include <set>
 
 #include "composition.hpp"
+#include "logprob_drift.hpp"
 
 namespace bi::core {
 
@@ -285,6 +286,14 @@ void apply_rules(Verdict& v, bool passed_reasons) {
 Verdict decide_verdict(const CellEvidence& evidence) {
     Verdict v = gather(evidence);
     apply_rules(v);
+    // Generation drift's line says how far the logprobs went, by the threshold of the evidence
+    // (what the verdict itself does not hold), or that the answers carried none.
+    if (v.rule.name == name(RuleId::GenerationDrift) &&
+        v.rule.first_reason < v.decision_reasons.size())
+        v.decision_reasons[v.rule.first_reason] +=
+            "; " + (logprobs_compared(evidence.arm_a, evidence.arm_c)
+                        ? logprob_drift_size(v.ac.max_logprob_delta, evidence.logit_drift_eps)
+                        : std::string(kLogprobsNotCompared));
     return v;
 }
 

@@ -809,6 +809,9 @@ CellOutcome CellRunner::run_cell(const SerialArms& serial, int parallel,
                                              options_.determinism.value_or(false));
     throw_if_interrupted();
     outcome.cert.previous = archive_replaced_cert(outcome.cert_path, context.ts_utc, &outcome.cert);
+    if (outcome.cert.previous)
+        outcome.replaced =
+            replaced_cert_note(outcome.cert_path, outcome.cert.previous->back(), outcome.cert);
     io::write_cert(outcome.cert_path, outcome.cert, options_.sign_key.get());
     outcome.promotable = core::check_promotable(outcome.cert, true).promotable;
     return outcome;

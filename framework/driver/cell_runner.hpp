@@ -100,6 +100,7 @@ struct CellOutcome {
     core::Cert cert;  // as written, without the digest
     std::string cert_path;
     bool promotable = false;
+    std::string replaced;  // replaced_cert_note for the cert this run moved to history, or ""
 };
 
 class CellRunner {

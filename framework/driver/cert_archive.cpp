@@ -4,9 +4,12 @@
 
 #include "core/configuration.hpp"
 #include "core/error.hpp"
+#include "core/text.hpp"
+#include "io/cert_io.hpp"
 #include "io/cert_schema.hpp"
 #include "io/files.hpp"
 #include "io/json_text.hpp"
+#include "report/verdict_headline.hpp"
 
 namespace bi::driver {
 
@@ -89,6 +92,29 @@ std::optional<std::vector<core::PreviousCert>> archive_replaced_cert(const std::
     std::vector<core::PreviousCert> previous = earlier.value_or(std::vector<core::PreviousCert>{});
     previous.push_back(entry);
     return previous;
+}
+
+std::string replaced_cert_note(const std::string& cert_path, const core::PreviousCert& replaced,
+                               const core::Cert& now) {
+    const fs::path path(cert_path);
+    std::string note = "moved " + path.filename().string();
+    std::string why = "it is no cert this run can read";
+    try {
+        const auto loaded = io::read_cert((path.parent_path() / replaced.file).string());
+        if (loaded.shape_problem.empty()) {
+            const core::Cert& old = loaded.cert;
+            const bool promotable = core::check_promotable(old, loaded.digest_intact).promotable;
+            note += " (" + std::string(report::verdict_word(old.verdict.status)) +
+                    (promotable ? ", promotable" : "") + ", of " + old.ts_utc + ")";
+            const auto changes = core::configuration_changes(old, now);
+            why = changes.empty()
+                      ? "a rerun of the same configuration"
+                      : "this run's configuration differs: " + core::join(changes, ", ");
+        }
+    } catch (const Error&) {
+        // The file was copied byte for byte; one that is not JSON says nothing more.
+    }
+    return note + " to " + replaced.file + ": " + why;
 }
 
 }  // namespace bi::driver

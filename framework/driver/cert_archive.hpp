@@ -22,4 +22,11 @@ namespace bi::driver {
 std::optional<std::vector<core::PreviousCert>> archive_replaced_cert(
     const std::string& cert_path, const std::string& stamp, const core::Cert* replacing = nullptr);
 
+// What a run says when it moved the cell's cert at `cert_path` to `replaced.file` (beside it) for
+// `now`: "moved m__ctx512__N2.json (GREEN, promotable, of 2026-...) to history/...json: this
+// run's configuration differs: endpoint chat → completion, logprobs 0 → 2"; "...: a rerun of the
+// same configuration" when nothing differs. Reads the history file; never throws.
+std::string replaced_cert_note(const std::string& cert_path, const core::PreviousCert& replaced,
+                               const core::Cert& now);
+
 }  // namespace bi::driver

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <sstream>
 
+#include "core/text.hpp"
 #include "io/json_text.hpp"
 
 namespace bi::report {
@@ -75,7 +76,12 @@ std::vector<std::string> moved_lines(const core::BaselineCheck& check, std::size
         const auto& drifted = comparison.token_only_ids;
         if (std::find(drifted.begin(), drifted.end(), id) != drifted.end()) continue;
         ++moved;
-        if (lines.size() < limit) lines.push_back(id + ": logprobs moved");
+        const auto delta = comparison.logprob_deltas.find(id);
+        if (lines.size() < limit)
+            lines.push_back(id + ": logprobs moved" +
+                            (delta == comparison.logprob_deltas.end()
+                                 ? std::string()
+                                 : " by up to " + core::format_general(delta->second, 3)));
     }
     if (moved > lines.size())
         lines.push_back("... " + std::to_string(moved - lines.size()) +

@@ -6,6 +6,8 @@
 #include <sstream>
 
 #include "core/cert_consistency.hpp"
+#include "core/configuration.hpp"
+#include "core/logprob_drift.hpp"
 #include "core/text.hpp"
 #include "io/json_text.hpp"
 #include "markup.hpp"
@@ -116,7 +118,25 @@ void render_gates(const core::Cert& c, std::ostream& out) {
     out << "</table>\n";
 }
 
-// A bar per C pass: ids that diverged (red) and ids whose generation moved only (amber).
+// The threshold the cert's run judged logprob drift by: 0 (every delta counts) unless set.
+double drift_eps(const core::Cert& c) {
+    return c.run && c.run->logit_drift_eps ? *c.run->logit_drift_eps : 0.0;
+}
+
+// The ids of pass t whose generation or chosen-token logprobs moved, invariants intact.
+std::size_t drifted_in_pass(const core::UnionReport& ac, std::size_t t) {
+    std::size_t drifted = t < ac.per_pass_token_only.size() ? ac.per_pass_token_only[t] : 0;
+    if (t >= ac.per_pass.size()) return drifted;
+    const auto& pass = ac.per_pass[t];
+    for (const auto& id : pass.logprob_drift_ids)
+        if (std::find(pass.token_only_ids.begin(), pass.token_only_ids.end(), id) ==
+            pass.token_only_ids.end())
+            ++drifted;
+    return drifted;
+}
+
+// A bar per C pass: ids that diverged (red) and ids whose generation or logprobs moved only
+// (amber), and for drift, how far the logprobs went.
 void render_chart(const core::Cert& c, std::ostream& out) {
     const auto& ac = c.divergence.ac;
     const std::size_t passes = ac.per_pass.size();
@@ -124,8 +144,7 @@ void render_chart(const core::Cert& c, std::ostream& out) {
     std::size_t peak = 1;
     for (std::size_t t = 0; t < passes; ++t) {
         const std::size_t red = t < ac.per_pass_divergent.size() ? ac.per_pass_divergent[t] : 0;
-        const std::size_t amber = t < ac.per_pass_token_only.size() ? ac.per_pass_token_only[t] : 0;
-        peak = std::max({peak, red, amber});
+        peak = std::max({peak, red, drifted_in_pass(ac, t)});
     }
     const int bar = 16, gap = 14, height = 80,
               width = static_cast<int>(passes) * (2 * bar + gap) + 40;
@@ -137,7 +156,7 @@ void render_chart(const core::Cert& c, std::ostream& out) {
         << "\" font-size=\"11\" fill=\"#656d76\">0</text>";
     for (std::size_t t = 0; t < passes; ++t) {
         const std::size_t red = t < ac.per_pass_divergent.size() ? ac.per_pass_divergent[t] : 0;
-        const std::size_t amber = t < ac.per_pass_token_only.size() ? ac.per_pass_token_only[t] : 0;
+        const std::size_t amber = drifted_in_pass(ac, t);
         const int x = 34 + static_cast<int>(t) * (2 * bar + gap);
         const auto h = [&](std::size_t v) { return static_cast<int>(v * height / peak); };
         out << "<rect x=\"" << x << "\" y=\"" << height + 4 - h(red) << "\" width=\"" << bar
@@ -145,13 +164,16 @@ void render_chart(const core::Cert& c, std::ostream& out) {
             << " divergent</title></rect><rect x=\"" << x + bar << "\" y=\""
             << height + 4 - h(amber) << "\" width=\"" << bar << "\" height=\"" << h(amber)
             << "\" fill=\"#d4a72c\"><title>C" << t + 1 << ": " << amber
-            << " token-only</title></rect><text x=\"" << x + 4 << "\" y=\"" << height + 20
+            << " drifted</title></rect><text x=\"" << x + 4 << "\" y=\"" << height + 20
             << "\" font-size=\"12\" fill=\"#1f2328\">C" << t + 1 << "</text><text x=\"" << x
             << "\" y=\"" << height + 32 << "\" font-size=\"10\" fill=\"#656d76\">" << red << "/"
             << amber << "</text>";
     }
     out << "</svg><div class=\"meta\">red: ids whose invariant fields diverged; amber: ids whose "
-           "generation moved with the invariants intact</div>\n";
+           "generation or chosen-token logprobs moved with the invariants intact";
+    if (!ac.logprob_drift_ids.empty() || !ac.token_only_ids.empty())
+        out << "; " << esc(core::logprob_drift_size(ac.max_logprob_delta, drift_eps(c)));
+    out << "</div>\n";
 }
 
 void launch_rows(const char* which, const core::ServerLaunch& launch, std::ostream& out) {
@@ -180,14 +202,34 @@ void render_provenance(const core::Cert& c, std::ostream& out) {
     if (c.model_file)
         out << "<dt>model file</dt><dd><code>" << esc(c.model_file->path) << "</code>, "
             << c.model_file->size << " bytes"
-            << (c.model_file->sha256_head
-                    ? ", sha256 head <code>" + esc(*c.model_file->sha256_head) + "</code>"
-                    : "")
+            << (c.model_file->sha256
+                    ? ", sha256 <code>" + esc(*c.model_file->sha256) + "</code>"
+                    : std::string(", sha256 <span class=\"na\">not recorded</span>"))
+            << (c.model_file->sha256_head ? ", sha256 of the first MiB <code>" +
+                                                esc(*c.model_file->sha256_head) + "</code>"
+                                          : std::string())
+            << (c.model_file->store_digest
+                    ? ", store digest <code>" + esc(*c.model_file->store_digest) + "</code>"
+                    : std::string())
             << "</dd>";
     if (c.host)
         out << "<dt>host</dt><dd>" << esc(c.host->hostname.value_or("")) << " " << esc(c.host->cpu)
             << " (" << c.host->n_cpus << " CPUs)</dd>";
     out << "<dt>written</dt><dd>" << esc(c.ts_utc) << "</dd>";
+    // The certs this one replaced for the cell, kept under history/, the latest last.
+    if (c.previous && !c.previous->empty()) {
+        const std::string id = core::configuration_id(c);
+        out << "<dt>replaced</dt><dd><ul>";
+        for (const auto& p : *c.previous)
+            out << "<li><code>" << esc(p.file) << "</code> " << esc(p.status.word()) << " of "
+                << esc(p.ts_utc) << ", "
+                << (p.configuration_id == id
+                        ? std::string("the same configuration")
+                        : "another configuration (" + esc(p.configuration_id.value_or("unknown")) +
+                              ")")
+                << "</li>";
+        out << "</ul></dd>";
+    }
     if (c.timings) {
         const auto& t = *c.timings;
         out << "<dt>timings</dt><dd>";
@@ -312,11 +354,12 @@ std::string ids_text(const std::vector<std::string>& ids) {
 
 // The cache arm's check (--cache-arm): beside the verdict, never part of it. Its reasons, what
 // the witness shows the cache served, and each warm answer that differs from A's.
-void render_cache_check(const core::Cert& c, std::ostream& out) {
+void render_cache_check(const core::Cert& c, const std::string& anchor, std::ostream& out) {
     if (!c.cache_check) return;
     const core::CacheCheck& k = *c.cache_check;
-    out << "<h4 id=\"" << escape_attribute(cache_anchor(c)) << "\">Cache check <span class=\"badge "
-        << check_status_class(k.status) << "\">" << core::status_word(k.status)
+    out << "<h4 id=\"" << escape_attribute(anchor + "-cache")
+        << "\">Cache check <span class=\"badge " << check_status_class(k.status) << "\">"
+        << core::status_word(k.status)
         << "</span></h4><p class=\"meta\">A's prompts served again from the prompt cache and "
            "compared with A; beside the verdict, never part of it.</p><ol>"
         << list_items(k.reasons) << "</ol>\n<dl><dt>witness</dt><dd>"
@@ -390,13 +433,18 @@ std::string forensics_tags(const core::IdForensics& f) {
     return tags;
 }
 
-std::string render_cell_html(const ReportEntry& entry) {
+std::string entry_anchor(const core::Cert& cert, std::size_t k) {
+    return k == 0 ? cell_anchor(cert) : cell_anchor(cert) + "-" + std::to_string(k + 1);
+}
+
+std::string render_cell_html(const ReportEntry& entry, const std::string& anchor_given) {
     const core::Cert& c = entry.cert();
+    const std::string anchor = anchor_given.empty() ? cell_anchor(c) : anchor_given;
     std::ostringstream out;
     const std::string cls = verdict_class(entry);
     const std::string word =
         entry.trusted() ? std::string(verdict_word(c.verdict.status)) : std::string("INVALID");
-    out << "<section class=\"card cell\" id=\"" << escape_attribute(cell_anchor(c)) << "\">\n<h3>"
+    out << "<section class=\"card cell\" id=\"" << escape_attribute(anchor) << "\">\n<h3>"
         << "<span class=\"badge " << cls << "\">" << word << "</span>" << esc(c.cell.model)
         << " &middot; ctx " << c.cell.ctx << " &middot; N " << c.cell.dispatch_n << "</h3>\n"
         << "<p class=\"headline\">" << esc(entry_headline(entry)) << "</p>\n"
@@ -415,7 +463,7 @@ std::string render_cell_html(const ReportEntry& entry) {
     out << "<h4>Sensitivity</h4><ul>" << list_items(sensitivity_lines(c)) << "</ul>\n";
     render_chart(c, out);
     render_divergent_ids(entry, out);
-    render_cache_check(c, out);
+    render_cache_check(c, anchor, out);
     render_provenance(c, out);
     out << "</section>\n";
     return out.str();

@@ -118,8 +118,11 @@ void render_moved_id(const core::BaselineCheck& check, const std::string& id,
         out << side_by_side("baseline" + where, e.a, "now" + where, e.c);
     } else if (f == report.forensics.end()) {
         out << "<div class=\"meta\">the texts and tokens are equal; "
-            << (check.generation_changes.count(id) ? "what else moved is tagged above"
-                                                   : "only the logprobs moved")
+            << (check.generation_changes.count(id) ? std::string("what else moved is tagged above")
+                : report.logprob_deltas.count(id)
+                    ? "only the logprobs moved, by up to " +
+                          core::format_general(report.logprob_deltas.at(id), 3)
+                    : std::string("only the logprobs moved"))
             << "</div>";
     }
     std::string fields;

@@ -2,6 +2,7 @@
 
 #include <sstream>
 
+#include "core/cert_history.hpp"
 #include "markup.hpp"
 #include "recommendation.hpp"
 #include "report_baselines.hpp"
@@ -84,6 +85,11 @@ std::string cell_box(const ModelGrid& grid, std::int64_t ctx, std::int64_t n) {
         word = verdict_word(entry->cert().verdict.status);
         note = entry->promotion.promotable ? "★ promotable"
                                            : std::string(core::name(entry->cert().source));
+        // A GREEN that a RED of its configuration's history holds back counts for no N.
+        if (!core::sticky_red_reasons(entry->cert()).empty()) note = "held back by its history";
+        // A cell two certs claim shows the worse; the other is in the details below.
+        if (grid.contested(ctx, n))
+            note = std::to_string(grid.all_at(ctx, n).size()) + " certs, the worst shown";
         // What batching bought, where the cert measured it: C's tokens/s over A's.
         if (const auto& throughput = entry->cert().throughput; throughput && throughput->speedup())
             note += " · " + speedup_text(throughput);
@@ -160,31 +166,48 @@ void render_unusable(const ReportModel& model, std::ostream& out) {
         << items << "</ul></section>\n";
 }
 
-// Every cell that is not a trusted GREEN, with the reason that decided it and a link to it.
+// Every cert of a cell that is not a trusted GREEN, with the reason that decided it and a link
+// to it: a contested cell lists each of its certs.
 void render_attention(const std::vector<ModelGrid>& grids, std::ostream& out) {
     std::string items;
     for (const auto& grid : grids)
         for (auto ctx : grid.ctxs)
             for (auto n : grid.ns) {
-                const ReportEntry* entry = grid.at(ctx, n);
-                if (!entry ||
-                    (entry->trusted() && entry->cert().verdict.status == core::Status::Green))
-                    continue;
-                const auto reasons = deciding_reasons(entry->cert(), 1);
-                const std::string why = !entry->problem.empty() ? entry->problem
-                                        : reasons.empty()       ? std::string()
-                                                                : reasons.front();
-                items += "<li><a href=\"#" + escape_attribute(cell_anchor(entry->cert())) +
-                         "\"><span class=\"badge " + verdict_class(*entry) + "\">" +
-                         (entry->trusted() ? std::string(verdict_word(entry->cert().verdict.status))
-                                           : std::string("INVALID")) +
-                         "</span>" + escape_markup(grid.title()) + " &middot; ctx " +
-                         std::to_string(ctx) + " &middot; N " + std::to_string(n) +
-                         "</a> <span class=\"meta\">" + escape_markup(why) + "</span></li>\n";
+                const auto entries = grid.all_at(ctx, n);
+                for (std::size_t k = 0; k < entries.size(); ++k) {
+                    const ReportEntry& entry = *entries[k];
+                    if (entry.trusted() && entry.cert().verdict.status == core::Status::Green)
+                        continue;
+                    const auto reasons = deciding_reasons(entry.cert(), 1);
+                    const std::string why = !entry.problem.empty() ? entry.problem
+                                            : reasons.empty()      ? std::string()
+                                                                   : reasons.front();
+                    items +=
+                        "<li><a href=\"#" + escape_attribute(entry_anchor(entry.cert(), k)) +
+                        "\"><span class=\"badge " + verdict_class(entry) + "\">" +
+                        (entry.trusted() ? std::string(verdict_word(entry.cert().verdict.status))
+                                         : std::string("INVALID")) +
+                        "</span>" + escape_markup(grid.title()) + " &middot; ctx " +
+                        std::to_string(ctx) + " &middot; N " + std::to_string(n) + "</a> " +
+                        (entries.size() > 1 ? "<code>" + escape_markup(entry.path) + "</code> "
+                                            : std::string()) +
+                        "<span class=\"meta\">" + escape_markup(why) + "</span></li>\n";
+                }
             }
     if (items.empty()) return;
     out << "<section class=\"card\"><h2>Cells that are not GREEN</h2><ul class=\"attention\">"
         << items << "</ul></section>\n";
+}
+
+// The cells more than one cert claims, as report's note on stderr says it.
+void render_conflicts(const std::vector<ModelGrid>& grids, std::ostream& out) {
+    std::vector<std::string> notes;
+    for (const auto& grid : grids)
+        for (auto& note : conflict_notes(grid)) notes.push_back(std::move(note));
+    if (notes.empty()) return;
+    out << "<section class=\"card conflicts\"><h2>Cells with more than one cert</h2><ul>\n";
+    for (const auto& note : notes) out << "<li>" << escape_markup(note) << "</li>\n";
+    out << "</ul></section>\n";
 }
 
 void render_summary(const ReportModel& model, std::ostream& out) {
@@ -294,11 +317,15 @@ std::string render_html(const ReportModel& model) {
     const auto grids = model_grids(model);
     for (const auto& grid : grids) render_grid(grid, out);
     render_attention(grids, out);
+    render_conflicts(grids, out);
     render_unusable(model, out);
     for (const auto& grid : grids)
         for (auto ctx : grid.ctxs)
-            for (auto n : grid.ns)
-                if (const ReportEntry* entry = grid.at(ctx, n)) out << render_cell_html(*entry);
+            for (auto n : grid.ns) {
+                const auto entries = grid.all_at(ctx, n);
+                for (std::size_t k = 0; k < entries.size(); ++k)
+                    out << render_cell_html(*entries[k], entry_anchor(entries[k]->cert(), k));
+            }
     out << render_checks_html(model);
     // The page ends with the operator's decision: each cell run both ways, then the answer.
     render_lines_card("determinism", "Determinism mode", determinism_pair_lines(grids), out);

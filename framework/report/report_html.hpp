@@ -14,8 +14,13 @@ namespace bi::report {
 
 std::string render_html(const ReportModel& model);
 
-// One cell's detail section (html_cell.cpp); `entry` must have a cert.
-std::string render_cell_html(const ReportEntry& entry);
+// One cert's detail section (html_cell.cpp), its id `anchor` (cell_anchor of the cert when
+// empty) and its cache check's `anchor` + "-cache"; `entry` must have a cert.
+std::string render_cell_html(const ReportEntry& entry, const std::string& anchor = "");
+
+// The anchor of the k-th cert of a cell (ModelGrid::all_at): cell_anchor for the one shown, then
+// "cell-tiny_rand-256__ctx512__N4-2", "-3" ... for the others.
+std::string entry_anchor(const core::Cert& cert, std::size_t k);
 
 // The byte length of the longest common prefix of `a` and `b` that ends on a UTF-8 character
 // boundary: where the first difference is highlighted.

@@ -5,8 +5,10 @@
 #include <filesystem>
 #include <set>
 #include <sstream>
+#include <utility>
 
 #include "core/cert_consistency.hpp"
+#include "core/cert_history.hpp"
 #include "core/text.hpp"
 #include "io/files.hpp"
 #include "io/json_text.hpp"
@@ -118,6 +120,34 @@ bool ModelGrid::contested(std::int64_t ctx, std::int64_t n) const {
     });
 }
 
+std::vector<const ReportEntry*> ModelGrid::all_at(std::int64_t ctx, std::int64_t n) const {
+    std::vector<const ReportEntry*> entries;
+    const ReportEntry* shown = at(ctx, n);
+    if (!shown) return entries;
+    entries.push_back(shown);
+    for (const auto* other : conflicts)
+        if (other->cert().cell.ctx == ctx && other->cert().cell.dispatch_n == n)
+            entries.push_back(other);
+    // The conflicts in file order: entries are in the order the paths expanded to.
+    std::sort(entries.begin() + 1, entries.end());
+    return entries;
+}
+
+std::vector<std::string> conflict_notes(const ModelGrid& grid) {
+    std::vector<std::string> notes;
+    for (const auto* other : grid.conflicts) {
+        const auto& cell = other->cert().cell;
+        const ReportEntry* shown = grid.at(cell.ctx, cell.dispatch_n);
+        const auto [first, second] = std::minmax(shown, other);
+        notes.push_back("two certs for " + cell.model + " ctx " + std::to_string(cell.ctx) + " N " +
+                        std::to_string(cell.dispatch_n) + ": " + first->path + " and " +
+                        second->path + " (the matrix shows the worst, " +
+                        std::string(verdict_word(shown->cert().verdict.status)) + " of " +
+                        shown->path + "; that cell answers no largest N)");
+    }
+    return notes;
+}
+
 std::string ModelGrid::title() const {
     return determinism.empty() ? model : model + " (determinism mode " + determinism + ")";
 }
@@ -138,10 +168,13 @@ std::vector<ModelGrid> model_grids(const ReportModel& model) {
         // reported on its own); two such certs of one cell are a conflict.
         auto [at, fresh] = grid.cells.try_emplace({cell.ctx, cell.dispatch_n}, &entry);
         if (!fresh && entry.trusted()) {
-            if (at->second->trusted())
-                grid.conflicts.push_back(&entry);
-            else
+            if (!at->second->trusted())
                 at->second = &entry;
+            else if (verdict_rank(entry.cert().verdict.status) >
+                     verdict_rank(at->second->cert().verdict.status))
+                grid.conflicts.push_back(std::exchange(at->second, &entry));
+            else
+                grid.conflicts.push_back(&entry);
         }
         axes[key].first.insert(cell.ctx);
         axes[key].second.insert(cell.dispatch_n);
@@ -157,8 +190,10 @@ std::vector<ModelGrid> model_grids(const ReportModel& model) {
 }
 
 std::optional<std::int64_t> largest_green_n(const ModelGrid& grid) {
+    // A GREEN held back by a RED in its configuration's history is no GREEN here either.
     return largest_safe_n(grid, [](const ReportEntry& entry) {
-        return entry.trusted() && entry.cert().verdict.status == core::Status::Green;
+        return entry.trusted() && entry.cert().verdict.status == core::Status::Green &&
+               core::sticky_red_reasons(entry.cert()).empty();
     });
 }
 

@@ -52,16 +52,17 @@ struct CacheGroup {
 // `__det.json` file, else "" (the mode was not asked for).
 std::string determinism_side(const ReportEntry& entry);
 
-// One model's cells of one determinism side as a ctx x N grid (a cell measured twice keeps the
-// last file). The two sides of `--determinism both` are two configurations, so two grids.
+// One model's cells of one determinism side as a ctx x N grid. The two sides of
+// `--determinism both` are two configurations, so two grids.
 struct ModelGrid {
     std::string model;
     std::string determinism;         // determinism_side() of every cert in the grid
     std::vector<std::int64_t> ctxs;  // ascending
     std::vector<std::int64_t> ns;    // ascending
     std::map<std::pair<std::int64_t, std::int64_t>, const ReportEntry*> cells;  // (ctx, N)
-    // Cells that more than one trusted cert claims: every such entry past the first. A cell in
-    // conflict is shown by its first cert but is no GREEN for the largest-N answer.
+    // Cells that more than one trusted cert claims: every such entry but the one shown, in file
+    // order. A cell in conflict is shown by its worst verdict (verdict_rank; the first file among
+    // equals) and is no GREEN for the largest-N answer.
     std::vector<const ReportEntry*> conflicts;
     // Each ctx whose trusted cells hold a cache check (--cache-arm): its groups, in N order.
     std::map<std::int64_t, std::vector<CacheGroup>> cache;
@@ -69,6 +70,9 @@ struct ModelGrid {
     const ReportEntry* at(std::int64_t ctx, std::int64_t n) const;
     // Whether a second trusted cert claims the cell.
     bool contested(std::int64_t ctx, std::int64_t n) const;
+    // Every cert of the cell: the one shown first, then its conflicts in file order; empty when
+    // the cell was not measured.
+    std::vector<const ReportEntry*> all_at(std::int64_t ctx, std::int64_t n) const;
     // The model's name, with " (determinism mode on)" or " (determinism mode off)" for a side.
     std::string title() const;
 };
@@ -76,9 +80,10 @@ struct ModelGrid {
 // Grids of every model that has a cert, models in name order, then the side: "", "off", "on".
 std::vector<ModelGrid> model_grids(const ReportModel& model);
 
-// The largest N such that it and every smaller N measured are trusted GREENs at every ctx the
-// grid measured (a server run at N also batches 2..N-1); never extrapolated: an N missing at
-// some ctx does not qualify. nullopt when no N does.
+// The largest N such that it and every smaller N measured are trusted GREENs (none held back by
+// a RED in its history, core::sticky_red_reasons) at every ctx the grid measured (a server run at N
+// also batches 2..N-1); never extrapolated: an N missing at some ctx does not qualify. nullopt when
+// no N does.
 std::optional<std::int64_t> largest_green_n(const ModelGrid& grid);
 
 // The same rule with the GREEN a cell needs given by `counts`: the largest N such that it and
@@ -88,6 +93,10 @@ std::optional<std::int64_t> largest_safe_n(const ModelGrid& grid,
 
 // The N in 2..n-1 the grid never measured, ascending.
 std::vector<std::int64_t> unmeasured_below(const ModelGrid& grid, std::int64_t n);
+
+// One line per cert that contests a cell: "two certs for tiny ctx 512 N 2: a.json and z.json
+// (the matrix shows the worst, RED of z.json; that cell answers no largest N)".
+std::vector<std::string> conflict_notes(const ModelGrid& grid);
 
 // "largest N that is GREEN, with every smaller N measured, at every ctx measured (512, 1024): 4
 // (N 3 never measured)" / "... : none".

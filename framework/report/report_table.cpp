@@ -81,6 +81,7 @@ std::vector<TableRow> table_rows(const ReportModel& model) {
         row.per_trial = bound_cell(c.sensitivity.per_trial);
         row.per_prompt = bound_cell(c.sensitivity.per_prompt);
         row.history = core::flaky_note(c);
+        row.replaced = core::replaced_note(c);
         row.speedup = speedup_text(c.throughput);
         row.cache = cache_word(c);
         rows.push_back(std::move(row));
@@ -102,6 +103,7 @@ void render_text(const ReportModel& model, std::ostream& out) {
             r.per_trial.c_str(), r.per_prompt.c_str(), r.speedup.c_str(), r.cache.c_str());
         out << line;
         if (!r.history.empty()) out << "    " << r.history << "\n";
+        if (!r.replaced.empty()) out << "    " << r.replaced << "\n";
     }
     const auto grids = model_grids(model);
     for (const auto& grid : grids) out << grid.title() << ": " << largest_green_line(grid) << "\n";
@@ -161,6 +163,7 @@ core::Json render_json_rows(const ReportModel& model) {
             {"rule", core::deciding_rule(c).name},
             {"n_divergent", r.diverged},
             {"history", r.history},
+            {"replaced", r.replaced},
             {"per_trial", bound_json(c.sensitivity.per_trial)},
             {"per_prompt", bound_json(c.sensitivity.per_prompt)},
             {"determinism", determinism_side(*r.entry)},

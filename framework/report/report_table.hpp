@@ -24,6 +24,7 @@ struct TableRow {
     std::string per_trial;      // bound_cell(): "<=0.0231 n=128", or the observed rate with its n
     std::string per_prompt;     // the same over distinct items, the conservative one
     std::string history;        // "flaky: RED 1 of 3 runs" when the cert's history has a RED, or ""
+    std::string replaced;       // core::replaced_note: a cert of another configuration replaced
     std::string speedup = "-";  // C's tokens/s over A's ("1.64x"), from the cert's throughput
     std::string cache = "-";    // the cache check's status word ("CHANGED"), with --cache-arm
 };

@@ -4,6 +4,8 @@
 #include <sstream>
 
 #include "baseline_text.hpp"
+#include "core/cert_history.hpp"
+#include "core/logprob_drift.hpp"
 #include "io/json_text.hpp"
 #include "sensitivity_text.hpp"
 #include "throughput_text.hpp"
@@ -60,16 +62,30 @@ std::string cell_text(const DecidedCell& cell) {
         << cert.cell.dispatch_n << "  [source " << core::name(cert.source)
         << (cell.promotable ? ", promotable" : ", not promotable") << "]\n";
     for (const auto& reason : cell.verdict.decision_reasons) out << "  - " << reason << "\n";
+    // A verdict that is not RED yet not promotable for its history says so where it is printed.
+    for (const auto& reason : core::sticky_red_reasons(cert))
+        out << "  held back: " << reason << "\n";
     for (const auto& line : sensitivity_lines(cert)) out << "  " << line << "\n";
     if (cert.throughput)
         if (const auto line = throughput_line(*cert.throughput, cert.cell.dispatch_n))
             out << "  " << *line << "\n";
+    // What a GREEN looked at besides the invariants: the logprobs, or that none were asked for.
+    if (cell.verdict.status == core::Status::Green) {
+        const auto& run = cert.run;
+        out << "  logprobs: "
+            << (run && run->logprobs.value_or(0) > 0
+                    ? "held; " + core::logprob_drift_size(cert.divergence.ac.max_logprob_delta,
+                                                          run->logit_drift_eps.value_or(0.0))
+                    : std::string(core::kLogprobsNotCompared))
+            << "\n";
+    }
     if (cert.verdict.status == core::Status::Green && cert.source != core::Source::Live)
         out << "  (a GREEN against the mock shows the harness works; only a live server's GREEN "
                "is promotable)\n";
     if (cert.baseline_check) out << summary_line(*cert.baseline_check) << "\n";
     if (cert.cache_check)
         out << "cache check: " << core::cache_check_line(*cert.cache_check) << "\n";
+    if (!cell.replaced.empty()) out << "replaced: " << cell.replaced << "\n";
     out << "cert: " << cell.cert_path << "\n";
     return out.str();
 }
@@ -95,6 +111,12 @@ std::string cell_json(const DecidedCell& cell, const core::Json& version) {
                         ? core::Json(*cert.throughput->speedup())
                         : core::Json()},
     };
+    if (!cell.replaced.empty()) summary.set("replaced", cell.replaced);
+    if (const auto held = core::sticky_red_reasons(cert); !held.empty()) {
+        core::Json lines = core::Json::array();
+        for (const auto& line : held) lines.push_back(line);
+        summary.set("held_back", lines);
+    }
     if (cert.baseline_check)
         summary.set(
             "baseline_check",

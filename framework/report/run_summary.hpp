@@ -19,6 +19,7 @@ struct DecidedCell {
     const core::Verdict& verdict;
     std::string cert_path;
     bool promotable = false;
+    std::string replaced;  // the cert the run moved to history for this one, and why; "" if none
 };
 
 // The verdict headline, model, ctx, N and source, every decision reason, the sensitivity lines

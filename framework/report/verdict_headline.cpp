@@ -16,6 +16,20 @@ std::string_view verdict_word(core::Status status) {
     return "UNVERIFIED";
 }
 
+int verdict_rank(core::Status status) {
+    switch (status) {
+        case core::Status::Failed:
+            return 3;
+        case core::Status::GreenUnverified:
+            return 2;
+        case core::Status::GreenWithCaveat:
+            return 1;
+        case core::Status::Green:
+            break;
+    }
+    return 0;
+}
+
 std::string verdict_headline_words(core::Status status, std::string_view divergence_class,
                                    std::string_view anomaly, bool promotable) {
     std::string line(verdict_word(status));

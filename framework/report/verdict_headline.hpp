@@ -15,6 +15,10 @@ namespace bi::report {
 // GREEN for green, RED for failed, AMBER for green_with_caveat, UNVERIFIED for green_unverified.
 std::string_view verdict_word(core::Status status);
 
+// How much a verdict asks of its reader, the most severe highest: RED 3, UNVERIFIED 2, AMBER 1,
+// GREEN 0. Where certs disagree about one cell, every format shows the highest.
+int verdict_rank(core::Status status);
+
 // "GREEN (promotable)", "GREEN (green, not promotable)", "RED (failed, co_batching)",
 // "AMBER (green_with_caveat: token_only)", "UNVERIFIED (green_unverified)".
 std::string verdict_headline(core::Status status,

@@ -12,6 +12,7 @@
 #include "core/baseline_documents.hpp"
 #include "core/json.hpp"
 #include "core/sha256.hpp"
+#include "core/text.hpp"
 #include "io/baseline_io.hpp"
 #include "io/cert_io.hpp"
 #include "io/files.hpp"
@@ -221,6 +222,28 @@ TEST_CASE("baseline check: text or logprobs moving under equal scores is DRIFT O
             CHECK(moved.size() < 8);
         }
     }
+}
+
+TEST_CASE("baseline check: logprobs that moved say by how much, and by which threshold",
+          "[cli][baseline]") {
+    Bench bench;
+    REQUIRE(record(bench, {"--endpoint", "completion", "--logprobs", "2"}).exit_code == 0);
+    const std::string out = bench.dir.file("logprob.json");
+    const auto r = check(bench, out, {"--build-variant=logprob"});
+    INFO(r.out << r.err);
+    REQUIRE(r.exit_code == 3);
+    const auto c = read_check(out);
+    REQUIRE(c.comparison);
+    REQUIRE_FALSE(c.comparison->logprob_drift_ids.empty());
+    // The reason carries the largest delta the check report holds, and the threshold.
+    CHECK_THAT(r.out, Catch::Contains("; largest chosen-token logprob delta " +
+                                      core::format_general(c.comparison->max_logprob_delta, 3) +
+                                      " (--logit-drift-eps 0: every delta counts)\n"));
+    // Each id's line says how far its own logprobs moved.
+    const std::string& id = c.comparison->logprob_drift_ids.front();
+    CHECK_THAT(r.out, Catch::Contains("    " + id + ": logprobs moved by up to " +
+                                      core::format_general(c.comparison->logprob_deltas.at(id), 3) +
+                                      "\n"));
 }
 
 TEST_CASE("baseline check: another model file is NOT COMPARABLE, never SAME", "[cli][baseline]") {

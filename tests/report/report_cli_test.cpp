@@ -7,6 +7,7 @@
 
 #include "built_paths.hpp"
 #include "core/json.hpp"
+#include "core/sha256.hpp"
 #include "io/cert_io.hpp"
 #include "io/files.hpp"
 #include "io/json_text.hpp"
@@ -259,4 +260,63 @@ TEST_CASE("report names two certs of one cell, and that cell answers no largest 
     // N = 2 was the answer; contested, there is none.
     CHECK_THAT(r.out, Catch::Contains("tiny/rand-256: largest N that is GREEN, with every smaller "
                                       "N measured, at every ctx measured (512, 1024): none\n"));
+}
+
+TEST_CASE("report --html: a cell three certs claim shows its worst verdict and every cert of it",
+          "[report][cli]") {
+    testing::ScratchDir dir;
+    const std::string certs = fixtures(dir, "contested");
+    const auto page = dir.file("r.html");
+    const auto r = run_command({BI_RUN_PATH, "report", "--html", page, certs});
+    INFO(r.err);
+    CHECK(r.exit_code == 0);
+    const std::string html = testing::read_text(page);
+    // The matrix shows the RED, though a-amber.json comes first by name.
+    CHECK_THAT(html, Catch::Contains("<td class=\"v-red\"><a href=\"#cell-tiny_rand-256__ctx512__"
+                                     "N4\"") &&
+                         Catch::Contains("3 certs, the worst shown"));
+    // Each cert that is not GREEN is listed, and each has its detail section.
+    for (const char* word : {"RED", "UNVERIFIED", "AMBER"})
+        CHECK_THAT(html, Catch::Contains(std::string(">") + word +
+                                         "</span>tiny/rand-256 &middot; ctx 512 &middot; N 4"));
+    for (const char* file : {"a-amber.json", "m-unverified.json", "z-red.json"})
+        CHECK_THAT(html, Catch::Contains("<code>" + certs + "/" + file + "</code></p>"));
+    for (const char* anchor : {"cell-tiny_rand-256__ctx512__N4\"",
+                               "cell-tiny_rand-256__ctx512__"
+                               "N4-2\"",
+                               "cell-tiny_rand-256__ctx512__N4-3\""})
+        CHECK_THAT(html,
+                   Catch::Contains(std::string("<section class=\"card cell\" id=\"") + anchor));
+    // What report says on stderr is on the page too.
+    const std::string note = "two certs for tiny/rand-256 ctx 512 N 4: " + certs +
+                             "/a-amber.json and " + certs +
+                             "/z-red.json (the matrix shows the "
+                             "worst, RED of " +
+                             certs + "/z-red.json; that cell answers no largest N)";
+    CHECK_THAT(r.err, Catch::Contains("bi-run report: note: " + note));
+    CHECK_THAT(html, Catch::Contains("<h2>Cells with more than one cert</h2>") &&
+                         Catch::Contains("<li>" + note + "</li>"));
+    // Every format's matrix shows the worst.
+    const auto md = run_command({BI_RUN_PATH, "report", "--markdown", certs});
+    const auto row = md.out.find("\n| 512 |");
+    REQUIRE(row != std::string::npos);
+    CHECK_THAT(md.out.substr(row, md.out.find('\n', row + 1) - row),
+               Catch::EndsWith("| **RED** |") && !Catch::Contains("AMBER"));
+}
+
+TEST_CASE("report --html names the model file's whole sha256 and its first MiB's apart",
+          "[report][cli]") {
+    testing::ScratchDir dir;
+    const auto r = run_command(mock_server_run(dir, "run-live", {"--parallel", "2"}));
+    INFO(r.err);
+    REQUIRE(r.exit_code != 1);
+    const auto page = dir.file("r.html");
+    REQUIRE(run_command({BI_RUN_PATH, "report", "--html", page, dir.file("out")}).exit_code != 2);
+    const std::string html = testing::read_text(page);
+    // What sha256sum prints for the file, and the hash of its first MiB, each under its name.
+    const std::string whole = core::sha256_hex("not really a model");
+    CHECK_THAT(html, Catch::Contains(", sha256 <code>" + whole +
+                                     "</code>, sha256 of the first "
+                                     "MiB <code>"));
+    CHECK_THAT(html, !Catch::Contains("sha256 head"));
 }

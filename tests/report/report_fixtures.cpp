@@ -1,13 +1,17 @@
-// bi_report_fixtures DIR [cache]: writes the fixed certs the report tests render, byte for byte
-// the same on every run: a 2 x 2 grid of "tiny/rand-256" (GREEN, GREEN, RED whose answers hold
-// <script> and quotes, AMBER) and "other-model" (UNVERIFIED, and a GREEN edited after it was
+// bi_report_fixtures DIR [cache|contested]: writes the fixed certs the report tests render, byte
+// for byte the same on every run: a 2 x 2 grid of "tiny/rand-256" (GREEN, GREEN, RED whose answers
+// hold <script> and quotes, AMBER) and "other-model" (UNVERIFIED, and a GREEN edited after it was
 // written, so its digest no longer matches). With `cache`, the same grid of "tiny/rand-256" with
 // cache checks (CHANGED at ctx 512, SAME at 1024 but for its AMBER, run without one) and
 // "other-model" at ctx 512 (NOT COMPARABLE at N 2, DRIFT ONLY at N 4: two runs that disagree).
+// With `contested`, "tiny/rand-256" at ctx 512: a GREEN at N 2 and three certs of N 4 copied into
+// one directory, a-amber.json, m-unverified.json and z-red.json.
 #include <cstdio>
 #include <exception>
+#include <filesystem>
 #include <optional>
 #include <string>
+#include <utility>
 
 #include "../unit/cache_builders.hpp"
 #include "../unit/trial_builders.hpp"
@@ -103,18 +107,35 @@ void write_cache_checks(const std::string& dir) {
           cache_check_of(BaselineStatus::DriftOnly));
 }
 
+// Three certs of one cell under names that sort the RED last.
+void write_contested(const std::string& dir) {
+    const std::string tiny = "tiny/rand-256";
+    write(dir, tiny, 512, 2, cell_at(2), core::Source::Live);
+    const std::pair<const char*, core::CellEvidence> certs[] = {
+        {"a-amber.json", amber_cell()},
+        {"m-unverified.json", unverified_cell()},
+        {"z-red.json", red_cell()}};
+    for (const auto& [name, evidence] : certs)
+        std::filesystem::rename(write(dir, tiny, 512, 4, evidence, core::Source::Live),
+                                dir + "/" + name);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
-    const bool cache = argc == 3 && std::string(argv[2]) == "cache";
-    if (argc != 2 && !cache) {
-        std::fprintf(stderr, "usage: bi_report_fixtures DIR [cache]\n");
+    const std::string set = argc == 3 ? argv[2] : "";
+    if (argc < 2 || argc > 3 || !(set.empty() || set == "cache" || set == "contested")) {
+        std::fprintf(stderr, "usage: bi_report_fixtures DIR [cache|contested]\n");
         return 2;
     }
     const std::string dir = argv[1];
     try {
-        if (cache) {
+        if (set == "cache") {
             write_cache_checks(dir);
+            return 0;
+        }
+        if (set == "contested") {
+            write_contested(dir);
             return 0;
         }
         const std::string tiny = "tiny/rand-256";

@@ -208,7 +208,11 @@ TEST_CASE("two certs for one cell: the conflict is kept, and that cell answers n
     model.entries.push_back(entry_of(red(), 512, 4));  // a second cert of ctx 512, N 4
     const auto grids = model_grids(model);
     REQUIRE(grids[0].conflicts.size() == 1);
-    CHECK(grids[0].conflicts.front() == &model.entries[2]);
+    // The RED is the worse: it shows the cell, and the GREEN before it is the conflict.
+    CHECK(grids[0].at(512, 4) == &model.entries[2]);
+    CHECK(grids[0].conflicts.front() == &model.entries[1]);
+    CHECK(grids[0].all_at(512, 4) ==
+          std::vector<const ReportEntry*>{&model.entries[2], &model.entries[1]});
     CHECK(largest_green_n(grids[0]) == std::optional<std::int64_t>(2));
 }
 

@@ -92,6 +92,25 @@ TEST_CASE("cache check: too few served ids, or none, is not comparable", "[unit]
     CHECK(c.status == BaselineStatus::Changed);
 }
 
+TEST_CASE("cache check: logprob drift alone is drift only, sized by its largest delta",
+          "[unit][cache]") {
+    const auto a = arm(8);
+    auto probe = repeat_of(a);
+    probe.answers.at("id5").token_logprobs = std::vector<double>{-0.5, -0.25, -1.0, -2.0625};
+    auto c = core::check_cache(cached_witness(), a, a, {probe}, "");
+    CHECK(c.status == BaselineStatus::DriftOnly);
+    CHECK(c.drift_ids == std::vector<std::string>{"id5"});
+    CHECK(mentions(c,
+                   "; largest chosen-token logprob delta 0.0625 (--logit-drift-eps 0: every "
+                   "delta counts)"));
+    // Text drift alone has no logprob delta to size.
+    probe = repeat_of(a);
+    probe.answers.at("id4").content = "text-id4 but longer";
+    probe.answers.at("id4").content_sha = core::content_sha(probe.answers.at("id4").content);
+    c = core::check_cache(cached_witness(), a, a, {probe}, "");
+    CHECK_FALSE(mentions(c, "logprob delta"));
+}
+
 TEST_CASE("cache check: text or token drift alone is drift only", "[unit][cache]") {
     const auto a = arm(8);
     auto probe = repeat_of(a);

@@ -53,16 +53,11 @@ void write_output(const cxxopts::ParseResult& args, const char* option, const st
 
 namespace {
 
-// Two certs of one cell: the matrix shows the first.
+// Two certs of one cell: the matrix shows the worst.
 void note_conflicts(const report::ReportModel& model) {
     for (const auto& grid : report::model_grids(model))
-        for (const auto* other : grid.conflicts) {
-            const auto& cell = other->cert().cell;
-            std::cerr << "bi-run report: note: two certs for " << cell.model << " ctx " << cell.ctx
-                      << " N " << cell.dispatch_n << ": "
-                      << grid.at(cell.ctx, cell.dispatch_n)->path << " and " << other->path
-                      << " (the matrix shows the first; that cell answers no largest N)\n";
-        }
+        for (const auto& note : report::conflict_notes(grid))
+            std::cerr << "bi-run report: note: " << note << "\n";
 }
 
 // Says on stderr what was skipped and what cannot be trusted; kExitError when any file cannot.

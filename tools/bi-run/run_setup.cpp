@@ -123,7 +123,7 @@ namespace {
 void print_cell(const driver::CellResult& result, bool json) {
     const driver::CellOutcome& outcome = result.outcome;
     const report::DecidedCell cell{outcome.cert, outcome.verdict, outcome.cert_path,
-                                   outcome.promotable};
+                                   outcome.promotable, outcome.replaced};
     if (json)
         std::cout << report::cell_json(cell, version_json(build_info())) << std::endl;
     else

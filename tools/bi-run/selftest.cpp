@@ -49,7 +49,7 @@ int selftest_main(CommandLine& line, int raw_argc, char** raw_argv) {
     const auto result = driver::run_selftest(request, invocation(line), *line.notes);
     const auto& outcome = result.outcome;
     const report::SelftestCell summary{
-        {outcome.cert, outcome.verdict, outcome.cert_path, outcome.promotable},
+        {outcome.cert, outcome.verdict, outcome.cert_path, outcome.promotable, outcome.replaced},
         *request.target.server_bin,
         static_cast<int>(request.parallel),
         result.n_prompts,

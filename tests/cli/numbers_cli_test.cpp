@@ -115,7 +115,9 @@ TEST_CASE("run output: the trial count says why it counts fewer trials than comp
         run_command(bi_run({"run-mock", "--workset", workset, "--parallel", "4", "--passes", "2",
                             "--n-predict", "8", "--out-dir", dir.file("out"), "--quiet"}));
     INFO(r.out << r.err);
-    REQUIRE(r.exit_code == 0);
+    // GREEN, or UNVERIFIED when a loaded machine left the fifth item's partner short of its
+    // co-batch coverage: either way the counts are printed and must agree.
+    REQUIRE((r.exit_code == 0 || r.exit_code == 3));
     const auto cert = bi::io::read_cert(dir.file("out/bi-mock__ctx2048__N4.json")).cert;
     const auto compared = cert.divergence.ac.n_comparisons;
     const auto counted = cert.sensitivity.per_trial.n;

@@ -222,41 +222,6 @@ TEST_CASE("install: completion scripts list every command, option and kind", "[c
     CHECK_THAT(none.err, Catch::Contains("bash, zsh or fish"));
 }
 
-TEST_CASE("install: the bash completion completes commands, options and kinds", "[cli][install]") {
-    testing::ScratchDir dir;
-    const auto script = dir.write("bi-run.bash", run_command(bi_run({"completion", "bash"})).out);
-    REQUIRE(fs::exists("/usr/share/bash-completion/bash_completion"));  // run-tests.sh installs it
-    const std::string run_completion =
-        "source /usr/share/bash-completion/bash_completion; source \"$1\"; shift; "
-        "COMP_WORDS=(\"$@\"); COMP_CWORD=$(($# - 1)); COMP_LINE=\"$*\"; "
-        "COMP_POINT=${#COMP_LINE}; _bi_run bi-run \"${COMP_WORDS[COMP_CWORD]}\" "
-        "\"${COMP_WORDS[COMP_CWORD-1]}\"; printf '%s\\n' \"${COMPREPLY[@]}\"";
-    const auto complete = [&](const std::vector<std::string>& words) {
-        std::vector<std::string> argv{"/usr/bin/env",
-                                      "-i",
-                                      "PATH=/usr/bin:/bin",
-                                      "HOME=" + dir.path(),
-                                      "TERM=dumb",
-                                      "bash",
-                                      "--norc",
-                                      "--noprofile",
-                                      "-i",
-                                      "-c",
-                                      run_completion,
-                                      "complete",
-                                      script};
-        argv.insert(argv.end(), words.begin(), words.end());
-        return run_command(argv).out;
-    };
-    CHECK(complete({"bi-run", "ru"}) == "run-live\nrun-mock\n");
-    const auto ser = complete({"bi-run", "run-live", "--ser"});
-    for (const char* option : {"--server-bin\n", "--server-flag\n", "--server-kind\n"})
-        CHECK_THAT(ser, Catch::Contains(option));
-    CHECK_THAT(complete({"bi-run", "--plugin", "x.so", "run-live", "--server-kind", "v"}),
-               Catch::Equals("vllm\n"));
-    CHECK_THAT(complete({"bi-run", "run-mock", "--scorer", ""}), Catch::Contains("exact\n"));
-}
-
 TEST_CASE(
     "install: the bash completion works in a plain bash and offers the values an option takes",
     "[cli][install]") {
@@ -305,7 +270,13 @@ TEST_CASE(
         // A file option still offers files, in either bash.
         CHECK(complete(with_package, {"bi-run", "run-live", "--workset", "w"}).out == "ws.json\n");
         const auto options = complete(with_package, {"bi-run", "run-live", "--ser"});
-        CHECK_THAT(options.out, Catch::Contains("--server-kind\n"));
+        for (const char* option : {"--server-bin\n", "--server-flag\n", "--server-kind\n"})
+            CHECK_THAT(options.out, Catch::Contains(option));
+        CHECK(
+            complete(with_package, {"bi-run", "--plugin", "x.so", "run-live", "--server-kind", "v"})
+                .out == "vllm\n");
+        CHECK_THAT(complete(with_package, {"bi-run", "run-mock", "--scorer", ""}).out,
+                   Catch::Contains("exact\n"));
         CHECK_THAT(options.err, !Catch::Contains("command not found"));
     }
     // zsh and fish offer the same words.

@@ -282,11 +282,13 @@ TEST_CASE("an arm is given up once its completion floor is out of reach, not bef
     ArmRequest request = arm_request(items, 1);
     request.completion_floor = 0.8;  // 8 of 10 must complete: the third failure ends it
     const auto outcome = bi::driver::run_arm_outcome(endpoint_of(server), request);
-    // The server's own words for the first failure close the line.
+    // The first failure's item and the server's own words close the line.
     CHECK(outcome.gave_up ==
           "3 of 10 request(s) failed (oom x3): at most 2 may fail for the 80% completion floor; "
-          "the first: POST /v1/chat/completions: HTTP 500: "
-          R"({"error":{"code":500,"message":"failed to allocate KV"}})");
+          "the first: " +
+              items[0].test_id + ": POST /v1/chat/completions: HTTP 500: failed to allocate KV");
+    CHECK(outcome.answered);
+    CHECK_FALSE(outcome.stopped_answering);
     CHECK(server.completion_calls() == 3);
     REQUIRE(outcome.records.size() == 10);
     for (std::size_t i = 0; i < 3; ++i)

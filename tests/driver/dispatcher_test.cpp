@@ -272,6 +272,32 @@ TEST_CASE("a wedged server: the arm is given up once its first requests all time
     }
 }
 
+TEST_CASE("a server that stops answering mid-arm: given up once its latest requests time out",
+          "[dispatcher]") {
+    FakeScript script;
+    script.hang_after = 3;  // answers three, then takes every request and answers none
+    FakeLlamaServer server(script);
+    const auto items = make_items(12);
+    ArmRequest request = arm_request(items, 1);
+    request.request.timeout = 200ms;
+    request.first_timeouts = 2;
+    const auto outcome = bi::driver::run_arm_outcome(endpoint_of(server), request);
+    CHECK(outcome.gave_up ==
+          "the last 2 request(s) to finish all timed out (0.2 s each) after 3 finished: the "
+          "server stopped answering");
+    CHECK(outcome.stopped_answering);
+    CHECK(outcome.answered);
+    CHECK(server.completion_calls() == 5);
+}
+
+TEST_CASE("the stall limit: ten times the longest silence per request in flight, at least 20 s",
+          "[dispatcher]") {
+    using bi::driver::stall_limit;
+    CHECK(stall_limit(3ms, 1) == 20s);
+    CHECK(stall_limit(5s, 1) == 50s);
+    CHECK(stall_limit(1s, 4) == 40s);
+}
+
 TEST_CASE("an arm is given up once its completion floor is out of reach, not before",
           "[dispatcher]") {
     FakeScript script;

@@ -235,6 +235,10 @@ void check_completion_floor(const Cert& c, const Verdict& v, Lines& out) {
         if (census.n_ok > census.n)
             out.push_back("completion_floor arm " + census.arm + " has " + count(census.n_ok) +
                           " ok of only " + count(census.n) + " trials");
+    if (g.given_up && (c.n_passes() > 0 || (g.given_up->arm != "A" && g.given_up->arm != "A'")))
+        out.push_back("completion_floor.given_up names arm '" + g.given_up->arm +
+                      "' but only a serial arm given up ends a cell, and this cert has " +
+                      count(c.n_passes()) + " pass(es) of C");
     if (g.ok == v.gates.completion_floor.ok) return;
     std::string why = "A and every C pass meet the floor of " + percent(kCompletionFloor);
     if (c.n_passes() == 0) why = "no concurrent pass ran";

@@ -168,6 +168,9 @@ CompletionCensus completion_census(const ArmResults& results, std::string arm) {
         ++census.n;
         if (record.ok()) ++census.n_ok;
         const auto& label = record.failure_mode;
+        if (!record.ok() && census.failures.size() < kCensusFailures)
+            census.failures.push_back(
+                {id, label.is_set() ? std::string(label.word()) : "unknown", record.error});
         ++census.by_mode[label.is_set() ? std::string(label.word()) : "unknown"];
     }
     return census;

@@ -120,11 +120,24 @@ std::optional<double> busy_per_decode_between(const std::vector<DecodeSample>& s
 std::optional<Interval> full_concurrency_span(const std::vector<TrialRecord>& records,
                                               std::size_t concurrency);
 
+// A request of the census that got no usable answer, in its own words.
+struct CensusFailure {
+    std::string test_id;
+    std::string failure_mode;
+    std::string error;  // e.g. "POST /completion: HTTP 400: the request exceeds ..."; "" if none
+};
+
+// How many failures a census names (the rest are counted in by_mode).
+inline constexpr std::size_t kCensusFailures = 8;
+
 struct CompletionCensus {
     std::string arm;
     std::size_t n = 0;
     std::size_t n_ok = 0;
     std::map<std::string, std::size_t> by_mode;
+    // The first kCensusFailures trials that are not ok, by id: the cause of each, for the
+    // reasons and the cert (absent in certs from before it was recorded).
+    std::vector<CensusFailure> failures;
     double ratio() const {
         return n == 0 ? 0.0 : static_cast<double>(n_ok) / static_cast<double>(n);
     }

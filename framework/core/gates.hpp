@@ -78,12 +78,21 @@ struct LockstepGate {
     std::vector<std::string> problems;  // each pass's, in order
 };
 
+// A serial arm (A or A') given up because the server answered, but failed more of its requests
+// than the completion floor allows: no other arm ran (docs/design.md §9.6).
+struct GivenUpArm {
+    std::string arm;          // "A" or "A'"
+    std::string reason;       // the counts, the failures by mode and the first failure's own words
+    CompletionCensus census;  // of the requests it sent, with their failures
+};
+
 struct CompletionFloorGate {
     bool ok = false;
     double threshold = kCompletionFloor;
     std::vector<CompletionCensus> arms;  // A, then C1..CT
     // Arm B's census, recorded (and read by upstream tooling as n_ok_b); the floor gates A and C.
     std::optional<CompletionCensus> arm_b;
+    std::optional<GivenUpArm> given_up;  // set: the cell stopped at its serial arms
 };
 
 struct CoverageGate {

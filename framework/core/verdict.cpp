@@ -252,6 +252,7 @@ Verdict gather(const CellEvidence& all) {
     check_greedy(e, v);
     mark_contamination(e, v.ac);
     v.gates.completion_floor = completion_floor_gate(e.arm_a, e.arm_c, e.arm_b);
+    v.gates.completion_floor.given_up = e.given_up;
     const SensitivityCounts counts =
         count_trials(e.arm_a, e.arm_c, v.gates.cobatch_coverage.per_pass, v.gates.overlap.per_pass,
                      v.ac, v.gates.lockstep.per_pass);

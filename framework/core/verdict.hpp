@@ -58,6 +58,8 @@ struct CellEvidence {
     std::string draft_launch_flag;
     // The side's determinism mode and what the servers said of it (CertGates::determinism).
     std::optional<DeterminismGate> determinism;
+    // A serial arm given up on its completion floor: the cell ran nothing after it.
+    std::optional<GivenUpArm> given_up;
 };
 
 struct Verdict {

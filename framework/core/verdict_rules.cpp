@@ -31,6 +31,7 @@ constexpr std::array<std::pair<RuleId, std::string_view>, kRuleCount> kRuleNames
     {RuleId::GenerationDrift, "generation_drift"},
     {RuleId::Drafting, "drafting"},
     {RuleId::Determinism, "determinism"},
+    {RuleId::SerialGivenUp, "serial_given_up"},
 }};
 
 using Reasons = std::vector<std::string>;
@@ -278,6 +279,38 @@ const VerdictRule kDeterminism{
     },
 };
 
+// A census's failures, one line each: "A: <id>: http_error: POST /completion: HTTP 400: ...".
+Reasons failure_lines(const CompletionCensus& census) {
+    Reasons r;
+    for (const auto& f : census.failures)
+        r.push_back(census.arm + ": " + f.test_id + ": " + f.failure_mode +
+                    (f.error.empty() ? "" : ": " + f.error));
+    const std::size_t failed = census.n - census.n_ok;
+    if (failed > census.failures.size())
+        r.push_back(census.arm + ": " + count(failed - census.failures.size()) +
+                    " more failed request(s)");
+    return r;
+}
+
+// Rule 15, asked fourth: a serial arm the server answered, but with more failures than the
+// completion floor allows, was given up and nothing ran after it: no verdict on batching, and a
+// cert that says why, failure by failure.
+const VerdictRule kSerialGivenUp{
+    RuleId::SerialGivenUp,
+    [](const Verdict& v) { return v.gates.completion_floor.given_up.has_value(); },
+    Status::GreenUnverified,
+    nullptr,
+    [](const Verdict& v) {
+        const GivenUpArm& g = *v.gates.completion_floor.given_up;
+        Reasons r{"completion floor out of reach: arm " + g.arm + " given up: " + g.reason +
+                  "; no other arm ran, so nothing batched was compared"};
+        for (auto& line : failure_lines(g.census)) r.push_back(std::move(line));
+        r.push_back(verdict_line(v));
+        return r;
+    },
+    nullptr,
+};
+
 // Rule 1: the server must reproduce itself serially, or nothing batched can be certified.
 const VerdictRule kSerialSelfCheck{
     RuleId::SerialSelfCheck,
@@ -523,15 +556,22 @@ const VerdictRule kCompletionFloorRule{
     [](const Verdict& v) {
         Reasons r;
         for (const auto& census : v.gates.completion_floor.arms)
-            if (!census.meets(kCompletionFloor))
+            if (!census.meets(kCompletionFloor)) {
                 r.push_back("completion floor missed in " + census.arm + ": " + count(census.n_ok) +
                             "/" + count(census.n) + " ok (" + percent(census.ratio()) + ", need " +
                             percent(kCompletionFloor) + ")");
+                for (auto& line : failure_lines(census)) r.push_back(std::move(line));
+            }
         if (v.ac.per_pass.empty()) r.push_back("no concurrent pass ran");
         r.push_back(verdict_line(v));
         return r;
     },
-    [](const Verdict&) { return Reasons{"completion floor met in A and every C pass"}; },
+    [](const Verdict& v) {
+        Reasons r{"completion floor met in A and every C pass"};
+        for (const auto& census : v.gates.completion_floor.arms)
+            for (auto& line : failure_lines(census)) r.push_back(std::move(line));
+        return r;
+    },
 };
 
 // Rule 10: each pass must co-batch most of its ids, with certain attribution.
@@ -609,21 +649,14 @@ std::optional<RuleId> rule_id(std::string_view name) {
 }
 
 const std::vector<VerdictRule>& verdict_rules() {
-    static const std::vector<VerdictRule> kRules{kColdCache,
-                                                 kDrafting,
-                                                 kDeterminism,
-                                                 kSerialSelfCheck,
-                                                 kCoBatchingDivergence,
-                                                 kIncomplete,
-                                                 kOtherModel,
-                                                 kNoOverlap,
-                                                 kLockstep,
-                                                 kMissingEvidence,
-                                                 kGreedy,
-                                                 kCompletionFloorRule,
-                                                 kCoverage,
-                                                 kArmBDisagrees,
-                                                 kGenerationDrift};
+    static const std::vector<VerdictRule> kRules{kColdCache,           kDrafting,
+                                                 kDeterminism,         kSerialGivenUp,
+                                                 kSerialSelfCheck,     kCoBatchingDivergence,
+                                                 kIncomplete,          kOtherModel,
+                                                 kNoOverlap,           kLockstep,
+                                                 kMissingEvidence,     kGreedy,
+                                                 kCompletionFloorRule, kCoverage,
+                                                 kArmBDisagrees,       kGenerationDrift};
     return kRules;
 }
 

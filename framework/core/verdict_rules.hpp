@@ -33,8 +33,9 @@ enum class RuleId : std::uint8_t {
     GenerationDrift = 12,
     Drafting = 13,     // asked right after ColdCache: another precondition (the arms drafted alike)
     Determinism = 14,  // asked after Drafting: a mode asked on must be in effect
+    SerialGivenUp = 15,  // asked after Determinism: the serial arms met their completion floor
 };
-inline constexpr std::size_t kRuleCount = 15;
+inline constexpr std::size_t kRuleCount = 16;
 
 // "serial_self_check", "ac_invariant_divergence", ...: the rule's name in a cert.
 std::string_view name(RuleId rule);

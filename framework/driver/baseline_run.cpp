@@ -53,6 +53,10 @@ core::SerialBaseline run_serial_side(RunPlan plan, const std::string& path,
     auto launcher = make_launcher(plan, ctx);
     CellRunner runner(*launcher, scorer, options, progress);
     const auto serial = runner.run_serial(ctx, rows);
+    // A baseline is A's answers: an arm given up on its completion floor has too few of them.
+    if (const auto& given_up = serial.given_up)
+        throw Error(ErrorCategory::Server, "arm " + given_up->arm + " given up: " +
+                                               given_up->reason + "; no baseline is written");
     auto side = runner.serial_baseline(serial);
     throw_if_interrupted();
     write(side);

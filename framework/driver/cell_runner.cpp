@@ -75,10 +75,27 @@ std::string short_number(double value) {
     return out.str();
 }
 
+// "7/8 scored ok; failed: http_error x1 (the first: <id>: POST /completion: HTTP 400: ...)".
 std::string count_modes(const core::ArmResults& arm) {
-    std::size_t ok = 0;
-    for (const auto& [id, r] : arm) ok += r.ok() ? 1 : 0;
-    return std::to_string(ok) + "/" + std::to_string(arm.size()) + " scored ok";
+    const core::CompletionCensus census = core::completion_census(arm, "");
+    std::string text = std::to_string(census.n_ok) + "/" + std::to_string(census.n) + " scored ok";
+    if (census.failures.empty()) return text;
+    std::string modes;
+    for (const auto& [mode, n] : census.by_mode)
+        if (mode != "ok" && mode != "unknown")
+            modes += (modes.empty() ? "" : ", ") + mode + " x" + std::to_string(n);
+    const auto& first = census.failures.front();
+    return text + "; failed: " + modes + " (the first: " + first.test_id + ": " +
+           (first.error.empty() ? first.failure_mode : first.error) + ")";
+}
+
+// The records of `arm` that bi-run sent (not "incomplete"): what a given-up arm's census counts.
+core::ArmResults sent_only(const core::ArmResults& arm) {
+    core::ArmResults sent;
+    for (const auto& [id, r] : arm)
+        if (r.failure_mode != core::FailureLabel(core::FailureMode::Incomplete))
+            sent.emplace(id, r);
+    return sent;
 }
 
 }  // namespace
@@ -209,6 +226,7 @@ CellRunner::ArmRun CellRunner::run_arm(
     request.first_timeouts = std::min<std::size_t>(
         request.order.size(), concurrency > 1 ? static_cast<std::size_t>(concurrency) : 2);
     if (arm != "B") request.completion_floor = core::kCompletionFloor;
+    request.known_silence = silence_;
 
     progress_.arm_started(label, request.order.size());
     const auto start = clock::now();
@@ -221,6 +239,7 @@ CellRunner::ArmRun CellRunner::run_arm(
     run.records = std::move(outcome.records);
     run.server = poller.stop();
     run.seconds = seconds_since(start);
+    silence_ = std::max(silence_, outcome.longest_silence);
 
     throw_if_interrupted();
     // A server that died mid-arm fails its requests before its exit can be seen: an arm that
@@ -228,9 +247,12 @@ CellRunner::ArmRun CellRunner::run_arm(
     if (!server.alive() || (!outcome.gave_up.empty() && exits_soon(server)))
         throw Error(ErrorCategory::Server,
                     "the server died during " + label + ": " + server.death_report());
-    // Without a serial arm there is nothing to compare against: no verdict, as for a crash. A
-    // pass of C that fails where A answered is evidence itself (failed under concurrency).
-    if (!outcome.gave_up.empty() && arm != "C" && arm != kCacheArm)
+    // A server that stopped answering (or never did) leaves no verdict, as a crash does. One
+    // that answered a serial arm, but failed too many of its requests, is UNVERIFIED by its
+    // completion floor (run_serial). A pass of C that fails where A answered is evidence itself
+    // (failed under concurrency).
+    if (!outcome.gave_up.empty() && arm != "C" && arm != kCacheArm &&
+        (outcome.stopped_answering || !outcome.answered || arm == "B"))
         throw Error(ErrorCategory::Server, label + " given up: " + outcome.gave_up +
                                                "; no verdict is possible, so no cert is written");
     run.gave_up = std::move(outcome.gave_up);
@@ -287,6 +309,7 @@ SerialArms CellRunner::run_serial(std::int64_t ctx, const WorkRowSource& rows) {
     progress_.note("launching the 1-slot server (ctx " + std::to_string(ctx) + ")");
     auto start = clock::now();
     auto server = launcher_.launch(1, ctx, core::PromptCache::Off);
+    silence_ = {};  // a new server: its first answers may be slower than any later one
     serial.timings.launch_a_s = seconds_since(start);
     serial.server = server->describe();
     const core::Json props = fetch_props(*server);
@@ -307,14 +330,31 @@ SerialArms CellRunner::run_serial(std::int64_t ctx, const WorkRowSource& rows) {
     serial.rows_sha256 = core::sha256_hex(io::workset_to_json_text(work_rows));
     serial.rows = work_rows;
     serial.items = core::expand_work_rows(work_rows, options_.model_alias, ctx, options_.reps);
+    check_prompts_fit(serial.items, ctx, tokens.counter());
+    tokens.throw_if_failed("counting the work-set's prompts on the 1-slot server (ctx " +
+                           std::to_string(ctx) + ")");
     serial.timings.workset_s = seconds_since(start);
     warm_up(*server, serial.items, "1-slot server");
 
+    // A serial arm given up on its completion floor ends the serial run: every cell of the ctx
+    // is UNVERIFIED by it, and no later arm could change that.
+    const auto given_up = [&](const std::string& arm, const std::string& label,
+                              const core::ArmResults& results, const std::string& why) {
+        serial.given_up =
+            core::GivenUpArm{arm, why, core::completion_census(sent_only(results), arm)};
+        progress_.notice(label + " given up: " + why +
+                         "; no other arm is run, and every cell of ctx " + std::to_string(ctx) +
+                         " is UNVERIFIED by its completion floor");
+        server->shutdown();
+        return serial;
+    };
     const auto order = identity_order(serial.items.size());
-    auto a = run_arm(*server, serial.items, "A", 0, order, 1, "arm A (serial, 1 slot)");
+    const std::string label_a = "arm A (serial, 1 slot)";
+    auto a = run_arm(*server, serial.items, "A", 0, order, 1, label_a);
     serial.arm_a = score(std::move(a.records), serial.items);
     serial.timings.arm_a_s = a.seconds;
     progress_.arm_finished(count_modes(serial.arm_a));
+    if (!a.gave_up.empty()) return given_up("A", label_a, serial.arm_a, a.gave_up);
     const auto longest = core::longest_prompt_tokens(serial.arm_a);
     if (options_.prefill_chunk && longest && *longest <= *options_.prefill_chunk)
         progress_.note(core::field_ref(core::RequestField::PrefillChunk) + " " +
@@ -322,9 +362,14 @@ SerialArms CellRunner::run_serial(std::int64_t ctx, const WorkRowSource& rows) {
                        std::to_string(*longest) +
                        " tokens, so no prompt is prefilled in more than one chunk");
 
-    auto a2 = run_arm(*server, serial.items, "A'", 0, order, 1, "arm A' (serial repeat)");
+    const std::string label_a2 = "arm A' (serial repeat)";
+    auto a2 = run_arm(*server, serial.items, "A'", 0, order, 1, label_a2);
     serial.arm_a_prime = score(std::move(a2.records), serial.items);
     serial.timings.arm_a_prime_s = a2.seconds;
+    if (!a2.gave_up.empty()) {
+        progress_.arm_finished(count_modes(serial.arm_a_prime));
+        return given_up("A'", label_a2, serial.arm_a_prime, a2.gave_up);
+    }
     const auto self_check =
         core::compare_arms(serial.arm_a, serial.arm_a_prime, "A", "A'", options_.logit_drift_eps);
     progress_.arm_finished(
@@ -423,6 +468,7 @@ core::CacheCheck CellRunner::run_cache_arm(const SerialArms& serial) {
     try {
         progress_.note("launching the 1-slot server with its prompt cache on (the cache arm)");
         auto server = launcher_.launch(1, serial.ctx, core::PromptCache::On);
+        silence_ = {};
         warm_up(*server, serial.items, "cache arm's server");
         auto run =
             run_arm(*server, sent, kCacheArm, 0, identity_order(sent.size()), 1,
@@ -692,10 +738,89 @@ core::SerialBaseline CellRunner::serial_baseline(const SerialArms& serial) const
     return b;
 }
 
+void CellRunner::check_prompts_fit(const std::vector<core::WorkItem>& items, std::int64_t ctx,
+                                   const plugin_host::TokenCounter& count) const {
+    for (const auto& item : items) {
+        if (item.rep != 0) continue;  // a repeat sends the same prompt
+        const auto prompt = count(item.prompt);
+        if (!prompt) return;  // the kind counts nothing, or the count failed (the caller says)
+        std::int64_t tokens = *prompt;
+        if (!item.system.empty()) {
+            const auto system = count(item.system);
+            if (!system) return;
+            tokens += *system;
+        }
+        if (tokens >= ctx)
+            throw Error(ErrorCategory::Input,
+                        "work-set item " + item.test_id + ": its prompt is " +
+                            std::to_string(tokens) + " tokens (the server's tokenizer), and ctx " +
+                            "is " + std::to_string(ctx) +
+                            " per slot: it cannot fit, so the server would refuse it; shorten "
+                            "it or raise " +
+                            core::field_ref(core::RequestField::Ctx) + " (nothing was run)");
+    }
+}
+
+CellOutcome CellRunner::given_up_cell(
+    const SerialArms& serial, int parallel,
+    const std::optional<core::BaselineCheckSummary>& baseline_check) {
+    const core::GivenUpArm& given_up = *serial.given_up;
+    core::CellEvidence evidence;
+    evidence.arm_a = serial.arm_a;
+    if (given_up.arm == "A'") evidence.arm_a_prime = serial.arm_a_prime;
+    evidence.dispatch_n = parallel;
+    evidence.evidence = evidence_spec();
+    evidence.logprobs_requested = options_.request.logprobs > 0;
+    evidence.streamed = options_.request.stream;
+    evidence.confidence = options_.confidence;
+    evidence.n_predict = options_.request.n_predict;
+    evidence.logit_drift_eps = options_.logit_drift_eps;
+    evidence.given_up = given_up;
+    CellOutcome outcome;
+    outcome.verdict = core::decide_verdict(evidence);
+
+    core::CertContext context = configuration_context(options_, serial.ctx, parallel, serial.source,
+                                                      serial.server.binary_sha256);
+    context.ts_utc = io::utc_timestamp();
+    if (context.model_file && serial.store_digest)
+        context.model_file->store_digest = serial.store_digest;
+    // No N-slot server was launched: its record names the binary alone.
+    core::ServerLaunch not_launched;
+    not_launched.binary = serial.server.binary;
+    const core::Json* build_info = serial.props.find("build_info");
+    context.server = core::ServerRecord{serial.server,
+                                        not_launched,
+                                        serial.props,
+                                        core::Json::object(),
+                                        build_info ? *build_info : core::Json(),
+                                        std::nullopt};
+    if (const auto& kind = options_.kind)
+        context.server->kind =
+            core::ServerKindRecord{kind->name, kind->source, kind->sha256, kind->evidence, false};
+    context.host = describe_host();
+    context.run = run_record(serial);
+    context.provenance = options_.provenance;
+    context.baseline_check = baseline_check;
+    if (context.provenance) context.provenance->rows_sha256 = serial.rows_sha256;
+    core::Timings timings = serial.timings;
+    timings.total_s = seconds_since(origin_);
+    context.timings = timings;
+    outcome.cert = core::build_cert(context, outcome.verdict);
+    outcome.cert_path = options_.out_dir + "/" +
+                        core::cert_file_name(options_.model_alias, serial.ctx, parallel,
+                                             options_.determinism.value_or(false));
+    throw_if_interrupted();
+    outcome.cert.previous = archive_replaced_cert(outcome.cert_path, context.ts_utc, &outcome.cert);
+    io::write_cert(outcome.cert_path, outcome.cert, options_.sign_key.get());
+    outcome.promotable = core::check_promotable(outcome.cert, true).promotable;
+    return outcome;
+}
+
 CellOutcome CellRunner::run_cell(const SerialArms& serial, int parallel,
                                  const std::optional<core::BaselineCheckSummary>& baseline_check) {
     if (parallel < 1)
         usage_error(core::field_ref(core::RequestField::Parallels) + " must be at least 1");
+    if (serial.given_up) return given_up_cell(serial, parallel, baseline_check);
     const auto& items = serial.items;
     core::Timings timings = serial.timings;
     core::CellEvidence evidence;
@@ -706,6 +831,7 @@ CellOutcome CellRunner::run_cell(const SerialArms& serial, int parallel,
                    std::to_string(serial.ctx) + " per slot)");
     auto start = clock::now();
     auto server = launcher_.launch(parallel, serial.ctx * parallel, core::PromptCache::Off);
+    silence_ = {};
     timings.launch_n_s = seconds_since(start);
     const core::ServerLaunch server_n = server->describe();
     const core::Json props_n = fetch_props(*server);

@@ -93,6 +93,9 @@ struct SerialArms {
     core::Timings timings;
     std::optional<core::CacheCheck> cache_check;  // with --cache-arm
     std::optional<core::ModeReport> mode;         // what the 1-slot server said of its mode
+    // A serial arm the server answered but failed beyond the completion floor: nothing ran after
+    // it, and every cell of the ctx is UNVERIFIED by it (run_cell launches no N-slot server).
+    std::optional<core::GivenUpArm> given_up;
 };
 
 struct CellOutcome {
@@ -155,6 +158,14 @@ private:
                      int pass, const std::string& of, core::CellEvidence& evidence,
                      core::Timings& timings);
     core::RunRecord run_record(const SerialArms& serial) const;
+    // The cert of a cell whose serial arms were given up: UNVERIFIED, written without an N-slot
+    // server.
+    CellOutcome given_up_cell(const SerialArms& serial, int parallel,
+                              const std::optional<core::BaselineCheckSummary>& baseline_check);
+    // Refuses (bi::Error Input) an item whose prompt alone is as long as the ctx, as counted by
+    // `count`: the server could only refuse it.
+    void check_prompts_fit(const std::vector<core::WorkItem>& items, std::int64_t ctx,
+                           const plugin_host::TokenCounter& count) const;
     const core::KindEvidence& evidence_spec() const;
     core::Json fetch_props(const ServerHandle& server) const;
     // What `server` says of the kind's determinism mode, asked when this side runs it on and the
@@ -168,6 +179,9 @@ private:
     RunOptions options_;
     Progress& progress_;
     std::chrono::steady_clock::time_point origin_;
+    // The longest silence of a streamed answer on the server now running (dispatcher's
+    // known_silence); reset at each launch.
+    std::chrono::milliseconds silence_{0};
 };
 
 }  // namespace bi::driver

@@ -22,6 +22,24 @@ using Clock = std::chrono::steady_clock;
 // How often the calling thread looks at the cancel flag and the deadline.
 constexpr auto kWatchInterval = std::chrono::milliseconds(5);
 
+// stall_limit: the least time without a byte that counts as a stall, and how many times the
+// longest silence seen (per request in flight) a silence may last.
+constexpr auto kMinStall = std::chrono::seconds(20);
+constexpr int kStallFactor = 10;
+
+using Millis = std::chrono::milliseconds;
+
+// The longest wait of an answered stream: for its first token chunk, or between two chunks.
+Millis longest_wait(const http::StreamTrace& trace, Clock::time_point sent) {
+    Millis longest{0};
+    Clock::time_point before = sent;
+    for (const auto& chunk : trace.chunks) {
+        longest = std::max(longest, std::chrono::ceil<Millis>(chunk.arrival - before));
+        before = chunk.arrival;
+    }
+    return longest;
+}
+
 enum class StopReason : int { None = 0, Cancelled, Deadline, ServerDied, GaveUp };
 
 // 120 -> "120", 0.5 -> "0.5": seconds and percentages as a person writes them.
@@ -90,6 +108,11 @@ public:
 
     // Why the arm was given up; valid after run().
     std::string gave_up() const { return stop_reason() == StopReason::GaveUp ? gave_up_ : ""; }
+    bool stopped_answering() const {
+        return stop_reason() == StopReason::GaveUp && stopped_answering_;
+    }
+    bool answered() const { return answered_; }
+    Millis longest_silence() const { return silence_; }
 
 private:
     const ArmRequest& request_;
@@ -116,10 +139,14 @@ private:
     std::mutex give_up_mutex_;  // the failure tally below
     std::size_t finished_ = 0;
     std::size_t failed_ = 0;
-    std::size_t leading_timeouts_ = 0;  // the first requests to finish, while all timed out
+    std::size_t trailing_timeouts_ = 0;  // the latest requests to finish, all timed out
+    bool stalls_ = false;                // one of those stalled (no byte for the stall limit)
     std::map<std::string, std::size_t> failed_by_mode_;
-    std::string first_failure_;  // the first failed request's own words
+    std::string first_failure_;  // the first failed request's item and own words
     std::string gave_up_;
+    bool stopped_answering_ = false;
+    bool answered_ = false;
+    Millis silence_{0};  // the longest silence of this arm's answered streams
 
     StopReason stop_reason() const { return static_cast<StopReason>(stop_.load()); }
 
@@ -231,17 +258,22 @@ private:
             r.pinned_slot = options.id_slot;
         }
         if (request_.adjust) request_.adjust(request_.order[i], options);
+        const Millis known = known_silence();
         const Clock::time_point t0 = Clock::now();
         http::CompletionOutcome outcome;
         try {
             if (options.stream) {
                 // A stream's pieces may come no further apart than the request may take whole.
+                // Where this server's silences are known, one far longer is a stall.
                 http::StreamLimits limits;
+                if (known.count() > 0) limits.max_gap = stall_limit(known, request_.concurrency);
                 limits.max_gap = std::min(limits.max_gap, timeout);
                 auto streamed = http::complete_streamed(session, options, item.system, item.prompt,
                                                         item.seed, limits, on_first_token);
-                if (streamed.outcome.ok())
+                if (streamed.outcome.ok()) {
                     r.token_ms = http::chunk_times_ms(streamed.trace, request_.origin);
+                    heard(longest_wait(streamed.trace, streamed.sent));
+                }
                 outcome = std::move(streamed.outcome);
             } else {
                 outcome = http::complete(session, options, item.system, item.prompt, item.seed);
@@ -277,31 +309,52 @@ private:
         } else {
             label_failure(r, *outcome.failure);
         }
-        tally(outcome.failure ? &*outcome.failure : nullptr);
+        tally(outcome.failure ? &*outcome.failure : nullptr, item.test_id);
         // The watcher is not woken here: it looks every kWatchInterval, and a wake-up per
         // request cost the calling thread one context switch per trial.
         done_.fetch_add(1);
         return true;
     }
 
-    // Counts one finished request and gives the arm up once it is hopeless (see ArmRequest).
-    void tally(const http::Failure* failure) {
+    Millis known_silence() {
         std::lock_guard<std::mutex> lock(give_up_mutex_);
+        return std::max(silence_, request_.known_silence);
+    }
+
+    void heard(Millis wait) {
+        std::lock_guard<std::mutex> lock(give_up_mutex_);
+        silence_ = std::max(silence_, wait);
+    }
+
+    // Counts one finished request and gives the arm up once it is hopeless (see ArmRequest).
+    void tally(const http::Failure* failure, const std::string& test_id) {
+        std::lock_guard<std::mutex> lock(give_up_mutex_);
+        if (!failure || failure->http_status > 0) answered_ = true;
         if (stop_reason() != StopReason::None) return;  // stopped for another reason meanwhile
         const bool timed_out = failure && failure->mode == core::FailureMode::HttpTimeout;
-        if (leading_timeouts_ == finished_ && timed_out) ++leading_timeouts_;
+        trailing_timeouts_ = timed_out ? trailing_timeouts_ + 1 : 0;
+        if (trailing_timeouts_ == 1) stalls_ = false;
+        if (timed_out && failure->message.find("(stream stalled)") != std::string::npos)
+            stalls_ = true;
         ++finished_;
         if (failure) {
             ++failed_;
             ++failed_by_mode_[std::string(core::FailureLabel(failure->mode).word())];
-            if (first_failure_.empty()) first_failure_ = failure->message;
+            if (first_failure_.empty()) first_failure_ = test_id + ": " + failure->message;
         }
         const auto timeout_s = std::chrono::duration<double>(request_.request.timeout).count();
-        if (request_.first_timeouts > 0 && leading_timeouts_ == request_.first_timeouts &&
-            finished_ == leading_timeouts_) {
-            gave_up_ = "the first " + std::to_string(leading_timeouts_) + " request(s) to finish " +
-                       "all timed out (" + seconds_text(timeout_s) +
-                       " s each): the server takes requests but does not answer them";
+        if (request_.first_timeouts > 0 && trailing_timeouts_ == request_.first_timeouts) {
+            const std::string each =
+                stalls_ ? "the last: " + failure->message : seconds_text(timeout_s) + " s each";
+            const std::size_t before = finished_ - trailing_timeouts_;
+            gave_up_ = before == 0
+                           ? "the first " + std::to_string(trailing_timeouts_) +
+                                 " request(s) to finish all timed out (" + each +
+                                 "): the server takes requests but does not answer them"
+                           : "the last " + std::to_string(trailing_timeouts_) +
+                                 " request(s) to finish all timed out (" + each + ") after " +
+                                 std::to_string(before) + " finished: the server stopped answering";
+            stopped_answering_ = true;
             trigger(StopReason::GaveUp);
             return;
         }
@@ -391,7 +444,15 @@ ArmOutcome run_arm_outcome(const http::Endpoint& endpoint, const ArmRequest& req
     ArmOutcome outcome;
     outcome.records = run.run();
     outcome.gave_up = run.gave_up();
+    outcome.stopped_answering = run.stopped_answering();
+    outcome.answered = run.answered();
+    outcome.longest_silence = run.longest_silence();
     return outcome;
+}
+
+std::chrono::milliseconds stall_limit(std::chrono::milliseconds silence, int concurrency) {
+    const auto scaled = silence * kStallFactor * std::max(concurrency, 1);
+    return std::max<std::chrono::milliseconds>(scaled, kMinStall);
 }
 
 }  // namespace bi::driver

@@ -48,16 +48,35 @@ struct ArmRequest {
     std::function<bool()> server_alive;
     // When to give the arm up as hopeless (a wedged server), rather than let every request run
     // to its timeout: once more requests have failed than `completion_floor` (a share of the
-    // arm) allows, or once the first `first_timeouts` requests to finish all timed out. Unset /
-    // 0: never.
+    // arm) allows, or once the latest `first_timeouts` requests to finish all timed out (at the
+    // start of the arm or after answers: the server stopped answering). Unset / 0: never.
     std::optional<double> completion_floor;
     std::size_t first_timeouts = 0;
+    // The longest silence already seen on this server (a streamed answer's wait for its first
+    // token, or between two of its pieces); zero: none seen. With it, or once a request of this
+    // arm was answered, a streamed request fails as stalled after stall_limit(silence, N) without
+    // a byte instead of waiting out its whole timeout (docs/design.md §9.6).
+    std::chrono::milliseconds known_silence{0};
 };
+
+// How long a streamed request may go without a byte on a server whose longest silence so far
+// (first token, or between pieces) was `silence`, with `concurrency` requests in flight: ten
+// times that silence per request in flight, and never under 20 s, so that a slow prefill is
+// never taken for a stall while a wedged server is told within seconds of the bound.
+std::chrono::milliseconds stall_limit(std::chrono::milliseconds silence, int concurrency);
 
 struct ArmOutcome {
     std::vector<core::TrialRecord> records;
     // Why the arm was given up as hopeless; empty when it was not.
     std::string gave_up;
+    // Given up because its latest requests all timed out: the server stopped answering (or never
+    // did), rather than answering too many requests with failures.
+    bool stopped_answering = false;
+    // Some request of the arm got an answer from the server: a completion, or an HTTP status or a
+    // body it failed on (not only timeouts and broken connections).
+    bool answered = false;
+    // The longest silence of the arm's answered streamed requests (see known_silence).
+    std::chrono::milliseconds longest_silence{0};
 };
 
 // Runs the arm and returns one record per entry of `order`, in `order`'s sequence, whatever

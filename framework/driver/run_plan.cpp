@@ -426,7 +426,9 @@ std::optional<core::BaselineCheckSummary> check_serial_run(const RunPlan& plan,
                                                            const CellRunner& runner,
                                                            const SerialArms& serial,
                                                            Progress& progress) {
-    if (!plan.baseline || plan.baseline->value.ctx != serial.ctx) return std::nullopt;
+    // An arm given up on its completion floor has too few answers to check.
+    if (!plan.baseline || plan.baseline->value.ctx != serial.ctx || serial.given_up)
+        return std::nullopt;
     const auto check = core::build_check(plan.baseline->value, plan.baseline->file,
                                          runner.serial_baseline(serial));
     const std::string path = plan.check_path(serial.ctx);

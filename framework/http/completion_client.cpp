@@ -19,6 +19,7 @@ CompletionOutcome complete(HttpSession& session, const RequestOptions& options,
     } else {
         outcome = parse_completion(options.endpoint, sent.response.body, options.dialect.slot_field,
                                    options.dialect.cache_witness, options.dialect.draft_fields);
+        if (outcome.failure) outcome.failure->http_status = sent.response.status;
     }
     outcome.retries = sent.retries;
     return outcome;
@@ -65,6 +66,8 @@ StreamedCompletion complete_streamed(HttpSession& session, const RequestOptions&
         done.outcome = stream.finish(reader.pending());
         done.outcome.retries = retries;
     }
+    if (done.outcome.failure && done.outcome.failure->http_status == 0)
+        done.outcome.failure->http_status = sent.response.status;
     return done;
 }
 

@@ -18,7 +18,9 @@
 #include <vector>
 
 #include "bounded_socket.hpp"
+#include "core/error.hpp"
 #include "core/trial.hpp"
+#include "io/json_text.hpp"
 
 namespace bi::http {
 
@@ -49,9 +51,35 @@ bool contains_ignoring_case(std::string_view haystack, std::string_view needle) 
 std::string one_line(std::string_view text) {
     std::string out(text.substr(0, kMessageExcerpt));
     std::replace_if(
-        out.begin(), out.end(), [](char c) { return c == '\n' || c == '\r'; }, ' ');
+        out.begin(), out.end(),
+        [](char c) { return static_cast<unsigned char>(c) < 0x20 || c == 0x7f; }, ' ');
     if (text.size() > kMessageExcerpt) out += "...";
     return out;
+}
+
+// The server's own words in an error body: {"error": {"message": ...}} (llama-server and the
+// OpenAI dialect, with llama-server's n_prompt_tokens and n_ctx when it sends them),
+// {"error": "..."} (Ollama) or {"message": ...}; the body itself when it is none of these.
+std::string server_error_words(std::string_view body) {
+    try {
+        const core::Json root = io::parse_json(body, "error body");
+        const core::Json* error = root.is_object() ? root.find("error") : nullptr;
+        if (error && error->is_string()) return one_line(error->as_string());
+        const core::Json& holder = error && error->is_object() ? *error : root;
+        const core::Json* message = holder.is_object() ? holder.find("message") : nullptr;
+        if (message && message->is_string()) {
+            std::string words = one_line(message->as_string());
+            const core::Json* prompt = holder.find("n_prompt_tokens");
+            const core::Json* ctx = holder.find("n_ctx");
+            if (prompt && ctx && prompt->is_int() && ctx->is_int())
+                words += " (n_prompt_tokens " + std::to_string(prompt->as_int()) + ", n_ctx " +
+                         std::to_string(ctx->as_int()) + ")";
+            return words;
+        }
+    } catch (const Error&) {
+        // not JSON: the body's own text
+    }
+    return one_line(body);
 }
 
 // StreamSocket's constructor from an implementation is protected; this is the way in.
@@ -77,6 +105,7 @@ struct Attempt {
     HttpResponse response;
     AttemptError error = AttemptError::None;
     std::string message;
+    int status = 0;  // the status line's, once it arrived
 };
 
 struct CancelledSignal {};
@@ -95,11 +124,11 @@ std::string describe_duration(std::chrono::milliseconds ms) {
 std::optional<Failure> classify_status(int status, std::string_view body) {
     if (status >= 200 && status < 300) return std::nullopt;
     std::string message = "HTTP " + std::to_string(status);
-    if (!body.empty()) message += ": " + one_line(body);
+    if (!body.empty()) message += ": " + server_error_words(body);
     if (status >= 500 && (contains_ignoring_case(body, "out of memory") ||
                           contains_ignoring_case(body, "failed to allocate")))
-        return Failure{core::FailureMode::Oom, message};
-    return Failure{core::FailureMode::HttpError, message};
+        return Failure{core::FailureMode::Oom, message, status};
+    return Failure{core::FailureMode::HttpError, message, status};
 }
 
 struct HttpSession::Impl {
@@ -218,6 +247,7 @@ struct HttpSession::Impl {
             track_inflight();
             std::istream& in = session->receiveResponse(response);
             const auto status = static_cast<int>(response.getStatus());
+            result.status = status;
             const bool streamed =
                 stream && status >= 200 && status < 300 && is_event_stream(response);
             std::string text;
@@ -305,6 +335,10 @@ struct HttpSession::Impl {
                         Failure{core::FailureMode::HttpError, target + one_line(a.message)};
                     break;
             }
+            // The server answered (a status line came) before the answer failed.
+            if (outcome.failure && outcome.failure->http_status == 0 &&
+                a.error != AttemptError::Cancelled)
+                outcome.failure->http_status = a.status;
             return outcome;
         }
     }

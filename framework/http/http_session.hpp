@@ -22,10 +22,12 @@ struct Endpoint {
 };
 
 // A request that produced no usable answer. `mode` is HttpTimeout, HttpError, Oom or
-// BadResponse; `message` is one line for the record.
+// BadResponse; `message` is one line for the record; `http_status` the status the server answered
+// with (0: none arrived, or a 2xx whose body failed).
 struct Failure {
     core::FailureMode mode = core::FailureMode::HttpError;
     std::string message;
+    int http_status = 0;
 };
 
 struct HttpResponse {
@@ -50,7 +52,10 @@ struct HttpOutcome {
 std::string describe_duration(std::chrono::milliseconds ms);
 
 // Classifies a complete HTTP answer: 2xx -> none; a 5xx whose body mentions "out of memory" or
-// "failed to allocate" (any case) -> "oom"; any other status -> "http_error".
+// "failed to allocate" (any case) -> "oom"; any other status -> "http_error". The message is
+// "HTTP 400: " and the server's own words: the body's error message where it is an error object
+// (llama-server's n_prompt_tokens and n_ctx after it), else the body, each cut at 200 characters
+// and kept on one line.
 std::optional<Failure> classify_status(int status, std::string_view body);
 
 // Owns one Poco HTTPClientSession. Not thread-safe, except cancel(), which any thread may call.

@@ -240,6 +240,17 @@ const Table<IdForensics>& table() {
 }
 
 template <>
+const Table<CensusFailure>& table() {
+    using F = CensusFailure;
+    static const Table<F> rows{
+        required("test_id", &F::test_id),
+        required("failure_mode", &F::failure_mode),
+        required("error", &F::error),
+    };
+    return rows;
+}
+
+template <>
 const Table<CompletionCensus>& table() {
     using C = CompletionCensus;
     static const Table<C> rows{
@@ -248,6 +259,28 @@ const Table<CompletionCensus>& table() {
         derived<C>("ratio", [](const C& c) { return Json(c.ratio()); }),
         required("by_mode", &C::by_mode),
         derived<C>("ok", [](const C& c) { return Json(c.meets(kCompletionFloor)); }),
+        unless_default("failures", &C::failures),
+    };
+    return rows;
+}
+
+template <>
+const Table<GivenUpArm>& table() {
+    using G = GivenUpArm;
+    static const Table<G> rows{
+        required("arm", &G::arm),
+        required("reason", &G::reason),
+        custom<G>(
+            "census",
+            [](const G& g, Json& o) {
+                o.set("census", Codec<CompletionCensus>::to_json(g.census));
+            },
+            [](const Json& o, G& g, const std::string& path) {
+                const Json* census = o.find("census");
+                if (!census) shape_error(child(path, "census"), "missing");
+                g.census = Codec<CompletionCensus>::from_json(*census, child(path, "census"));
+                g.census.arm = g.arm;
+            }),
     };
     return rows;
 }
@@ -323,6 +356,7 @@ const Table<CompletionFloorGate>& table() {
                     g.arm_b->arm = "B";
                 }
             }),
+        optional("given_up", &G::given_up),
     };
     return rows;
 }

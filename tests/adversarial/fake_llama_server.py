@@ -54,6 +54,11 @@ counted from this request. Served from a cache with --fake-cache-changes, it is 
                                that needs warm-up requests (a kind's [request].warmup)
   --fake-fail-first=K          the first K completions after start-up answer HTTP 500 with the
                                server's own error message
+  --fake-reject-prompt=WORD    a completion whose prompt holds WORD answers HTTP 400 as
+                               llama-server does for a prompt longer than its context
+                               (exceed_context_size_error, n_prompt_tokens, n_ctx)
+  --fake-hang-after=K          a server that wedges mid-arm: completions after the first K since
+                               start-up are taken and never answered
   --fake-draft                 a server with a draft model: every answer's timings count drafted
                                tokens (draft_n, twice the tokens asked for) and accepted ones
                                (draft_n_accepted)
@@ -147,6 +152,8 @@ class Config:
         self.tokenize_fail_after = None  # /tokenize answers 500 after this many counts
         self.warmup_needed = 0     # the first K completions are other texts
         self.fail_first = 0        # the first K completions answer 500
+        self.reject_prompt = None  # a completion whose prompt holds this word answers 400
+        self.hang_after = None     # completions after the first K never answer
         self.surface = "llama"
         # vllm --no-enable-prefix-caching, sglang --disable-radix-cache: no honest prefix cache
         self.prefix_cache_off = False
@@ -193,6 +200,8 @@ class Config:
             elif key == "--fake-report-model": self.reported_model = value()
             elif key == "--fake-warmup-needed": self.warmup_needed = int(value())
             elif key == "--fake-fail-first": self.fail_first = int(value())
+            elif key == "--fake-reject-prompt": self.reject_prompt = value()
+            elif key == "--fake-hang-after": self.hang_after = int(value())
             elif key.startswith("--fake-"): self.flags.add(key[len("--fake-"):])
             i += 1
         # vllm serve MODEL, trtllm-serve MODEL; Ollama reads its environment.
@@ -693,6 +702,13 @@ class Handler(BaseHTTPRequestHandler):
         if failing:
             return self.send_json(500, {"error": {"code": 500, "type": "server_error",
                                                   "message": "graph capture not finished"}})
+        if c.hang_after is not None and c.completions_asked > c.hang_after:
+            time.sleep(3600)
+        if c.reject_prompt is not None and c.reject_prompt in prompt.text:
+            return self.send_json(400, {"error": {
+                "code": 400, "type": "exceed_context_size_error",
+                "message": "the request exceeds the available context size, try increasing it",
+                "n_prompt_tokens": len(prompt.text.split()), "n_ctx": c.ctx}})
         if c.has("fail-concurrent") and busy >= 1:
             return self.send_json(503, {"error": {"code": 503, "message": "server busy"}})
         request = self.scheduler.admit(prompt, n_predict, body.get("id_slot"),

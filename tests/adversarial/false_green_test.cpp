@@ -430,23 +430,30 @@ TEST_CASE("honest streams of 3 and of 256 tokens are GREEN", "[adversarial]") {
 }
 
 TEST_CASE("a stream that breaks its own rules is never agreement", "[adversarial]") {
-    // Every answer misbehaves, so the serial arm already fails: no verdict, no cert, and the
-    // reason names what the stream did.
+    // Every answer misbehaves, so the serial arm already fails its completion floor: the server
+    // answered, so every cell is UNVERIFIED by it, and the reason names what the stream did.
     const std::vector<std::pair<std::string, std::string>> cases{
-        {"--fake-stream-duplicate=3", "the first: stream:"},
-        {"--fake-stream-after-final", "the first: stream:"},
-        {"--fake-stream-miscount", "the first: stream:"},
+        {"--fake-stream-duplicate=3", "the first: m|512|recall|0.111111|0|fill0.10: stream:"},
+        {"--fake-stream-after-final", "the first: m|512|recall|0.111111|0|fill0.10: stream:"},
+        {"--fake-stream-miscount", "the first: m|512|recall|0.111111|0|fill0.10: stream:"},
         {"--fake-stream-error=data", "the first: "},
-        {"--fake-stream-stall=2", "timed out"},
     };
     for (const auto& [knob, words] : cases) {
         const auto run = run_fake({knob}, {"--req-timeout", "3"});
         INFO(knob << ": " << run.result.out << run.result.err);
-        CHECK(run.cert.is_null());
-        CHECK(run.result.exit_code != 0);
-        CHECK(run.result.err.find("no verdict is possible") != std::string::npos);
+        REQUIRE(run.cert.is_object());
+        CHECK(str(run.cert, "status") == "green_unverified");
+        CHECK(run.cert.find_path("rule.name")->as_string() == "serial_given_up");
+        CHECK(run.result.exit_code == 3);
         CHECK(run.result.err.find(words) != std::string::npos);
     }
+    // A stream that stalls every answer: the server stopped answering, so no verdict, no cert.
+    const auto stalled = run_fake({"--fake-stream-stall=2"}, {"--req-timeout", "3"});
+    INFO(stalled.result.out << stalled.result.err);
+    CHECK(stalled.cert.is_null());
+    CHECK(stalled.result.exit_code == 1);
+    CHECK(stalled.result.err.find("no verdict is possible") != std::string::npos);
+    CHECK(stalled.result.err.find("timed out") != std::string::npos);
     // A stream dripped byte by byte is slow, not wrong.
     const auto drip = run_fake({"--fake-stream-drip=0"}, {"--passes", "1"});
     INFO(drip.result.out << drip.result.err);

@@ -3,7 +3,8 @@
 
 Each case is one bi-run command with one hostile input, server or plugin. A case passes when
 bi-run ends within its time bound with the expected exit status and a one-line message that
-says what went wrong, writes no cert (and leaves a cert already there byte for byte), and
+says what went wrong, writes no cert (and leaves a cert already there byte for byte) or, where
+the server answered but failed too many requests, an UNVERIFIED cert that says so, and
 leaves no process behind: every process of the case carries a marker in its environment, and
 /proc must hold none of them afterwards. Prints one line per case and the totals; exits 1 if
 any case failed.
@@ -40,7 +41,8 @@ class Case:
         self.one_line = one_line
         # True: the run may reach a verdict (the hostile server cost it its evidence), so a cert
         # may be written, but it must not be GREEN. "any": an honest server behind an odd
-        # process tree, whose GREEN is earned.
+        # process tree, whose GREEN is earned. "unverified": a cert must be written, UNVERIFIED
+        # by the completion floor of a serial arm given up (verdict.rule serial_given_up).
         self.verdict = verdict
 
 
@@ -114,11 +116,19 @@ def run_case(case, paths):
             problems.append(f"{len(lines)} lines on stderr, expected one")
         if case.verdict:
             certs = [n for n in os.listdir(out) if n.endswith(".json")] if os.path.isdir(out) else []
+            if case.verdict == "unverified" and not certs:
+                problems.append("no cert written")
             for name in certs:
                 with open(os.path.join(out, name)) as f:
-                    status = json.load(f).get("status")
+                    cert = json.load(f)
+                status = cert.get("status")
                 if status == "green" and case.verdict != "any":
                     problems.append(f"{name} is GREEN")
+                rule = (cert.get("rule") or {}).get("name")
+                if case.verdict == "unverified" and (status, rule) != ("green_unverified",
+                                                                       "serial_given_up"):
+                    problems.append(f"{name} is {status} by {rule}, not green_unverified by "
+                                    "serial_given_up")
         elif sentinel:
             with open(sentinel) as f:
                 if f.read() != "an earlier cert\n":
@@ -278,16 +288,25 @@ def cases():
                   {1}, "not ready after 1 s", setup=model, cert=LIVE_CERT, timeout=15))
     c.append(Case("server forks and exits", fake("--fake-fork-exit"), {1}, "", setup=model,
                   cert=LIVE_CERT, timeout=30, one_line=False))
-    # Every answer is hostile: arm A is given up (its first requests time out, or its completion
-    # floor is out of reach), so no verdict is possible and the earlier cert stays.
-    floor = "given up: 2 of 8 request(s) failed (bad_response x2)"
+    # A server that stops answering (its requests time out) leaves no verdict: arm A is given
+    # up, exit 1, and the earlier cert stays.
     for knobs, message in [(("--fake-drip-completion", "--fake-drip-ms=300"),
                             "given up: the first 2 request(s) to finish all timed out"),
-                           (("--fake-endless-body",), floor),
-                           (("--fake-huge-length",), floor),
-                           (("--fake-nested-json=100000",), floor)]:
+                           (("--fake-hang-after=3",),
+                            "given up: the last 2 request(s) to finish all timed out (1 s each) "
+                            "after 3 finished: the server stopped answering")]:
         c.append(Case("server: " + " ".join(knobs), fake(*knobs) + ["--req-timeout", "1", "--arm-deadline", "3"], {1},
                       "arm A (serial, 1 slot) " + message, setup=model, cert=LIVE_CERT, timeout=60))
+    # A server that answers, but with failures beyond the completion floor (500s, bodies too
+    # large or unreadable): arm A is given up, and every cell's cert is UNVERIFIED by it, exit 3.
+    floor = "given up: 2 of 8 request(s) failed"
+    for knobs, modes in [(("--fake-fail-first=2",), "(http_error x2)"),
+                         (("--fake-endless-body",), "(bad_response x2)"),
+                         (("--fake-huge-length",), "(bad_response x2)"),
+                         (("--fake-nested-json=100000",), "(bad_response x2)")]:
+        c.append(Case("server: " + " ".join(knobs), fake(*knobs) + ["--req-timeout", "1", "--arm-deadline", "3"], {3},
+                      "arm A (serial, 1 slot) " + floor + " " + modes, setup=model,
+                      cert=LIVE_CERT, timeout=60, verdict="unverified"))
     for knobs in [("--fake-grandchild",), ("--fake-setsid",), ("--fake-setsid", "--fake-ignore-term")]:
         c.append(Case("server tree: " + " ".join(knobs), fake(*knobs), {0, 3}, "", setup=model,
                       timeout=60, one_line=False, verdict="any"))

@@ -34,6 +34,7 @@ struct HostileRun {
     testing::CommandResult result;
     std::chrono::milliseconds elapsed{0};
     bool cert_exists = false;
+    std::string cert_path;
     std::string cert_text;
     core::Json cert;          // null when none was written or it does not read back
     std::vector<pid_t> left;  // processes still running that mention the run's directory
@@ -83,6 +84,7 @@ HostileRun run_hostile(const std::vector<std::string>& fake, const std::vector<s
     run.elapsed = std::chrono::duration_cast<std::chrono::milliseconds>(
         std::chrono::steady_clock::now() - start);
     run.cert_exists = std::filesystem::exists(cert_path);
+    run.cert_path = cert_path;
     run.cert_text = testing::read_text(cert_path);
     try {
         auto loaded = io::read_cert(cert_path);
@@ -103,6 +105,38 @@ std::size_t lines(const std::string& text) {
 std::string status_of(const core::Json& cert) {
     const core::Json* v = cert.find("status");
     return v && v->is_string() ? v->as_string() : "";
+}
+
+std::string text_at(const core::Json& json, const std::string& path) {
+    const core::Json* v = json.find_path(path);
+    return v && v->is_string() ? v->as_string() : "";
+}
+
+// The decision reasons joined into one text, for Contains checks.
+std::string reasons_of(const core::Json& cert) {
+    std::string text;
+    if (const core::Json* reasons = cert.find("decision_reasons"); reasons && reasons->is_array())
+        for (const auto& line : reasons->as_array())
+            if (line.is_string()) text += line.as_string() + "\n";
+    return text;
+}
+
+// A cert UNVERIFIED because arm A was given up on its completion floor, the earlier cert kept in
+// history: what a server that answered, but failed too much, leaves.
+void check_given_up_cert(const HostileRun& run, const std::string& error) {
+    CHECK(run.result.exit_code == 3);
+    REQUIRE(run.cert.is_object());
+    CHECK(status_of(run.cert) == "green_unverified");
+    CHECK(text_at(run.cert, "rule.name") == "serial_given_up");
+    CHECK(text_at(run.cert, "completion_floor.given_up.arm") == "A");
+    const core::Json* failures = run.cert.find_path("completion_floor.given_up.census.failures");
+    REQUIRE(failures);
+    REQUIRE(failures->size() == 1);
+    CHECK_THAT(text_at(failures->as_array().front(), "error"), Catch::Contains(error));
+    CHECK_THAT(reasons_of(run.cert), Catch::Contains("completion floor out of reach: arm A given "
+                                                     "up: 1 of 1 request(s) failed") &&
+                                         Catch::Contains(error));
+    CHECK(run.cert_text != kOldCert);
 }
 
 }  // namespace
@@ -171,40 +205,80 @@ TEST_CASE("a completion that drips cannot make an arm outlive --arm-deadline",
     CHECK(run.left.empty());
 }
 
-TEST_CASE("an endless completion body stops at --max-response-bytes: bad_response",
+TEST_CASE("an endless completion body stops at --max-response-bytes: an UNVERIFIED cert",
           "[adversarial][hostile]") {
     const auto run = run_hostile({"--fake-endless-body"},
                                  {"--req-timeout", "600", "--max-response-bytes", "100000"}, true);
     INFO(run.result.out << run.result.err);
-    // Its one item failed, so arm A cannot reach its completion floor: no verdict is possible.
-    CHECK(run.result.exit_code == 1);
+    // Its one item failed, so arm A cannot reach its completion floor: the server answered, so
+    // the cell is UNVERIFIED by it, and the cert says why.
     CHECK_THAT(run.result.err, Catch::Contains("arm A (serial, 1 slot) given up: 1 of 1 "
                                                "request(s) failed (bad_response x1)"));
     CHECK(lines(run.result.err) == 1);
-    CHECK(run.cert_text == kOldCert);
+    check_given_up_cert(run, "response larger than 100000 bytes");
     CHECK(run.elapsed < kMargin);  // the limit, not the 600 s deadline, ended each request
     CHECK(run.left.empty());
 }
 
-TEST_CASE("a 1 TiB Content-Length is refused unread: bad_response at once",
+TEST_CASE("a 1 TiB Content-Length is refused unread: bad_response at once, an UNVERIFIED cert",
           "[adversarial][hostile]") {
     const auto run = run_hostile({"--fake-huge-length"}, {"--req-timeout", "600"}, true);
     INFO(run.result.out << run.result.err);
-    CHECK(run.result.exit_code == 1);
     CHECK_THAT(run.result.err, Catch::Contains("(bad_response x1)"));
-    CHECK(run.cert_text == kOldCert);
+    check_given_up_cert(run, "response larger than");
     CHECK(run.elapsed < kMargin);
     CHECK(run.left.empty());
+}
+
+TEST_CASE("HTTP 500s beyond the completion floor: an UNVERIFIED cert naming each failure, exit 3",
+          "[adversarial][hostile]") {
+    const auto run = run_hostile({"--fake-fail-first=1"}, {}, true);
+    INFO(run.result.out << run.result.err);
+    CHECK_THAT(run.result.err,
+               Catch::Contains("arm A (serial, 1 slot) given up: 1 of 1 request(s) failed "
+                               "(http_error x1)") &&
+                   Catch::Contains("HTTP 500: graph capture not finished") &&
+                   Catch::Contains("UNVERIFIED by its completion floor"));
+    check_given_up_cert(run, "HTTP 500: graph capture not finished");
+    // The cert it replaced is kept in history, as for any new verdict.
+    CHECK(run.cert.find("previous"));
+    CHECK(run.left.empty());
+}
+
+TEST_CASE("a server that wedges mid-arm ends within a minute at default settings, no cert",
+          "[adversarial][hostile]") {
+    // Three answers, then every request is taken and never answered. The streams' silences so far
+    // were milliseconds, so a request silent for the 20 s stall limit has stalled; two in a row
+    // and the server stopped answering. Without that, each waited 60 s (or --req-timeout).
+    testing::ScratchDir dir;
+    const std::string model = dir.write("model.gguf", "not really a model");
+    auto argv = testing::fake_cell_argv(model, dir.file("o"));
+    argv.emplace_back("--server-flag=--fake-hang-after=3");
+    const auto start = std::chrono::steady_clock::now();
+    const auto result = testing::run_command(argv);
+    const auto elapsed = std::chrono::steady_clock::now() - start;
+    INFO(result.err);
+    CHECK(result.exit_code == 1);
+    CHECK_THAT(result.err,
+               Catch::Contains("arm A (serial, 1 slot) given up: the last 2 request(s) to finish "
+                               "all timed out (the last: POST ") &&
+                   Catch::Contains(": no data for 20 s (stream stalled)) after 3 finished: the "
+                                   "server stopped answering") &&
+                   Catch::Contains("no verdict is possible, so no cert is written"));
+    CHECK(lines(result.err) == 1);
+    CHECK_FALSE(std::filesystem::exists(dir.file("o/m__ctx512__N4.json")));
+    CHECK(elapsed < 60s);
+    testing::wait_until([&] { return processes_mentioning(dir.path()).empty(); }, 5000ms);
+    CHECK(processes_mentioning(dir.path()).empty());
 }
 
 TEST_CASE("deeply nested JSON in completions and /props is refused, not a crash",
           "[adversarial][hostile]") {
     const auto run = run_hostile({"--fake-nested-json=100000"}, {}, true);
     INFO(run.result.out << run.result.err);
-    CHECK(run.result.exit_code == 1);
     CHECK_THAT(run.result.err, Catch::Contains("(bad_response x1)"));
     CHECK(lines(run.result.err) == 1);
-    CHECK(run.cert_text == kOldCert);
+    check_given_up_cert(run, "asked to stream, the server answered application/json");
     CHECK(run.left.empty());
 }
 
@@ -222,4 +296,60 @@ TEST_CASE("an out-of-range --max-response-bytes is refused before anything start
         CHECK(run.cert_text == kOldCert);
         CHECK(run.left.empty());
     }
+}
+
+TEST_CASE(
+    "a work-set item longer than the ctx is refused before any arm, naming it and both counts",
+    "[adversarial][hostile][workset]") {
+    testing::ScratchDir dir;
+    const std::string model = dir.write("model.gguf", "not really a model");
+    std::string words;
+    for (int i = 0; i < 600; ++i) words += "word ";
+    const std::string workset =
+        dir.write("ws.json",
+                  R"([{"family": "recall", "fill": 0.1, "prompt": "Say 7.", "expected_answer": "7"},
+                      {"family": "long", "fill": 0.9, "prompt": ")" +
+                      words + R"("}])");
+    auto argv = testing::fake_cell_argv(model, dir.file("o"));
+    *(std::find(argv.begin(), argv.end(), "--workset") + 1) = workset;
+    const auto result = testing::run_command(argv);
+    INFO(result.out << result.err);
+    CHECK(result.exit_code == 2);
+    // The fake's tokenizer counts words: 600 of them, for 512 tokens a slot.
+    CHECK_THAT(result.err, Catch::StartsWith("bi-run run-live: work-set item m|512|long|") &&
+                               Catch::Contains(": its prompt is 600 tokens") &&
+                               Catch::Contains("ctx is 512 per slot: it cannot fit"));
+    CHECK(lines(result.err) == 1);
+    CHECK_FALSE(std::filesystem::exists(dir.file("o/m__ctx512__N4.json")));
+    testing::wait_until([&] { return processes_mentioning(dir.path()).empty(); }, 5000ms);
+    CHECK(processes_mentioning(dir.path()).empty());
+}
+
+TEST_CASE(
+    "a request the server refuses says why: its HTTP status and message in the progress, "
+    "the reasons and the cert",
+    "[adversarial][hostile]") {
+    testing::ScratchDir dir;
+    const std::string model = dir.write("model.gguf", "not really a model");
+    auto argv = testing::fake_cell_argv(model, dir.file("o"));
+    argv.erase(std::find(argv.begin(), argv.end(), "--quiet"));
+    // One of the 8 items (the lamp's) is refused as too long for the context, in every arm: 7 of
+    // 8 meet the completion floor, so the run goes on, and the failure is named wherever counted.
+    argv.emplace_back("--server-flag=--fake-reject-prompt=lamp");
+    const auto result = testing::run_command(argv);
+    INFO(result.out << result.err);
+    const std::string words =
+        "HTTP 400: the request exceeds the available context size, try increasing it "
+        "(n_prompt_tokens 9, n_ctx 512)";
+    CHECK_THAT(result.err, Catch::Contains("arm A (serial, 1 slot): 7/8 scored ok; failed: "
+                                           "http_error x1 (the first: m|512|recall|") &&
+                               Catch::Contains(words));
+    const auto loaded = io::read_cert(dir.file("o/m__ctx512__N4.json"));
+    const core::Json& cert = loaded.document;
+    const core::Json* failures = cert.find_path("completion_floor.arms.A.failures");
+    REQUIRE(failures);
+    REQUIRE(failures->size() == 1);
+    CHECK(text_at(failures->as_array().front(), "failure_mode") == "http_error");
+    CHECK_THAT(text_at(failures->as_array().front(), "error"), Catch::Contains(words));
+    CHECK_THAT(reasons_of(cert), Catch::Contains("A: m|512|recall|") && Catch::Contains(words));
 }

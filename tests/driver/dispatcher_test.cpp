@@ -272,6 +272,32 @@ TEST_CASE("a wedged server: the arm is given up once its first requests all time
     }
 }
 
+TEST_CASE("a server that stops answering mid-arm: given up once its latest requests time out",
+          "[dispatcher]") {
+    FakeScript script;
+    script.hang_after = 3;  // answers three, then takes every request and answers none
+    FakeLlamaServer server(script);
+    const auto items = make_items(12);
+    ArmRequest request = arm_request(items, 1);
+    request.request.timeout = 200ms;
+    request.first_timeouts = 2;
+    const auto outcome = bi::driver::run_arm_outcome(endpoint_of(server), request);
+    CHECK(outcome.gave_up ==
+          "the last 2 request(s) to finish all timed out (0.2 s each) after 3 finished: the "
+          "server stopped answering");
+    CHECK(outcome.stopped_answering);
+    CHECK(outcome.answered);
+    CHECK(server.completion_calls() == 5);
+}
+
+TEST_CASE("the stall limit: ten times the longest silence per request in flight, at least 20 s",
+          "[dispatcher]") {
+    using bi::driver::stall_limit;
+    CHECK(stall_limit(3ms, 1) == 20s);
+    CHECK(stall_limit(5s, 1) == 50s);
+    CHECK(stall_limit(1s, 4) == 40s);
+}
+
 TEST_CASE("an arm is given up once its completion floor is out of reach, not before",
           "[dispatcher]") {
     FakeScript script;
@@ -282,11 +308,13 @@ TEST_CASE("an arm is given up once its completion floor is out of reach, not bef
     ArmRequest request = arm_request(items, 1);
     request.completion_floor = 0.8;  // 8 of 10 must complete: the third failure ends it
     const auto outcome = bi::driver::run_arm_outcome(endpoint_of(server), request);
-    // The server's own words for the first failure close the line.
+    // The first failure's item and the server's own words close the line.
     CHECK(outcome.gave_up ==
           "3 of 10 request(s) failed (oom x3): at most 2 may fail for the 80% completion floor; "
-          "the first: POST /v1/chat/completions: HTTP 500: "
-          R"({"error":{"code":500,"message":"failed to allocate KV"}})");
+          "the first: " +
+              items[0].test_id + ": POST /v1/chat/completions: HTTP 500: failed to allocate KV");
+    CHECK(outcome.answered);
+    CHECK_FALSE(outcome.stopped_answering);
     CHECK(server.completion_calls() == 3);
     REQUIRE(outcome.records.size() == 10);
     for (std::size_t i = 0; i < 3; ++i)

@@ -68,6 +68,26 @@ TEST_CASE("a 500 about memory is oom and other statuses are http_error", "[sessi
     CHECK(classify_status(400, "out of memory")->mode == bi::core::FailureMode::HttpError);
     CHECK(classify_status(404, "")->mode == bi::core::FailureMode::HttpError);
     CHECK_FALSE(classify_status(200, "out of memory"));
+}
+
+TEST_CASE("a failed status says the server's own words, with its status", "[http]") {
+    using bi::http::classify_status;
+    // llama-server's answer to a prompt longer than its context.
+    const auto too_long = classify_status(
+        400, R"({"error":{"code":400,"message":"the request exceeds the available context size, )"
+             R"(try increasing it","type":"exceed_context_size_error","n_prompt_tokens":600,)"
+             R"("n_ctx":512}})");
+    REQUIRE(too_long);
+    CHECK(too_long->message ==
+          "HTTP 400: the request exceeds the available context size, try increasing it "
+          "(n_prompt_tokens 600, n_ctx 512)");
+    CHECK(too_long->http_status == 400);
+    // Ollama's error is a string; a body that is no JSON is its own words, on one line and cut.
+    CHECK(classify_status(404, R"({"error":"model 'x' not found"})")->message ==
+          "HTTP 404: model 'x' not found");
+    const auto plain = classify_status(503, "busy\nnow" + std::string(300, 'x'));
+    CHECK(plain->message.find('\n') == std::string::npos);
+    CHECK(plain->message.size() == std::string("HTTP 503: ").size() + 200 + 3);
 
     FakeScript script;
     script.completion_status = 500;

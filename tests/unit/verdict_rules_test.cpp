@@ -28,10 +28,11 @@ TEST_CASE("every rule id has a name and a row, in precedence order", "[verdict_r
     REQUIRE(rules.size() == core::kRuleCount);
     // Ids 0 to 12 in their order; a row added later takes the next id, and its place in the
     // table is where it belongs: the drafting gate (13), a precondition, right after row 0, and
-    // the determinism gate (14) after it.
+    // the determinism gate (14) after it, then a serial arm given up on its floor (15).
     const std::vector<core::RuleId> order{core::RuleId::ColdCache,
                                           core::RuleId::Drafting,
                                           core::RuleId::Determinism,
+                                          core::RuleId::SerialGivenUp,
                                           core::RuleId::SerialSelfCheck,
                                           core::RuleId::AcInvariantDivergence,
                                           core::RuleId::Incomplete,

@@ -349,17 +349,53 @@ TEST_CASE("the length scope: n_predict and the generated lengths reached", "[ver
 TEST_CASE("the precedence table is the ordered rule list", "[verdict]") {
     std::vector<std::string> names;
     for (const auto& rule : core::verdict_rules()) names.emplace_back(core::name(rule.id));
-    CHECK(names == std::vector<std::string>{
-                       "cold_cache", "drafting", "determinism", "serial_self_check",
-                       "ac_invariant_divergence", "incomplete", "server_identity", "overlap",
-                       "lockstep", "missing_evidence", "greedy", "completion_floor",
-                       "cobatch_coverage", "ab_invariant_divergence", "generation_drift"});
+    CHECK(names ==
+          std::vector<std::string>{"cold_cache", "drafting", "determinism", "serial_given_up",
+                                   "serial_self_check", "ac_invariant_divergence", "incomplete",
+                                   "server_identity", "overlap", "lockstep", "missing_evidence",
+                                   "greedy", "completion_floor", "cobatch_coverage",
+                                   "ab_invariant_divergence", "generation_drift"});
     // Each rule fires on its own row's evidence and passes on a clean cell.
     const auto clean = core::decide_verdict(clean_cell());
     for (const auto& rule : core::verdict_rules()) CHECK_FALSE(rule.fires(clean));
     auto e = clean_cell();
     e.arm_c[0]["id1"].score = 0.0;
-    CHECK(core::verdict_rules()[4].fires(core::decide_verdict(e)));
+    CHECK(core::verdict_rules()[5].fires(core::decide_verdict(e)));
+}
+
+TEST_CASE("a serial arm given up on its completion floor: UNVERIFIED, each failure named",
+          "[verdict]") {
+    core::CellEvidence e;
+    e.dispatch_n = 4;
+    for (const char* id : {"id1", "id2", "id3"}) {
+        core::TrialRecord r;
+        r.test_id = id;
+        r.arm = "A";
+        r.content = "7";
+        r.failure_mode = core::FailureMode::Ok;
+        e.arm_a[id] = r;
+    }
+    e.arm_a["id2"].failure_mode = core::FailureMode::HttpError;
+    e.arm_a["id2"].error = "POST /completion: HTTP 500: graph capture not finished";
+    e.arm_a["id3"].failure_mode = core::FailureMode::Incomplete;
+    e.arm_a["id3"].error = "gave up on the arm: not sent";
+    core::ArmResults sent = e.arm_a;
+    sent.erase("id3");
+    e.given_up = core::GivenUpArm{"A", "1 of 3 request(s) failed (http_error x1)",
+                                  core::completion_census(sent, "A")};
+    const auto v = core::decide_verdict(e);
+    CHECK(v.status == core::Status::GreenUnverified);
+    CHECK(v.rule.name == "serial_given_up");
+    const auto& reasons = v.decision_reasons;
+    REQUIRE(reasons.size() >= v.rule.first_reason + 3);
+    CHECK(reasons[v.rule.first_reason] ==
+          "completion floor out of reach: arm A given up: 1 of 3 request(s) failed (http_error "
+          "x1); no other arm ran, so nothing batched was compared");
+    CHECK(reasons[v.rule.first_reason + 1] ==
+          "A: id2: http_error: POST /completion: HTTP 500: graph capture not finished");
+    // Without the give-up the same arm is judged as any other: not by this rule.
+    e.given_up.reset();
+    CHECK(core::decide_verdict(e).rule.name != "serial_given_up");
 }
 
 TEST_CASE("the cold-cache gate: a cached or a short-evaluated prompt is a hit, in arm order",

@@ -52,6 +52,9 @@ PassOverlap pass_overlap(int pass, std::size_t client_depth, const ServerOverlap
         if (!server->slots_available)
             o.problems.push_back(at +
                                  hinted(spec.slots_path + " gave no evidence", spec.slots_hint));
+        else if (server->slot_busy_field_absent)
+            o.problems.push_back(at + "no " + spec.slots_path + " entry has the field '" +
+                                 spec.slot_busy + "': is --server-kind right?");
         else if (server->peak_busy_slots < n && !streams_n_wide)
             o.problems.push_back(at + "server peak busy slots " +
                                  std::to_string(server->peak_busy_slots) + need);
@@ -122,6 +125,7 @@ ServerOverlapEvidence merge_pass_evidence(const std::vector<ServerOverlapEvidenc
     ServerOverlapEvidence merged;
     merged.slots_available = !passes.empty();
     merged.metrics_available = !passes.empty();
+    merged.slot_busy_field_absent = !passes.empty();
     double mean_sum = 0.0;
     std::size_t n_means = 0;
     double busy_sum = 0.0;
@@ -129,6 +133,8 @@ ServerOverlapEvidence merge_pass_evidence(const std::vector<ServerOverlapEvidenc
     for (const auto& pass : passes) {
         merged.slots_available = merged.slots_available && pass.slots_available;
         merged.metrics_available = merged.metrics_available && pass.metrics_available;
+        merged.slot_busy_field_absent =
+            merged.slot_busy_field_absent && pass.slot_busy_field_absent;
         if (pass.mean_busy_slots) {
             busy_sum += *pass.mean_busy_slots;
             ++n_busy;

@@ -148,7 +148,9 @@ void plan_kv_cache(RunOptions& o, LivePlan& live,
     o.kv_label = kv_label_given ? *kv_label_given : live.target.kv;
     live.kv_types = o.kv_label;
     const auto& names = live.kind.flags;
-    const bool asked = kv_label_given || live.target.kv_given;
+    // A label of server-default (a baseline's, say) asks for nothing.
+    const bool asked =
+        (kv_label_given || live.target.kv_given) && o.kv_label != core::kServerDefaultKvLabel;
     const std::string asked_what = kv_label_given ? field_ref(F::KvLabel) + " " + *kv_label_given
                                                   : "models.toml kv = \"" + live.target.kv + "\"";
     if (!names.has_kv_cache_type() || live.kind.launch.model_form != core::ModelForm::Gguf) {

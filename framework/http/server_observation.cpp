@@ -140,7 +140,7 @@ void OverlapAccumulator::add_slots(const SlotsSample& sample) {
     busy_sum_ += sample.busy;
     ++n_slots_answers_;
     n_slot_entries_ += sample.n_slots;
-    n_with_busy_field_ += sample.with_busy_field;
+    n_with_busy_field_ += std::max(sample.with_busy_field, sample.busy);  // a busy one has it
 }
 
 void OverlapAccumulator::add_slots(const SlotsSample& sample, std::int64_t start_ns,

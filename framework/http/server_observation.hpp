@@ -20,10 +20,10 @@ struct SlotsSample {
     // Entries whose busy field (the kind's slot_busy) is true or a non-zero number; a stale
     // task id is not evidence.
     std::int64_t busy = 0;
-    std::int64_t with_busy_field = 0;  // entries that have the busy field at all
     // The busy entries that name their task (the kind's slot_task field, a non-negative
     // integer), by slot id: the entry's integer "id", else its place in the array.
     std::vector<core::BusySlot> busy_tasks;
+    std::int64_t with_busy_field = 0;  // entries that have the busy field at all
 };
 
 // A per-slot endpoint's body: an array of slot objects. bi::Error(Http) when it is not one.

@@ -259,20 +259,19 @@ std::vector<std::string> changed_fields(const core::Cert& cert, std::size_t limi
 std::string anchor_word(std::string_view text) {
     std::string word;
     for (char ch : text) {
-        // A file name's own characters (core::model_file_stem) are kept, so two cells' anchors
-        // differ as their file names do ("a.b" and "a_b" are two cells).
         const bool plain = (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') ||
-                           (ch >= '0' && ch <= '9') || ch == '-' || ch == '_' || ch == '.' ||
-                           ch == '~' || ch == '+';
+                           (ch >= '0' && ch <= '9') || ch == '-' || ch == '_';
         word += plain ? ch : '_';
     }
     return word;
 }
 
 std::string cell_anchor(const core::Cert& cert) {
-    const std::string anchor = "cell-" + anchor_word(core::cert_file_name(
-                                             cert.cell.model, cert.cell.ctx, cert.cell.dispatch_n));
-    return anchor.substr(0, anchor.size() - 5 /* ".json" */);
+    // The file name's own characters (core::model_file_stem: letters, digits, - _ . + ~) are
+    // all fit for an id and a fragment, so two cells' anchors differ as their file names do.
+    const std::string file =
+        core::cert_file_name(cert.cell.model, cert.cell.ctx, cert.cell.dispatch_n);
+    return "cell-" + file.substr(0, file.size() - 5 /* ".json" */);
 }
 
 }  // namespace bi::report

@@ -41,8 +41,8 @@ std::string cert_line(const testing::CommandResult& r) {
 
 // `args` run by bi-run with `cwd` as its working directory.
 testing::CommandResult run_in(const std::string& cwd, const std::vector<std::string>& args) {
-    std::vector<std::string> argv{"/bin/sh", "-c", "cd \"$1\" && shift && exec \"$@\"", "sh", cwd,
-                                  testing::built_file("bi-run")};
+    std::vector<std::string> argv{"/bin/sh", "-c", "cd \"$1\" && shift && exec \"$@\"",
+                                  "sh",      cwd,  testing::built_file("bi-run")};
     return run_command(argv + args);
 }
 
@@ -108,8 +108,9 @@ TEST_CASE("the KV label of a kind that is not GGUF comes from its own flag, or i
 
     r = dry_run(dir, "vllm", model, {"--server-flag=--kv-cache-dtype=fp8", "--kv-label", "q8_0"});
     CHECK(r.exit_code == 2);
-    CHECK(r.err == "bi-run run-live: --kv-label q8_0 contradicts the server's KV flag, which "
-                   "gives fp8\n");
+    CHECK(r.err ==
+          "bi-run run-live: --kv-label q8_0 contradicts the server's KV flag, which "
+          "gives fp8\n");
 
     // A label with no flag to say it is passed on as the kind's flag.
     r = dry_run(dir, "vllm", model, {"--kv-label", "fp8_e5m2"});
@@ -123,6 +124,12 @@ TEST_CASE("the KV label of a kind that is not GGUF comes from its own flag, or i
     CHECK_THAT(r.out, Catch::Contains("KV cache       server-default (as the server defaults"));
     r = dry_run(dir, "ollama", "llama3.1:8b");
     CHECK_THAT(r.out, Catch::Contains("KV cache       server-default (as the server defaults"));
+    // That label given back (a baseline's) asks for nothing and passes no flag.
+    r = dry_run(dir, "vllm", model, {"--kv-label", "server-default"});
+    INFO(r.err);
+    CHECK(r.exit_code == 0);
+    CHECK_THAT(r.out, Catch::Contains("KV cache       server-default (as the server defaults"));
+    CHECK_THAT(r.out, !Catch::Contains("--kv-cache-dtype"));
     // A kind without a KV flag cannot be given a label nothing would set.
     r = dry_run(dir, "ollama", "llama3.1:8b", {"--kv-label", "q8_0"});
     CHECK(r.exit_code == 2);
@@ -133,18 +140,17 @@ TEST_CASE("the KV label of a kind that is not GGUF comes from its own flag, or i
 TEST_CASE("no cell is measured at N = 1, dry run or not", "[cli][run-live][parallel]") {
     testing::ScratchDir dir;
     io::write_file_atomically(dir.file("m.gguf"), "not really a model");
-    for (const auto& command : {std::vector<std::string>{"run-live", "--dry-run", "--server-bin",
-                                                         BI_MOCK_SERVER_PATH, "--model",
-                                                         dir.file("m.gguf")},
-                                {"run-mock"},
-                                {"sweep", "--dry-run", "--server-bin", BI_MOCK_SERVER_PATH,
-                                 "--model", dir.file("m.gguf"), "--ctx", "512"}}) {
+    for (const auto& command :
+         {std::vector<std::string>{"run-live", "--dry-run", "--server-bin", BI_MOCK_SERVER_PATH,
+                                   "--model", dir.file("m.gguf")},
+          {"run-mock"},
+          {"sweep", "--dry-run", "--server-bin", BI_MOCK_SERVER_PATH, "--model", dir.file("m.gguf"),
+           "--ctx", "512"}}) {
         INFO(command.front());
-        const auto r = run_command(bi_run(command) + std::vector<std::string>{
-                                                         "--parallel", command.front() == "sweep"
-                                                                           ? "1,2"
-                                                                           : "1",
-                                                         "--out-dir", dir.file("out")});
+        const auto r = run_command(
+            bi_run(command) + std::vector<std::string>{"--parallel",
+                                                       command.front() == "sweep" ? "1,2" : "1",
+                                                       "--out-dir", dir.file("out")});
         CHECK(r.exit_code == 2);
         CHECK_THAT(r.err, Catch::Contains(": --parallel 1: no cell can be measured at N = 1"));
         CHECK(r.out.empty());
@@ -161,10 +167,9 @@ TEST_CASE("a plan made with the default models.toml runs from another directory"
     io::write_file_atomically(dir.file("home/models.toml"),
                               "[[models]]\nalias = \"m\"\ngguf = \"" + dir.file("home/m.gguf") +
                                   "\"\nserver_bin = \"" + BI_MOCK_SERVER_PATH + "\"\n");
-    auto r = run_in(dir.file("home"),
-                    {"plan", "--profile", "m", "--ctx", "512", "--parallel", "2", "--passes", "1",
-                     "--n-predict", "4", "--out-dir", dir.file("certs"), "--output",
-                     dir.file("plan.json")});
+    auto r = run_in(dir.file("home"), {"plan", "--profile", "m", "--ctx", "512", "--parallel", "2",
+                                       "--passes", "1", "--n-predict", "4", "--out-dir",
+                                       dir.file("certs"), "--output", dir.file("plan.json")});
     INFO(r.err);
     REQUIRE(r.exit_code == 0);
     CHECK_THAT(testing::read_text(dir.file("plan.json")),
@@ -188,8 +193,7 @@ TEST_CASE("two models whose names differ only in a dot keep two anchors in the H
     }
     REQUIRE(std::filesystem::exists(dir.file("certs/tiny.v2__ctx2048__N4.json")));
     REQUIRE(std::filesystem::exists(dir.file("certs/tiny_v2__ctx2048__N4.json")));
-    const auto r = run_command(
-        bi_run({"report", "--html", dir.file("r.html"), dir.file("certs")}));
+    const auto r = run_command(bi_run({"report", "--html", dir.file("r.html"), dir.file("certs")}));
     INFO(r.err);
     const std::string html = testing::read_text(dir.file("r.html"));
     CHECK_THAT(html, Catch::Contains("id=\"cell-tiny.v2__ctx2048__N4\"") &&

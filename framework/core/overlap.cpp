@@ -52,12 +52,13 @@ PassOverlap pass_overlap(int pass, std::size_t client_depth, const ServerOverlap
         if (!server->slots_available)
             o.problems.push_back(at +
                                  hinted(spec.slots_path + " gave no evidence", spec.slots_hint));
-        else if (server->slot_busy_field_absent)
-            o.problems.push_back(at + "no " + spec.slots_path + " entry has the field '" +
-                                 spec.slot_busy + "': is --server-kind right?");
         else if (server->peak_busy_slots < n && !streams_n_wide)
-            o.problems.push_back(at + "server peak busy slots " +
-                                 std::to_string(server->peak_busy_slots) + need);
+            // Entries that all lack the busy field show nothing, not an idle server.
+            o.problems.push_back(at + (server->slot_busy_field_absent
+                                           ? "no " + spec.slots_path + " entry has the field '" +
+                                                 spec.slot_busy + "': is --server-kind right?"
+                                           : "server peak busy slots " +
+                                                 std::to_string(server->peak_busy_slots) + need));
     }
     const std::string gauge = short_metric(spec.running_gauge);
     if (spec.has_gauge()) {

@@ -352,8 +352,9 @@ TEST_CASE("two Ollama models whose names differ after a dot keep two certs and t
 
 TEST_CASE("a kind whose slot field no /slots answer has says so, not that the server was idle",
           "[adversarial][names]") {
-    // ik_llama.cpp's /slots entries carry `state`; mainline llama-server's do not.
-    const auto run = run_kind({"ik_llama.cpp", "llama", "gguf"});
+    // ik_llama.cpp's /slots entries carry `state`; mainline llama-server's do not. One token
+    // per answer leaves the streams nothing to judge, so the slots must speak.
+    const auto run = run_kind({"ik_llama.cpp", "llama", "gguf"}, {}, {"--n-predict", "1"});
     INFO(run.result.out << run.result.err);
     CHECK(status(run) == "green_unverified");
     CHECK(says(run, "no /slots entry has the field 'state': is --server-kind right?"));

@@ -176,8 +176,8 @@ TEST_CASE("report --html writes one self-contained page with every cell", "[repo
                          "Largest N that is GREEN, with every smaller N measured, at every ctx "
                          "measured: <b>N = 2</b>"));
     CHECK_THAT(html, Catch::Contains("A (serial) &middot; content"));
-    for (const char* anchor : {"cell-tiny~2Frand-256__ctx512__N2", "cell-tiny~2Frand-256__ctx512__N4",
-                               "cell-other-model__ctx512__N2"})
+    for (const char* anchor : {"cell-tiny~2Frand-256__ctx512__N2",
+                               "cell-tiny~2Frand-256__ctx512__N4", "cell-other-model__ctx512__N2"})
         CHECK_THAT(html, Catch::Contains(std::string("href=\"#") + anchor + "\"") &&
                              Catch::Contains(std::string("id=\"") + anchor + "\""));
 }

@@ -45,7 +45,7 @@ echo "docs/report.png from $(ls "$work/certs" | wc -l) mock certs"
 # the first difference marked, completion markup shown as text.
 mkdir "$work/fixtures"
 "$root/build/bin/bi_report_fixtures" "$work/fixtures"
-"$bi" report --html "$work/red.html" "$work/fixtures/tiny_rand-256__ctx512__N4.json" >/dev/null
+"$bi" report --html "$work/red.html" "$work/fixtures/tiny~2Frand-256__ctx512__N4.json" >/dev/null
 timeout 60 "$browser" --headless --no-sandbox --disable-gpu --hide-scrollbars \
   --user-data-dir="$work/profile" --window-size=1280,1900 \
   --screenshot="$root/docs/report-red-cell.png" "file://$work/red.html" 2>/dev/null

@@ -94,8 +94,8 @@ const std::vector<OptionSpec>& option_specs() {
              "Where the cert and server log go (default: a new temp directory)")
             .sets(F::OutDir),
         spec("model-alias", T::Text, K::Text,
-             "The cert's model name (default: the models.toml alias, else the model file's name "
-             "without .gguf)")
+             "The cert's model name (default: the models.toml alias, else the model's whole name: "
+             "a GGUF file's without .gguf, a directory's, a store name)")
             .sets(F::ModelAlias),
         spec("model-alias@run-mock", T::Text, K::Text, "The cert's model name", "bi-mock")
             .sets(F::ModelAlias),
@@ -103,8 +103,8 @@ const std::vector<OptionSpec>& option_specs() {
              "The model's name in the table (default: the model file)")
             .sets(F::ModelAlias),
         spec("model-alias@baseline-record", T::Text, K::Text,
-             "The model's name in the test ids (default: the models.toml alias, else the model "
-             "file's name without .gguf)")
+             "The model's name in the test ids (default: the models.toml alias, else the model's "
+             "whole name: a GGUF file's without .gguf, a directory's, a store name)")
             .sets(F::ModelAlias),
         spec("ctx", T::Text, K::Text, "Context per slot, in tokens", text(kRequest.ctxs.front()))
             .sets(F::Ctxs),
@@ -161,7 +161,9 @@ const std::vector<OptionSpec>& option_specs() {
              text(kSelftest.n_predict))
             .sets(F::NPredict),
         spec("kv-label", T::Text, K::Text,
-             "KV cache type recorded in the cert and used by the footprint guard (also --kv)",
+             "KV cache type recorded in the cert and used by the footprint guard; a kind that is "
+             "not "
+             "llama.cpp's takes its KV flag's value, else server-default (also --kv)",
              std::string(core::kDefaultKvLabel))
             .sets(F::KvLabel),
         spec("kv-label@plan-n", T::Text, K::Text,

@@ -3,17 +3,12 @@
 #include <algorithm>
 
 #include "coverage.hpp"
+#include "model_name.hpp"
 #include "text.hpp"
 
 namespace bi::core {
 
 namespace {
-
-std::string safe_name(std::string_view model) {
-    std::string safe(model);
-    std::replace(safe.begin(), safe.end(), '/', '_');
-    return safe;
-}
 
 // The model's identity for the terms: its whole-file (or manifest) sha256, else the digest its
 // store listed; empty when neither is known, which compares as not comparable.
@@ -170,11 +165,11 @@ std::vector<std::string> side_differences(const CheckSide& baseline, const Check
 }
 
 std::string baseline_file_name(std::string_view model, std::int64_t ctx) {
-    return safe_name(model) + "__ctx" + std::to_string(ctx) + ".baseline.json";
+    return model_file_stem(model) + "__ctx" + std::to_string(ctx) + ".baseline.json";
 }
 
 std::string check_file_name(std::string_view model, std::int64_t ctx) {
-    return safe_name(model) + "__ctx" + std::to_string(ctx) + ".baseline-check.json";
+    return model_file_stem(model) + "__ctx" + std::to_string(ctx) + ".baseline-check.json";
 }
 
 BaselineCheckSummary summarise(const BaselineCheck& check, std::string check_file) {

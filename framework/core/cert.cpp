@@ -5,6 +5,7 @@
 
 #include "cert_consistency.hpp"
 #include "cert_history.hpp"
+#include "model_name.hpp"
 
 namespace bi::core {
 
@@ -98,10 +99,8 @@ std::string moe_hint(std::string_view model) {
 
 std::string cert_file_name(std::string_view model, std::int64_t ctx, std::int64_t dispatch_n,
                            bool determinism) {
-    std::string safe(model);
-    std::replace(safe.begin(), safe.end(), '/', '_');
-    return safe + "__ctx" + std::to_string(ctx) + "__N" + std::to_string(dispatch_n) +
-           (determinism ? "__det" : "") + ".json";
+    return model_file_stem(model) + "__ctx" + std::to_string(ctx) + "__N" +
+           std::to_string(dispatch_n) + (determinism ? "__det" : "") + ".json";
 }
 
 const KindEvidence& evidence_of_kind(const std::optional<ServerRecord>& server) {

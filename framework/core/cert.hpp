@@ -275,7 +275,7 @@ PairReport stored_report(PairReport report);
 // The cert without its digest; framework/io adds the digest over the canonical text.
 Cert build_cert(const CertContext& context, const Verdict& verdict);
 
-// `{model}__ctx{C}__N{N}.json`, with '/' in the model name turned into '_'; a cell run with the
+// `{model}__ctx{C}__N{N}.json`, the model name written by model_file_stem; a cell run with the
 // server's determinism mode on is `{model}__ctx{C}__N{N}__det.json`, beside the one without.
 std::string cert_file_name(std::string_view model, std::int64_t ctx, std::int64_t dispatch_n,
                            bool determinism = false);

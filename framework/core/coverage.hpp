@@ -88,9 +88,12 @@ struct ServerOverlapEvidence {
     std::int64_t peak_requests_processing = 0;  // the kind's running gauge
     std::optional<double> mean_busy_slots_per_decode;
     std::size_t n_samples = 0;
-    std::optional<double> mean_busy_slots;     // over the /slots answers of the window
-    bool slots_available = true;               // /slots answered at least once, never 404/501
-    bool metrics_available = true;             // /metrics likewise
+    std::optional<double> mean_busy_slots;  // over the /slots answers of the window
+    bool slots_available = true;            // /slots answered at least once, never 404/501
+    bool metrics_available = true;          // /metrics likewise
+    // /slots answered with entries, but none had the kind's busy field (slot_busy): the kind
+    // does not describe this server, and an idle-looking answer is not evidence of idleness.
+    bool slot_busy_field_absent = false;
     std::vector<BusySample> busy_samples;      // kept in memory for coverage; not in the cert
     std::vector<DecodeSample> decode_samples;  // in memory only, for busy_per_decode_between
 

@@ -53,8 +53,12 @@ PassOverlap pass_overlap(int pass, std::size_t client_depth, const ServerOverlap
             o.problems.push_back(at +
                                  hinted(spec.slots_path + " gave no evidence", spec.slots_hint));
         else if (server->peak_busy_slots < n && !streams_n_wide)
-            o.problems.push_back(at + "server peak busy slots " +
-                                 std::to_string(server->peak_busy_slots) + need);
+            // Entries that all lack the busy field show nothing, not an idle server.
+            o.problems.push_back(at + (server->slot_busy_field_absent
+                                           ? "no " + spec.slots_path + " entry has the field '" +
+                                                 spec.slot_busy + "': is --server-kind right?"
+                                           : "server peak busy slots " +
+                                                 std::to_string(server->peak_busy_slots) + need));
     }
     const std::string gauge = short_metric(spec.running_gauge);
     if (spec.has_gauge()) {
@@ -122,6 +126,7 @@ ServerOverlapEvidence merge_pass_evidence(const std::vector<ServerOverlapEvidenc
     ServerOverlapEvidence merged;
     merged.slots_available = !passes.empty();
     merged.metrics_available = !passes.empty();
+    merged.slot_busy_field_absent = !passes.empty();
     double mean_sum = 0.0;
     std::size_t n_means = 0;
     double busy_sum = 0.0;
@@ -129,6 +134,8 @@ ServerOverlapEvidence merge_pass_evidence(const std::vector<ServerOverlapEvidenc
     for (const auto& pass : passes) {
         merged.slots_available = merged.slots_available && pass.slots_available;
         merged.metrics_available = merged.metrics_available && pass.metrics_available;
+        merged.slot_busy_field_absent =
+            merged.slot_busy_field_absent && pass.slot_busy_field_absent;
         if (pass.mean_busy_slots) {
             busy_sum += *pass.mean_busy_slots;
             ++n_busy;

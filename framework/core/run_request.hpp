@@ -32,6 +32,9 @@ inline constexpr std::uint64_t kDefaultMaxResponseBytes = std::uint64_t{16} << 2
 // The KV cache type a run records and plans for when neither the request nor the models.toml
 // profile names one: llama-server's own default.
 inline constexpr std::string_view kDefaultKvLabel = "f16";
+// The KV label of a server whose KV cache type no flag sets: whatever the server defaults to
+// (a kind without a KV flag, or one whose flag was not given).
+inline constexpr std::string_view kServerDefaultKvLabel = "server-default";
 
 // Where the scorer, the work rows and the plugins that offer them come from.
 struct ScoringRequest {

@@ -199,6 +199,9 @@ struct KindFlags {
     // Every name of the flags launch.prefill_chunk sets (not one flag's names, as above): with a
     // prefill chunk set, a user flag among them would contradict it.
     std::vector<std::string> prefill_chunk;
+    // One flag that sets the whole KV cache's type, its value in the server's own words (vLLM
+    // and SGLang --kv-cache-dtype fp8): the KV label as given. Not with kv_cache_type_k/_v.
+    std::vector<std::string> kv_cache_type;
 
     bool has_kv_cache_type() const { return !kv_cache_type_k.empty() && !kv_cache_type_v.empty(); }
 };

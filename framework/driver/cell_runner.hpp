@@ -15,6 +15,7 @@
 #include "core/baseline_documents.hpp"
 #include "core/cert.hpp"
 #include "core/json.hpp"
+#include "core/request_field.hpp"
 #include "core/run_request.hpp"
 #include "core/trial.hpp"
 #include "core/verdict.hpp"
@@ -32,6 +33,9 @@ inline constexpr int kDefaultMaxPasses = 64;
 
 struct RunOptions {
     std::string model_alias;  // the cert's "model"
+    // The option the name came from, for messages: --model-alias, or the --model or --profile
+    // it was taken from.
+    core::RequestField model_alias_from = core::RequestField::ModelAlias;
     std::string kv_label{core::kDefaultKvLabel};
     int passes = 4;
     int reps = 1;

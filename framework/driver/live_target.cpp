@@ -3,8 +3,10 @@
 #include "run_setup.hpp"
 
 #include <algorithm>
+#include <cctype>
 #include <cstdlib>
 #include <filesystem>
+#include <string_view>
 
 #include "core/error.hpp"
 #include "core/request_field.hpp"
@@ -23,6 +25,27 @@ std::string env_or(const char* name, const std::string& fallback) {
 }
 
 }  // namespace
+
+// The name a model goes by when nothing names it: a GGUF file's name without ".gguf"
+// ("model.Q4_K_M.gguf" -> "model.Q4_K_M"), a directory's whole name ("Qwen2.5-7B-Instruct"), a
+// store name whole ("llama3.1:8b", "library/mistral:latest"): never cut at another dot. A model
+// that is not on this machine and does not start with '/' or '.' is a store name.
+std::string model_name_of(const std::string& model) {
+    std::error_code ec;
+    const bool path_like = !model.empty() && (model.front() == '/' || model.front() == '.');
+    if (!path_like && !std::filesystem::exists(model, ec)) return model;
+    std::filesystem::path path = std::filesystem::path(model).lexically_normal();
+    if (!path.has_filename()) path = path.parent_path();  // "dir/"
+    std::string name = path.filename().string();
+    constexpr std::string_view kGguf = ".gguf";
+    if (name.size() > kGguf.size()) {
+        std::string tail = name.substr(name.size() - kGguf.size());
+        std::transform(tail.begin(), tail.end(), tail.begin(),
+                       [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+        if (tail == kGguf) name.resize(name.size() - kGguf.size());
+    }
+    return name;
+}
 
 bool names_model_alias(const std::string& file, const std::string& name) {
     std::error_code ec;
@@ -55,6 +78,7 @@ LiveTarget resolve_target(const core::RunRequest& request, bool profile_is_model
         target.server_bin = profile.server_bin;
         target.model = profile.gguf;
         target.alias = profile.alias;
+        target.alias_from = F::Profile;
         target.kv = profile.kv;
         target.flags = profile.server_flags;
         target.server_kind = profile.server_kind;
@@ -67,8 +91,7 @@ LiveTarget resolve_target(const core::RunRequest& request, bool profile_is_model
     for (const auto& flag : t.server_flags) target.flags.push_back(flag);
     target.kv_given = !target.kv.empty();
     if (target.kv.empty()) target.kv = core::kDefaultKvLabel;
-    if (target.alias.empty() && !target.model.empty())
-        target.alias = std::filesystem::path(target.model).stem().string();
+    if (target.alias.empty() && !target.model.empty()) target.alias = model_name_of(target.model);
     return target;
 }
 

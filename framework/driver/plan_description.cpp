@@ -128,6 +128,22 @@ std::string describe_passes(const RunPlan& plan, std::optional<std::size_t> n_it
     return out.str();
 }
 
+namespace {
+
+// The KV label and where it comes from.
+std::string describe_kv(const RunOptions& o, const LivePlan& live) {
+    if (o.kv_label == core::kServerDefaultKvLabel)
+        return o.kv_label + " (as the server defaults: no flag sets its KV cache type)";
+    std::string text = o.kv_label;
+    if (live.kv_types != o.kv_label) text += " (K/V " + live.kv_types + ")";
+    if (server::kv_cache_from_flags(live.kind.flags, live.target.flags) ||
+        server::kv_cache_type_from_flag(live.kind.flags, live.target.flags))
+        text += " (the server's cache-type flags)";
+    return text;
+}
+
+}  // namespace
+
 std::string describe_live_plan(const RunPlan& plan) {
     std::ostringstream out;
     const auto& o = plan.options;
@@ -143,12 +159,7 @@ std::string describe_live_plan(const RunPlan& plan) {
         << "  model          " << live.target.model << " ("
         << server::format_size(live.facts.file_bytes) << ", "
         << (live.facts.architecture.empty() ? "not GGUF" : live.facts.architecture) << ")\n"
-        << "  KV cache       " << o.kv_label
-        << (live.kv_types != o.kv_label ? " (K/V " + live.kv_types + ")" : "")
-        << (server::kv_cache_from_flags(live.kind.flags, live.target.flags)
-                ? " (the server's cache-type flags)"
-                : "")
-        << "\n"
+        << "  KV cache       " << describe_kv(o, live) << "\n"
         << "  port           "
         << (live.port ? std::to_string(*live.port) : "a free loopback port per launch") << "\n";
     if (!live.limits.reserved_ports.empty()) {

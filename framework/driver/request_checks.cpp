@@ -268,6 +268,15 @@ void check_requests(const core::RunRequest& request, RunOptions& o) {
 
 }  // namespace
 
+void check_cobatched_parallels(const core::RunRequest& request) {
+    for (auto n : request.parallels)
+        if (n == 1)
+            usage_error(field_ref(F::Parallels) +
+                        " 1: no cell can be measured at N = 1, where no request shares a batch "
+                        "with another (arm C runs N requests at once on an N-slot server); give "
+                        "N of 2 or more");
+}
+
 void check_request(const core::RunRequest& request, bool allow_lists, RunPlan& plan) {
     auto& o = plan.options;
     o.out_dir = prepare_out_dir(request.out_dir);

@@ -169,6 +169,7 @@ CellsRun run_prepared(const RunSetup& setup, const CellsOptions& options, const 
 CellsRun run_cells(const core::RunRequest& request, const CellsOptions& options,
                    const CellHooks& hooks) {
     if (!options.notes) throw Error(ErrorCategory::Internal, "run_cells needs a notes stream");
+    check_cobatched_parallels(request);
     // Before plugins load or anything launches: a baseline that cannot be trusted costs nothing.
     auto baseline = stored_baseline(options);
     RunSetup setup = prepare_run(request, options.invocation, options.sweep, options.profile_scope,

@@ -13,6 +13,7 @@
 #include "core/baseline_documents.hpp"
 #include "core/cert.hpp"
 #include "core/error.hpp"
+#include "core/model_name.hpp"
 #include "core/request_field.hpp"
 #include "core/run_request.hpp"
 #include "core/text.hpp"
@@ -43,7 +44,7 @@ std::string RunPlan::check_path(std::int64_t ctx) const {
 std::string RunPlan::log_path(std::int64_t ctx) const {
     if (log_file) return options.out_dir + "/" + *log_file;
     std::string stem = core::cert_file_name(options.model_alias, ctx, 0);
-    stem = stem.substr(0, stem.find("__N"));
+    stem = stem.substr(0, stem.rfind("__N"));
     return options.out_dir + "/" + stem + ".server.log";
 }
 
@@ -70,24 +71,27 @@ server::Footprint RunPlan::footprint(std::int64_t ctx, int parallel) const {
 }
 
 void check_cell_names(const RunOptions& options) {
-    if (!server::kv_bytes_per_element(options.kv_label))
+    // A kind with llama.cpp's cache-type flags (and the mock) takes llama.cpp's types; another
+    // kind's label is its own flag's value or kServerDefaultKvLabel, checked by plan_live.
+    const bool llama_types = !options.kind || options.kind->flags.has_kv_cache_type();
+    if (llama_types && !server::kv_bytes_per_element(options.kv_label))
         throw Error(ErrorCategory::Usage,
                     field_ref(F::KvLabel) + " " + options.kv_label +
                         ": not a llama.cpp cache type (f32, f16, bf16, q8_0, q5_1, q5_0, q4_1, "
                         "q4_0, iq4_nl)");
+    check_model_name(options);
+}
+
+void check_model_name(const RunOptions& options) {
     const std::string& model = options.model_alias;
-    const auto plain_char = [](char c) {
-        return std::isalnum(static_cast<unsigned char>(c)) || c == '.' || c == '_' || c == '-' ||
-               c == '+' || c == '/';
-    };
-    const bool plain = !model.empty() && model.size() <= 200 && model.front() != '.' &&
-                       model.front() != '/' && model.find("..") == std::string::npos &&
-                       std::all_of(model.begin(), model.end(), plain_char);
-    if (!plain)
-        throw Error(ErrorCategory::Usage,
-                    field_ref(F::ModelAlias) + " '" + model +
-                        "': not a plain model name (letters, digits and . _ - + /, not starting "
-                        "with . or /, no '..', at most 200 characters)");
+    const std::string problem = core::model_name_problem(model);
+    if (problem.empty()) return;
+    const F from = options.model_alias_from;
+    if (from == F::ModelAlias)
+        throw Error(ErrorCategory::Usage, field_ref(from) + " '" + model + "': " + problem);
+    throw Error(ErrorCategory::Usage, field_ref(from) + ": the model's name '" + model + "' is " +
+                                          problem + "; name the cell with " +
+                                          field_ref(F::ModelAlias));
 }
 
 namespace {
@@ -137,13 +141,49 @@ void check_live_model(LivePlan& live) {
 
 // The KV label the cert names and the cache types the guard projects. The server's own
 // cache-type flags decide them; a --kv-label or models.toml `kv` that says otherwise is refused,
-// and a label with no flags to say it is passed on as flags.
+// and a label with no flags to say it is passed on as flags. A kind with one flag for the whole
+// cache (kv_cache_type) is labelled with its value; a kind without KV flags, or one whose flag
+// is not given, records kServerDefaultKvLabel, and a label asked of a kind without one is refused.
 void plan_kv_cache(RunOptions& o, LivePlan& live,
                    const std::optional<std::string>& kv_label_given) {
     o.kv_label = kv_label_given ? *kv_label_given : live.target.kv;
     live.kv_types = o.kv_label;
     const auto& names = live.kind.flags;
-    if (live.kind.launch.model_form != core::ModelForm::Gguf || !names.has_kv_cache_type()) return;
+    // A label of server-default (a baseline's, say) asks for nothing.
+    const bool asked =
+        (kv_label_given || live.target.kv_given) && o.kv_label != core::kServerDefaultKvLabel;
+    const std::string asked_what = kv_label_given ? field_ref(F::KvLabel) + " " + *kv_label_given
+                                                  : "models.toml kv = \"" + live.target.kv + "\"";
+    if (!names.has_kv_cache_type() || live.kind.launch.model_form != core::ModelForm::Gguf) {
+        if (names.kv_cache_type.empty()) {
+            if (asked)
+                throw Error(ErrorCategory::Usage,
+                            asked_what + ": server kind '" + live.kind.name +
+                                "' has no KV cache flag ([flags] kv_cache_type), so nothing "
+                                "would set that type; its KV cache is as the server defaults");
+            o.kv_label = live.kv_types = std::string(core::kServerDefaultKvLabel);
+            return;
+        }
+        const std::string& flag = names.kv_cache_type.front();
+        if (const auto set = server::kv_cache_type_from_flag(names, live.target.flags)) {
+            if (set->empty())
+                throw Error(ErrorCategory::Usage,
+                            field_ref(F::ServerFlags) + " " + flag + ": no value");
+            if (asked && o.kv_label != *set)
+                throw Error(ErrorCategory::Usage, asked_what +
+                                                      " contradicts the server's KV flag, which "
+                                                      "gives " +
+                                                      *set);
+            o.kv_label = live.kv_types = *set;
+            return;
+        }
+        if (!asked) {
+            o.kv_label = live.kv_types = std::string(core::kServerDefaultKvLabel);
+            return;
+        }
+        live.target.flags.insert(live.target.flags.end(), {flag, o.kv_label});
+        return;
+    }
     if (const auto flags = server::kv_cache_from_flags(names, live.target.flags)) {
         const auto refuse = [&](const std::string& what) {
             throw Error(ErrorCategory::Usage,
@@ -275,7 +315,10 @@ void plan_live(RunPlan& plan, LivePlan live, bool alias_given,
         o.determinism_choice = core::parse_determinism(live.target.determinism);
     plan_determinism(o, live.kind);
     check_live_memory(plan, o, live);
-    if (!alias_given) o.model_alias = live.target.alias;
+    if (!alias_given) {
+        o.model_alias = live.target.alias;
+        o.model_alias_from = live.target.alias_from;
+    }
     o.run_labels.server_flags = live.target.flags;
     o.model_file = model_file_record(live);
     plan.live = std::move(live);

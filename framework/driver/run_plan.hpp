@@ -39,6 +39,7 @@ struct LiveTarget {
     bool kv_given = false;      // models.toml gave `kv`
     bool cache_arm = false;     // models.toml `cache_arm`: run the cache arm as --cache-arm does
     std::string determinism{};  // models.toml `determinism`, when --determinism is not given
+    core::RequestField alias_from = core::RequestField::Model;  // what named `alias`
 };
 
 // The live half of a plan.
@@ -100,8 +101,10 @@ void plan_live(RunPlan& plan, LivePlan live, bool alias_given,
                const std::optional<std::string>& kv_label_given);
 
 // Refuses (bi::Error(Usage)) a KV label that is not a llama.cpp cache type, and a model name that
-// is not plain: it names the cert file, so "../../x" or ".hidden" would put it elsewhere.
+// is not plain (core::model_name_problem), naming the option the name came from.
 void check_cell_names(const RunOptions& options);
+// The model name's half of check_cell_names.
+void check_model_name(const RunOptions& options);
 
 // Locks every file in `targets` for as long as the locks live, so a second run writing one is
 // refused (bi::Error(Usage) naming the file and its holder) instead of racing for it; a stale

@@ -56,6 +56,10 @@ struct RunSetup {
 // of the first that is out of range. request_checks.cpp.
 void check_request(const core::RunRequest& request, bool allow_lists, RunPlan& plan);
 
+// Refuses (bi::Error(Usage)) an N of 1 among the cells a command measures: at N = 1 nothing is
+// co-batched. A baseline runs N = 1 on purpose and does not ask.
+void check_cobatched_parallels(const core::RunRequest& request);
+
 // Loads the request's plugins, creates its scorer, records provenance and chooses its work rows
 // (a work-set file read now; a generator run once now on the first ctx, again once a server is
 // up; or the built-in set). plugin_loading.cpp.
@@ -89,6 +93,10 @@ std::optional<std::uint16_t> chosen_port(const core::TargetRequest& target);
 // The items a cell will send, when the work-set can be sized without a server (its tokenizer is
 // not needed to count rows); nullopt when the generator needs it.
 std::optional<std::size_t> work_set_size(const RunSetup& setup);
+
+// The cell's model name when neither --model-alias nor a models.toml alias names it: the whole
+// name of a GGUF file (less ".gguf"), a directory or a store entry.
+std::string model_name_of(const std::string& model);
 
 // Whether the models file `file` has the alias `name`. An unreadable or missing models file names
 // no alias here; run-live reports its problems when it reads the file for real.

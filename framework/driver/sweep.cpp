@@ -58,6 +58,10 @@ void absolute_paths(core::RunRequest& request) {
                                std::filesystem::exists(*target.server_kind)))
         make_absolute(target.server_kind);
     for (auto& dir : target.server_kind_dirs) dir = absolute(dir);
+    // The models file read by default ($BI_MODELS_TOML, else ./models.toml) is the plan's too.
+    std::error_code ec;
+    if (!target.models_toml && std::filesystem::is_regular_file(models_file_path({}), ec))
+        target.models_toml = models_file_path({});
     make_absolute(target.models_toml);
     make_absolute(target.models_dir);
     make_absolute(request.sign_key);
@@ -79,6 +83,7 @@ std::vector<std::string> split_commas(const std::string& text) {
 
 SweepCells sweep_cells(const core::RunRequest& request, const Invocation& invocation,
                        std::ostream& notes) {
+    check_cobatched_parallels(request);
     RunSetup setup = prepare_run(request, invocation, true, ProfileScope::ModelsFileFirst, notes);
     const auto target = resolve_target(request, setup.plugin_profile.empty());
     SweepCells cells{request.model_alias.value_or(target.alias), setup.plan.ctxs,
@@ -87,7 +92,8 @@ SweepCells sweep_cells(const core::RunRequest& request, const Invocation& invoca
         usage_error("the sweep names no model: give " + field_ref(F::Profile) + " ALIAS, " +
                     field_ref(F::Model) + " FILE or " + field_ref(F::ModelAlias));
     setup.plan.options.model_alias = cells.model;
-    check_cell_names(setup.plan.options);
+    if (!request.model_alias) setup.plan.options.model_alias_from = target.alias_from;
+    check_model_name(setup.plan.options);
     return cells;
 }
 

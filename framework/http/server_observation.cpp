@@ -80,7 +80,9 @@ SlotsSample parse_slots(std::string_view body, std::string_view busy_field,
         if (!slot.is_object())
             throw Error(ErrorCategory::Http, "slots response holds a non-object entry");
         const std::int64_t place = sample.n_slots++;
-        if (!is_busy(slot.find(busy_field))) continue;
+        const core::Json* busy = slot.find(busy_field);
+        if (busy) ++sample.with_busy_field;
+        if (!is_busy(busy)) continue;
         ++sample.busy;
         const core::Json* task = task_field.empty() ? nullptr : slot.find(task_field);
         if (!task || !task->is_int() || task->as_int() < 0) continue;
@@ -137,6 +139,8 @@ void OverlapAccumulator::add_slots(const SlotsSample& sample) {
     peak_busy_slots_ = std::max(peak_busy_slots_, sample.busy);
     busy_sum_ += sample.busy;
     ++n_slots_answers_;
+    n_slot_entries_ += sample.n_slots;
+    n_with_busy_field_ += std::max(sample.with_busy_field, sample.busy);  // a busy one has it
 }
 
 void OverlapAccumulator::add_slots(const SlotsSample& sample, std::int64_t start_ns,
@@ -188,6 +192,7 @@ core::ServerOverlapEvidence OverlapAccumulator::evidence() const {
     out.peak_requests_processing = peak_requests_processing_;
     out.n_samples = n_samples_;
     out.slots_available = !slots_unavailable_ && n_slots_answers_ > 0;
+    out.slot_busy_field_absent = n_slot_entries_ > 0 && n_with_busy_field_ == 0;
     out.metrics_available =
         !metrics_unavailable_ && n_metrics_answers_ > 0 && peak_requests_processing_seen_;
     if (n_slots_answers_ > 0)

@@ -23,6 +23,7 @@ struct SlotsSample {
     // The busy entries that name their task (the kind's slot_task field, a non-negative
     // integer), by slot id: the entry's integer "id", else its place in the array.
     std::vector<core::BusySlot> busy_tasks;
+    std::int64_t with_busy_field = 0;  // entries that have the busy field at all
 };
 
 // A per-slot endpoint's body: an array of slot objects. bi::Error(Http) when it is not one.
@@ -78,6 +79,8 @@ private:
     std::int64_t busy_sum_ = 0;
     std::size_t n_slots_answers_ = 0;
     std::size_t n_metrics_answers_ = 0;
+    std::int64_t n_slot_entries_ = 0;     // over every /slots answer
+    std::int64_t n_with_busy_field_ = 0;  // of those, the entries that had the busy field
     bool slots_unavailable_ = false;
     bool metrics_unavailable_ = false;
     bool peak_requests_processing_seen_ = false;  // /metrics carried the requests gauge

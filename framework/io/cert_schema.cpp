@@ -40,6 +40,7 @@ const Table<ServerOverlapEvidence>& table() {
         optional("mean_busy_slots", &E::mean_busy_slots, kNull),
         required("slots_available", &E::slots_available),
         required("metrics_available", &E::metrics_available),
+        unless_default("slot_busy_field_absent", &E::slot_busy_field_absent),
     };
     return rows;
 }

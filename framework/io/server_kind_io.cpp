@@ -413,6 +413,7 @@ const std::vector<Row<core::KindFlags>>& flags_rows() {
     static const std::vector<Row<F>> rows{
         flag_names_row("kv_cache_type_k", &F::kv_cache_type_k),
         flag_names_row("kv_cache_type_v", &F::kv_cache_type_v),
+        flag_names_row("kv_cache_type", &F::kv_cache_type),
         flag_names_row("gpu_layers", &F::gpu_layers),
         flag_names_row("devices", &F::devices),
         flag_names_row("split_mode", &F::split_mode),
@@ -480,6 +481,8 @@ core::KindFlags read_flags(const toml::table& root, const std::string& path) {
     toml_read::read_rows(*table, flags_rows(), path, "flags", "[flags]", flags);
     if (flags.kv_cache_type_k.empty() != flags.kv_cache_type_v.empty())
         bad(path, "flags: kv_cache_type_k and kv_cache_type_v are given together");
+    if (!flags.kv_cache_type.empty() && flags.has_kv_cache_type())
+        bad(path, "flags: kv_cache_type is one flag for K and V; not with kv_cache_type_k/_v");
     return flags;
 }
 

@@ -302,9 +302,11 @@ std::string anchor_word(std::string_view text) {
 }
 
 std::string cell_anchor(const core::Cert& cert) {
-    const std::string anchor = "cell-" + anchor_word(core::cert_file_name(
-                                             cert.cell.model, cert.cell.ctx, cert.cell.dispatch_n));
-    return anchor.substr(0, anchor.size() - 5 /* "_json" */);
+    // The file name's own characters (core::model_file_stem: letters, digits, - _ . + ~) are
+    // all fit for an id and a fragment, so two cells' anchors differ as their file names do.
+    const std::string file =
+        core::cert_file_name(cert.cell.model, cert.cell.ctx, cert.cell.dispatch_n);
+    return "cell-" + file.substr(0, file.size() - 5 /* ".json" */);
 }
 
 }  // namespace bi::report

@@ -131,7 +131,8 @@ std::vector<std::string> changed_fields(const core::Cert& cert, std::size_t limi
 // `text` with every character but letters, digits, '-' and '_' made '_': a piece of an anchor.
 std::string anchor_word(std::string_view text);
 
-// A stable anchor for a cell: "cell-tiny_rand-256__ctx512__N4".
+// A stable anchor for a cell, its cert's file name less ".json": "cell-tiny_rand-256__ctx512__N4",
+// "cell-llama3.1~3A8b__ctx512__N2".
 std::string cell_anchor(const core::Cert& cert);
 
 }  // namespace bi::report

@@ -129,6 +129,25 @@ std::optional<KvCache> kv_cache_from_flags(const core::KindFlags& names,
     return cache;
 }
 
+std::optional<std::string> kv_cache_type_from_flag(const core::KindFlags& names,
+                                                   const std::vector<std::string>& flags) {
+    std::optional<std::string> value;
+    for (std::size_t i = 0; i < flags.size(); ++i) {
+        const auto eq = flags[i].find('=');
+        const std::string name = flags[i].substr(0, eq);
+        if (std::find(names.kv_cache_type.begin(), names.kv_cache_type.end(), name) ==
+            names.kv_cache_type.end())
+            continue;
+        if (eq != std::string::npos)
+            value = flags[i].substr(eq + 1);
+        else if (i + 1 < flags.size())
+            value = flags[++i];
+        else
+            value = "";
+    }
+    return value;
+}
+
 Footprint project_footprint(const ModelFacts& model, std::int64_t ctx_total,
                             const std::string& kv_label) {
     Footprint f;

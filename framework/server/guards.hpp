@@ -41,6 +41,11 @@ struct KvCache {
 std::optional<KvCache> kv_cache_from_flags(const core::KindFlags& names,
                                            const std::vector<std::string>& flags);
 
+// The value of the kind's one KV-cache-type flag (kv_cache_type: vLLM --kv-cache-dtype) among the
+// user's flags, the last given; nullopt when the kind has none or it is not given.
+std::optional<std::string> kv_cache_type_from_flag(const core::KindFlags& names,
+                                                   const std::vector<std::string>& flags);
+
 // model + KV (2 x layers x ctx_total x kv width x element size) + overhead (256 MiB + 5% of the
 // model). Without a readable shape the KV cache is taken as model_bytes x ctx_total / 8192.
 Footprint project_footprint(const ModelFacts& model, std::int64_t ctx_total,

@@ -635,12 +635,16 @@ class Handler(BaseHTTPRequestHandler):
         if s == "ollama" and self.path == "/api/version":
             return self.send_json(200, {"version": "0.0.0-fake"})
         if s == "ollama" and self.path == "/api/tags":
-            # Its store holds "served-model" (the name the tests send) and another model.
-            digest = hashlib.sha256(b"served-model").hexdigest()
+            # Its store holds "served-model" (the name the tests send), two tagged models whose
+            # names differ after their first dot, and another model.
+            def entry(name):
+                return {"name": name, "model": name,
+                        "digest": hashlib.sha256(name.split(":")[0].encode()).hexdigest()
+                        if name == "served-model:latest"
+                        else hashlib.sha256(name.encode()).hexdigest()}
             return self.send_json(200, {"models": [
                 {"name": "other:latest", "model": "other:latest", "digest": "0" * 64},
-                {"name": "served-model:latest", "model": "served-model:latest",
-                 "digest": digest}]})
+                entry("served-model:latest"), entry("llama3.1:8b"), entry("llama3.2:1b")]})
         if self.path == "/v1/models":
             return self.send_json(200, {"data": [{"id": c.model}]})
         return self.send_json(404, {"error": {"code": 404, "message": "not found"}})

@@ -319,3 +319,47 @@ TEST_CASE("every honest kind keeps its GREEN, twice over, with every core loaded
 }
 
 }  // namespace bi
+
+namespace bi {
+
+TEST_CASE("two Ollama models whose names differ after a dot keep two certs and their own ids",
+          "[adversarial][names]") {
+    testing::ScratchDir dir;
+    const std::vector<std::string> models{"llama3.1:8b", "llama3.2:1b"};
+    for (const auto& model : models) {
+        auto argv = testing::fake_cell_argv(model, dir.file("o"));
+        const auto alias = std::find(argv.begin(), argv.end(), "--model-alias");
+        argv.erase(alias, alias + 2);  // the cell is named by the store name itself
+        argv.insert(argv.end(), {"--server-kind", "ollama", "--server-flag=--fake-surface=ollama",
+                                 "--server-flag=--fake-tick-ms=10"});
+        const auto run = testing::run_command(argv);
+        INFO(model << ": " << run.out << run.err);
+        CHECK((run.exit_code == 0 || run.exit_code == 3));
+    }
+    CHECK_FALSE(std::filesystem::exists(dir.file("o/history")));  // neither replaced the other
+    for (const auto& [model, file] :
+         {std::pair<std::string, std::string>{models[0], "o/llama3.1~3A8b__ctx512__N4.json"},
+          {models[1], "o/llama3.2~3A1b__ctx512__N4.json"}}) {
+        INFO(file);
+        const auto loaded = io::read_cert(dir.file(file));
+        CHECK(loaded.digest_intact);
+        CHECK(loaded.cert.cell.model == model);
+        CHECK(loaded.cert.model_file->path == model);
+        const std::string text = io::read_file(dir.file(file));
+        CHECK_THAT(text, Catch::Contains("\"" + model + "|512|"));  // its test ids
+    }
+}
+
+TEST_CASE("a kind whose slot field no /slots answer has says so, not that the server was idle",
+          "[adversarial][names]") {
+    // ik_llama.cpp's /slots entries carry `state`; mainline llama-server's do not. One token
+    // per answer leaves the streams nothing to judge, so the slots must speak.
+    const auto run = run_kind({"ik_llama.cpp", "llama", "gguf"}, {}, {"--n-predict", "1"});
+    INFO(run.result.out << run.result.err);
+    CHECK(status(run) == "green_unverified");
+    CHECK(says(run, "no /slots entry has the field 'state': is --server-kind right?"));
+    CHECK_FALSE(says(run, "server peak busy slots 0"));
+    CHECK(run.verify_exit != 1);  // the recorded evidence replays to the same reasons
+}
+
+}  // namespace bi

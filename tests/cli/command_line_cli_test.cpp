@@ -460,7 +460,7 @@ TEST_CASE("help: one spelling per option, defaults shown right", "[cli][help]") 
     CHECK_THAT(mock.out, !Catch::Contains("--gate-passes arg"));
     CHECK(mock.out.rfind("Output options") > mock.out.rfind("Mock server options"));
     const auto live = run_command(bi_run({"run-live", "--help"}));
-    CHECK_THAT(live.out, Catch::Contains("model file's name without .gguf"));
+    CHECK_THAT(live.out, Catch::Contains("the model's whole name"));
     CHECK_THAT(run_command(bi_run({"sweep", "--help"})).out,
                Catch::Contains("Contexts per slot, in tokens: a comma-separated"));
     CHECK_THAT(run_command(bi_run({"--help"})).out, Catch::Contains("bi-run --version"));

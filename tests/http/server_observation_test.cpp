@@ -58,6 +58,23 @@ TEST_CASE("busy slots name their tasks by slot id", "[slots]") {
               .busy_tasks.empty());
 }
 
+TEST_CASE("answers whose entries all lack the kind's busy field are told from idle ones",
+          "[slots][server-kind]") {
+    // Mainline llama-server's entries read as ik_llama.cpp's, whose busy field is `state`.
+    const std::string mainline = fixture("slots_busy.json");
+    OverlapAccumulator wrong_kind;
+    wrong_kind.add_slots(parse_slots(mainline, "state", "id_task"));
+    CHECK(wrong_kind.evidence().slot_busy_field_absent);
+    CHECK(wrong_kind.evidence().peak_busy_slots == 0);
+    OverlapAccumulator idle;
+    idle.add_slots(parse_slots(fixture("slots_idle.json")));
+    CHECK_FALSE(idle.evidence().slot_busy_field_absent);
+    // No entries at all say nothing about the field.
+    OverlapAccumulator empty;
+    empty.add_slots(parse_slots("[]"));
+    CHECK_FALSE(empty.evidence().slot_busy_field_absent);
+}
+
 TEST_CASE("a /slots answer that is not an array of objects is an error", "[slots]") {
     CHECK_THROWS_AS(parse_slots("{}"), bi::Error);
     CHECK_THROWS_AS(parse_slots("[1]"), bi::Error);
@@ -103,7 +120,7 @@ TEST_CASE("no decode in the window or no metrics leaves the mean absent", "[metr
     still.add_metrics(parse_metrics(metrics_text(100, 1.0, 0)));
     CHECK_FALSE(still.evidence().mean_busy_slots_per_decode);
     OverlapAccumulator none;
-    none.add_slots(SlotsSample{4, 2, {}});
+    none.add_slots(SlotsSample{4, 2, {}, 4});
     none.count_sample();
     const auto e = none.evidence();
     CHECK_FALSE(e.mean_busy_slots_per_decode);

@@ -115,12 +115,12 @@ TEST_CASE("run-mock: empty completions miss the floor -> green_unverified", "[in
     CHECK_FALSE(run.cert.find("completion_floor")->find("ok")->as_bool());
 }
 
-TEST_CASE("run-mock: parallel 1 has no overlap -> green_unverified", "[integration]") {
+TEST_CASE("run-mock: parallel 1 is refused, since no cell can be measured there", "[integration]") {
     testing::ScratchDir dir;
     auto run = run_mock(dir, {}, 1);
-    REQUIRE(run.cert.is_object());
-    CHECK(str(run.cert, "status") == "green_unverified");
-    CHECK_FALSE(run.cert.find("overlap_ok")->as_bool());
+    CHECK(run.result.exit_code == 2);
+    CHECK_THAT(run.result.err, Catch::Contains("--parallel 1: no cell can be measured at N = 1"));
+    CHECK_FALSE(run.cert.is_object());
 }
 
 TEST_CASE("run-mock: contamination is RED and names the contaminated ids", "[integration]") {

@@ -126,20 +126,20 @@ TEST_CASE("report --html with cache checks: a cache column linking to each cell'
     CHECK(r.exit_code == 0);
     const std::string html = testing::read_text(page);
     CHECK_THAT(html, Catch::Contains("<th>N = 2</th><th>N = 4</th><th>cache</th>"));
-    CHECK_THAT(html, Catch::Contains("<td class=\"v-red\"><a href=\"#cell-tiny_rand-256__ctx512__"
+    CHECK_THAT(html, Catch::Contains("<td class=\"v-red\"><a href=\"#cell-tiny~2Frand-256__ctx512__"
                                      "N2-cache\"") &&
                          Catch::Contains("<span class=\"word cache\">CHANGED</span>"));
     CHECK_THAT(html, Catch::Contains("<span class=\"word cache\">NOT COMPARABLE / DRIFT ONLY"
                                      "</span><span class=\"note\">2 runs differ</span>"));
     for (const char* anchor :
-         {"cell-tiny_rand-256__ctx512__N2-cache", "cell-tiny_rand-256__ctx512__N4-cache",
+         {"cell-tiny~2Frand-256__ctx512__N2-cache", "cell-tiny~2Frand-256__ctx512__N4-cache",
           "cell-other-model__ctx512__N4-cache"})
         CHECK_THAT(html, Catch::Contains(std::string("<h4 id=\"") + anchor + "\">Cache check"));
     CHECK_THAT(html, Catch::Contains("1 of 8 id(s) answer otherwise when served from the prompt "
                                      "cache: id3 (repeat: 27 cached prompt tokens, token 2 "
                                      "differs"));
     // The AMBER cell ran no cache arm: its detail has no cache section.
-    CHECK_THAT(html, !Catch::Contains("cell-tiny_rand-256__ctx1024__N4-cache"));
+    CHECK_THAT(html, !Catch::Contains("cell-tiny~2Frand-256__ctx1024__N4-cache"));
 }
 
 TEST_CASE("report --html without cache checks has no cache column", "[report][cli][cache]") {
@@ -177,8 +177,8 @@ TEST_CASE("report --html writes one self-contained page with every cell", "[repo
                          "Largest N that is GREEN, with every smaller N measured, at every ctx "
                          "measured: <b>N = 2</b>"));
     CHECK_THAT(html, Catch::Contains("A (serial) &middot; content"));
-    for (const char* anchor : {"cell-tiny_rand-256__ctx512__N2", "cell-tiny_rand-256__ctx512__N4",
-                               "cell-other-model__ctx512__N2"})
+    for (const char* anchor : {"cell-tiny~2Frand-256__ctx512__N2",
+                               "cell-tiny~2Frand-256__ctx512__N4", "cell-other-model__ctx512__N2"})
         CHECK_THAT(html, Catch::Contains(std::string("href=\"#") + anchor + "\"") &&
                              Catch::Contains(std::string("id=\"") + anchor + "\""));
 }
@@ -188,7 +188,7 @@ TEST_CASE("report --junit: a cert that disagrees with itself is an error, its mo
     testing::ScratchDir dir;
     const auto certs = fixtures(dir);
     // Relabel the RED cert green and give it a fresh digest, as a forger who knows the format.
-    const auto red = certs + "/tiny_rand-256__ctx512__N4.json";
+    const auto red = certs + "/tiny~2Frand-256__ctx512__N4.json";
     core::Json document = io::parse_json(io::read_file(red), red);
     document.set("status", "green");
     document.set("digest", io::cert_digest(document));
@@ -251,12 +251,12 @@ TEST_CASE("report names two certs of one cell, and that cell answers no largest 
           "[report][cli]") {
     testing::ScratchDir dir;
     const std::string certs = fixtures(dir);
-    std::filesystem::copy_file(certs + "/tiny_rand-256__ctx512__N2.json", certs + "/again.json");
+    std::filesystem::copy_file(certs + "/tiny~2Frand-256__ctx512__N2.json", certs + "/again.json");
     const auto r = run_command({BI_RUN_PATH, "report", certs});
     INFO(r.err);
     CHECK_THAT(r.err, Catch::Contains("note: two certs for tiny/rand-256 ctx 512 N 2: ") &&
                           Catch::Contains("again.json") &&
-                          Catch::Contains("tiny_rand-256__ctx512__N2.json"));
+                          Catch::Contains("tiny~2Frand-256__ctx512__N2.json"));
     // N = 2 was the answer; contested, there is none.
     CHECK_THAT(r.out, Catch::Contains("tiny/rand-256: largest N that is GREEN, with every smaller "
                                       "N measured, at every ctx measured (512, 1024): none\n"));

@@ -267,8 +267,9 @@ TEST_CASE("a cell's cache section shows the check, its text escaped", "[report][
                       testing::cache_check_of(core::BaselineStatus::Changed));
     e.loaded.cert.cache_check->reasons.push_back("the cache arm did not finish: <b>died</b>");
     const std::string html = render_cell_html(e);
-    CHECK_THAT(html, Catch::Contains("<h4 id=\"cell-tiny_rand-256__ctx512__N4-cache\">Cache check "
-                                     "<span class=\"badge v-red\">CHANGED</span></h4>"));
+    CHECK_THAT(html,
+               Catch::Contains("<h4 id=\"cell-tiny~2Frand-256__ctx512__N4-cache\">Cache check "
+                               "<span class=\"badge v-red\">CHANGED</span></h4>"));
     CHECK_THAT(html, Catch::Contains("<li>the cache arm did not finish: &lt;b&gt;died&lt;/b&gt;"));
     CHECK_THAT(html, Catch::Contains("<code>timings.cache_n</code>") &&
                          Catch::Contains("<dd>8 of 8 id(s)</dd>") &&

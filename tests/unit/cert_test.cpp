@@ -161,7 +161,10 @@ TEST_CASE("all reasons are reported together", "[cert][promotion]") {
 }
 
 TEST_CASE("cert file names follow the contract", "[cert]") {
-    CHECK(core::cert_file_name("org/model-7b", 8192, 4) == "org_model-7b__ctx8192__N4.json");
+    CHECK(core::cert_file_name("org/model-7b", 8192, 4) == "org~2Fmodel-7b__ctx8192__N4.json");
+    CHECK(core::cert_file_name("org_model-7b", 8192, 4) == "org_model-7b__ctx8192__N4.json");
+    CHECK(core::cert_file_name("llama3.1:8b", 512, 2) == "llama3.1~3A8b__ctx512__N2.json");
+    CHECK(core::cert_file_name("a~b", 512, 2) == "a~7Eb__ctx512__N2.json");
     CHECK(core::cert_file_name("tiny", 512, 2) == "tiny__ctx512__N2.json");
 }
 

@@ -152,6 +152,9 @@ TEST_CASE("server kind: every way a file can be wrong is refused, naming it", "[
          "the non-empty texts"},
         {kValid + "[flags]\nkv_cache = [\"-ctk\"]\n", "unknown key 'kv_cache' in [flags]"},
         {kValid + "[flags]\nkv_cache_type_k = [\"-ctk\"]\n", "are given together"},
+        {kValid + "[flags]\nkv_cache_type = [\"--kv\"]\nkv_cache_type_k = [\"-ctk\"]\n"
+                  "kv_cache_type_v = [\"-ctv\"]\n",
+         "kv_cache_type is one flag for K and V; not with kv_cache_type_k/_v"},
         {kValid + "[flags]\ngpu_layers = [\"ngl\"]\n", "flags.gpu_layers: 'ngl' is not a flag"},
         {kValid + "[flags]\ndevices = [\"--device=x\"]\n", "'--device=x' is not a flag"},
         // The prefill chunk: {chunk} only where the chunk is set, which must use it, and the

@@ -272,7 +272,7 @@ TEST_CASE("report --html: a cell three certs claim shows its worst verdict and e
     CHECK(r.exit_code == 0);
     const std::string html = testing::read_text(page);
     // The matrix shows the RED, though a-amber.json comes first by name.
-    CHECK_THAT(html, Catch::Contains("<td class=\"v-red\"><a href=\"#cell-tiny_rand-256__ctx512__"
+    CHECK_THAT(html, Catch::Contains("<td class=\"v-red\"><a href=\"#cell-tiny~2Frand-256__ctx512__"
                                      "N4\"") &&
                          Catch::Contains("3 certs, the worst shown"));
     // Each cert that is not GREEN is listed, and each has its detail section.
@@ -281,10 +281,10 @@ TEST_CASE("report --html: a cell three certs claim shows its worst verdict and e
                                          "</span>tiny/rand-256 &middot; ctx 512 &middot; N 4"));
     for (const char* file : {"a-amber.json", "m-unverified.json", "z-red.json"})
         CHECK_THAT(html, Catch::Contains("<code>" + certs + "/" + file + "</code></p>"));
-    for (const char* anchor : {"cell-tiny_rand-256__ctx512__N4\"",
-                               "cell-tiny_rand-256__ctx512__"
+    for (const char* anchor : {"cell-tiny~2Frand-256__ctx512__N4\"",
+                               "cell-tiny~2Frand-256__ctx512__"
                                "N4-2\"",
-                               "cell-tiny_rand-256__ctx512__N4-3\""})
+                               "cell-tiny~2Frand-256__ctx512__N4-3\""})
         CHECK_THAT(html,
                    Catch::Contains(std::string("<section class=\"card cell\" id=\"") + anchor));
     // What report says on stderr is on the page too.

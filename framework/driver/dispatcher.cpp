@@ -40,6 +40,12 @@ Millis longest_wait(const http::StreamTrace& trace, Clock::time_point sent) {
     return longest;
 }
 
+// How long an answered stream waited for its first token chunk: its prompt's prefill, mostly.
+Millis first_wait(const http::StreamTrace& trace, Clock::time_point sent) {
+    if (trace.chunks.empty()) return Millis{0};
+    return std::chrono::ceil<Millis>(trace.chunks.front().arrival - sent);
+}
+
 enum class StopReason : int { None = 0, Cancelled, Deadline, ServerDied, GaveUp };
 
 // 120 -> "120", 0.5 -> "0.5": seconds and percentages as a person writes them.
@@ -146,7 +152,8 @@ private:
     std::string gave_up_;
     bool stopped_answering_ = false;
     bool answered_ = false;
-    Millis silence_{0};  // the longest silence of this arm's answered streams
+    Millis silence_{0};                 // the longest silence of this arm's answered streams
+    double prefill_ms_per_byte_ = 0.0;  // the longest first-token wait per prompt byte
 
     StopReason stop_reason() const { return static_cast<StopReason>(stop_.load()); }
 
@@ -258,7 +265,8 @@ private:
             r.pinned_slot = options.id_slot;
         }
         if (request_.adjust) request_.adjust(request_.order[i], options);
-        const Millis known = known_silence();
+        const std::size_t prompt_bytes = item.system.size() + item.prompt.size();
+        const Millis known = known_silence(prompt_bytes);
         const Clock::time_point t0 = Clock::now();
         http::CompletionOutcome outcome;
         try {
@@ -272,7 +280,8 @@ private:
                                                         item.seed, limits, on_first_token);
                 if (streamed.outcome.ok()) {
                     r.token_ms = http::chunk_times_ms(streamed.trace, request_.origin);
-                    heard(longest_wait(streamed.trace, streamed.sent));
+                    heard(longest_wait(streamed.trace, streamed.sent),
+                          first_wait(streamed.trace, streamed.sent), prompt_bytes);
                 }
                 outcome = std::move(streamed.outcome);
             } else {
@@ -316,14 +325,18 @@ private:
         return true;
     }
 
-    Millis known_silence() {
+    Millis known_silence(std::size_t prompt_bytes) {
         std::lock_guard<std::mutex> lock(give_up_mutex_);
-        return std::max(silence_, request_.known_silence);
+        return expected_silence(std::max(silence_, request_.known_silence), prefill_ms_per_byte_,
+                                prompt_bytes);
     }
 
-    void heard(Millis wait) {
+    void heard(Millis wait, Millis first, std::size_t prompt_bytes) {
         std::lock_guard<std::mutex> lock(give_up_mutex_);
         silence_ = std::max(silence_, wait);
+        prefill_ms_per_byte_ = std::max(
+            prefill_ms_per_byte_, static_cast<double>(first.count()) /
+                                      static_cast<double>(std::max<std::size_t>(prompt_bytes, 1)));
     }
 
     // Counts one finished request and gives the arm up once it is hopeless (see ArmRequest).
@@ -448,6 +461,12 @@ ArmOutcome run_arm_outcome(const http::Endpoint& endpoint, const ArmRequest& req
     outcome.answered = run.answered();
     outcome.longest_silence = run.longest_silence();
     return outcome;
+}
+
+std::chrono::milliseconds expected_silence(std::chrono::milliseconds longest,
+                                           double prefill_ms_per_byte, std::size_t prompt_bytes) {
+    const double prefill = std::ceil(prefill_ms_per_byte * static_cast<double>(prompt_bytes));
+    return std::max(longest, Millis{static_cast<Millis::rep>(prefill)});
 }
 
 std::chrono::milliseconds stall_limit(std::chrono::milliseconds silence, int concurrency) {

@@ -65,6 +65,13 @@ struct ArmRequest {
 // never taken for a stall while a wedged server is told within seconds of the bound.
 std::chrono::milliseconds stall_limit(std::chrono::milliseconds silence, int concurrency);
 
+// The silence to expect of a streamed request whose prompt is `prompt_bytes` long, on a server
+// whose longest silence so far was `longest` and whose slowest first token took
+// `prefill_ms_per_byte` per prompt byte: a prompt ten times longer than every one answered so
+// far may wait ten times longer for its first token, and is not a stall for that.
+std::chrono::milliseconds expected_silence(std::chrono::milliseconds longest,
+                                           double prefill_ms_per_byte, std::size_t prompt_bytes);
+
 struct ArmOutcome {
     std::vector<core::TrialRecord> records;
     // Why the arm was given up as hopeless; empty when it was not.

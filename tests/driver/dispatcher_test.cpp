@@ -290,6 +290,19 @@ TEST_CASE("a server that stops answering mid-arm: given up once its latest reque
     CHECK(server.completion_calls() == 5);
 }
 
+TEST_CASE("a long prompt's first token may take as much longer as its prompt is longer",
+          "[dispatcher]") {
+    using namespace std::chrono_literals;
+    using bi::driver::expected_silence;
+    // The slowest first token so far took 2 ms a prompt byte; gaps between pieces 300 ms.
+    CHECK(expected_silence(300ms, 2.0, 100) == 300ms);     // a short prompt: the gaps rule
+    CHECK(expected_silence(300ms, 2.0, 5000) == 10000ms);  // fifty times longer: 10 s
+    CHECK(expected_silence(300ms, 0.0, 5000) == 300ms);    // nothing answered yet
+    CHECK(expected_silence(0ms, 0.25, 3) == 1ms);          // rounded up, never zero
+    // What the stall limit then allows, with two requests in flight.
+    CHECK(bi::driver::stall_limit(expected_silence(300ms, 2.0, 5000), 2) == 200s);
+}
+
 TEST_CASE("the stall limit: ten times the longest silence per request in flight, at least 20 s",
           "[dispatcher]") {
     using bi::driver::stall_limit;

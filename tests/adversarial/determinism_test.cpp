@@ -72,7 +72,8 @@ bool says(const io::LoadedCert& cert, const std::string& text) {
 
 TEST_CASE("determinism both: one cert per side, the honoured mode stops the divergence",
           "[adversarial][determinism]") {
-    auto run = run_mode("vllm", {"--fake-diverge-at=2"}, {"--determinism", "both"});
+    auto run = run_mode("vllm", {"--fake-diverge-at=2", testing::kArrivalTimedTick},
+                        {"--determinism", "both"});
     INFO(run.result.out << run.result.err);
     CHECK(run.result.exit_code == 3);
     REQUIRE(run.off);
@@ -109,7 +110,8 @@ TEST_CASE("determinism both: one cert per side, the honoured mode stops the dive
 
 TEST_CASE("determinism on: SGLang confirms its mode, and a server reporting it off is UNVERIFIED",
           "[adversarial][determinism]") {
-    auto run = run_mode("sglang", {"--fake-diverge-at=2"}, {"--determinism", "on"});
+    auto run = run_mode("sglang", {"--fake-diverge-at=2", testing::kArrivalTimedTick},
+                        {"--determinism", "on"});
     INFO(run.result.out << run.result.err);
     REQUIRE(run.on);
     CHECK_FALSE(run.off);

@@ -164,7 +164,7 @@ TEST_CASE("answers a prompt cache changed are not blamed on the server or on bat
 
 TEST_CASE("a kind that states no cache witness: a cold cache is assumed, and the cert says so",
           "[adversarial][cache]") {
-    const auto run = run_cell("tgi", "tgi", {"--fake-tick-ms=10"});
+    const auto run = run_cell("tgi", "tgi", {testing::kArrivalTimedTick});
     INFO(run.result.out << run.result.err);
     REQUIRE(run.cert.is_object());
     const core::Json* gate = run.cert.find("cold_cache");

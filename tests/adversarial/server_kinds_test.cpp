@@ -82,6 +82,12 @@ std::string status(const KindRun& run) {
     return v && v->is_string() ? v->as_string() : "(no cert)";
 }
 
+// The cert's status is `want`; where it is not, the run's own output says why.
+void check_status(const KindRun& run, const std::string& want) {
+    INFO(run.result.out << run.result.err);
+    CHECK(status(run) == want);
+}
+
 bool says(const KindRun& run, const std::string& text) {
     if (const core::Json* reasons = run.cert.find("decision_reasons"))
         for (const auto& line : reasons->as_array())
@@ -89,11 +95,12 @@ bool says(const KindRun& run, const std::string& text) {
     return false;
 }
 
-// GREEN, RED, AMBER and UNVERIFIED for a kind with a co-batching signal.
+// GREEN, RED, AMBER and UNVERIFIED for a kind with a co-batching signal. The runs that must show
+// the batch tick at kArrivalTimedTick: these kinds' streams carry no server clock.
 void check_kind_with_evidence(const Kind& kind) {
-    auto run = run_kind(kind);
+    auto run = run_kind(kind, {testing::kArrivalTimedTick});
     INFO(kind.name << ": " << run.result.out << run.result.err);
-    CHECK(status(run) == "green");
+    check_status(run, "green");
     CHECK(run.result.exit_code == 0);
     const core::Json* record =
         run.cert.find("server") ? run.cert.find("server")->find("kind") : nullptr;
@@ -103,29 +110,28 @@ void check_kind_with_evidence(const Kind& kind) {
     CHECK_FALSE(record->find("slot_pinning")->as_bool());  // no slots: arm B unpinned
 
     run = run_kind(kind, {"--fake-diverge-at=2"});
-    CHECK(status(run) == "failed");
+    check_status(run, "failed");
     CHECK(run.result.exit_code == 3);
     // B named no slot, so it rules no slot out: the class says so.
     CHECK(run.cert.string_or("divergence_class", "") == "co_batching_or_slot_allocation");
     CHECK(says(run, "arm B named no slot"));
 
-    run = run_kind(kind, {"--fake-token-count-drift"});
-    CHECK(status(run) == "green_with_caveat");
+    run = run_kind(kind, {"--fake-token-count-drift", testing::kArrivalTimedTick});
+    check_status(run, "green_with_caveat");
 
     // Only two requests ever compute at once: the signal never reaches N = 4.
     run = run_kind(kind, {"--fake-total-slots=2"});
-    CHECK(status(run) == "green_unverified");
+    check_status(run, "green_unverified");
 }
 
 // A kind without any signal of its own is judged by its token streams alone: an honest fake is
 // GREEN and the cert says the streams decided; one that decodes a request at a time or one token
-// per step in turn is UNVERIFIED, naming what the streams showed; a divergence is RED. Ticks of
-// 10 ms keep the honest streams' lockstep clear of a loaded machine's timing noise (they carry no
-// server clock: their arrival times are all there is).
+// per step in turn is UNVERIFIED, naming what the streams showed; a divergence is RED. The honest
+// run ticks at kArrivalTimedTick: these streams carry no server clock either.
 void check_kind_judged_by_streams(const Kind& kind) {
-    auto run = run_kind(kind, {"--fake-tick-ms=10"});
+    auto run = run_kind(kind, {testing::kArrivalTimedTick});
     INFO(kind.name << ": " << run.result.out << run.result.err);
-    CHECK(status(run) == "green");
+    check_status(run, "green");
     CHECK(run.verify_exit == 0);
     const core::Json* lockstep = run.cert.find("lockstep");
     REQUIRE(lockstep);
@@ -134,18 +140,18 @@ void check_kind_judged_by_streams(const Kind& kind) {
     CHECK_FALSE(says(run, "this server exposes no evidence that requests were batched"));
 
     run = run_kind(kind, {"--fake-schedule=serial"});
-    CHECK(status(run) == "green_unverified");
+    check_status(run, "green_unverified");
     CHECK(run.result.exit_code == 3);
     CHECK(says(run, "the token streams show one request decoding at a time"));
 
     // Timed on arrival, tokens taking turns 3 ms apart may now and then look together: what the
     // streams show is named either way, and it is not lockstep.
     run = run_kind(kind, {"--fake-schedule=round-robin"});
-    CHECK(status(run) == "green_unverified");
+    check_status(run, "green_unverified");
     CHECK(says(run, "no lockstep at N = 4: pass 1: the token streams show"));
 
     run = run_kind(kind, {"--fake-diverge-at=2"});
-    CHECK(status(run) == "failed");
+    check_status(run, "failed");
 }
 
 }  // namespace
@@ -157,7 +163,7 @@ TEST_CASE("kind vllm: its gauge and step histogram earn the verdict", "[adversar
     // token per step, contradicting it.
     const auto run = run_kind(vllm, {"--fake-lie-slots", "--fake-compute-max=1"});
     INFO(run.result.out << run.result.err);
-    CHECK(status(run) == "green_unverified");
+    check_status(run, "green_unverified");
     CHECK(says(run, "contradicting num_requests_running"));
 }
 
@@ -206,7 +212,10 @@ TEST_CASE("a cert cannot be judged by weaker signals than its shipped kind decla
     // shipped kind file it names.
     testing::ScratchDir dir;
     const Kind vllm{"vllm", "vllm", "directory"};
-    const auto run = testing::run_command(kind_argv(vllm, model_for(vllm, dir), dir.file("o")));
+    auto argv = kind_argv(vllm, model_for(vllm, dir), dir.file("o"));
+    argv.push_back(std::string("--server-flag=") + testing::kArrivalTimedTick);
+    const auto run = testing::run_command(argv);
+    INFO(run.out << run.err);
     REQUIRE(run.exit_code == 0);
     const std::string path = dir.file("o/m__ctx512__N4.json");
     const auto verified = testing::run_command({BI_RUN_PATH, "verify-cert", path});
@@ -232,7 +241,7 @@ TEST_CASE("a server whose identity names another model than the one launched ear
           Kind{"tgi", "tgi", "directory"}}) {
         const auto run = run_kind(kind, {"--fake-report-model=/elsewhere/other-model"});
         INFO(kind.name << ": " << run.result.out << run.result.err);
-        CHECK(status(run) == "green_unverified");
+        check_status(run, "green_unverified");
         CHECK(run.result.exit_code == 3);
         CHECK(says(run, "another model than the one launched"));
         CHECK(says(run, "'/elsewhere/other-model'"));
@@ -250,7 +259,7 @@ TEST_CASE("a server that ignores arm B's slot pins: B is said to be no slot cont
     CHECK(run.cert.string_or("divergence_class", "") == "co_batching");  // the pins held
     run = run_kind(llama, {"--fake-diverge-at=2", "--fake-ignore-pins"});
     INFO(run.result.out << run.result.err);
-    CHECK(status(run) == "failed");
+    check_status(run, "failed");
     CHECK(run.cert.string_or("divergence_class", "") == "co_batching_or_slot_allocation");
     CHECK(says(run, "ran on another slot than the one pinned (the server ignored id_slot)"));
     REQUIRE(run.cert.find("arm_b"));
@@ -291,9 +300,8 @@ TEST_CASE("kind openai-generic: no co-batching signal, so its token streams deci
 TEST_CASE("every honest kind keeps its GREEN, twice over, with every core loaded",
           "[adversarial][busy]") {
     // Two busy processes beside the run: the client, the fake and the poller are all
-    // descheduled at times. The kinds without a signal stream without a server clock, so their
-    // steps are timed on arrival; 10 ms ticks keep their lockstep clear of that noise, as a real
-    // server's steps of tens of ms do.
+    // descheduled at times. Only the llama surfaces stream a server clock; the others tick at
+    // kArrivalTimedTick.
     struct Honest {
         Kind kind;
         std::vector<std::string> fake;
@@ -301,12 +309,12 @@ TEST_CASE("every honest kind keeps its GREEN, twice over, with every core loaded
     const std::vector<Honest> kinds{
         {{"llama-server", "llama", "gguf"}, {}},
         {{"ik_llama.cpp", "llama", "gguf"}, {"--fake-ik-surface"}},
-        {{"vllm", "vllm", "directory"}, {"--fake-tick-ms=10"}},
-        {{"sglang", "sglang", "directory"}, {"--fake-tick-ms=10"}},
-        {{"tgi", "tgi", "directory"}, {"--fake-tick-ms=10"}},
-        {{"trtllm-serve", "trtllm", "directory"}, {"--fake-tick-ms=10"}},
-        {{"ollama", "ollama", "name"}, {"--fake-tick-ms=10"}},
-        {{"openai-generic", "generic", "name"}, {"--fake-tick-ms=10"}},
+        {{"vllm", "vllm", "directory"}, {testing::kArrivalTimedTick}},
+        {{"sglang", "sglang", "directory"}, {testing::kArrivalTimedTick}},
+        {{"tgi", "tgi", "directory"}, {testing::kArrivalTimedTick}},
+        {{"trtllm-serve", "trtllm", "directory"}, {testing::kArrivalTimedTick}},
+        {{"ollama", "ollama", "name"}, {testing::kArrivalTimedTick}},
+        {{"openai-generic", "generic", "name"}, {testing::kArrivalTimedTick}},
     };
     const testing::CoreLoad load;
     for (int round = 1; round <= 2; ++round)
@@ -314,7 +322,7 @@ TEST_CASE("every honest kind keeps its GREEN, twice over, with every core loaded
             const auto run = run_kind(honest.kind, honest.fake);
             INFO("round " << round << ", " << honest.kind.name << ": " << run.result.out
                           << run.result.err);
-            CHECK(status(run) == "green");
+            check_status(run, "green");
         }
 }
 
@@ -356,7 +364,7 @@ TEST_CASE("a kind whose slot field no /slots answer has says so, not that the se
     // per answer leaves the streams nothing to judge, so the slots must speak.
     const auto run = run_kind({"ik_llama.cpp", "llama", "gguf"}, {}, {"--n-predict", "1"});
     INFO(run.result.out << run.result.err);
-    CHECK(status(run) == "green_unverified");
+    check_status(run, "green_unverified");
     CHECK(says(run, "no /slots entry has the field 'state': is --server-kind right?"));
     CHECK_FALSE(says(run, "server peak busy slots 0"));
     CHECK(run.verify_exit != 1);  // the recorded evidence replays to the same reasons

@@ -101,7 +101,7 @@ TEST_CASE("a misspelt work-set key is reported, naming the row and the likely ke
     testing::ScratchDir dir;
     const std::string ws = dir.write(
         "ws.json", R"([{"prompt": "What is 2+2?", "famly": "math"}, {"prompt": "Name a colour"}])");
-    const auto r = run_mock(dir, {"--workset", ws, "--tick-ms", "5"});
+    const auto r = run_mock(dir, {"--workset", ws});
     INFO(r.err);
     CHECK_THAT(r.err,
                Catch::Contains("bi-run: warning: " + ws +
@@ -114,7 +114,7 @@ TEST_CASE("a misspelt work-set key is reported, naming the row and the likely ke
 TEST_CASE("a second run of the same cell into the same directory is refused",
           "[cli][hostile-input]") {
     testing::ScratchDir dir;
-    const auto first = run_mock(dir, {"--tick-ms", "5"});
+    const auto first = run_mock(dir, {});
     REQUIRE(first.exit_code == 0);
     const std::string cert = dir.file("out/bi-mock__ctx2048__N4.json");
     const std::string before = testing::read_text(cert);
@@ -123,7 +123,7 @@ TEST_CASE("a second run of the same cell into the same directory is refused",
     std::string holder;
     const auto lock = io::FileLock::try_lock(cert + ".lock", holder);
     REQUIRE(lock);
-    const auto second = run_mock(dir, {"--tick-ms", "5"});
+    const auto second = run_mock(dir, {});
     INFO(second.err);
     CHECK(second.exit_code == 2);
     CHECK_THAT(second.err, Catch::Contains(cert + " is being written by another bi-run (pid " +
@@ -134,14 +134,13 @@ TEST_CASE("a second run of the same cell into the same directory is refused",
 TEST_CASE("a write that fails names the system's reason and leaves no partial file",
           "[cli][hostile-input]") {
     testing::ScratchDir dir;
-    REQUIRE(run_mock(dir, {"--tick-ms", "5"}).exit_code == 0);
+    REQUIRE(run_mock(dir, {}).exit_code == 0);
     const std::string cert = dir.file("out/bi-mock__ctx2048__N4.json");
     const std::string before = testing::read_text(cert);
     // The second run keeps the first cert in history/ before replacing it; a file-size limit
     // of 4 KiB (a full disk, as the kernel reports it to one process) fails that write.
-    const auto r =
-        run_command({"/bin/sh", "-c", "trap '' XFSZ; ulimit -f 8; exec \"$@\"", "sh", BI_RUN_PATH,
-                     "run-mock", "--out-dir", dir.file("out"), "--quiet", "--tick-ms", "5"});
+    const auto r = run_command({"/bin/sh", "-c", "trap '' XFSZ; ulimit -f 8; exec \"$@\"", "sh",
+                                BI_RUN_PATH, "run-mock", "--out-dir", dir.file("out"), "--quiet"});
     INFO(r.err);
     CHECK(r.exit_code == 1);
     CHECK_THAT(r.err, Catch::Contains("File too large"));
@@ -159,7 +158,7 @@ TEST_CASE("a cert path that is a directory is refused before anything runs",
     const std::string cert = dir.file("out/bi-mock__ctx2048__N4.json");
     REQUIRE(::mkdir(dir.file("out").c_str(), 0755) == 0);
     REQUIRE(::mkdir(cert.c_str(), 0755) == 0);
-    const auto r = run_mock(dir, {"--tick-ms", "5"});
+    const auto r = run_mock(dir, {});
     CHECK(r.exit_code == 2);
     CHECK_THAT(r.err, Catch::Contains(cert + " is a directory"));
 }

@@ -776,14 +776,8 @@ CellOutcome CellRunner::given_up_cell(
     evidence.n_predict = options_.request.n_predict;
     evidence.logit_drift_eps = options_.logit_drift_eps;
     evidence.given_up = given_up;
-    CellOutcome outcome;
-    outcome.verdict = core::decide_verdict(evidence);
-
-    core::CertContext context = configuration_context(options_, serial.ctx, parallel, serial.source,
-                                                      serial.server.binary_sha256);
-    context.ts_utc = io::utc_timestamp();
-    if (context.model_file && serial.store_digest)
-        context.model_file->store_digest = serial.store_digest;
+    core::CertContext context =
+        cell_context(serial, parallel, serial.source, serial.server.binary_sha256, baseline_check);
     // No N-slot server was launched: its record names the binary alone.
     core::ServerLaunch not_launched;
     not_launched.binary = serial.server.binary;
@@ -797,23 +791,9 @@ CellOutcome CellRunner::given_up_cell(
     if (const auto& kind = options_.kind)
         context.server->kind =
             core::ServerKindRecord{kind->name, kind->source, kind->sha256, kind->evidence, false};
-    context.host = describe_host();
-    context.run = run_record(serial);
-    context.provenance = options_.provenance;
-    context.baseline_check = baseline_check;
-    if (context.provenance) context.provenance->rows_sha256 = serial.rows_sha256;
-    core::Timings timings = serial.timings;
-    timings.total_s = seconds_since(origin_);
-    context.timings = timings;
-    outcome.cert = core::build_cert(context, outcome.verdict);
-    outcome.cert_path = options_.out_dir + "/" +
-                        core::cert_file_name(options_.model_alias, serial.ctx, parallel,
-                                             options_.determinism.value_or(false));
-    throw_if_interrupted();
-    outcome.cert.previous = archive_replaced_cert(outcome.cert_path, context.ts_utc, &outcome.cert);
-    io::write_cert(outcome.cert_path, outcome.cert, options_.sign_key.get());
-    outcome.promotable = core::check_promotable(outcome.cert, true).promotable;
-    return outcome;
+    context.timings = serial.timings;
+    return write_cell_cert(std::move(context), core::decide_verdict(evidence), serial.ctx,
+                           parallel);
 }
 
 CellOutcome CellRunner::run_cell(const SerialArms& serial, int parallel,
@@ -897,16 +877,10 @@ CellOutcome CellRunner::run_cell(const SerialArms& serial, int parallel,
     timings.teardown_n_s = seconds_since(start);
     throw_if_interrupted();
 
-    CellOutcome outcome;
-    outcome.verdict = core::decide_verdict(evidence);
-
     const auto source =
         launcher_.launches_real_binary() && !reports_mock ? core::Source::Live : core::Source::Mock;
     core::CertContext context =
-        configuration_context(options_, serial.ctx, parallel, source, server_n.binary_sha256);
-    context.ts_utc = io::utc_timestamp();
-    if (context.model_file && serial.store_digest)
-        context.model_file->store_digest = serial.store_digest;
+        cell_context(serial, parallel, source, server_n.binary_sha256, baseline_check);
     context.stopped_early = passes.stopped_early;
     context.plan = passes.plan;
     const core::Json* build_info = serial.props.find("build_info");
@@ -919,19 +893,38 @@ CellOutcome CellRunner::run_cell(const SerialArms& serial, int parallel,
     if (const auto& kind = options_.kind)
         context.server->kind = core::ServerKindRecord{kind->name, kind->source, kind->sha256,
                                                       kind->evidence, pins > 0};
+    context.cache_check = serial.cache_check;
+    context.timings = timings;
+    context.throughput = core::measure_throughput(evidence.arm_a, evidence.arm_b, evidence.arm_c);
+    return write_cell_cert(std::move(context), core::decide_verdict(evidence), serial.ctx,
+                           parallel);
+}
+
+core::CertContext CellRunner::cell_context(
+    const SerialArms& serial, int parallel, core::Source source,
+    const std::optional<std::string>& n_slot_sha256,
+    const std::optional<core::BaselineCheckSummary>& baseline_check) const {
+    core::CertContext context =
+        configuration_context(options_, serial.ctx, parallel, source, n_slot_sha256);
+    context.ts_utc = io::utc_timestamp();
+    if (context.model_file && serial.store_digest)
+        context.model_file->store_digest = serial.store_digest;
     context.host = describe_host();
     context.run = run_record(serial);
     context.provenance = options_.provenance;
-    context.baseline_check = baseline_check;
-    context.cache_check = serial.cache_check;
     if (context.provenance) context.provenance->rows_sha256 = serial.rows_sha256;
-    timings.total_s = seconds_since(origin_);
-    context.timings = timings;
-    context.throughput = core::measure_throughput(evidence.arm_a, evidence.arm_b, evidence.arm_c);
-    outcome.cert = core::build_cert(context, outcome.verdict);
+    context.baseline_check = baseline_check;
+    return context;
+}
 
+CellOutcome CellRunner::write_cell_cert(core::CertContext context, core::Verdict verdict,
+                                        std::int64_t ctx, int parallel) {
+    CellOutcome outcome;
+    outcome.verdict = std::move(verdict);
+    if (context.timings) context.timings->total_s = seconds_since(origin_);
+    outcome.cert = core::build_cert(context, outcome.verdict);
     outcome.cert_path = options_.out_dir + "/" +
-                        core::cert_file_name(options_.model_alias, serial.ctx, parallel,
+                        core::cert_file_name(options_.model_alias, ctx, parallel,
                                              options_.determinism.value_or(false));
     throw_if_interrupted();
     outcome.cert.previous = archive_replaced_cert(outcome.cert_path, context.ts_utc, &outcome.cert);

@@ -166,6 +166,16 @@ private:
     // server.
     CellOutcome given_up_cell(const SerialArms& serial, int parallel,
                               const std::optional<core::BaselineCheckSummary>& baseline_check);
+    // What every cell's cert records of its configuration, its host and its run, stamped now;
+    // the caller adds the servers, the timings and what its arms measured.
+    core::CertContext cell_context(
+        const SerialArms& serial, int parallel, core::Source source,
+        const std::optional<std::string>& n_slot_sha256,
+        const std::optional<core::BaselineCheckSummary>& baseline_check) const;
+    // Decides nothing: builds the cert of `verdict` (its total time taken now), moves the cert it
+    // replaces to history (saying so in CellOutcome::replaced) and writes it atomically.
+    CellOutcome write_cell_cert(core::CertContext context, core::Verdict verdict, std::int64_t ctx,
+                                int parallel);
     // Refuses (bi::Error Input) an item whose prompt alone is as long as the ctx, as counted by
     // `count`: the server could only refuse it.
     void check_prompts_fit(const std::vector<core::WorkItem>& items, std::int64_t ctx,

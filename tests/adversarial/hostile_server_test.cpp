@@ -240,8 +240,11 @@ TEST_CASE("HTTP 500s beyond the completion floor: an UNVERIFIED cert naming each
                    Catch::Contains("HTTP 500: graph capture not finished") &&
                    Catch::Contains("UNVERIFIED by its completion floor"));
     check_given_up_cert(run, "HTTP 500: graph capture not finished");
-    // The cert it replaced is kept in history, as for any new verdict.
+    // The cert it replaced is kept in history, and the output says so, as for any new verdict.
     CHECK(run.cert.find("previous"));
+    CHECK_THAT(run.result.out + run.result.err,
+               Catch::Contains("replaced: moved m__ctx512__N2.json to history/") &&
+                   Catch::Contains(": it is no cert this run can read"));
     CHECK(run.left.empty());
 }
 

@@ -31,27 +31,8 @@ CacheRun mock_server_cell(const std::vector<std::string>& flags,
                           const std::vector<std::string>& extra = {}) {
     testing::ScratchDir dir;
     const auto model = dir.write("model.gguf", "a stand-in model file");
-    std::vector<std::string> argv{"run-live",
-                                  "--server-bin",
-                                  BI_MOCK_SERVER_PATH,
-                                  "--model",
-                                  model,
-                                  "--model-alias",
-                                  "m",
-                                  "--out-dir",
-                                  dir.file("o"),
-                                  "--workset",
-                                  BI_SMALL_WORKSET,
-                                  "--ctx",
-                                  "512",
-                                  "--parallel",
-                                  "2",
-                                  "--passes",
-                                  "1",
-                                  "--n-predict",
-                                  "12",
-                                  "--cache-arm",
-                                  "--quiet"};
+    auto argv = testing::mock_server_cell(model, dir.file("o"), BI_SMALL_WORKSET, 12);
+    argv.push_back("--cache-arm");
     for (const auto& flag : flags) argv.push_back("--server-flag=" + flag);
     argv.insert(argv.end(), extra.begin(), extra.end());
     CacheRun run;

@@ -37,26 +37,7 @@ TEST_CASE("dry run: the wall time is an earlier cert's measured times, else it s
           "[cli][dry-run]") {
     bi::testing::ScratchDir dir;
     const auto model = dir.write("m.gguf", "a model file for the mock");
-    const std::vector<std::string> cell{"run-live",
-                                        "--server-bin",
-                                        BI_MOCK_SERVER_PATH,
-                                        "--model",
-                                        model,
-                                        "--model-alias",
-                                        "m",
-                                        "--out-dir",
-                                        dir.file("out"),
-                                        "--workset",
-                                        BI_SMALL_WORKSET,
-                                        "--n-predict",
-                                        "8",
-                                        "--passes",
-                                        "1",
-                                        "--parallel",
-                                        "2",
-                                        "--ctx",
-                                        "512",
-                                        "--quiet"};
+    const auto cell = bi::testing::mock_server_cell(model, dir.file("out"), BI_SMALL_WORKSET, 8);
     const auto guess = run_command(bi_run(cell + std::vector<std::string>{"--dry-run"}));
     REQUIRE(guess.exit_code == 0);
     const std::string guessed = guess.out + guess.err;

@@ -21,6 +21,34 @@ inline std::vector<std::string> operator+(std::vector<std::string> a,
     return a;
 }
 
+// A run-live cell of N 2 at ctx 512, one pass, quiet, on bi-mock-server launched as if it were a
+// real server: `model` (any file) under the alias m, its cert in `out_dir`/m__ctx512__N2.json.
+// Callers append what their case varies.
+inline std::vector<std::string> mock_server_cell(const std::string& model,
+                                                 const std::string& out_dir,
+                                                 const std::string& workset, int n_predict) {
+    return {"run-live",
+            "--server-bin",
+            built_file("bi-mock-server"),
+            "--model",
+            model,
+            "--model-alias",
+            "m",
+            "--out-dir",
+            out_dir,
+            "--workset",
+            workset,
+            "--ctx",
+            "512",
+            "--parallel",
+            "2",
+            "--passes",
+            "1",
+            "--n-predict",
+            std::to_string(n_predict),
+            "--quiet"};
+}
+
 // The command names a `bi-run --help` text lists, in its order.
 inline std::vector<std::string> listed_commands(const std::string& usage) {
     std::vector<std::string> names;

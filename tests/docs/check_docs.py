@@ -21,6 +21,8 @@ import tempfile
 import unicodedata
 import urllib.parse
 
+from markdown_pages import doc_pages, prose_lines
+
 CODE_DIRS = ("framework", "tools", "sdk", "plugins", "tests", "cmake", "scripts", "fuzz",
              "examples")
 CODE_FILES = ("CMakeLists.txt",)
@@ -31,7 +33,6 @@ OLD_DESIGN = "DESIGN" + ".md"  # spelled apart so this file does not cite it
 CITATION = re.compile(r"(?<![\w/.-])(docs/[\w.-]+\.md)(?:\s*(?:§\s*|section\s+)(\d+(?:\.\d+)*))?")
 BARE_OLD = re.compile(r"(?<![\w/])" + re.escape(OLD_DESIGN))
 HEADING = re.compile(r"^ {0,3}(#{1,6})\s+(.*?)\s*#*\s*$")
-FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
 INLINE_CODE = re.compile(r"(`+)(.+?)\1")
 LINK = re.compile(r"!?\[(?:[^\[\]]|\[[^\[\]]*\])*\]\(\s*<?([^)\s>]*)>?(?:\s+\"[^\"]*\")?\s*\)")
 LINK_TARGET = re.compile(r"\]\([^)]*\)")
@@ -46,21 +47,6 @@ def read_text(path):
             return f.read()
     except (UnicodeDecodeError, OSError):
         return None
-
-
-def prose_lines(text):
-    """(line number, line) outside fenced code blocks."""
-    fence = None
-    for number, line in enumerate(text.splitlines(), 1):
-        m = FENCE.match(line)
-        if fence:
-            if m and m.group(1)[0] == fence[0] and len(m.group(1)) >= len(fence):
-                fence = None
-            continue
-        if m:
-            fence = m.group(1)
-            continue
-        yield number, line
 
 
 def slug(heading):
@@ -96,18 +82,6 @@ def section_numbers(text):
             if s:
                 numbers.add(s.group(1))
     return numbers
-
-
-def doc_pages(root):
-    pages = []
-    if os.path.isfile(os.path.join(root, "README.md")):
-        pages.append("README.md")
-    for dirpath, dirnames, filenames in os.walk(os.path.join(root, "docs")):
-        dirnames.sort()
-        for name in sorted(filenames):
-            if name.endswith(".md"):
-                pages.append(os.path.relpath(os.path.join(dirpath, name), root))
-    return pages
 
 
 def check_links(root):

@@ -23,18 +23,11 @@ import sys
 import tempfile
 import time
 
-FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})\s*(.*)$")
+from markdown_pages import doc_pages, fenced_blocks
+
 COMMAND = re.compile(r"^\s*(?:build/bin/)?bi-run(?:\s|$)")
 EXPECTED_EXIT = re.compile(r"\bexit (\d+)\b")
 SHELL_LANGUAGES = ("", "sh", "bash", "shell", "console")
-
-
-def doc_pages(root):
-    pages = ["README.md"] if os.path.isfile(os.path.join(root, "README.md")) else []
-    docs = os.path.join(root, "docs")
-    if os.path.isdir(docs):
-        pages += sorted(os.path.join("docs", n) for n in os.listdir(docs) if n.endswith(".md"))
-    return pages
 
 
 def split_comment(line):
@@ -54,19 +47,13 @@ def split_comment(line):
 def commands_of(text):
     """[(line number, command, comment, live)] for every bi-run command in a shell block."""
     found = []
-    fence, info, pending = None, "", None
-    for number, line in enumerate(text.splitlines(), 1):
-        m = FENCE.match(line)
-        if fence:
-            if m and m.group(1)[0] == fence[0] and len(m.group(1)) >= len(fence) \
-                    and not m.group(2):
-                fence, pending = None, None
-                continue
-            words = info.split()
-            language = words[0] if words else ""
-            if language not in SHELL_LANGUAGES:
-                continue
-            live = "live" in words[1:]
+    for info, lines in fenced_blocks(text):
+        words = info.split()
+        if (words[0] if words else "") not in SHELL_LANGUAGES:
+            continue
+        live = "live" in words[1:]
+        pending = None  # a command continued over lines ending in a backslash
+        for number, line in lines:
             if pending is None and not COMMAND.match(line):
                 continue
             part, comment = split_comment(line)
@@ -79,8 +66,6 @@ def commands_of(text):
                 continue
             found.append((pending[0], pending[1].strip(), pending[2].strip(), pending[3]))
             pending = None
-        elif m:
-            fence, info = m.group(1), m.group(2)
     return found
 
 

@@ -57,6 +57,30 @@ std::vector<pid_t> processes_mentioning(const std::string& needle) {
     return found;
 }
 
+// Runs the cell `argv`, whose fake server's command line names `dir`: its time, the cert at
+// `cert_path` (as text, and as a cert where it reads back) and the processes it left running.
+HostileRun watch_run(const testing::ScratchDir& dir, const std::vector<std::string>& argv,
+                     const std::string& cert_path) {
+    HostileRun run;
+    const auto start = std::chrono::steady_clock::now();
+    run.result = testing::run_command(argv);
+    run.elapsed = std::chrono::duration_cast<std::chrono::milliseconds>(
+        std::chrono::steady_clock::now() - start);
+    run.cert_exists = std::filesystem::exists(cert_path);
+    run.cert_path = cert_path;
+    run.cert_text = testing::read_text(cert_path);
+    try {
+        auto loaded = io::read_cert(cert_path);
+        if (loaded.digest_intact && loaded.shape_problem.empty()) run.cert = loaded.document;
+    } catch (const std::exception&) {
+        // not a cert: run.cert stays null
+    }
+    // bi-run reaps its server before it exits; the wait only absorbs /proc's own lag.
+    testing::wait_until([&] { return processes_mentioning(dir.path()).empty(); }, 5000ms);
+    run.left = processes_mentioning(dir.path());
+    return run;
+}
+
 // One N=2 cell over a one-item work-set, one C pass; `fake` tokens go to the fake server.
 HostileRun run_hostile(const std::vector<std::string>& fake, const std::vector<std::string>& extra,
                        bool existing_cert = false) {
@@ -78,24 +102,18 @@ HostileRun run_hostile(const std::vector<std::string>& fake, const std::vector<s
                                   "--quiet"};
     for (const auto& token : fake) argv.push_back("--server-flag=" + token);
     argv.insert(argv.end(), extra.begin(), extra.end());
-    HostileRun run;
-    const auto start = std::chrono::steady_clock::now();
-    run.result = testing::run_command(argv);
-    run.elapsed = std::chrono::duration_cast<std::chrono::milliseconds>(
-        std::chrono::steady_clock::now() - start);
-    run.cert_exists = std::filesystem::exists(cert_path);
-    run.cert_path = cert_path;
-    run.cert_text = testing::read_text(cert_path);
-    try {
-        auto loaded = io::read_cert(cert_path);
-        if (loaded.digest_intact && loaded.shape_problem.empty()) run.cert = loaded.document;
-    } catch (const std::exception&) {
-        // not a cert: run.cert stays null
-    }
-    // bi-run reaps its server before it exits; the wait only absorbs /proc's own lag.
-    testing::wait_until([&] { return processes_mentioning(dir.path()).empty(); }, 5000ms);
-    run.left = processes_mentioning(dir.path());
-    return run;
+    return watch_run(dir, argv, cert_path);
+}
+
+// The fake_cell_argv cell (N=4, eight items) with `fake` tokens for the fake server.
+HostileRun run_fake_cell(const std::vector<std::string>& fake,
+                         const std::vector<std::string>& extra) {
+    testing::ScratchDir dir;
+    auto argv =
+        testing::fake_cell_argv(dir.write("model.gguf", "not really a model"), dir.file("o"));
+    for (const auto& token : fake) argv.push_back("--server-flag=" + token);
+    argv.insert(argv.end(), extra.begin(), extra.end());
+    return watch_run(dir, argv, dir.file("o/m__ctx512__N4.json"));
 }
 
 std::size_t lines(const std::string& text) {
@@ -174,23 +192,16 @@ TEST_CASE("a completion that drips: arm A is given up at --req-timeout, no cert,
 
 TEST_CASE("a wedged server costs two request timeouts, not one per item",
           "[adversarial][hostile]") {
-    testing::ScratchDir dir;
-    const std::string model = dir.write("model.gguf", "not really a model");
-    auto argv = testing::fake_cell_argv(model, dir.file("o"));
-    for (const char* extra : {"--server-flag=--fake-drip-completion", "--req-timeout", "1"})
-        argv.emplace_back(extra);
-    const auto start = std::chrono::steady_clock::now();
-    const auto result = testing::run_command(argv);
-    const auto elapsed = std::chrono::steady_clock::now() - start;
-    INFO(result.err);
-    CHECK(result.exit_code == 1);
-    CHECK_THAT(result.err, Catch::Contains("arm A (serial, 1 slot) given up: the first 2 "
-                                           "request(s) to finish all timed out (1 s each): the "
-                                           "server takes requests but does not answer them"));
-    CHECK_FALSE(std::filesystem::exists(dir.file("o/m__ctx512__N4.json")));
-    CHECK(elapsed < 2s + kMargin);  // 8 items: over 30 s of timeouts without the give-up
-    testing::wait_until([&] { return processes_mentioning(dir.path()).empty(); }, 5000ms);
-    CHECK(processes_mentioning(dir.path()).empty());
+    const auto run = run_fake_cell({"--fake-drip-completion"}, {"--req-timeout", "1"});
+    INFO(run.result.err);
+    CHECK(run.result.exit_code == 1);
+    CHECK_THAT(run.result.err, Catch::Contains("arm A (serial, 1 slot) given up: the first 2 "
+                                               "request(s) to finish all timed out (1 s each): "
+                                               "the server takes requests but does not answer "
+                                               "them"));
+    CHECK_FALSE(run.cert_exists);
+    CHECK(run.elapsed < 2s + kMargin);  // 8 items: over 30 s of timeouts without the give-up
+    CHECK(run.left.empty());
 }
 
 TEST_CASE("a completion that drips cannot make an arm outlive --arm-deadline",
@@ -253,26 +264,19 @@ TEST_CASE("a server that wedges mid-arm ends within a minute at default settings
     // Three answers, then every request is taken and never answered. The streams' silences so far
     // were milliseconds, so a request silent for the 20 s stall limit has stalled; two in a row
     // and the server stopped answering. Without that, each waited 60 s (or --req-timeout).
-    testing::ScratchDir dir;
-    const std::string model = dir.write("model.gguf", "not really a model");
-    auto argv = testing::fake_cell_argv(model, dir.file("o"));
-    argv.emplace_back("--server-flag=--fake-hang-after=3");
-    const auto start = std::chrono::steady_clock::now();
-    const auto result = testing::run_command(argv);
-    const auto elapsed = std::chrono::steady_clock::now() - start;
-    INFO(result.err);
-    CHECK(result.exit_code == 1);
-    CHECK_THAT(result.err,
+    const auto run = run_fake_cell({"--fake-hang-after=3"}, {});
+    INFO(run.result.err);
+    CHECK(run.result.exit_code == 1);
+    CHECK_THAT(run.result.err,
                Catch::Contains("arm A (serial, 1 slot) given up: the last 2 request(s) to finish "
                                "all timed out (the last: POST ") &&
                    Catch::Contains(": no data for 20 s (stream stalled)) after 3 finished: the "
                                    "server stopped answering") &&
                    Catch::Contains("no verdict is possible, so no cert is written"));
-    CHECK(lines(result.err) == 1);
-    CHECK_FALSE(std::filesystem::exists(dir.file("o/m__ctx512__N4.json")));
-    CHECK(elapsed < 60s);
-    testing::wait_until([&] { return processes_mentioning(dir.path()).empty(); }, 5000ms);
-    CHECK(processes_mentioning(dir.path()).empty());
+    CHECK(lines(run.result.err) == 1);
+    CHECK_FALSE(run.cert_exists);
+    CHECK(run.elapsed < 60s);
+    CHECK(run.left.empty());
 }
 
 TEST_CASE("deeply nested JSON in completions and /props is refused, not a crash",

@@ -44,6 +44,9 @@ Case cell_case(const ReportEntry& entry) {
     const core::Cert& c = entry.cert();
     Case k;
     k.name = "ctx " + std::to_string(c.cell.ctx) + " N " + std::to_string(c.cell.dispatch_n);
+    // The two sides of --determinism both are two configurations of one cell: named apart.
+    if (const std::string side = determinism_side(entry); !side.empty())
+        k.name += " [determinism " + side + "]";
     k.file = entry.path;
     const std::string headline = entry_headline(entry);
     if (!entry.trusted()) {

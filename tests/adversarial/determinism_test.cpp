@@ -25,6 +25,7 @@ struct ModeRun {
     std::optional<io::LoadedCert> off;  // m__ctx512__N4.json
     std::optional<io::LoadedCert> on;   // m__ctx512__N4__det.json
     testing::CommandResult report;      // `bi-run report` of the output directory
+    std::string junit;                  // `bi-run report --junit` of it
 };
 
 // One N=4 cell through `kind` on the fake's surface of the same name, the fake's `fake` flags and
@@ -51,8 +52,11 @@ ModeRun run_mode(const std::string& kind, const std::vector<std::string>& fake,
          {std::pair<const char*, std::optional<io::LoadedCert>*>{"o/m__ctx512__N4.json", &run.off},
           {"o/m__ctx512__N4__det.json", &run.on}})
         if (std::filesystem::exists(dir.file(name))) *slot = io::read_cert(dir.file(name));
-    if (std::filesystem::exists(dir.file("o")))
+    if (std::filesystem::exists(dir.file("o"))) {
         run.report = testing::run_command({BI_RUN_PATH, "report", dir.file("o")});
+        testing::run_command({BI_RUN_PATH, "report", "--junit", dir.file("r.xml"), dir.file("o")});
+        run.junit = testing::read_text(dir.file("r.xml"));
+    }
     return run;
 }
 
@@ -101,6 +105,9 @@ TEST_CASE("determinism both: one cert per side, the honoured mode stops the dive
                                    Catch::Contains("m (determinism mode on): largest N"));
     CHECK_THAT(run.report.out, Catch::Contains("m ctx 512 N 4: mode on: GREEN, ") &&
                                    Catch::Contains("; off: RED, "));
+    // JUnit names the two sides apart: the RED side fails, the GREEN one passes.
+    CHECK_THAT(run.junit, Catch::Contains("name=\"ctx 512 N 4 [determinism off]\"") &&
+                              Catch::Contains("name=\"ctx 512 N 4 [determinism on]\""));
     // The fake is a live server: its GREEN side is the recommendation, the RED side has no N.
     CHECK_THAT(run.report.out,
                Catch::Contains("recommendation: m: --parallel 4 with the determinism mode on (") &&

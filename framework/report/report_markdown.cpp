@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <sstream>
 
+#include "core/cert_history.hpp"
 #include "core/text.hpp"
 #include "recommendation.hpp"
 #include "report_baselines.hpp"
@@ -22,6 +23,8 @@ std::string cell_word(const ReportEntry* entry) {
     if (!entry->trusted()) return "**INVALID**";
     std::string word = "**" + std::string(verdict_word(entry->cert().verdict.status)) + "**";
     if (entry->promotion.promotable) word += " ★";
+    // A verdict a RED of its configuration's history holds back counts for no N.
+    if (!core::sticky_red_reasons(entry->cert()).empty()) word += " (held back)";
     // What batching bought, where the cert measured it.
     if (const auto& throughput = entry->cert().throughput; throughput && throughput->speedup())
         word += " " + speedup_text(throughput);

@@ -75,6 +75,9 @@ std::vector<TableRow> table_rows(const ReportModel& model) {
         row.verdict = entry_headline(entry);
         if (const std::string side = determinism_side(entry); !side.empty())
             row.verdict += " [determinism " + side + "]";
+        // A verdict a RED of its configuration's history holds back counts for no N.
+        if (entry.trusted() && !core::sticky_red_reasons(c).empty())
+            row.verdict += " [held back by its history]";
         row.source = std::string(core::name(c.source));
         row.promotable = entry.promotion.promotable;
         row.diverged = c.divergence.ac.divergent_ids.size();

@@ -216,6 +216,9 @@ TEST_CASE("history: RED then GREEN into one directory keeps the RED and marks th
     const auto report = bi_run({"report", out});
     CHECK(report.exit_code == 0);
     CHECK(contains(report.out, "flaky: RED 1 of 3 runs"));
+    // Every output that shows the verdict says the history holds it back.
+    CHECK(contains(report.out, " [held back by its history]"));
+    CHECK(contains(bi_run({"report", "--markdown", out}).out, "(held back)"));
     const auto report_json = io::parse_json(bi_run({"report", "--json", out}).out, "report");
     CHECK(report_json.as_array().front().string_or("history", "") == "flaky: RED 1 of 3 runs");
 }

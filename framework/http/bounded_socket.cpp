@@ -3,12 +3,44 @@
 #include <Poco/Exception.h>
 #include <Poco/Net/NetException.h>
 #include <sys/socket.h>
+#include <sys/uio.h>
 
 #include <algorithm>
 #include <cerrno>
+#include <cstring>
+#include <ctime>
+#include <optional>
 #include <string>
 
 namespace bi::http {
+
+namespace {
+
+// The kernel's receive stamp in a recvmsg() answer, as its age against the real-time clock now;
+// none when the message carries no stamp. The stamp is on the real-time clock, which may be
+// stepped: a negative age counts as none.
+std::optional<std::chrono::nanoseconds> stamp_age(msghdr& message) {
+#ifdef SO_TIMESTAMPNS
+    for (cmsghdr* c = CMSG_FIRSTHDR(&message); c; c = CMSG_NXTHDR(&message, c)) {
+        if (c->cmsg_level != SOL_SOCKET || c->cmsg_type != SCM_TIMESTAMPNS ||
+            c->cmsg_len < CMSG_LEN(sizeof(timespec)))
+            continue;
+        timespec stamp{};
+        std::memcpy(&stamp, CMSG_DATA(c), sizeof stamp);
+        timespec now{};
+        if (::clock_gettime(CLOCK_REALTIME, &now) != 0) return std::nullopt;
+        const auto age = std::chrono::seconds(now.tv_sec - stamp.tv_sec) +
+                         std::chrono::nanoseconds(now.tv_nsec - stamp.tv_nsec);
+        if (age.count() < 0) return std::nullopt;
+        return age;
+    }
+#else
+    (void)message;
+#endif
+    return std::nullopt;
+}
+
+}  // namespace
 
 void BoundedSocketImpl::arm(Clock::time_point deadline, std::size_t max_bytes,
                             std::chrono::milliseconds max_gap) {
@@ -16,6 +48,8 @@ void BoundedSocketImpl::arm(Clock::time_point deadline, std::size_t max_bytes,
     max_bytes_ = max_bytes;
     max_gap_ = max_gap;
     last_data_ = Clock::now();
+    armed_at_ = last_data_;
+    last_arrival_ = last_data_;
     received_ = 0;
     expired_ = false;
     over_limit_ = false;
@@ -52,6 +86,12 @@ void BoundedSocketImpl::connect(const Poco::Net::SocketAddress& address,
     // algorithm the body waits for the server to acknowledge the header, which a delayed ACK
     // holds back for up to 40 ms a request.
     setNoDelay(true);
+#ifdef SO_TIMESTAMPNS
+    // Each received segment stamped by the kernel as it arrives (last_arrival()); without it
+    // the receive's own return time serves.
+    const int on = 1;
+    (void)::setsockopt(sockfd(), SOL_SOCKET, SO_TIMESTAMPNS, &on, sizeof on);
+#endif
 }
 
 // Non-blocking sends after a bounded wait, so no single send(2) can outlast the deadline.
@@ -74,14 +114,26 @@ int BoundedSocketImpl::sendBytes(const void* buffer, int length, int flags) {
 int BoundedSocketImpl::receiveBytes(void* buffer, int length, int flags) {
     for (;;) {
         wait_for(SELECT_READ);
-        const auto n =
-            ::recv(sockfd(), buffer, static_cast<std::size_t>(length), flags | MSG_DONTWAIT);
+        iovec data{buffer, static_cast<std::size_t>(length)};
+        alignas(cmsghdr) char control[CMSG_SPACE(sizeof(timespec))];
+        msghdr message{};
+        message.msg_iov = &data;
+        message.msg_iovlen = 1;
+        message.msg_control = control;
+        message.msg_controllen = sizeof control;
+        const auto n = ::recvmsg(sockfd(), &message, flags | MSG_DONTWAIT);
         if (n < 0) {
             if (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR) continue;
             error(errno);
         }
         received_ += static_cast<std::size_t>(n);
-        if (n > 0) last_data_ = Clock::now();
+        if (n > 0) {
+            last_data_ = Clock::now();
+            last_arrival_ = last_data_;
+            if (const auto age = stamp_age(message))
+                last_arrival_ = std::max(
+                    armed_at_, last_data_ - std::chrono::duration_cast<Clock::duration>(*age));
+        }
         if (received_ > max_bytes_) {
             over_limit_ = true;
             throw Poco::Net::MessageException("response larger than " + std::to_string(max_bytes_) +

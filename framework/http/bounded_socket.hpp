@@ -27,6 +27,11 @@ public:
     bool stalled() const { return stalled_; }
     bool over_limit() const { return over_limit_; }
     std::size_t received() const { return received_; }
+    // When the bytes of the latest receive reached this machine: the kernel's receive stamp of
+    // the last segment that receive returned (SO_TIMESTAMPNS), on the steady clock, so a reader
+    // thread that ran late does not make them look late; where the kernel gives no stamp, the
+    // moment the receive returned. Never before the latest arm().
+    Clock::time_point last_arrival() const { return last_arrival_; }
 
     void connect(const Poco::Net::SocketAddress& address, const Poco::Timespan& timeout) override;
     int sendBytes(const void* buffer, int length, int flags) override;
@@ -44,6 +49,8 @@ private:
     Clock::time_point deadline_ = Clock::time_point::max();
     std::chrono::milliseconds max_gap_{0};
     Clock::time_point last_data_ = Clock::time_point::min();
+    Clock::time_point armed_at_ = Clock::time_point::min();
+    Clock::time_point last_arrival_ = Clock::time_point::min();
     std::size_t max_bytes_ = 0;
     std::size_t received_ = 0;
     bool expired_ = false;

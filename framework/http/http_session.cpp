@@ -200,7 +200,10 @@ struct HttpSession::Impl {
         std::streambuf* buffer = in.rdbuf();
         std::vector<char> piece(kBodyChunk);
         while (buffer->sgetc() != std::char_traits<char>::eof()) {
-            const auto arrival = Clock::now();
+            // The bytes at hand came with the socket's latest receive (Poco refills its buffers
+            // only once they are empty): stamped when they reached the machine, not when this
+            // thread got round to them.
+            const auto arrival = socket->last_arrival();
             const auto available =
                 std::min<std::streamsize>(std::max<std::streamsize>(buffer->in_avail(), 1),
                                           static_cast<std::streamsize>(piece.size()));

@@ -37,7 +37,8 @@ struct HttpResponse {
     bool streamed = false;  // post_stream handed the body to its sink as it arrived
 };
 
-// The bytes of a streamed answer as they arrive, each piece with the moment its read returned.
+// The bytes of a streamed answer as they arrive, each piece with the moment it reached this
+// machine (the kernel's receive stamp of the read that brought it, else when that read returned).
 using StreamSink =
     std::function<void(std::string_view bytes, std::chrono::steady_clock::time_point arrival)>;
 

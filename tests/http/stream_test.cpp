@@ -5,6 +5,8 @@
 #include <catch2/catch.hpp>
 
 #include <chrono>
+#include <condition_variable>
+#include <mutex>
 #include <string>
 #include <vector>
 
@@ -278,6 +280,52 @@ TEST_CASE("stream: over HTTP, each chunk is stamped when it arrives", "[http][st
     // The pauses separate the arrivals (at least most of them: 30 ms each).
     CHECK(done.trace.chunks[2].arrival - done.trace.chunks[0].arrival >= milliseconds(50));
     CHECK(done.trace.chunks[0].arrival >= done.sent);
+}
+
+TEST_CASE("stream: a piece is stamped when it reached the machine, not when a busy reader read it",
+          "[http][stream][session]") {
+    // The reader is held in its sink on the first piece until the second has been sent: a loaded
+    // client whose thread runs late. The second piece was on the machine before the reader was
+    // let go, and its arrival must say so.
+    std::mutex mutex;
+    std::condition_variable changed;
+    bool first_read = false;
+    bool second_sent = false;
+    // Bounded waits: a failing client must not leave the server's script waiting for ever.
+    HostileServer server([&](HostileConnection& c, int) {
+        if (!c.send(event_stream_head() + "data: 1\n\n")) return false;
+        std::unique_lock<std::mutex> lock(mutex);
+        changed.wait_for(lock, std::chrono::seconds(10), [&] { return first_read; });
+        lock.unlock();
+        c.send("data: 2\n\n");
+        lock.lock();
+        second_sent = true;
+        changed.notify_all();
+        return false;
+    });
+    HttpSession session({"127.0.0.1", server.port()}, std::chrono::seconds(10));
+    std::string body;
+    std::vector<Clock::time_point> arrivals;
+    Clock::time_point released{};
+    const auto outcome = session.post_stream(
+        "/completion", "{}",
+        [&](std::string_view bytes, Clock::time_point arrival) {
+            body.append(bytes);
+            arrivals.push_back(arrival);
+            if (arrivals.size() != 1) return;
+            std::unique_lock<std::mutex> lock(mutex);
+            first_read = true;
+            changed.notify_all();
+            changed.wait_for(lock, std::chrono::seconds(10), [&] { return second_sent; });
+            released = Clock::now();
+        },
+        std::chrono::seconds(10));
+    INFO((outcome.failure ? outcome.failure->message : ""));
+    REQUIRE(outcome.ok());
+    CHECK(body == "data: 1\n\ndata: 2\n\n");
+    REQUIRE(arrivals.size() == 2);
+    CHECK(arrivals[1] < released);
+    CHECK(arrivals[0] <= arrivals[1]);
 }
 
 TEST_CASE("stream: a stall, an early end and an answer that is not a stream fail closed",

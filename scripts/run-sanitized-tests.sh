@@ -29,6 +29,12 @@ echo "run-sanitized-tests: build $((SECONDS - start)) s"
 # into exit 1. A real crash still fails its test; it is only reported without ASan's stack.
 export ASAN_OPTIONS="detect_leaks=1:halt_on_error=1:handle_segv=0:handle_sigbus=0:handle_sigfpe=0:detect_stack_use_after_return=1:strict_init_order=1"
 export UBSAN_OPTIONS="halt_on_error=1:print_stacktrace=1"
+# The adversarial fake's ticks, twice as long: under ASan each of bi-run's reader threads, woken
+# by a token, holds the CPU many times its usual while, and the fake's next writer waits behind
+# it, so one tick's tokens leave up to a millisecond apart. The lockstep gate judges a step
+# against its own length; a longer tick gives the honest controls the margin an unsanitized run
+# has, and changes nothing a dishonest fake can get past (its tokens stay apart by design).
+export BI_FAKE_TICK_SCALE="${BI_FAKE_TICK_SCALE:-2}"
 
 # Labels left out: `live` needs a real llama-server (it skips without one anyway); `format` and
 # `docs` check the source tree, not the build, and the normal test run has them; `cluster` and

@@ -4,7 +4,8 @@
 It takes llama-server's command line (-m, --host, --port, -c, --parallel/-np, --metrics,
 --slots; other flags are ignored; --port 0 takes a free port, named in the "listening on" line)
 plus --fake-* knobs that choose a misbehaviour. A ticker advances computing requests by one
-token per tick (--fake-tick-ms, default 2), so co-batching is real: /slots, /metrics
+token per tick (--fake-tick-ms, default 2, times BI_FAKE_TICK_SCALE from the environment where
+that is set), so co-batching is real: /slots, /metrics
 (requests_processing, n_decode_total, n_busy_slots_per_decode) report what the ticker did,
 unless a knob says to lie. Task ids are numbered per request, as llama-server does. Text is a
 deterministic function of the prompt, one token per tick; knobs change parts of the generation
@@ -213,6 +214,12 @@ class Config:
             host, _, port = os.environ["OLLAMA_HOST"].rpartition(":")
             self.host, self.port = host, int(port)
             self.parallel = int(os.environ.get("OLLAMA_NUM_PARALLEL", "1"))
+        # The sanitized test run stretches every tick alike (run-sanitized-tests.sh): there each
+        # of bi-run's reader threads, woken by a token, takes the CPU from the fake's next writer
+        # for many times its usual while, and the tokens of one tick leave up to a millisecond
+        # apart; the gates judge a step against its own length, so a longer tick keeps the
+        # same margin as an unsanitized run has.
+        self.tick_s *= float(os.environ.get("BI_FAKE_TICK_SCALE", "1"))
         if self.reported_model is None:
             self.reported_model = self.model
         if self.total_slots is None:

@@ -201,7 +201,7 @@ TEST_CASE("cache arm: the honest fake's warm answers are A's, a changing cache i
 
 TEST_CASE("cache arm: a kind whose cache is a launch setting is served on the cache arm's server",
           "[adversarial][cache]") {
-    auto run = run_cell("vllm", "vllm", {}, {"--cache-arm"});
+    auto run = run_cell("vllm", "vllm", {testing::kArrivalTimedTick}, {"--cache-arm"});
     INFO(run.result.out << run.result.err);
     CHECK(run.result.exit_code == 0);
     REQUIRE(run.cert.find("cache_check"));

@@ -24,6 +24,23 @@ def run(argv, **kwargs):
     return subprocess.run(argv, capture_output=True, text=True, timeout=120, **kwargs)
 
 
+def servers_of(pid):
+    """The live processes marked as a server tree of the bi-run with this PID
+    (BI_RUN_SERVER_TREE=<pid>.<n> in their environment)."""
+    mark = f"BI_RUN_SERVER_TREE={pid}.".encode()
+    found = []
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/environ", "rb") as f:
+                if any(v.startswith(mark) for v in f.read().split(b"\0")):
+                    found.append(int(entry))
+        except OSError:
+            continue
+    return found
+
+
 def check(condition, message):
     if not condition:
         raise AssertionError(message)
@@ -141,6 +158,14 @@ def main():
         os.kill(procs[0].pid, signal.SIGKILL)
         procs[0].wait(timeout=30)
         check(procs[0].returncode == -signal.SIGKILL, f"shard 0 exit {procs[0].returncode}")
+        # SIGKILL leaves bi-run no moment to stop the server it launched: end it here, found by
+        # the mark bi-run gives every server it starts, so nothing of this test outlives it.
+        for pid in servers_of(procs[0].pid):
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+        wait_until(lambda: not servers_of(procs[0].pid), 10, "the killed shard's server to go")
         for k in (1, 2, 3):
             procs[k].communicate(timeout=120)
             check(procs[k].returncode == 3, f"shard {k}/4 exit {procs[k].returncode}")

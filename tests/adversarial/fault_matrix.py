@@ -22,6 +22,9 @@ import tempfile
 import time
 import uuid
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "support"))
+from process_marks import marked_pids  # noqa: E402
+
 MOCK_CERT = "bi-mock__ctx2048__N4.json"
 LIVE_CERT = "fake__ctx512__N4.json"
 
@@ -44,20 +47,6 @@ class Case:
         # process tree, whose GREEN is earned. "unverified": a cert must be written, UNVERIFIED
         # by the completion floor of a serial arm given up (verdict.rule serial_given_up).
         self.verdict = verdict
-
-
-def marked_pids(marker):
-    found = []
-    for entry in os.listdir("/proc"):
-        if not entry.isdigit():
-            continue
-        try:
-            with open(f"/proc/{entry}/environ", "rb") as f:
-                if marker in f.read():
-                    found.append(int(entry))
-        except OSError:
-            pass  # gone, or not ours to read
-    return found
 
 
 def wait_for(condition, seconds):

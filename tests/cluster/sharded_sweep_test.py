@@ -11,8 +11,10 @@ import sys
 import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "support"))
 from fleet_common import (cert_essence, certs_in, fingerprints, wait_until,  # noqa: E402
                           write_models_toml)
+from process_marks import marked_pids  # noqa: E402
 
 ALIASES = ["alpha", "beta", "gamma"]
 CTXS = "256,512"
@@ -25,20 +27,8 @@ def run(argv, **kwargs):
 
 
 def servers_of(pid):
-    """The live processes marked as a server tree of the bi-run with this PID
-    (BI_RUN_SERVER_TREE=<pid>.<n> in their environment)."""
-    mark = f"BI_RUN_SERVER_TREE={pid}.".encode()
-    found = []
-    for entry in os.listdir("/proc"):
-        if not entry.isdigit():
-            continue
-        try:
-            with open(f"/proc/{entry}/environ", "rb") as f:
-                if any(v.startswith(mark) for v in f.read().split(b"\0")):
-                    found.append(int(entry))
-        except OSError:
-            continue
-    return found
+    """The live processes marked as a server tree of the bi-run with this PID."""
+    return marked_pids(f"BI_RUN_SERVER_TREE={pid}.".encode())
 
 
 def check(condition, message):
